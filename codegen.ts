@@ -1,0 +1,44 @@
+import type { CodegenConfig } from '@graphql-codegen/cli'
+import { printSchema } from 'graphql'
+import { adminSchema, chatSchema } from './src/graphql/schema.ts'
+
+// The SDL comes straight from the Pothos builder, so the schema/ files and the typed documents
+// can never describe a schema other than the one the server runs.
+const chatSdl = printSchema(chatSchema)
+const adminSdl = printSchema(adminSchema)
+
+const scalars = {
+  DateTime: 'string',
+  JSONObject: 'Record<string, unknown>',
+}
+
+const operations = {
+  plugins: ['typescript-operations', 'typed-document-node'],
+  config: {
+    scalars,
+    enumsAsTypes: true,
+    avoidOptionals: { field: true, inputValue: false, object: true, defaultValue: false },
+    useTypeImports: true,
+    documentMode: 'documentNode',
+  },
+}
+
+const config: CodegenConfig = {
+  overwrite: true,
+  generates: {
+    'schema/schema.graphql': { schema: chatSdl, plugins: ['schema-ast'] },
+    'schema/admin.graphql': { schema: adminSdl, plugins: ['schema-ast'] },
+    'src/__generated__/chat-operations.ts': {
+      schema: chatSdl,
+      documents: 'src/rest/chat/*.graphql',
+      ...operations,
+    },
+    'src/__generated__/admin-operations.ts': {
+      schema: adminSdl,
+      documents: 'src/rest/admin/*.graphql',
+      ...operations,
+    },
+  },
+}
+
+export default config

@@ -1,0 +1,44 @@
+export interface BootstrapValues {
+  workspaceId?: string
+  adminToken?: string
+  webhookId?: string
+  encryptionKey?: string
+}
+
+export interface Config {
+  port: number
+  host: string
+  databaseUrl: string
+  logLevel: string
+  production: boolean
+  bootstrap: BootstrapValues
+}
+
+export class ConfigError extends Error {}
+
+function parsePort(raw: string | undefined): number {
+  if (raw === undefined || raw === '') return 3000
+  const port = Number(raw)
+  if (!Number.isInteger(port) || port < 0 || port > 65535) {
+    throw new ConfigError(`PORT must be an integer from 0 to 65535, got "${raw}"`)
+  }
+  return port
+}
+
+const nonEmpty = (value: string | undefined) => (value === undefined || value === '' ? undefined : value)
+
+export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
+  return {
+    port: parsePort(env.PORT),
+    host: nonEmpty(env.HOST) ?? '127.0.0.1',
+    databaseUrl: nonEmpty(env.DATABASE_URL) ?? './data/confab.db',
+    logLevel: nonEmpty(env.LOG_LEVEL) ?? 'info',
+    production: env.NODE_ENV === 'production',
+    bootstrap: {
+      workspaceId: nonEmpty(env.CONFAB_WORKSPACE_ID),
+      adminToken: nonEmpty(env.CONFAB_ADMIN_TOKEN),
+      webhookId: nonEmpty(env.CONFAB_WEBHOOK_ID),
+      encryptionKey: nonEmpty(env.CONFAB_ENCRYPTION_KEY),
+    },
+  }
+}

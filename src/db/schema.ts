@@ -1,0 +1,177 @@
+import { foreignKey, index, primaryKey, sqliteTable, text } from 'drizzle-orm/sqlite-core'
+
+// Timestamps are ISO 8601 UTC strings with milliseconds ("2026-01-01T00:00:00.000Z"): they sort
+// lexicographically in time order, which the (createdAt, id) keyset pagination relies on.
+const createdAt = () => text('created_at').notNull()
+const updatedAt = () => text('updated_at').notNull()
+
+export const workspaces = sqliteTable('workspaces', {
+  id: text('id').primaryKey(),
+  name: text('name').notNull(),
+  createdAt: createdAt(),
+  updatedAt: updatedAt(),
+})
+
+export const adminTokens = sqliteTable(
+  'admin_tokens',
+  {
+    id: text('id').primaryKey(),
+    workspaceId: text('workspace_id')
+      .notNull()
+      .references(() => workspaces.id, { onDelete: 'cascade' }),
+    tokenHash: text('token_hash').notNull().unique(),
+    createdAt: createdAt(),
+  },
+  (t) => [index('admin_tokens_workspace_idx').on(t.workspaceId)],
+)
+
+export const bots = sqliteTable(
+  'bots',
+  {
+    id: text('id').primaryKey(),
+    workspaceId: text('workspace_id')
+      .notNull()
+      .references(() => workspaces.id, { onDelete: 'cascade' }),
+    name: text('name').notNull(),
+    handler: text('handler').notNull(),
+    tags: text('tags', { mode: 'json' }).$type<Record<string, string>>().notNull(),
+    createdAt: createdAt(),
+    updatedAt: updatedAt(),
+    deployedAt: text('deployed_at'),
+  },
+  (t) => [
+    index('bots_workspace_created_idx').on(t.workspaceId, t.createdAt, t.id),
+    index('bots_workspace_updated_idx').on(t.workspaceId, t.updatedAt, t.id),
+  ],
+)
+
+export const chatIntegrations = sqliteTable(
+  'chat_integrations',
+  {
+    id: text('id').primaryKey(),
+    botId: text('bot_id')
+      .notNull()
+      .references(() => bots.id, { onDelete: 'cascade' }),
+    webhookId: text('webhook_id').notNull().unique(),
+    encryptionKey: text('encryption_key').notNull(),
+    createdAt: createdAt(),
+  },
+  (t) => [index('chat_integrations_bot_idx').on(t.botId)],
+)
+
+export const users = sqliteTable(
+  'users',
+  {
+    integrationId: text('integration_id')
+      .notNull()
+      .references(() => chatIntegrations.id, { onDelete: 'cascade' }),
+    id: text('id').notNull(),
+    name: text('name'),
+    pictureUrl: text('picture_url'),
+    profile: text('profile'),
+    createdAt: createdAt(),
+    updatedAt: updatedAt(),
+  },
+  (t) => [primaryKey({ columns: [t.integrationId, t.id] })],
+)
+
+export const conversations = sqliteTable(
+  'conversations',
+  {
+    integrationId: text('integration_id')
+      .notNull()
+      .references(() => chatIntegrations.id, { onDelete: 'cascade' }),
+    id: text('id').notNull(),
+    ownerId: text('owner_id').notNull(),
+    createdAt: createdAt(),
+    updatedAt: updatedAt(),
+  },
+  (t) => [
+    primaryKey({ columns: [t.integrationId, t.id] }),
+    foreignKey({ columns: [t.integrationId, t.ownerId], foreignColumns: [users.integrationId, users.id] }).onDelete(
+      'cascade',
+    ),
+    index('conversations_owner_idx').on(t.integrationId, t.ownerId),
+    index('conversations_created_idx').on(t.integrationId, t.createdAt, t.id),
+  ],
+)
+
+export const participants = sqliteTable(
+  'participants',
+  {
+    integrationId: text('integration_id').notNull(),
+    conversationId: text('conversation_id').notNull(),
+    userId: text('user_id').notNull(),
+    createdAt: createdAt(),
+  },
+  (t) => [
+    primaryKey({ columns: [t.integrationId, t.conversationId, t.userId] }),
+    foreignKey({
+      columns: [t.integrationId, t.conversationId],
+      foreignColumns: [conversations.integrationId, conversations.id],
+    }).onDelete('cascade'),
+    foreignKey({ columns: [t.integrationId, t.userId], foreignColumns: [users.integrationId, users.id] }).onDelete(
+      'cascade',
+    ),
+    index('participants_page_idx').on(t.integrationId, t.conversationId, t.createdAt, t.userId),
+    index('participants_user_idx').on(t.integrationId, t.userId),
+  ],
+)
+
+export const messages = sqliteTable(
+  'messages',
+  {
+    integrationId: text('integration_id').notNull(),
+    id: text('id').notNull(),
+    conversationId: text('conversation_id').notNull(),
+    userId: text('user_id').notNull(),
+    payload: text('payload', { mode: 'json' }).$type<Record<string, unknown>>().notNull(),
+    metadata: text('metadata', { mode: 'json' }).$type<Record<string, unknown>>(),
+    createdAt: createdAt(),
+  },
+  (t) => [
+    primaryKey({ columns: [t.integrationId, t.id] }),
+    foreignKey({
+      columns: [t.integrationId, t.conversationId],
+      foreignColumns: [conversations.integrationId, conversations.id],
+    }).onDelete('cascade'),
+    foreignKey({ columns: [t.integrationId, t.userId], foreignColumns: [users.integrationId, users.id] }).onDelete(
+      'cascade',
+    ),
+    index('messages_page_idx').on(t.integrationId, t.conversationId, t.createdAt, t.id),
+    index('messages_user_idx').on(t.integrationId, t.userId),
+  ],
+)
+
+export const events = sqliteTable(
+  'events',
+  {
+    integrationId: text('integration_id').notNull(),
+    id: text('id').notNull(),
+    conversationId: text('conversation_id').notNull(),
+    userId: text('user_id').notNull(),
+    payload: text('payload', { mode: 'json' }).$type<Record<string, unknown>>().notNull(),
+    createdAt: createdAt(),
+  },
+  (t) => [
+    primaryKey({ columns: [t.integrationId, t.id] }),
+    foreignKey({
+      columns: [t.integrationId, t.conversationId],
+      foreignColumns: [conversations.integrationId, conversations.id],
+    }).onDelete('cascade'),
+    foreignKey({ columns: [t.integrationId, t.userId], foreignColumns: [users.integrationId, users.id] }).onDelete(
+      'cascade',
+    ),
+    index('events_page_idx').on(t.integrationId, t.conversationId, t.createdAt, t.id),
+    index('events_user_idx').on(t.integrationId, t.userId),
+  ],
+)
+
+export type WorkspaceRow = typeof workspaces.$inferSelect
+export type BotRow = typeof bots.$inferSelect
+export type ChatIntegrationRow = typeof chatIntegrations.$inferSelect
+export type UserRow = typeof users.$inferSelect
+export type ConversationRow = typeof conversations.$inferSelect
+export type ParticipantRow = typeof participants.$inferSelect
+export type MessageRow = typeof messages.$inferSelect
+export type EventRow = typeof events.$inferSelect

@@ -1,0 +1,87 @@
+import { and, eq } from 'drizzle-orm'
+import { alias } from 'drizzle-orm/sqlite-core'
+import { participants, users, type UserRow } from '../db/schema.ts'
+import { now } from './clock.ts'
+import type { ChatContext } from './context.ts'
+import { forbidden, notFound, unauthorized } from './errors.ts'
+
+export interface UserProfileInput {
+  name?: string | null
+  pictureUrl?: string | null
+  profile?: string | null
+}
+
+export function findUser(ctx: ChatContext, id: string): UserRow | undefined {
+  return ctx.db
+    .select()
+    .from(users)
+    .where(and(eq(users.integrationId, ctx.integration.id), eq(users.id, id)))
+    .get()
+}
+
+export function getUser(ctx: ChatContext, id: string): UserRow {
+  const user = findUser(ctx, id)
+  if (!user) throw notFound('User', id)
+  return user
+}
+
+/** The id the request's user key names; 401 without a key. The user need not exist yet. */
+export function requireCallerId(ctx: ChatContext): string {
+  if (ctx.callerId === undefined) throw unauthorized('the x-user-key header is required')
+  return ctx.callerId
+}
+
+/** The user the request's key names, which must exist: a key outlives a deleted user but opens nothing. */
+export function requireCaller(ctx: ChatContext): UserRow {
+  const id = requireCallerId(ctx)
+  const user = findUser(ctx, id)
+  if (!user) throw unauthorized(`user "${id}" of this user key does not exist; call getOrCreateUser first`)
+  return user
+}
+
+/**
+ * The key names the user: an existing user is returned unchanged, a missing one is created with
+ * the given profile. Concurrent first calls with the same key create one user.
+ */
+export function getOrCreateUser({ ctx, input }: { ctx: ChatContext; input: UserProfileInput }): UserRow {
+  const id = requireCallerId(ctx)
+  const existing = findUser(ctx, id)
+  if (existing) return existing
+  const at = now()
+  ctx.db
+    .insert(users)
+    .values({
+      integrationId: ctx.integration.id,
+      id,
+      name: input.name ?? null,
+      pictureUrl: input.pictureUrl ?? null,
+      profile: input.profile ?? null,
+      createdAt: at,
+      updatedAt: at,
+    })
+    .onConflictDoNothing()
+    .run()
+  return getUser(ctx, id)
+}
+
+/** A user's profile is visible to the user and to the users it shares a conversation with. */
+export function getVisibleUser(ctx: ChatContext, id: string): UserRow {
+  const caller = requireCaller(ctx)
+  if (id === caller.id) return caller
+  const user = getUser(ctx, id)
+  const theirs = alias(participants, 'theirs')
+  const shared = ctx.db
+    .select({ conversationId: participants.conversationId })
+    .from(participants)
+    .innerJoin(
+      theirs,
+      and(eq(theirs.integrationId, participants.integrationId), eq(theirs.conversationId, participants.conversationId)),
+    )
+    .where(
+      and(eq(participants.integrationId, ctx.integration.id), eq(participants.userId, caller.id), eq(theirs.userId, id)),
+    )
+    .limit(1)
+    .get()
+  if (!shared) throw forbidden(`user "${id}" shares no conversation with user "${caller.id}"`)
+  return user
+}

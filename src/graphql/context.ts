@@ -1,0 +1,71 @@
+import type { Logger } from 'pino'
+import { bearerToken } from '../auth/admin-token.ts'
+import { verifyUserKey } from '../auth/user-key.ts'
+import type { Db } from '../db/client.ts'
+import type { AdminContext, ChatContext } from '../domain/context.ts'
+import { DomainError } from '../domain/errors.ts'
+import { authenticateAdmin, findChatIntegration } from '../domain/tenancy.ts'
+import { domainToGraphQLError } from './errors.ts'
+
+/**
+ * The context of one operation. Exactly one scope is set: `chat` on /{webhookId}/…, `admin` on
+ * /v1/admin/…; each scope's schema only holds fields that read its own.
+ */
+export interface GraphQLContext {
+  requestId: string
+  log: Logger
+  chat?: ChatContext
+  admin?: AdminContext
+}
+
+export interface ContextDeps {
+  db: Db
+  log: Logger
+}
+
+export function chatScope(ctx: GraphQLContext): ChatContext {
+  if (!ctx.chat) throw new Error('chat field resolved outside the chat scope')
+  return ctx.chat
+}
+
+export function adminScope(ctx: GraphQLContext): AdminContext {
+  if (!ctx.admin) throw new Error('admin field resolved outside the admin scope')
+  return ctx.admin
+}
+
+/**
+ * Chat scope: the webhook id must name a chat integration (404), and an x-user-key, when given,
+ * must verify against that integration's encryption key (401). A missing key is left for the verbs
+ * to refuse, because createUser needs none.
+ */
+export async function createChatContext(
+  deps: ContextDeps,
+  { requestId, webhookId, headers }: { requestId: string; webhookId: string; headers: Headers },
+): Promise<GraphQLContext> {
+  return refusingWithStatus(async () => {
+    const integration = findChatIntegration(deps.db, webhookId)
+    const key = headers.get('x-user-key')
+    const callerId = key ? await verifyUserKey(key, integration.encryptionKey) : undefined
+    return { requestId, log: deps.log, chat: { db: deps.db, integration, callerId } }
+  })
+}
+
+export function createAdminContext(
+  deps: ContextDeps,
+  { requestId, headers }: { requestId: string; headers: Headers },
+): Promise<GraphQLContext> {
+  return refusingWithStatus(async () => {
+    const workspaceId = authenticateAdmin(deps.db, bearerToken(headers), headers.get('x-workspace-id') ?? undefined)
+    return { requestId, log: deps.log, admin: { db: deps.db, workspaceId } }
+  })
+}
+
+/** A context that cannot be made refuses the whole request, with the status of its domain error. */
+async function refusingWithStatus<T>(make: () => Promise<T>): Promise<T> {
+  try {
+    return await make()
+  } catch (error) {
+    throw error instanceof DomainError ? domainToGraphQLError(error, true) : error
+  }
+}
+

@@ -1,0 +1,11 @@
+import { DomainError } from '../domain/errors.ts'
+
+/** node(id) answers null for what the caller may not see, as for what does not exist. */
+export function visibleOrNull<T>(load: () => T): T | null {
+  try {
+    return load()
+  } catch (error) {
+    if (error instanceof DomainError && (error.type === 'ResourceNotFound' || error.type === 'Forbidden')) return null
+    throw error
+  }
+}

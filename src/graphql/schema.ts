@@ -1,0 +1,11 @@
+import { lexicographicSortSchema } from 'graphql'
+import { builder } from './builder.ts'
+import './types/user.ts'
+import './types/payload.ts'
+import './types/conversation.ts'
+import './types/message.ts'
+import './types/event.ts'
+import './types/bot.ts'
+
+export const chatSchema = lexicographicSortSchema(builder.toSchema({ subGraph: 'chat' }))
+export const adminSchema = lexicographicSortSchema(builder.toSchema({ subGraph: 'admin' }))

@@ -1,0 +1,53 @@
+import type { EventRow } from '../../db/schema.ts'
+import { getConversation } from '../../domain/conversations.ts'
+import { createEvent, getEvent } from '../../domain/events.ts'
+import { getUser } from '../../domain/users.ts'
+import { builder } from '../builder.ts'
+import { chatScope } from '../context.ts'
+import { visibleOrNull } from '../nodes.ts'
+import { Conversation } from './conversation.ts'
+import { User } from './user.ts'
+
+export const Event = builder.node(builder.objectRef<EventRow>('Event'), {
+  subGraphs: ['chat'],
+  description: 'A custom event: a free-form payload posted in a conversation.',
+  id: { resolve: (event) => event.id },
+  loadOne: (id, ctx) => visibleOrNull(() => getEvent({ ctx: chatScope(ctx), id })),
+  fields: (t) => ({
+    eventId: t.exposeString('id', { description: 'The event id of the Chat API.' }),
+    conversationId: t.exposeString('conversationId'),
+    userId: t.exposeString('userId'),
+    createdAt: t.expose('createdAt', { type: 'DateTime' }),
+    payload: t.expose('payload', { type: 'JSONObject' }),
+    user: t.field({ type: User, resolve: (event, _args, ctx) => getUser(chatScope(ctx), event.userId) }),
+    conversation: t.field({
+      type: Conversation,
+      resolve: (event, _args, ctx) => getConversation({ ctx: chatScope(ctx), id: event.conversationId }),
+    }),
+  }),
+})
+
+builder.queryField('event', (t) =>
+  t.field({
+    subGraphs: ['chat'],
+    type: Event,
+    args: { id: t.arg.string({ required: true, description: 'The event id of the Chat API.' }) },
+    resolve: (_root, { id }, ctx) => getEvent({ ctx: chatScope(ctx), id }),
+  }),
+)
+
+builder.relayMutationField(
+  'createEvent',
+  {
+    subGraphs: ['chat'],
+    inputFields: (t) => ({
+      conversationId: t.string({ required: true }),
+      payload: t.field({ type: 'JSONObject', required: true }),
+    }),
+  },
+  {
+    description: 'Posts a custom event in a conversation the caller participates in.',
+    resolve: (_root, { input }, ctx) => ({ event: createEvent({ ctx: chatScope(ctx), input }) }),
+  },
+  { subGraphs: ['chat'], outputFields: (t) => ({ event: t.expose('event', { type: Event }) }) },
+)

@@ -1,0 +1,61 @@
+import type { MessageRow } from '../../db/schema.ts'
+import { getConversation } from '../../domain/conversations.ts'
+import { createMessage, getMessage } from '../../domain/messages.ts'
+import { getUser } from '../../domain/users.ts'
+import { builder } from '../builder.ts'
+import { chatScope } from '../context.ts'
+import { visibleOrNull } from '../nodes.ts'
+import { Conversation } from './conversation.ts'
+import { MessagePayloadUnion, type StoredPayload } from './payload.ts'
+import { User } from './user.ts'
+
+export const Message = builder.node(builder.objectRef<MessageRow>('Message'), {
+  subGraphs: ['chat'],
+  description: 'A message a user or the bot posted in a conversation.',
+  id: { resolve: (message) => message.id },
+  loadOne: (id, ctx) => visibleOrNull(() => getMessage({ ctx: chatScope(ctx), id })),
+  fields: (t) => ({
+    messageId: t.exposeString('id', { description: 'The message id of the Chat API.' }),
+    conversationId: t.exposeString('conversationId'),
+    userId: t.exposeString('userId', { description: 'The author.' }),
+    createdAt: t.expose('createdAt', { type: 'DateTime' }),
+    payload: t.field({ type: MessagePayloadUnion, resolve: (message) => message.payload as StoredPayload }),
+    rawPayload: t.field({
+      type: 'JSONObject',
+      description: 'The payload exactly as it was written, with the properties its kind does not name.',
+      resolve: (message) => message.payload,
+    }),
+    metadata: t.field({ type: 'JSONObject', nullable: true, resolve: (message) => message.metadata }),
+    author: t.field({ type: User, resolve: (message, _args, ctx) => getUser(chatScope(ctx), message.userId) }),
+    conversation: t.field({
+      type: Conversation,
+      resolve: (message, _args, ctx) => getConversation({ ctx: chatScope(ctx), id: message.conversationId }),
+    }),
+  }),
+})
+
+builder.queryField('message', (t) =>
+  t.field({
+    subGraphs: ['chat'],
+    type: Message,
+    args: { id: t.arg.string({ required: true, description: 'The message id of the Chat API.' }) },
+    resolve: (_root, { id }, ctx) => getMessage({ ctx: chatScope(ctx), id }),
+  }),
+)
+
+builder.relayMutationField(
+  'createMessage',
+  {
+    subGraphs: ['chat'],
+    inputFields: (t) => ({
+      conversationId: t.string({ required: true }),
+      payload: t.field({ type: 'JSONObject', required: true, description: 'A payload of one of the kinds.' }),
+      metadata: t.field({ type: 'JSONObject', description: 'Free-form data kept beside the payload.' }),
+    }),
+  },
+  {
+    description: 'Posts a message in a conversation the caller participates in.',
+    resolve: (_root, { input }, ctx) => ({ message: createMessage({ ctx: chatScope(ctx), input }) }),
+  },
+  { subGraphs: ['chat'], outputFields: (t) => ({ message: t.expose('message', { type: Message }) }) },
+)

@@ -1,0 +1,69 @@
+import { HttpError } from './responses.ts'
+
+export const MB = 1024 * 1024
+
+/** Payload limits of spec part 8, per interface. */
+export const bodyLimits = { chat: 1 * MB, admin: 50 * MB } as const
+
+const tooLarge = (limit: number) =>
+  new HttpError(413, 'PayloadTooLarge', `the request body is larger than the ${limit / MB} MB limit`)
+
+/**
+ * Reads a request body of at most `limit` bytes. A declared Content-Length over the limit is refused
+ * before a byte is read, and a streamed body is abandoned as soon as it passes the limit, so an
+ * oversized request never sits whole in memory.
+ */
+export async function readBody(request: Request, limit: number): Promise<Uint8Array<ArrayBuffer>> {
+  const declared = request.headers.get('content-length')
+  if (declared !== null && Number(declared) > limit) throw tooLarge(limit)
+  if (!request.body) return new Uint8Array()
+  const reader = request.body.getReader()
+  const chunks: Uint8Array[] = []
+  let size = 0
+  for (;;) {
+    const { done, value } = await reader.read()
+    if (done) break
+    size += value.byteLength
+    if (size > limit) {
+      await reader.cancel().catch(() => {})
+      throw tooLarge(limit)
+    }
+    chunks.push(value)
+  }
+  return new Uint8Array(Buffer.concat(chunks))
+}
+
+const isJsonType = (contentType: string) => {
+  const mediaType = contentType.split(';')[0]?.trim().toLowerCase() ?? ''
+  return mediaType === 'application/json' || mediaType.endsWith('+json')
+}
+
+/**
+ * A REST body: empty means {}, anything else must be a JSON object sent as application/json.
+ * DELETE bodies are read (for the limit) and ignored, as the official client sends `{}`.
+ */
+export async function readJsonObject(request: Request, limit: number): Promise<Record<string, unknown>> {
+  const bytes = await readBody(request, limit)
+  if (bytes.byteLength === 0 || request.method === 'DELETE' || request.method === 'GET') return {}
+  const contentType = request.headers.get('content-type')
+  if (contentType === null || !isJsonType(contentType)) {
+    throw new HttpError(415, 'UnsupportedMediaType', 'the request body must be JSON sent as Content-Type: application/json')
+  }
+  let parsed: unknown
+  try {
+    parsed = JSON.parse(new TextDecoder('utf-8', { fatal: true }).decode(bytes))
+  } catch {
+    throw new HttpError(400, 'InvalidPayload', 'the request body is not valid JSON')
+  }
+  if (typeof parsed !== 'object' || parsed === null || Array.isArray(parsed)) {
+    throw new HttpError(400, 'InvalidPayload', 'the request body must be a JSON object')
+  }
+  return parsed as Record<string, unknown>
+}
+
+/** The same request with its body read under the limit, for handlers that parse bodies themselves. */
+export async function withLimitedBody(request: Request, limit: number): Promise<Request> {
+  if (request.method === 'GET' || request.method === 'HEAD') return request
+  const body = await readBody(request, limit)
+  return new Request(request.url, { method: request.method, headers: request.headers, body, signal: request.signal })
+}

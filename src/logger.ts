@@ -1,0 +1,3 @@
+import { pino, type Logger } from 'pino'
+
+export const createLogger = (level: string): Logger => pino({ level, base: { service: 'confab' } })

@@ -1,0 +1,50 @@
+import { createServer } from 'node:http'
+import type { AddressInfo } from 'node:net'
+import { createServerAdapter } from '@whatwg-node/server'
+import { createApp } from './app.ts'
+import { bootstrap, describeBootstrap } from './bootstrap.ts'
+import { loadConfig } from './config.ts'
+import { closeDb, openDb } from './db/client.ts'
+import { createLogger } from './logger.ts'
+
+async function main() {
+  const config = loadConfig()
+  const log = createLogger(config.logLevel)
+  const db = openDb(config.databaseUrl)
+  const created = bootstrap(db, config.bootstrap)
+  const app = createApp({ db, log })
+  const server = createServer(createServerAdapter(app.fetch))
+
+  await new Promise<void>((resolve, reject) => {
+    server.once('error', reject)
+    server.listen(config.port, config.host, resolve)
+  })
+  const { port } = server.address() as AddressInfo
+  const host = config.host.includes(':') ? `[${config.host}]` : config.host
+  const baseUrl = `http://${host}:${port}`
+  if (created) process.stdout.write(describeBootstrap(created, baseUrl))
+  process.stdout.write(`Confab listening on ${baseUrl}\n`)
+
+  let stopping = false
+  const stop = (signal: string) => {
+    if (stopping) return
+    stopping = true
+    log.info({ signal }, 'shutting down')
+    // In-flight requests finish; idle keep-alive sockets are closed so that close() can complete.
+    server.close(() => {
+      closeDb(db)
+      process.exit(0)
+    })
+    server.closeIdleConnections()
+    setTimeout(() => {
+      server.closeAllConnections()
+    }, 10_000).unref()
+  }
+  process.on('SIGINT', () => stop('SIGINT'))
+  process.on('SIGTERM', () => stop('SIGTERM'))
+}
+
+main().catch((error: unknown) => {
+  process.stderr.write(`Confab failed to start: ${error instanceof Error ? error.message : String(error)}\n`)
+  process.exit(1)
+})

@@ -1,0 +1,30 @@
+import { HttpError } from '../http/responses.ts'
+
+/** A resource body without its null fields: the spec leaves optional fields out rather than null. */
+export function compact<T extends Record<string, unknown>>(resource: T): { [K in keyof T]: Exclude<T[K], null> } {
+  return Object.fromEntries(Object.entries(resource).filter(([, value]) => value !== null)) as {
+    [K in keyof T]: Exclude<T[K], null>
+  }
+}
+
+interface Connection<TNode> {
+  edges: { node: TNode }[]
+  pageInfo: { hasNextPage: boolean; endCursor: string | null }
+}
+
+export const nodes = <TNode extends Record<string, unknown>>(connection: Connection<TNode>) =>
+  connection.edges.map((edge) => compact(edge.node))
+
+/** `meta.nextToken` is the connection's endCursor, and is left out on the last page. */
+export const toMeta = ({ pageInfo }: Connection<unknown>): { nextToken?: string } =>
+  pageInfo.hasNextPage && pageInfo.endCursor ? { nextToken: pageInfo.endCursor } : {}
+
+/** An optional integer query parameter. */
+export function intParam(query: URLSearchParams, name: string): number | undefined {
+  const raw = query.get(name)
+  if (raw === null || raw === '') return undefined
+  if (!/^-?\d+$/.test(raw)) throw new HttpError(400, 'InvalidPayload', `${name} must be an integer, got "${raw}"`)
+  return Number(raw)
+}
+
+export const stringParam = (query: URLSearchParams, name: string): string | undefined => query.get(name) ?? undefined

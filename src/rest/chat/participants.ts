@@ -1,0 +1,27 @@
+import { AddParticipantDocument, ListParticipantsDocument } from '../../__generated__/chat-operations.ts'
+import { compact, nodes, stringParam, toMeta } from '../bodies.ts'
+import { route } from '../route.ts'
+
+export const participantRoutes = [
+  route({
+    operation: 'addParticipant',
+    method: 'POST',
+    path: '/conversations/{conversationId}/participants',
+    document: AddParticipantDocument,
+    response: (d) => ({ participant: compact(d.addParticipant.participant) }),
+  }),
+  route({
+    operation: 'listParticipants',
+    method: 'GET',
+    path: '/conversations/{conversationId}/participants',
+    document: ListParticipantsDocument,
+    variables: ({ params, query }) => ({
+      conversationId: params.conversationId ?? '',
+      after: stringParam(query, 'nextToken'),
+    }),
+    response: (d) => ({
+      participants: nodes(d.conversation.participants),
+      meta: toMeta(d.conversation.participants),
+    }),
+  }),
+]

@@ -1,0 +1,8 @@
+import { conversationRoutes } from './conversations.ts'
+import { eventRoutes } from './events.ts'
+import { messageRoutes } from './messages.ts'
+import { participantRoutes } from './participants.ts'
+import { userRoutes } from './users.ts'
+
+/** Every chat operation, relative to /{webhookId}. */
+export const chatRoutes = [...userRoutes, ...conversationRoutes, ...participantRoutes, ...messageRoutes, ...eventRoutes]
