@@ -8,6 +8,23 @@ CREATE TABLE `admin_tokens` (
 --> statement-breakpoint
 CREATE UNIQUE INDEX `admin_tokens_token_hash_unique` ON `admin_tokens` (`token_hash`);--> statement-breakpoint
 CREATE INDEX `admin_tokens_workspace_idx` ON `admin_tokens` (`workspace_id`);--> statement-breakpoint
+CREATE TABLE `bot_events` (
+	`id` text PRIMARY KEY NOT NULL,
+	`bot_id` text NOT NULL,
+	`integration_id` text NOT NULL,
+	`conversation_id` text NOT NULL,
+	`user_id` text NOT NULL,
+	`message_id` text,
+	`type` text NOT NULL,
+	`direction` text NOT NULL,
+	`payload` text NOT NULL,
+	`preview` text NOT NULL,
+	`created_at` text NOT NULL,
+	FOREIGN KEY (`bot_id`) REFERENCES `bots`(`id`) ON UPDATE no action ON DELETE cascade,
+	FOREIGN KEY (`integration_id`) REFERENCES `chat_integrations`(`id`) ON UPDATE no action ON DELETE cascade
+);
+--> statement-breakpoint
+CREATE INDEX `bot_events_conversation_idx` ON `bot_events` (`integration_id`,`conversation_id`,`created_at`,`id`);--> statement-breakpoint
 CREATE TABLE `bots` (
 	`id` text PRIMARY KEY NOT NULL,
 	`workspace_id` text NOT NULL,
@@ -79,13 +96,14 @@ CREATE TABLE `participants` (
 	`integration_id` text NOT NULL,
 	`conversation_id` text NOT NULL,
 	`user_id` text NOT NULL,
+	`join_id` text NOT NULL,
 	`created_at` text NOT NULL,
 	PRIMARY KEY(`integration_id`, `conversation_id`, `user_id`),
 	FOREIGN KEY (`integration_id`,`conversation_id`) REFERENCES `conversations`(`integration_id`,`id`) ON UPDATE no action ON DELETE cascade,
 	FOREIGN KEY (`integration_id`,`user_id`) REFERENCES `users`(`integration_id`,`id`) ON UPDATE no action ON DELETE cascade
 );
 --> statement-breakpoint
-CREATE INDEX `participants_page_idx` ON `participants` (`integration_id`,`conversation_id`,`created_at`,`user_id`);--> statement-breakpoint
+CREATE INDEX `participants_page_idx` ON `participants` (`integration_id`,`conversation_id`,`created_at`,`join_id`);--> statement-breakpoint
 CREATE INDEX `participants_user_idx` ON `participants` (`integration_id`,`user_id`);--> statement-breakpoint
 CREATE TABLE `users` (
 	`integration_id` text NOT NULL,
@@ -93,6 +111,7 @@ CREATE TABLE `users` (
 	`name` text,
 	`picture_url` text,
 	`profile` text,
+	`is_bot` integer DEFAULT false NOT NULL,
 	`created_at` text NOT NULL,
 	`updated_at` text NOT NULL,
 	PRIMARY KEY(`integration_id`, `id`),

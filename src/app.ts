@@ -1,30 +1,60 @@
 import { randomUUID } from 'node:crypto'
 import type { Logger } from 'pino'
+import type { BotHandler } from './bots/handler.ts'
+import { builtInHandlers } from './bots/handlers.ts'
+import { type BotRuntime, startBotRuntime } from './bots/runtime.ts'
 import type { Db } from './db/client.ts'
 import { createAdminContext, createChatContext } from './graphql/context.ts'
 import { adminSchema, chatSchema } from './graphql/schema.ts'
 import { createAdminYoga, createChatYoga } from './graphql/yoga.ts'
 import { bodyLimits, withLimitedBody } from './http/body.ts'
+import { decodePathSegment } from './http/path.ts'
 import { errorResponse, HttpError, json } from './http/responses.ts'
+import { defaultSseTiming, type SseTiming, SseStreams } from './http/sse.ts'
 import { adminRoutes } from './rest/admin/routes.ts'
 import { chatRoutes } from './rest/chat/routes.ts'
 import { createRestHandler } from './rest/router.ts'
+import { createSignalHub, type SignalHub } from './signals/hub.ts'
+
+export interface AppOptions {
+  db: Db
+  log: Logger
+  /** Bot handlers by name (bots.handler); the built-in echo bot by default. */
+  handlers?: Record<string, BotHandler>
+  botTimeoutMs?: number
+  sseTiming?: SseTiming
+}
 
 export interface App {
   fetch: (request: Request) => Promise<Response>
+  signals: SignalHub
+  bots: BotRuntime
+  streams: SseStreams
+  /** Ends live streams and the bot runtime; the database stays open (its owner closes it). */
+  close(): Promise<void>
 }
 
 const adminPrefix = '/v1/admin'
 
-/** The whole HTTP surface as one fetch function; listening is main.ts's business. */
-export function createApp({ db, log }: { db: Db; log: Logger }): App {
-  const deps = { db, log }
+/** The whole HTTP surface as one fetch function, with the live parts it runs; listening is main.ts's business. */
+export function createApp({
+  db,
+  log,
+  handlers = builtInHandlers,
+  botTimeoutMs,
+  sseTiming = defaultSseTiming,
+}: AppOptions): App {
+  const signals = createSignalHub()
+  const streams = new SseStreams(log, sseTiming)
+  const bots = startBotRuntime({ db, log, signals, handlers, timeoutMs: botTimeoutMs })
+  const deps = { db, log, signals }
   const chatYoga = createChatYoga(deps)
   const adminYoga = createAdminYoga(deps)
   const chatRest = createRestHandler({
     schema: chatSchema,
     routes: chatRoutes,
     bodyLimit: bodyLimits.chat,
+    streams,
     log,
     context: ({ requestId, scope, headers }) =>
       createChatContext(deps, { requestId, webhookId: scope.webhookId ?? '', headers }),
@@ -33,6 +63,7 @@ export function createApp({ db, log }: { db: Db; log: Logger }): App {
     schema: adminSchema,
     routes: adminRoutes,
     bodyLimit: bodyLimits.admin,
+    streams,
     log,
     context: ({ requestId, headers }) => createAdminContext(deps, { requestId, headers }),
   })
@@ -48,7 +79,7 @@ export function createApp({ db, log }: { db: Db; log: Logger }): App {
     }
     const chat = /^\/([^/]+)(\/.*)$/.exec(pathname)
     if (chat) {
-      const webhookId = decodeURIComponent(chat[1] ?? '')
+      const webhookId = decodePathSegment(chat[1] ?? '')
       const rest = chat[2] ?? '/'
       if (rest === '/graphql' || rest === '/graphql/') {
         return chatYoga.fetch(await withLimitedBody(request, bodyLimits.chat), { requestId, webhookId })
@@ -59,6 +90,9 @@ export function createApp({ db, log }: { db: Db; log: Logger }): App {
   }
 
   return {
+    signals,
+    bots,
+    streams,
     async fetch(request) {
       const requestId = randomUUID()
       try {
@@ -68,6 +102,10 @@ export function createApp({ db, log }: { db: Db; log: Logger }): App {
         log.error({ err: error, requestId }, 'unhandled error')
         return errorResponse(requestId, 500, 'Internal', 'an internal error occurred')
       }
+    },
+    async close() {
+      streams.closeAll()
+      await bots.stop()
     },
   }
 }

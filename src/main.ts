@@ -30,11 +30,15 @@ async function main() {
     if (stopping) return
     stopping = true
     log.info({ signal }, 'shutting down')
-    // In-flight requests finish; idle keep-alive sockets are closed so that close() can complete.
+    // In-flight requests finish; live streams and idle keep-alive sockets are closed so that
+    // close() can complete; the bot runtime finishes what it is handling before the database closes.
     server.close(() => {
-      closeDb(db)
-      process.exit(0)
+      void app.close().finally(() => {
+        closeDb(db)
+        process.exit(0)
+      })
     })
+    app.streams.closeAll()
     server.closeIdleConnections()
     setTimeout(() => {
       server.closeAllConnections()

@@ -1,4 +1,4 @@
-import { foreignKey, index, primaryKey, sqliteTable, text } from 'drizzle-orm/sqlite-core'
+import { foreignKey, index, integer, primaryKey, sqliteTable, text } from 'drizzle-orm/sqlite-core'
 
 // Timestamps are ISO 8601 UTC strings with milliseconds ("2026-01-01T00:00:00.000Z"): they sort
 // lexicographically in time order, which the (createdAt, id) keyset pagination relies on.
@@ -69,6 +69,8 @@ export const users = sqliteTable(
     name: text('name'),
     pictureUrl: text('picture_url'),
     profile: text('profile'),
+    // The bot's own user in this integration: its messages are the bot's replies.
+    isBot: integer('is_bot', { mode: 'boolean' }).notNull().default(false),
     createdAt: createdAt(),
     updatedAt: updatedAt(),
   },
@@ -102,6 +104,8 @@ export const participants = sqliteTable(
     integrationId: text('integration_id').notNull(),
     conversationId: text('conversation_id').notNull(),
     userId: text('user_id').notNull(),
+    // A monotonic id: users who join in the same millisecond still list in the order they joined.
+    joinId: text('join_id').notNull(),
     createdAt: createdAt(),
   },
   (t) => [
@@ -113,7 +117,7 @@ export const participants = sqliteTable(
     foreignKey({ columns: [t.integrationId, t.userId], foreignColumns: [users.integrationId, users.id] }).onDelete(
       'cascade',
     ),
-    index('participants_page_idx').on(t.integrationId, t.conversationId, t.createdAt, t.userId),
+    index('participants_page_idx').on(t.integrationId, t.conversationId, t.createdAt, t.joinId),
     index('participants_user_idx').on(t.integrationId, t.userId),
   ],
 )
@@ -167,6 +171,32 @@ export const events = sqliteTable(
   ],
 )
 
+/**
+ * What the bot runtime saw and did (spec part 6): an `incoming` row for each user message or custom
+ * event handed to a bot, an `outgoing` row for each message or event the bot sent back.
+ */
+export const botEvents = sqliteTable(
+  'bot_events',
+  {
+    id: text('id').primaryKey(),
+    botId: text('bot_id')
+      .notNull()
+      .references(() => bots.id, { onDelete: 'cascade' }),
+    integrationId: text('integration_id')
+      .notNull()
+      .references(() => chatIntegrations.id, { onDelete: 'cascade' }),
+    conversationId: text('conversation_id').notNull(),
+    userId: text('user_id').notNull(),
+    messageId: text('message_id'),
+    type: text('type').notNull(),
+    direction: text('direction', { enum: ['incoming', 'outgoing'] }).notNull(),
+    payload: text('payload', { mode: 'json' }).$type<Record<string, unknown>>().notNull(),
+    preview: text('preview').notNull(),
+    createdAt: createdAt(),
+  },
+  (t) => [index('bot_events_conversation_idx').on(t.integrationId, t.conversationId, t.createdAt, t.id)],
+)
+
 export type WorkspaceRow = typeof workspaces.$inferSelect
 export type BotRow = typeof bots.$inferSelect
 export type ChatIntegrationRow = typeof chatIntegrations.$inferSelect
@@ -175,3 +205,4 @@ export type ConversationRow = typeof conversations.$inferSelect
 export type ParticipantRow = typeof participants.$inferSelect
 export type MessageRow = typeof messages.$inferSelect
 export type EventRow = typeof events.$inferSelect
+export type BotEventRow = typeof botEvents.$inferSelect

@@ -1,8 +1,11 @@
 import { and, eq } from 'drizzle-orm'
-import { bots, type BotRow } from '../db/schema.ts'
-import type { AdminContext } from './context.ts'
+import type { Db } from '../db/client.ts'
+import { type BotEventRow, botEvents, bots, type BotRow, type ChatIntegrationRow, chatIntegrations } from '../db/schema.ts'
+import type { BotEvent } from './bot-event.ts'
+import type { AdminContext, ChatContext } from './context.ts'
 import { notFound } from './errors.ts'
 import { type Cursored, keyset, type PageWindow, type SortDirection, withCursors } from './paging.ts'
+import type { SignalPublisher } from './signals.ts'
 
 export type BotSortField = 'createdAt' | 'updatedAt'
 
@@ -41,4 +44,52 @@ export function getBot({ ctx, id }: { ctx: AdminContext; id: string }): BotRow {
     .get()
   if (!row) throw notFound('Bot', id)
   return row
+}
+
+/** The bot answering a chat integration, with the integration, or undefined if it is gone. */
+export function findBotOfIntegration(db: Db, integrationId: string) {
+  return db
+    .select({ bot: bots, integration: chatIntegrations })
+    .from(chatIntegrations)
+    .innerJoin(bots, eq(bots.id, chatIntegrations.botId))
+    .where(eq(chatIntegrations.id, integrationId))
+    .get()
+}
+
+/** The chat context a bot acts in: its own user (id = the bot id) is the caller. */
+export const botChatContext = (
+  db: Db,
+  integration: ChatIntegrationRow,
+  signals: SignalPublisher,
+): ChatContext => ({ db, integration, callerId: integration.botId, signals })
+
+export function recordBotEvent(
+  db: Db,
+  integrationId: string,
+  event: BotEvent,
+): BotEventRow {
+  const row: BotEventRow = {
+    id: event.id,
+    botId: event.botId,
+    integrationId,
+    conversationId: event.conversationId ?? '',
+    userId: event.userId ?? '',
+    messageId: event.messageId ?? null,
+    type: event.type,
+    direction: event.direction,
+    payload: event.payload,
+    preview: event.preview,
+    createdAt: event.createdOn.toISOString(),
+  }
+  db.insert(botEvents).values(row).run()
+  return row
+}
+
+export function listBotEvents(db: Db, integrationId: string, conversationId: string): BotEventRow[] {
+  return db
+    .select()
+    .from(botEvents)
+    .where(and(eq(botEvents.integrationId, integrationId), eq(botEvents.conversationId, conversationId)))
+    .orderBy(botEvents.createdAt, botEvents.id)
+    .all()
 }

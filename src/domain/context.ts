@@ -1,5 +1,6 @@
 import type { Db } from '../db/client.ts'
 import type { ChatIntegrationRow } from '../db/schema.ts'
+import type { SignalPublisher } from './signals.ts'
 
 /**
  * What a chat verb runs with: the chat integration named by the webhook id, and the user id a
@@ -10,6 +11,7 @@ export interface ChatContext {
   db: Db
   integration: ChatIntegrationRow
   callerId: string | undefined
+  signals: SignalPublisher
 }
 
 /** What an administration verb runs with: the workspace the admin token opened. */

@@ -5,6 +5,7 @@ import type { ChatContext } from './context.ts'
 import { requireParticipation } from './conversations.ts'
 import { notFound } from './errors.ts'
 import { newId } from './ids.ts'
+import { assertJsonDepth } from './payloads.ts'
 
 export interface CreateEventInput {
   conversationId: string
@@ -13,6 +14,7 @@ export interface CreateEventInput {
 
 /** A custom event: a free-form object payload, posted by a participant. */
 export function createEvent({ ctx, input }: { ctx: ChatContext; input: CreateEventInput }): EventRow {
+  assertJsonDepth(input.payload, 'payload')
   const { caller } = requireParticipation(ctx, input.conversationId)
   const row: EventRow = {
     integrationId: ctx.integration.id,
@@ -23,6 +25,12 @@ export function createEvent({ ctx, input }: { ctx: ChatContext; input: CreateEve
     createdAt: now(),
   }
   ctx.db.insert(events).values(row).run()
+  ctx.signals.publish(ctx.integration.id, {
+    type: 'event_created',
+    conversationId: row.conversationId,
+    event: row,
+    isBot: caller.isBot,
+  })
   return row
 }
 

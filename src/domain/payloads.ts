@@ -58,9 +58,26 @@ const describeIssue = (issue: z.core.$ZodIssue) => `${['payload', ...issue.path]
 
 /** Checks a payload against its kind and returns it untouched (extra properties included). */
 export function parseMessagePayload(payload: unknown): MessagePayload {
+  assertJsonDepth(payload, 'payload')
   const result = messagePayloadSchema.safeParse(payload)
   if (!result.success) {
     throw invalidPayload(`invalid message payload: ${result.error.issues.map(describeIssue).join('; ')}`)
   }
   return payload as MessagePayload
+}
+
+export const maxJsonDepth = 64
+
+/**
+ * Refuses JSON nested deeper than `maxJsonDepth`: such a value is valid JSON but no chat payload
+ * needs it, and serialising it would overflow the stack. Iterative, so the check itself cannot.
+ */
+export function assertJsonDepth(value: unknown, what: string): void {
+  const stack: [unknown, number][] = [[value, 1]]
+  while (stack.length > 0) {
+    const [current, depth] = stack.pop() as [unknown, number]
+    if (typeof current !== 'object' || current === null) continue
+    if (depth > maxJsonDepth) throw invalidPayload(`${what} is nested deeper than ${maxJsonDepth} levels`)
+    for (const child of Object.values(current)) stack.push([child, depth + 1])
+  }
 }

@@ -1,7 +1,7 @@
 import { createHash, timingSafeEqual } from 'node:crypto'
 import { eq } from 'drizzle-orm'
 import type { Db } from '../db/client.ts'
-import { adminTokens, bots, type ChatIntegrationRow, chatIntegrations, workspaces } from '../db/schema.ts'
+import { adminTokens, bots, type ChatIntegrationRow, chatIntegrations, users, workspaces } from '../db/schema.ts'
 import { now } from './clock.ts'
 import { notFound, unauthorized } from './errors.ts'
 import { newId } from './ids.ts'
@@ -42,7 +42,10 @@ export interface TenantInput {
 
 export const hasAnyWorkspace = (db: Db): boolean => db.select({ id: workspaces.id }).from(workspaces).limit(1).get() !== undefined
 
-/** A workspace with its admin token, one bot and that bot's chat integration, written at once. */
+/**
+ * A workspace with its admin token, one bot and that bot's chat integration, written at once. The
+ * integration gets the bot's own user (id = bot id), the author of the bot's messages.
+ */
 export function createTenant(db: Db, input: TenantInput): { botId: string } {
   const at = now()
   const botId = newId()
@@ -63,14 +66,18 @@ export function createTenant(db: Db, input: TenantInput): { botId: string } {
         deployedAt: at,
       })
       .run()
+    const integrationId = newId()
     tx.insert(chatIntegrations)
       .values({
-        id: newId(),
+        id: integrationId,
         botId,
         webhookId: input.webhookId,
         encryptionKey: input.encryptionKey,
         createdAt: at,
       })
+      .run()
+    tx.insert(users)
+      .values({ integrationId, id: botId, name: input.botName, isBot: true, createdAt: at, updatedAt: at })
       .run()
   })
   return { botId }

@@ -1,9 +1,10 @@
 import { and, eq } from 'drizzle-orm'
 import { alias } from 'drizzle-orm/sqlite-core'
-import { participants, users, type UserRow } from '../db/schema.ts'
+import { conversations, participants, users, type UserRow } from '../db/schema.ts'
 import { now } from './clock.ts'
 import type { ChatContext } from './context.ts'
-import { forbidden, notFound, unauthorized } from './errors.ts'
+import { alreadyExists, forbidden, notFound, unauthorized } from './errors.ts'
+import { assertClientId, newId } from './ids.ts'
 
 export interface UserProfileInput {
   name?: string | null
@@ -37,6 +38,72 @@ export function requireCaller(ctx: ChatContext): UserRow {
   const user = findUser(ctx, id)
   if (!user) throw unauthorized(`user "${id}" of this user key does not exist; call getOrCreateUser first`)
   return user
+}
+
+/** A user of the caller's choosing (or a generated id); no key is needed to create one. */
+export function createUser({ ctx, input }: { ctx: ChatContext; input: UserProfileInput & { id?: string | null } }): UserRow {
+  const id = input.id == null ? newId() : assertClientId(input.id, 'user id')
+  const at = now()
+  const inserted = ctx.db
+    .insert(users)
+    .values({
+      integrationId: ctx.integration.id,
+      id,
+      name: input.name ?? null,
+      pictureUrl: input.pictureUrl ?? null,
+      profile: input.profile ?? null,
+      createdAt: at,
+      updatedAt: at,
+    })
+    .onConflictDoNothing()
+    .returning()
+    .get()
+  if (!inserted) throw alreadyExists('User', id)
+  return inserted
+}
+
+/** Sets the profile fields given (null clears one); fields left out keep their value. */
+export function updateUser({ ctx, input }: { ctx: ChatContext; input: UserProfileInput }): UserRow {
+  const caller = requireCaller(ctx)
+  const changes = Object.fromEntries(
+    (['name', 'pictureUrl', 'profile'] as const).filter((key) => input[key] !== undefined).map((key) => [key, input[key]]),
+  )
+  return ctx.db
+    .update(users)
+    .set({ ...changes, updatedAt: now() })
+    .where(and(eq(users.integrationId, ctx.integration.id), eq(users.id, caller.id)))
+    .returning()
+    .get() as UserRow
+}
+
+/**
+ * Deletes the caller with everything that is theirs: the conversations they own (with their
+ * messages and events), their participations and their messages. Listeners of the conversations
+ * they own are closed; the others learn that the user left.
+ */
+export function deleteUser({ ctx }: { ctx: ChatContext }): void {
+  const caller = requireCaller(ctx)
+  const joined = ctx.db
+    .select({ conversationId: participants.conversationId, ownerId: conversations.ownerId })
+    .from(participants)
+    .innerJoin(
+      conversations,
+      and(eq(conversations.integrationId, participants.integrationId), eq(conversations.id, participants.conversationId)),
+    )
+    .where(and(eq(participants.integrationId, ctx.integration.id), eq(participants.userId, caller.id)))
+    .all()
+  ctx.db
+    .delete(users)
+    .where(and(eq(users.integrationId, ctx.integration.id), eq(users.id, caller.id)))
+    .run()
+  for (const { conversationId, ownerId } of joined) {
+    ctx.signals.publish(
+      ctx.integration.id,
+      ownerId === caller.id
+        ? { type: 'conversation_deleted', conversationId }
+        : { type: 'participant_removed', conversationId, participantId: caller.id },
+    )
+  }
 }
 
 /**

@@ -5,6 +5,7 @@ import type { Db } from '../db/client.ts'
 import type { AdminContext, ChatContext } from '../domain/context.ts'
 import { DomainError } from '../domain/errors.ts'
 import { authenticateAdmin, findChatIntegration } from '../domain/tenancy.ts'
+import type { SignalHub } from '../signals/hub.ts'
 import { domainToGraphQLError } from './errors.ts'
 
 /**
@@ -14,6 +15,7 @@ import { domainToGraphQLError } from './errors.ts'
 export interface GraphQLContext {
   requestId: string
   log: Logger
+  signals: SignalHub
   chat?: ChatContext
   admin?: AdminContext
 }
@@ -21,6 +23,7 @@ export interface GraphQLContext {
 export interface ContextDeps {
   db: Db
   log: Logger
+  signals: SignalHub
 }
 
 export function chatScope(ctx: GraphQLContext): ChatContext {
@@ -46,7 +49,12 @@ export async function createChatContext(
     const integration = findChatIntegration(deps.db, webhookId)
     const key = headers.get('x-user-key')
     const callerId = key ? await verifyUserKey(key, integration.encryptionKey) : undefined
-    return { requestId, log: deps.log, chat: { db: deps.db, integration, callerId } }
+    return {
+      requestId,
+      log: deps.log,
+      signals: deps.signals,
+      chat: { db: deps.db, integration, callerId, signals: deps.signals },
+    }
   })
 }
 
@@ -56,7 +64,7 @@ export function createAdminContext(
 ): Promise<GraphQLContext> {
   return refusingWithStatus(async () => {
     const workspaceId = authenticateAdmin(deps.db, bearerToken(headers), headers.get('x-workspace-id') ?? undefined)
-    return { requestId, log: deps.log, admin: { db: deps.db, workspaceId } }
+    return { requestId, log: deps.log, signals: deps.signals, admin: { db: deps.db, workspaceId } }
   })
 }
 

@@ -6,6 +6,7 @@ import './types/conversation.ts'
 import './types/message.ts'
 import './types/event.ts'
 import './types/bot.ts'
+import './types/signal.ts'
 
 export const chatSchema = lexicographicSortSchema(builder.toSchema({ subGraph: 'chat' }))
 export const adminSchema = lexicographicSortSchema(builder.toSchema({ subGraph: 'admin' }))

@@ -8,19 +8,37 @@ export interface RestRequest {
   body: Record<string, unknown>
 }
 
-/**
- * One REST operation of the spec: its path (verbatim, `{param}` segments), the GraphQL operation
- * it runs, and how the response body is made from the operation's data. Variables are picked by
- * name from the path parameters, then the JSON body, unless the route maps them itself.
- */
-export interface Route<TData = any, TVariables = any> {
+interface RouteBase<TData, TVariables> {
   operation: string
   method: Method
   path: string
   document: TypedDocumentNode<TData, TVariables>
   variables?: (request: RestRequest) => TVariables
+}
+
+/**
+ * One REST operation of the spec: its path (verbatim, `{param}` segments), the GraphQL operation
+ * it runs, and how the response body is made from the operation's data. Variables are picked by
+ * name from the path parameters, then the JSON body, unless the route maps them itself.
+ */
+export interface Route<TData = any, TVariables = any> extends RouteBase<TData, TVariables> {
+  kind: 'call'
   response: (data: TData) => unknown
 }
 
-export const route = <TData, TVariables>(declaration: Route<TData, TVariables>): Route<TData, TVariables> =>
-  declaration
+/** A REST operation answered as Server-Sent Events: one `data:` message per subscription result. */
+export interface StreamRoute<TData = any, TVariables = any> extends RouteBase<TData, TVariables> {
+  kind: 'stream'
+  event: (data: TData) => unknown
+}
+
+export type AnyRoute = Route | StreamRoute
+
+export const route = <TData, TVariables>(declaration: Omit<Route<TData, TVariables>, 'kind'>): Route<TData, TVariables> => ({
+  kind: 'call',
+  ...declaration,
+})
+
+export const stream = <TData, TVariables>(
+  declaration: Omit<StreamRoute<TData, TVariables>, 'kind'>,
+): StreamRoute<TData, TVariables> => ({ kind: 'stream', ...declaration })

@@ -1,28 +1,40 @@
-import { execute, type GraphQLError, type GraphQLSchema, Kind, type OperationDefinitionNode, validate } from 'graphql'
+import {
+  type ExecutionResult,
+  execute,
+  type GraphQLError,
+  type GraphQLSchema,
+  Kind,
+  type OperationDefinitionNode,
+  subscribe,
+  validate,
+} from 'graphql'
 import type { Logger } from 'pino'
 import type { GraphQLContext } from '../graphql/context.ts'
 import { createMaskError, describeGraphQLError, type ErrorShape } from '../graphql/errors.ts'
 import { readJsonObject } from '../http/body.ts'
+import { decodePathSegment } from '../http/path.ts'
 import { errorResponse, HttpError, json } from '../http/responses.ts'
-import type { RestRequest, Route } from './route.ts'
+import type { SseStreams } from '../http/sse.ts'
+import type { AnyRoute, RestRequest, StreamRoute } from './route.ts'
 
 export interface RestScope {
   schema: GraphQLSchema
-  routes: Route[]
+  routes: AnyRoute[]
   bodyLimit: number
+  streams: SseStreams
   log: Logger
   /** `scope` holds what the mount point names, e.g. the webhook id of /{webhookId}/…. */
   context: (init: { requestId: string; scope: Record<string, string>; headers: Headers }) => Promise<GraphQLContext>
 }
 
 interface CompiledRoute {
-  route: Route
+  route: AnyRoute
   pattern: RegExp
   paramNames: string[]
   variableNames: Set<string>
 }
 
-function compile(schema: GraphQLSchema, route: Route): CompiledRoute {
+function compile(schema: GraphQLSchema, route: AnyRoute): CompiledRoute {
   const errors = validate(schema, route.document)
   if (errors.length > 0) {
     throw new Error(`REST route ${route.operation}: its document does not fit the schema: ${errors[0]?.message}`)
@@ -85,12 +97,22 @@ export function createRestHandler(scope: RestScope) {
     }
     const { c, match } = hit
     try {
-      const params = Object.fromEntries(c.paramNames.map((name, i) => [name, decodeURIComponent(match[i + 1] ?? '')]))
+      const params = Object.fromEntries(c.paramNames.map((name, i) => [name, decodePathSegment(match[i + 1] ?? '')]))
       const body = await readJsonObject(request, scope.bodyLimit)
       const restRequest: RestRequest = { params, query: new URL(request.url).searchParams, body }
       const variableValues = c.route.variables ? c.route.variables(restRequest) : pickVariables(c, restRequest)
       const contextValue = await scope.context({ requestId, scope: mount, headers: request.headers })
-      const result = await execute({ schema: scope.schema, document: c.route.document, variableValues, contextValue })
+      const operation = { schema: scope.schema, document: c.route.document, variableValues, contextValue }
+      if (c.route.kind === 'stream') {
+        const results = await subscribe(operation)
+        if (Symbol.asyncIterator in results) {
+          return scope.streams.open(eventTexts(c.route, results, scope.log), request.signal)
+        }
+        const [refusal] = results.errors ?? []
+        if (refusal) return fail(requestId, describeGraphQLError(maskError(refusal, 'Unexpected error.') as GraphQLError))
+        return fail(requestId, { status: 500, type: 'Internal', message: 'the live stream could not start' })
+      }
+      const result = await execute(operation)
       const [first] = result.errors ?? []
       if (first) return fail(requestId, describeGraphQLError(maskError(first, 'Unexpected error.') as GraphQLError))
       return json(200, c.route.response(result.data), { 'x-request-id': requestId })
@@ -98,5 +120,30 @@ export function createRestHandler(scope: RestScope) {
       if (error instanceof HttpError) return fail(requestId, error)
       return fail(requestId, describeGraphQLError(maskError(error, 'Unexpected error.') as GraphQLError))
     }
+  }
+}
+
+/** The subscription's results as the JSON texts of the route's events; a result with errors is skipped. */
+function eventTexts(
+  route: StreamRoute,
+  results: AsyncGenerator<ExecutionResult>,
+  log: Logger,
+): AsyncIterator<string> {
+  return {
+    async next() {
+      for (;;) {
+        const next = await results.next()
+        if (next.done) return { done: true, value: undefined }
+        if (next.value.errors?.length) {
+          log.error({ errors: next.value.errors }, `${route.operation}: a signal could not be resolved`)
+          continue
+        }
+        return { done: false, value: JSON.stringify(route.event(next.value.data)) }
+      }
+    },
+    async return() {
+      await results.return(undefined)
+      return { done: true, value: undefined }
+    },
   }
 }

@@ -1,6 +1,6 @@
 import { pino } from 'pino'
 import { expect } from 'vitest'
-import { createApp } from '../../src/app.ts'
+import { type AppOptions, createApp } from '../../src/app.ts'
 import { signUserKey } from '../../src/auth/user-key.ts'
 import { bootstrap } from '../../src/bootstrap.ts'
 import { closeDb, openDb } from '../../src/db/client.ts'
@@ -33,7 +33,7 @@ const toJson = async <T>(response: Response): Promise<JsonResponse<T>> => {
  * The app on a fresh in-memory database, bootstrapped with fixed credentials, driven through its
  * in-process fetch exactly as the HTTP server drives it.
  */
-export function createTestApp(options: { databaseUrl?: string } = {}) {
+export function createTestApp(options: { databaseUrl?: string } & Partial<Omit<AppOptions, 'db' | 'log'>> = {}) {
   const db = openDb(options.databaseUrl ?? ':memory:')
   const tenant = bootstrap(db, {
     workspaceId: WORKSPACE_ID,
@@ -41,7 +41,8 @@ export function createTestApp(options: { databaseUrl?: string } = {}) {
     webhookId: WEBHOOK_ID,
     encryptionKey: ENCRYPTION_KEY,
   })
-  const app = createApp({ db, log: pino({ level: 'silent' }) })
+  const { databaseUrl: _, ...appOptions } = options
+  const app = createApp({ db, log: pino({ level: 'silent' }), ...appOptions })
 
   const send = (method: string, url: string, options: RequestOptions = {}) => {
     const headers: Record<string, string> = { ...options.headers }
@@ -110,7 +111,10 @@ export function createTestApp(options: { databaseUrl?: string } = {}) {
     adminGraphql,
     user,
     conversation,
-    close: () => closeDb(db),
+    close: async () => {
+      await app.close()
+      closeDb(db)
+    },
   }
 }
 

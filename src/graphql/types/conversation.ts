@@ -1,6 +1,12 @@
 import type { ConversationRow } from '../../db/schema.ts'
-import { createConversation, getConversation } from '../../domain/conversations.ts'
-import { addParticipant, listParticipants } from '../../domain/participants.ts'
+import {
+  createConversation,
+  deleteConversation,
+  getConversation,
+  getOrCreateConversation,
+  listConversations,
+} from '../../domain/conversations.ts'
+import { addParticipant, getParticipant, listParticipants, removeParticipant } from '../../domain/participants.ts'
 import { getUser } from '../../domain/users.ts'
 import { builder } from '../builder.ts'
 import { chatScope } from '../context.ts'
@@ -30,8 +36,24 @@ export const Conversation = builder.node(builder.objectRef<ConversationRow>('Con
           listParticipants({ ctx: chatScope(ctx), conversationId: conversation.id, window }),
         ),
     }),
+    participant: t.field({
+      type: User,
+      description: 'One participant; an error if the user does not participate.',
+      args: { userId: t.arg.string({ required: true }) },
+      resolve: (conversation, { userId }, ctx) =>
+        getParticipant({ ctx: chatScope(ctx), input: { conversationId: conversation.id, userId } }),
+    }),
   }),
 })
+
+builder.queryField('conversations', (t) =>
+  t.connection({
+    subGraphs: ['chat'],
+    type: Conversation,
+    description: 'The conversations the caller participates in, newest first.',
+    resolve: (_root, args, ctx) => pageConnection(args, (window) => listConversations({ ctx: chatScope(ctx), window })),
+  }),
+)
 
 builder.queryField('conversation', (t) =>
   t.field({
@@ -73,4 +95,54 @@ builder.relayMutationField(
     resolve: (_root, { input }, ctx) => ({ participant: addParticipant({ ctx: chatScope(ctx), input }) }),
   },
   { subGraphs: ['chat'], outputFields: (t) => ({ participant: t.expose('participant', { type: User }) }) },
+)
+
+builder.relayMutationField(
+  'getOrCreateConversation',
+  { subGraphs: ['chat'], inputFields: (t) => ({ id: t.string({ required: true }) }) },
+  {
+    description: 'Returns the conversation with this id (the caller must participate), creating it if it does not exist.',
+    resolve: (_root, { input }, ctx) => ({
+      conversation: getOrCreateConversation({ ctx: chatScope(ctx), input }),
+    }),
+  },
+  { subGraphs: ['chat'], outputFields: (t) => ({ conversation: t.expose('conversation', { type: Conversation }) }) },
+)
+
+builder.relayMutationField(
+  'deleteConversation',
+  { subGraphs: ['chat'], inputFields: (t) => ({ id: t.string({ required: true }) }) },
+  {
+    description: 'Deletes a conversation with its messages and events; only its owner may.',
+    resolve: (_root, { input }, ctx) => {
+      deleteConversation({ ctx: chatScope(ctx), id: input.id })
+      return { conversationId: input.id }
+    },
+  },
+  { subGraphs: ['chat'], outputFields: (t) => ({ conversationId: t.exposeString('conversationId') }) },
+)
+
+builder.relayMutationField(
+  'removeParticipant',
+  {
+    subGraphs: ['chat'],
+    inputFields: (t) => ({
+      conversationId: t.string({ required: true }),
+      userId: t.string({ required: true }),
+    }),
+  },
+  {
+    description: 'Removes a participant: any participant may leave, the owner may remove others, no one removes the owner.',
+    resolve: (_root, { input }, ctx) => {
+      removeParticipant({ ctx: chatScope(ctx), input })
+      return input
+    },
+  },
+  {
+    subGraphs: ['chat'],
+    outputFields: (t) => ({
+      conversationId: t.exposeString('conversationId'),
+      userId: t.exposeString('userId'),
+    }),
+  },
 )

@@ -1,10 +1,11 @@
 import type { MessageRow } from '../../db/schema.ts'
 import { getConversation } from '../../domain/conversations.ts'
-import { createMessage, getMessage } from '../../domain/messages.ts'
+import { createMessage, deleteMessage, getMessage, listMessages } from '../../domain/messages.ts'
 import { getUser } from '../../domain/users.ts'
 import { builder } from '../builder.ts'
 import { chatScope } from '../context.ts'
 import { visibleOrNull } from '../nodes.ts'
+import { pageConnection } from '../paging.ts'
 import { Conversation } from './conversation.ts'
 import { MessagePayloadUnion, type StoredPayload } from './payload.ts'
 import { User } from './user.ts'
@@ -58,4 +59,26 @@ builder.relayMutationField(
     resolve: (_root, { input }, ctx) => ({ message: createMessage({ ctx: chatScope(ctx), input }) }),
   },
   { subGraphs: ['chat'], outputFields: (t) => ({ message: t.expose('message', { type: Message }) }) },
+)
+
+builder.objectField(Conversation, 'messages', (t) =>
+  t.connection({
+    type: Message,
+    description: 'The messages, newest first.',
+    resolve: (conversation, args, ctx) =>
+      pageConnection(args, (window) => listMessages({ ctx: chatScope(ctx), conversationId: conversation.id, window })),
+  }),
+)
+
+builder.relayMutationField(
+  'deleteMessage',
+  { subGraphs: ['chat'], inputFields: (t) => ({ id: t.string({ required: true }) }) },
+  {
+    description: 'Deletes a message; only its author may.',
+    resolve: (_root, { input }, ctx) => {
+      deleteMessage({ ctx: chatScope(ctx), id: input.id })
+      return { messageId: input.id }
+    },
+  },
+  { subGraphs: ['chat'], outputFields: (t) => ({ messageId: t.exposeString('messageId') }) },
 )

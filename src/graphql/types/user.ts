@@ -1,5 +1,13 @@
 import type { UserRow } from '../../db/schema.ts'
-import { getOrCreateUser, getVisibleUser, requireCaller } from '../../domain/users.ts'
+import { signUserKey } from '../../auth/user-key.ts'
+import {
+  createUser,
+  deleteUser,
+  getOrCreateUser,
+  getVisibleUser,
+  requireCaller,
+  updateUser,
+} from '../../domain/users.ts'
 import { builder } from '../builder.ts'
 import { chatScope } from '../context.ts'
 import { visibleOrNull } from '../nodes.ts'
@@ -14,6 +22,7 @@ export const User = builder.node(builder.objectRef<UserRow>('User'), {
     name: t.exposeString('name', { nullable: true }),
     pictureUrl: t.exposeString('pictureUrl', { nullable: true }),
     profile: t.exposeString('profile', { nullable: true, description: 'Custom profile data, encoded as a string.' }),
+    isBot: t.exposeBoolean('isBot', { description: "Whether this is the bot's own user." }),
     createdAt: t.expose('createdAt', { type: 'DateTime' }),
     updatedAt: t.expose('updatedAt', { type: 'DateTime' }),
   }),
@@ -43,4 +52,59 @@ builder.relayMutationField(
     resolve: (_root, { input }, ctx) => ({ user: getOrCreateUser({ ctx: chatScope(ctx), input }) }),
   },
   { subGraphs: ['chat'], outputFields: (t) => ({ user: t.expose('user', { type: User }) }) },
+)
+
+builder.relayMutationField(
+  'createUser',
+  {
+    subGraphs: ['chat'],
+    inputFields: (t) => ({
+      id: t.string({ description: 'A chosen id (1-64 of [A-Za-z0-9._:-]); generated when absent.' }),
+      name: t.string(),
+      pictureUrl: t.string(),
+      profile: t.string(),
+    }),
+  },
+  {
+    description: 'Creates a user and returns it with a user key signed by the server. Needs no x-user-key.',
+    resolve: async (_root, { input }, ctx) => {
+      const chat = chatScope(ctx)
+      const user = createUser({ ctx: chat, input })
+      return { user, key: await signUserKey(user.id, chat.integration.encryptionKey) }
+    },
+  },
+  {
+    subGraphs: ['chat'],
+    outputFields: (t) => ({
+      user: t.expose('user', { type: User }),
+      key: t.exposeString('key', { description: 'The x-user-key of the new user.' }),
+    }),
+  },
+)
+
+builder.relayMutationField(
+  'updateUser',
+  {
+    subGraphs: ['chat'],
+    inputFields: (t) => ({ name: t.string(), pictureUrl: t.string(), profile: t.string() }),
+  },
+  {
+    description: 'Updates the profile fields given (null clears one) of the user the x-user-key names.',
+    resolve: (_root, { input }, ctx) => ({ user: updateUser({ ctx: chatScope(ctx), input }) }),
+  },
+  { subGraphs: ['chat'], outputFields: (t) => ({ user: t.expose('user', { type: User }) }) },
+)
+
+builder.mutationField('deleteUser', (t) =>
+  t.field({
+    subGraphs: ['chat'],
+    type: 'String',
+    description:
+      'Deletes the user the x-user-key names, the conversations it owns and its messages; returns its user id.',
+    resolve: (_root, _args, ctx) => {
+      const chat = chatScope(ctx)
+      deleteUser({ ctx: chat })
+      return chat.callerId ?? ''
+    },
+  }),
 )

@@ -1,4 +1,4 @@
-import { CreateEventDocument } from '../../__generated__/chat-operations.ts'
+import { CreateEventDocument, GetEventDocument } from '../../__generated__/chat-operations.ts'
 import { route } from '../route.ts'
 
 export const eventRoutes = [
@@ -8,5 +8,12 @@ export const eventRoutes = [
     path: '/events',
     document: CreateEventDocument,
     response: (d) => ({ event: d.createEvent.event }),
+  }),
+  route({
+    operation: 'getEvent',
+    method: 'GET',
+    path: '/events/{id}',
+    document: GetEventDocument,
+    response: (d) => ({ event: d.event }),
   }),
 ]

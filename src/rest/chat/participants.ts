@@ -1,4 +1,9 @@
-import { AddParticipantDocument, ListParticipantsDocument } from '../../__generated__/chat-operations.ts'
+import {
+  AddParticipantDocument,
+  GetParticipantDocument,
+  ListParticipantsDocument,
+  RemoveParticipantDocument,
+} from '../../__generated__/chat-operations.ts'
 import { compact, nodes, stringParam, toMeta } from '../bodies.ts'
 import { route } from '../route.ts'
 
@@ -23,5 +28,19 @@ export const participantRoutes = [
       participants: nodes(d.conversation.participants),
       meta: toMeta(d.conversation.participants),
     }),
+  }),
+  route({
+    operation: 'getParticipant',
+    method: 'GET',
+    path: '/conversations/{conversationId}/participants/{userId}',
+    document: GetParticipantDocument,
+    response: (d) => ({ participant: compact(d.conversation.participant) }),
+  }),
+  route({
+    operation: 'removeParticipant',
+    method: 'DELETE',
+    path: '/conversations/{conversationId}/participants/{userId}',
+    document: RemoveParticipantDocument,
+    response: () => ({}),
   }),
 ]

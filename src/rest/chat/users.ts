@@ -1,13 +1,47 @@
-import { GetOrCreateUserDocument } from '../../__generated__/chat-operations.ts'
+import {
+  CreateUserDocument,
+  DeleteUserDocument,
+  GetOrCreateUserDocument,
+  GetUserDocument,
+  UpdateUserDocument,
+} from '../../__generated__/chat-operations.ts'
 import { compact } from '../bodies.ts'
 import { route } from '../route.ts'
 
 export const userRoutes = [
+  route({
+    operation: 'createUser',
+    method: 'POST',
+    path: '/users',
+    document: CreateUserDocument,
+    response: (d) => ({ user: compact(d.createUser.user), key: d.createUser.key }),
+  }),
+  route({
+    operation: 'getUser',
+    method: 'GET',
+    path: '/users/me',
+    document: GetUserDocument,
+    response: (d) => ({ user: compact(d.me) }),
+  }),
   route({
     operation: 'getOrCreateUser',
     method: 'POST',
     path: '/users/get-or-create',
     document: GetOrCreateUserDocument,
     response: (d) => ({ user: compact(d.getOrCreateUser.user) }),
+  }),
+  route({
+    operation: 'updateUser',
+    method: 'PUT',
+    path: '/users/me',
+    document: UpdateUserDocument,
+    response: (d) => ({ user: compact(d.updateUser.user) }),
+  }),
+  route({
+    operation: 'deleteUser',
+    method: 'DELETE',
+    path: '/users/me',
+    document: DeleteUserDocument,
+    response: () => ({}),
   }),
 ]

@@ -1,0 +1,22 @@
+import type { EventRow, MessageRow } from '../db/schema.ts'
+
+/**
+ * What happens in a conversation, as its listeners (REST SSE, GraphQL subscriptions) and the bot
+ * runtime learn it. Published only after the write it describes has committed.
+ */
+export type ConversationSignal =
+  | { type: 'message_created'; conversationId: string; message: MessageRow; isBot: boolean }
+  | { type: 'message_deleted'; conversationId: string; message: MessageRow }
+  | { type: 'event_created'; conversationId: string; event: EventRow; isBot: boolean }
+  | { type: 'participant_added'; conversationId: string; participantId: string }
+  | { type: 'participant_removed'; conversationId: string; participantId: string }
+  /** Not a Chat API signal: it ends the conversation's listeners. */
+  | { type: 'conversation_deleted'; conversationId: string }
+
+export interface SignalPublisher {
+  publish(integrationId: string, signal: ConversationSignal): void
+}
+
+/** Whether a listener of `userId` has heard the last of the conversation. */
+export const endsListenerOf = (userId: string, signal: ConversationSignal): boolean =>
+  signal.type === 'conversation_deleted' || (signal.type === 'participant_removed' && signal.participantId === userId)

@@ -1,0 +1,91 @@
+import { requireParticipation } from '../../domain/conversations.ts'
+import type { ConversationSignal } from '../../domain/signals.ts'
+import { builder } from '../builder.ts'
+import { chatScope } from '../context.ts'
+import { Event } from './event.ts'
+import { Message } from './message.ts'
+
+type Signal<T extends ConversationSignal['type']> = Extract<ConversationSignal, { type: T }>
+
+const signalType = <T extends ConversationSignal['type']>(type: T) =>
+  builder.objectRef<Signal<T>>(type.replace(/(^|_)(\w)/g, (_m, _s, c: string) => c.toUpperCase()) + 'Signal')
+
+export const MessageCreatedSignal = signalType('message_created').implement({
+  subGraphs: ['chat'],
+  fields: (t) => ({
+    type: t.exposeString('type'),
+    message: t.expose('message', { type: Message }),
+    isBot: t.exposeBoolean('isBot', { description: 'Whether the bot posted the message.' }),
+  }),
+})
+
+export const MessageDeletedSignal = signalType('message_deleted').implement({
+  subGraphs: ['chat'],
+  fields: (t) => ({
+    type: t.exposeString('type'),
+    messageId: t.string({ resolve: (s) => s.message.id }),
+    conversationId: t.exposeString('conversationId'),
+    userId: t.string({ description: 'The author of the deleted message.', resolve: (s) => s.message.userId }),
+  }),
+})
+
+export const EventCreatedSignal = signalType('event_created').implement({
+  subGraphs: ['chat'],
+  fields: (t) => ({
+    type: t.exposeString('type'),
+    event: t.expose('event', { type: Event }),
+    isBot: t.exposeBoolean('isBot', { description: 'Whether the bot created the event.' }),
+  }),
+})
+
+export const ParticipantAddedSignal = signalType('participant_added').implement({
+  subGraphs: ['chat'],
+  fields: (t) => ({
+    type: t.exposeString('type'),
+    conversationId: t.exposeString('conversationId'),
+    participantId: t.exposeString('participantId'),
+  }),
+})
+
+export const ParticipantRemovedSignal = signalType('participant_removed').implement({
+  subGraphs: ['chat'],
+  fields: (t) => ({
+    type: t.exposeString('type'),
+    conversationId: t.exposeString('conversationId'),
+    participantId: t.exposeString('participantId'),
+  }),
+})
+
+const members = {
+  message_created: MessageCreatedSignal,
+  message_deleted: MessageDeletedSignal,
+  event_created: EventCreatedSignal,
+  participant_added: ParticipantAddedSignal,
+  participant_removed: ParticipantRemovedSignal,
+} as const
+
+type ListenerSignal = Exclude<ConversationSignal, { type: 'conversation_deleted' }>
+
+export const ConversationSignalUnion = builder.unionType('ConversationSignal', {
+  subGraphs: ['chat'],
+  description: 'Something that happened in a conversation: the five signals of the Chat API.',
+  types: Object.values(members),
+  resolveType: (signal: ListenerSignal) => members[signal.type],
+})
+
+builder.subscriptionType({ subGraphs: ['chat'] })
+
+builder.subscriptionField('conversationSignals', (t) =>
+  t.field({
+    type: ConversationSignalUnion,
+    description:
+      'The live signals of a conversation the caller participates in; ends when the caller is removed or the conversation is deleted.',
+    args: { conversationId: t.arg.string({ required: true }) },
+    subscribe: (_root, { conversationId }, ctx) => {
+      const chat = chatScope(ctx)
+      const { caller } = requireParticipation(chat, conversationId)
+      return ctx.signals.listen(chat.integration.id, conversationId, caller.id) as AsyncIterable<ListenerSignal>
+    },
+    resolve: (signal) => signal,
+  }),
+)

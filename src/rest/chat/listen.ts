@@ -1,0 +1,30 @@
+import { ListenConversationDocument, type ListenConversationSubscription } from '../../__generated__/chat-operations.ts'
+import { compact } from '../bodies.ts'
+import { stream } from '../route.ts'
+
+type Signal = ListenConversationSubscription['conversationSignals']
+
+/** A signal as the Chat API sends it: `{type, data}`, the message or event with `isBot` beside it. */
+function toChatSignal(signal: Signal) {
+  switch (signal.__typename) {
+    case 'MessageCreatedSignal':
+      return { type: signal.type, data: { ...compact(signal.message), isBot: signal.isBot } }
+    case 'EventCreatedSignal':
+      return { type: signal.type, data: { ...signal.event, isBot: signal.isBot } }
+    case 'MessageDeletedSignal':
+      return { type: signal.type, data: { id: signal.id, conversationId: signal.conversationId, userId: signal.userId } }
+    case 'ParticipantAddedSignal':
+    case 'ParticipantRemovedSignal':
+      return { type: signal.type, data: { conversationId: signal.conversationId, participantId: signal.participantId } }
+  }
+}
+
+export const listenRoutes = [
+  stream({
+    operation: 'listenConversation',
+    method: 'GET',
+    path: '/conversations/{id}/listen',
+    document: ListenConversationDocument,
+    event: (d) => toChatSignal(d.conversationSignals),
+  }),
+]
