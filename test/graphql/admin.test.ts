@@ -313,13 +313,28 @@ describe('scope separation', () => {
   it('the chat schema has the chat fields and no admin field', async () => {
     const alice = await t.user('alice')
     const res = await t.graphql(FIELDS, {}, { key: alice.key })
-    expect(names(res.body.data.__schema.queryType)).toEqual(['conversation', 'event', 'me', 'message', 'node', 'nodes'])
+    expect(names(res.body.data.__schema.queryType)).toEqual([
+      'conversation',
+      'conversations',
+      'event',
+      'me',
+      'message',
+      'node',
+      'nodes',
+    ])
     expect(names(res.body.data.__schema.mutationType)).toEqual([
       'addParticipant',
       'createConversation',
       'createEvent',
       'createMessage',
+      'createUser',
+      'deleteConversation',
+      'deleteMessage',
+      'deleteUser',
+      'getOrCreateConversation',
       'getOrCreateUser',
+      'removeParticipant',
+      'updateUser',
     ])
   })
 

@@ -14,7 +14,9 @@ afterEach(() => t.close())
 
 const post = (body: unknown, key = alice.key) => t.chat('POST', '/messages', { key, body })
 
-const messageCount = () => (t.db.$client.prepare('select count(*) as n from messages').get() as { n: number }).n
+// Messages users posted; the echo bot's replies are its own and are not counted here.
+const messageCount = () =>
+  (t.db.$client.prepare('select count(*) as n from messages where user_id not in (select id from users where is_bot)').get() as { n: number }).n
 
 const readBack = async (id: string, key = alice.key) => {
   const res = await t.graphql(
