@@ -1,0 +1,185 @@
+import { type ChildProcess, spawn } from 'node:child_process'
+import { readdirSync, readFileSync } from 'node:fs'
+import { fileURLToPath } from 'node:url'
+
+/** The project root, where `npm start` is run. */
+export const ROOT = fileURLToPath(new URL('../..', import.meta.url))
+
+/** `npm start` builds with tsc before it listens. */
+export const START_TIMEOUT = 60_000
+const EXIT_TIMEOUT = 15_000
+
+const LISTENING = /^Confab listening on (http:\/\/127\.0\.0\.1:(\d+))$/m
+
+export interface ExitStatus {
+  code: number | null
+  signal: NodeJS.Signals | null
+}
+
+export interface RunningServer {
+  baseUrl: string
+  port: number
+  /** The pid of `node dist/main.js` (npm runs it through `sh -c`, both in npm's process group). */
+  serverPid: number
+  /** Everything the process group has written to stdout / stderr so far. */
+  stdout: () => string
+  stderr: () => string
+  /**
+   * SIGTERM to the whole process group (npm, sh and node), as a terminal's Ctrl-C or a supervisor
+   * does; resolves once npm and the server process have both exited. npm itself dies of the signal,
+   * so its exit status says nothing about the server's: use terminate() to observe that.
+   */
+  stop: () => Promise<void>
+  /**
+   * SIGTERM to the server process alone; npm then exits with the status the server exited with,
+   * which this resolves to once the server process is gone.
+   */
+  terminate: () => Promise<ExitStatus>
+}
+
+const running = new Set<ChildProcess>()
+
+// A worker that dies mid-run must not leave a server listening.
+process.once('exit', () => {
+  for (const child of running) {
+    try {
+      if (child.pid !== undefined) process.kill(-child.pid, 'SIGKILL')
+    } catch {}
+  }
+})
+
+/** The state letter of /proc/<pid>/stat, or undefined once the process is gone. */
+function processState(pid: number): string | undefined {
+  try {
+    const stat = readFileSync(`/proc/${pid}/stat`, 'utf8')
+    return stat.slice(stat.lastIndexOf(')') + 2).split(' ')[0]
+  } catch {
+    return undefined
+  }
+}
+
+/** An orphan reparented to a non-reaping init lingers as a zombie: that counts as exited. */
+const alive = (pid: number) => {
+  const state = processState(pid)
+  return state !== undefined && state !== 'Z' && state !== 'X'
+}
+
+async function waitUntilGone(pid: number, timeout: number): Promise<boolean> {
+  const deadline = Date.now() + timeout
+  while (alive(pid)) {
+    if (Date.now() > deadline) return false
+    await new Promise((resolve) => setTimeout(resolve, 50))
+  }
+  return true
+}
+
+/** The `node dist/main.js` process of a process group (Linux /proc). */
+function findServerPid(groupId: number): number | undefined {
+  for (const entry of readdirSync('/proc')) {
+    if (!/^\d+$/.test(entry)) continue
+    try {
+      const stat = readFileSync(`/proc/${entry}/stat`, 'utf8')
+      const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ')
+      if (Number(fields[2]) !== groupId) continue
+      const argv = readFileSync(`/proc/${entry}/cmdline`, 'utf8').split('\0')
+      if (/(^|\/)node$/.test(argv[0] ?? '') && argv.slice(1).some((arg) => /(^|\/)dist\/main\.js$/.test(arg))) {
+        return Number(entry)
+      }
+    } catch {}
+  }
+  return undefined
+}
+
+/**
+ * Starts the server exactly as `npm start` does, on a free port of 127.0.0.1 and the given
+ * database file, and resolves once it prints `Confab listening on http://127.0.0.1:PORT`.
+ */
+export function startServer(options: { databaseUrl: string; env?: Record<string, string> }): Promise<RunningServer> {
+  const child = spawn('npm', ['start'], {
+    cwd: ROOT,
+    detached: true,
+    stdio: ['ignore', 'pipe', 'pipe'],
+    env: {
+      ...process.env,
+      PORT: '0',
+      HOST: '127.0.0.1',
+      DATABASE_URL: options.databaseUrl,
+      LOG_LEVEL: 'warn',
+      ...options.env,
+    },
+  })
+  running.add(child)
+  let stdout = ''
+  let stderr = ''
+  child.stdout?.setEncoding('utf8').on('data', (chunk: string) => {
+    stdout += chunk
+  })
+  child.stderr?.setEncoding('utf8').on('data', (chunk: string) => {
+    stderr += chunk
+  })
+  const exited = new Promise<ExitStatus>((resolve) => {
+    child.once('exit', (code, signal) => {
+      running.delete(child)
+      resolve({ code, signal })
+    })
+  })
+  const groupId = child.pid as number
+  const killGroup = (signal: NodeJS.Signals) => {
+    try {
+      process.kill(-groupId, signal)
+    } catch {}
+  }
+
+  return new Promise<RunningServer>((resolve, reject) => {
+    let settled = false
+    const fail = (reason: string) => {
+      if (settled) return
+      settled = true
+      clearTimeout(timer)
+      child.stdout?.off('data', onData)
+      killGroup('SIGKILL')
+      reject(new Error(`npm start ${reason}\n--- stdout ---\n${stdout}\n--- stderr ---\n${stderr}`))
+    }
+    const timer = setTimeout(() => fail(`did not print its address within ${START_TIMEOUT} ms`), START_TIMEOUT)
+    void exited.then((status) => fail(`exited before listening (${JSON.stringify(status)})`))
+
+    const onData = () => {
+      const match = LISTENING.exec(stdout)
+      if (!match || settled) return
+      const serverPid = findServerPid(groupId)
+      if (serverPid === undefined) return fail('is listening but its node process was not found')
+      settled = true
+      clearTimeout(timer)
+      child.stdout?.off('data', onData)
+      const baseUrl = match[1] as string
+
+      const settle = async (signalled: Promise<ExitStatus>) => {
+        const [status, gone] = await Promise.all([signalled, waitUntilGone(serverPid, EXIT_TIMEOUT)])
+        if (!gone) {
+          killGroup('SIGKILL')
+          throw new Error(`the server process ${serverPid} did not exit within ${EXIT_TIMEOUT} ms of SIGTERM`)
+        }
+        return status
+      }
+
+      resolve({
+        baseUrl,
+        port: Number(match[2]),
+        serverPid,
+        stdout: () => stdout,
+        stderr: () => stderr,
+        stop: async () => {
+          killGroup('SIGTERM')
+          await settle(exited)
+        },
+        terminate: async () => {
+          try {
+            process.kill(serverPid, 'SIGTERM')
+          } catch {}
+          return settle(exited)
+        },
+      })
+    }
+    child.stdout?.on('data', onData)
+  })
+}
