@@ -252,7 +252,9 @@ describe('restart on the same database', () => {
     const key = await keyFor('persisted-user')
     const res = await chat('GET', `/conversations/${conversationId}/participants`, { key })
     expect(res.status).toBe(200)
-    expect(res.body).toEqual({ participants: [user, friend], meta: {} })
+    // The echo bot joined when it answered the stored message.
+    const echoBot = { id: firstBotId, name: 'Echo bot', createdAt: expect.any(String), updatedAt: expect.any(String) }
+    expect(res.body).toEqual({ participants: [user, friend, echoBot], meta: {} })
   })
 
   it('still has the message', async () => {
