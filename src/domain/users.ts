@@ -40,11 +40,10 @@ export function requireCaller(ctx: ChatContext): UserRow {
   return user
 }
 
-/** A user of the caller's choosing (or a generated id); no key is needed to create one. */
-export function createUser({ ctx, input }: { ctx: ChatContext; input: UserProfileInput & { id?: string | null } }): UserRow {
-  const id = input.id == null ? newId() : assertClientId(input.id, 'user id')
+/** Inserts a user unless its id is taken; returns the new row, or undefined when it was taken. */
+function insertUser(ctx: ChatContext, id: string, input: UserProfileInput): UserRow | undefined {
   const at = now()
-  const inserted = ctx.db
+  return ctx.db
     .insert(users)
     .values({
       integrationId: ctx.integration.id,
@@ -58,6 +57,18 @@ export function createUser({ ctx, input }: { ctx: ChatContext; input: UserProfil
     .onConflictDoNothing()
     .returning()
     .get()
+}
+
+/** A user of the caller's choosing (or a generated id); no key is needed to create one. */
+export function createUser({
+  ctx,
+  input,
+}: {
+  ctx: ChatContext
+  input: UserProfileInput & { id?: string | null }
+}): UserRow {
+  const id = input.id == null ? newId() : assertClientId(input.id, 'user id')
+  const inserted = insertUser(ctx, id, input)
   if (!inserted) throw alreadyExists('User', id)
   return inserted
 }
@@ -112,23 +123,7 @@ export function deleteUser({ ctx }: { ctx: ChatContext }): void {
  */
 export function getOrCreateUser({ ctx, input }: { ctx: ChatContext; input: UserProfileInput }): UserRow {
   const id = requireCallerId(ctx)
-  const existing = findUser(ctx, id)
-  if (existing) return existing
-  const at = now()
-  ctx.db
-    .insert(users)
-    .values({
-      integrationId: ctx.integration.id,
-      id,
-      name: input.name ?? null,
-      pictureUrl: input.pictureUrl ?? null,
-      profile: input.profile ?? null,
-      createdAt: at,
-      updatedAt: at,
-    })
-    .onConflictDoNothing()
-    .run()
-  return getUser(ctx, id)
+  return findUser(ctx, id) ?? insertUser(ctx, id, input) ?? getUser(ctx, id)
 }
 
 /** A user's profile is visible to the user and to the users it shares a conversation with. */
