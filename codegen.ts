@@ -25,6 +25,8 @@ const operations = {
 
 const config: CodegenConfig = {
   overwrite: true,
+  // Plugins resolve from the project, not from wherever npm nested a copy inside @graphql-codegen/cli.
+  pluginLoader: (name: string) => import(name),
   generates: {
     'schema/schema.graphql': { schema: chatSdl, plugins: ['schema-ast'] },
     'schema/admin.graphql': { schema: adminSdl, plugins: ['schema-ast'] },

@@ -1,4 +1,5 @@
 import { randomUUID } from 'node:crypto'
+import type { Server } from 'node:http'
 import type { Logger } from 'pino'
 import type { BotHandler } from './bots/handler.ts'
 import { builtInHandlers } from './bots/handlers.ts'
@@ -6,10 +7,12 @@ import { type BotRuntime, startBotRuntime } from './bots/runtime.ts'
 import type { Db } from './db/client.ts'
 import { createAdminContext, createChatContext } from './graphql/context.ts'
 import { adminSchema, chatSchema } from './graphql/schema.ts'
+import { attachGraphQLWebSocket } from './graphql/ws.ts'
 import { createAdminYoga, createChatYoga } from './graphql/yoga.ts'
 import { bodyLimits, withLimitedBody } from './http/body.ts'
 import { decodePathSegment } from './http/path.ts'
-import { errorResponse, HttpError, json } from './http/responses.ts'
+import { type CorsOrigins, createCors } from './http/cors.ts'
+import { errorResponse, HttpError, json, withHeaders } from './http/responses.ts'
 import { defaultSseTiming, type SseTiming, SseStreams } from './http/sse.ts'
 import { adminRoutes } from './rest/admin/routes.ts'
 import { chatRoutes } from './rest/chat/routes.ts'
@@ -23,6 +26,8 @@ export interface AppOptions {
   handlers?: Record<string, BotHandler>
   botTimeoutMs?: number
   sseTiming?: SseTiming
+  /** Origins allowed to call cross-origin (CORS_ORIGINS); none by default. */
+  corsOrigins?: CorsOrigins
 }
 
 export interface App {
@@ -30,7 +35,11 @@ export interface App {
   signals: SignalHub
   bots: BotRuntime
   streams: SseStreams
-  /** Ends live streams and the bot runtime; the database stays open (its owner closes it). */
+  /** Serves GraphQL over WebSocket on the HTTP server that serves `fetch`. */
+  attach(server: Server): void
+  /** Ends live streams and WebSockets, which would otherwise hold a closing server open. */
+  endLiveConnections(): Promise<void>
+  /** Ends live connections and stops the bot runtime; the database stays open (its owner closes it). */
   close(): Promise<void>
 }
 
@@ -43,7 +52,9 @@ export function createApp({
   handlers = builtInHandlers,
   botTimeoutMs,
   sseTiming = defaultSseTiming,
+  corsOrigins = [],
 }: AppOptions): App {
+  const cors = createCors(corsOrigins)
   const signals = createSignalHub()
   const streams = new SseStreams(log, sseTiming)
   const bots = startBotRuntime({ db, log, signals, handlers, timeoutMs: botTimeoutMs })
@@ -57,7 +68,11 @@ export function createApp({
     streams,
     log,
     context: ({ requestId, scope, headers }) =>
-      createChatContext(deps, { requestId, webhookId: scope.webhookId ?? '', headers }),
+      createChatContext(deps, {
+        requestId,
+        webhookId: scope.webhookId ?? '',
+        userKey: headers.get('x-user-key') ?? undefined,
+      }),
   })
   const adminRest = createRestHandler({
     schema: adminSchema,
@@ -65,7 +80,12 @@ export function createApp({
     bodyLimit: bodyLimits.admin,
     streams,
     log,
-    context: ({ requestId, headers }) => createAdminContext(deps, { requestId, headers }),
+    context: ({ requestId, headers }) =>
+      createAdminContext(deps, {
+        requestId,
+        authorization: headers.get('authorization') ?? undefined,
+        workspaceId: headers.get('x-workspace-id') ?? undefined,
+      }),
   })
 
   async function route(request: Request, requestId: string): Promise<Response> {
@@ -81,7 +101,7 @@ export function createApp({
     if (chat) {
       const webhookId = decodePathSegment(chat[1] ?? '')
       const rest = chat[2] ?? '/'
-      if (rest === '/graphql' || rest === '/graphql/') {
+      if (rest === '/graphql' || rest.startsWith('/graphql/')) {
         return chatYoga.fetch(await withLimitedBody(request, bodyLimits.chat), { requestId, webhookId })
       }
       return chatRest(request, { path: rest, requestId, scope: { webhookId } })
@@ -89,23 +109,45 @@ export function createApp({
     return errorResponse(requestId, 404, 'ResourceNotFound', `no route for ${pathname}`)
   }
 
+  const sockets: { close(): Promise<void> }[] = []
+  let ending: Promise<void> | undefined
+  let closing: Promise<void> | undefined
+  const endLiveConnections = () => {
+    ending ??= (async () => {
+      streams.closeAll()
+      await Promise.all(sockets.map((socket) => socket.close()))
+    })()
+    return ending
+  }
+
   return {
     signals,
     bots,
     streams,
-    async fetch(request) {
-      const requestId = randomUUID()
-      try {
-        return await route(request, requestId)
-      } catch (error) {
-        if (error instanceof HttpError) return errorResponse(requestId, error.status, error.type, error.message)
-        log.error({ err: error, requestId }, 'unhandled error')
-        return errorResponse(requestId, 500, 'Internal', 'an internal error occurred')
-      }
+    attach(server) {
+      sockets.push(attachGraphQLWebSocket(server, chatYoga))
     },
-    async close() {
-      streams.closeAll()
-      await bots.stop()
+    async fetch(request) {
+      const preflight = cors.preflight(request)
+      if (preflight) return preflight
+      const requestId = randomUUID()
+      let response: Response
+      try {
+        response = await route(request, requestId)
+      } catch (error) {
+        if (error instanceof HttpError) {
+          response = errorResponse(requestId, error.status, error.type, error.message)
+        } else {
+          log.error({ err: error, requestId }, 'unhandled error')
+          response = errorResponse(requestId, 500, 'Internal', 'an internal error occurred')
+        }
+      }
+      return withHeaders(response, { 'x-request-id': requestId, ...cors.responseHeaders(request) })
+    },
+    endLiveConnections,
+    close() {
+      closing ??= endLiveConnections().then(() => bots.stop())
+      return closing
     },
   }
 }

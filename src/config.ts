@@ -11,6 +11,8 @@ export interface Config {
   databaseUrl: string
   logLevel: string
   production: boolean
+  /** Browser origins allowed to call the API cross-origin: CORS_ORIGINS, comma-separated, or `*`. */
+  corsOrigins: readonly string[] | '*'
   bootstrap: BootstrapValues
 }
 
@@ -25,6 +27,14 @@ function parsePort(raw: string | undefined): number {
   return port
 }
 
+function parseOrigins(raw: string | undefined): readonly string[] | '*' {
+  if (raw?.trim() === '*') return '*'
+  return (raw ?? '')
+    .split(',')
+    .map((origin) => origin.trim().replace(/\/+$/, ''))
+    .filter((origin) => origin !== '')
+}
+
 const nonEmpty = (value: string | undefined) => (value === undefined || value === '' ? undefined : value)
 
 export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
@@ -34,6 +44,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     databaseUrl: nonEmpty(env.DATABASE_URL) ?? './data/confab.db',
     logLevel: nonEmpty(env.LOG_LEVEL) ?? 'info',
     production: env.NODE_ENV === 'production',
+    corsOrigins: parseOrigins(env.CORS_ORIGINS),
     bootstrap: {
       workspaceId: nonEmpty(env.CONFAB_WORKSPACE_ID),
       adminToken: nonEmpty(env.CONFAB_ADMIN_TOKEN),

@@ -12,8 +12,9 @@ async function main() {
   const log = createLogger(config.logLevel)
   const db = openDb(config.databaseUrl)
   const created = bootstrap(db, config.bootstrap)
-  const app = createApp({ db, log })
+  const app = createApp({ db, log, corsOrigins: config.corsOrigins })
   const server = createServer(createServerAdapter(app.fetch))
+  app.attach(server)
 
   await new Promise<void>((resolve, reject) => {
     server.once('error', reject)
@@ -38,7 +39,7 @@ async function main() {
         process.exit(0)
       })
     })
-    app.streams.closeAll()
+    void app.endLiveConnections()
     server.closeIdleConnections()
     setTimeout(() => {
       server.closeAllConnections()

@@ -3,6 +3,132 @@ type Exact<T extends { [key: string]: unknown }> = { [K in keyof T]: T[K] };
 /** Internal type. DO NOT USE DIRECTLY. */
 export type Incremental<T> = T | { [P in keyof T]?: P extends ' $fragmentName' | '__typename' ? T[P] : never };
 import type { TypedDocumentNode as DocumentNode } from '@graphql-typed-document-node/core';
+export type AudioPayloadInput = {
+  audioUrl: string;
+  /** Properties the kind does not name, kept in the stored payload. */
+  extra?: Record<string, unknown> | null | undefined;
+};
+
+/** One item of a bloc: exactly one field, named after the item kind. */
+export type BlocItemInput =
+  {   audio: AudioPayloadInput; file?: never; image?: never; location?: never; markdown?: never; text?: never; video?: never; }
+  |  { audio?: never;   file: FilePayloadInput; image?: never; location?: never; markdown?: never; text?: never; video?: never; }
+  |  { audio?: never; file?: never;   image: ImagePayloadInput; location?: never; markdown?: never; text?: never; video?: never; }
+  |  { audio?: never; file?: never; image?: never;   location: LocationPayloadInput; markdown?: never; text?: never; video?: never; }
+  |  { audio?: never; file?: never; image?: never; location?: never;   markdown: MarkdownPayloadInput; text?: never; video?: never; }
+  |  { audio?: never; file?: never; image?: never; location?: never; markdown?: never;   text: TextPayloadInput; video?: never; }
+  |  { audio?: never; file?: never; image?: never; location?: never; markdown?: never; text?: never;   video: VideoPayloadInput; };
+
+export type BlocPayloadInput = {
+  /** Properties the kind does not name, kept in the stored payload. */
+  extra?: Record<string, unknown> | null | undefined;
+  items: Array<BlocItemInput>;
+};
+
+export type CardActionInput = {
+  action: CardActionKind;
+  /** Properties the kind does not name, kept in the stored payload. */
+  extra?: Record<string, unknown> | null | undefined;
+  label: string;
+  value: string;
+};
+
+export type CardActionKind =
+  | 'postback'
+  | 'say'
+  | 'url';
+
+export type CardPayloadInput = {
+  actions: Array<CardActionInput>;
+  /** Properties the kind does not name, kept in the stored payload. */
+  extra?: Record<string, unknown> | null | undefined;
+  imageUrl?: string | null | undefined;
+  subtitle?: string | null | undefined;
+  title: string;
+};
+
+export type CarouselPayloadInput = {
+  /** Properties the kind does not name, kept in the stored payload. */
+  extra?: Record<string, unknown> | null | undefined;
+  items: Array<CardPayloadInput>;
+};
+
+export type ChoiceOptionInput = {
+  /** Properties the kind does not name, kept in the stored payload. */
+  extra?: Record<string, unknown> | null | undefined;
+  label: string;
+  value: string;
+};
+
+export type ChoicePayloadInput = {
+  /** Properties the kind does not name, kept in the stored payload. */
+  extra?: Record<string, unknown> | null | undefined;
+  options: Array<ChoiceOptionInput>;
+  text: string;
+};
+
+export type DropdownPayloadInput = {
+  /** Properties the kind does not name, kept in the stored payload. */
+  extra?: Record<string, unknown> | null | undefined;
+  options: Array<ChoiceOptionInput>;
+  text: string;
+};
+
+export type FilePayloadInput = {
+  /** Properties the kind does not name, kept in the stored payload. */
+  extra?: Record<string, unknown> | null | undefined;
+  fileUrl: string;
+  title?: string | null | undefined;
+};
+
+export type ImagePayloadInput = {
+  /** Properties the kind does not name, kept in the stored payload. */
+  extra?: Record<string, unknown> | null | undefined;
+  imageUrl: string;
+};
+
+export type LocationPayloadInput = {
+  address?: string | null | undefined;
+  /** Properties the kind does not name, kept in the stored payload. */
+  extra?: Record<string, unknown> | null | undefined;
+  latitude: number;
+  longitude: number;
+  title?: string | null | undefined;
+};
+
+export type MarkdownPayloadInput = {
+  /** Properties the kind does not name, kept in the stored payload. */
+  extra?: Record<string, unknown> | null | undefined;
+  markdown: string;
+};
+
+/** The content of a new message: exactly one field, named after the payload kind. */
+export type MessagePayloadInput =
+  {   audio: AudioPayloadInput; bloc?: never; card?: never; carousel?: never; choice?: never; dropdown?: never; file?: never; image?: never; location?: never; markdown?: never; text?: never; video?: never; }
+  |  { audio?: never;   bloc: BlocPayloadInput; card?: never; carousel?: never; choice?: never; dropdown?: never; file?: never; image?: never; location?: never; markdown?: never; text?: never; video?: never; }
+  |  { audio?: never; bloc?: never;   card: CardPayloadInput; carousel?: never; choice?: never; dropdown?: never; file?: never; image?: never; location?: never; markdown?: never; text?: never; video?: never; }
+  |  { audio?: never; bloc?: never; card?: never;   carousel: CarouselPayloadInput; choice?: never; dropdown?: never; file?: never; image?: never; location?: never; markdown?: never; text?: never; video?: never; }
+  |  { audio?: never; bloc?: never; card?: never; carousel?: never;   choice: ChoicePayloadInput; dropdown?: never; file?: never; image?: never; location?: never; markdown?: never; text?: never; video?: never; }
+  |  { audio?: never; bloc?: never; card?: never; carousel?: never; choice?: never;   dropdown: DropdownPayloadInput; file?: never; image?: never; location?: never; markdown?: never; text?: never; video?: never; }
+  |  { audio?: never; bloc?: never; card?: never; carousel?: never; choice?: never; dropdown?: never;   file: FilePayloadInput; image?: never; location?: never; markdown?: never; text?: never; video?: never; }
+  |  { audio?: never; bloc?: never; card?: never; carousel?: never; choice?: never; dropdown?: never; file?: never;   image: ImagePayloadInput; location?: never; markdown?: never; text?: never; video?: never; }
+  |  { audio?: never; bloc?: never; card?: never; carousel?: never; choice?: never; dropdown?: never; file?: never; image?: never;   location: LocationPayloadInput; markdown?: never; text?: never; video?: never; }
+  |  { audio?: never; bloc?: never; card?: never; carousel?: never; choice?: never; dropdown?: never; file?: never; image?: never; location?: never;   markdown: MarkdownPayloadInput; text?: never; video?: never; }
+  |  { audio?: never; bloc?: never; card?: never; carousel?: never; choice?: never; dropdown?: never; file?: never; image?: never; location?: never; markdown?: never;   text: TextPayloadInput; video?: never; }
+  |  { audio?: never; bloc?: never; card?: never; carousel?: never; choice?: never; dropdown?: never; file?: never; image?: never; location?: never; markdown?: never; text?: never;   video: VideoPayloadInput; };
+
+export type TextPayloadInput = {
+  /** Properties the kind does not name, kept in the stored payload. */
+  extra?: Record<string, unknown> | null | undefined;
+  text: string;
+};
+
+export type VideoPayloadInput = {
+  /** Properties the kind does not name, kept in the stored payload. */
+  extra?: Record<string, unknown> | null | undefined;
+  videoUrl: string;
+};
+
 export type CreateConversationMutationVariables = Exact<{
   id?: string | null | undefined;
 }>;
@@ -81,7 +207,7 @@ export type HelloQuery = { __typename: 'Query' };
 
 export type CreateMessageMutationVariables = Exact<{
   conversationId: string;
-  payload: Record<string, unknown>;
+  payload: MessagePayloadInput;
   metadata?: Record<string, unknown> | null | undefined;
 }>;
 
@@ -193,7 +319,7 @@ export const ListenConversationDocument = {"kind":"Document","definitions":[{"ki
 export const CreateEventDocument = {"kind":"Document","definitions":[{"kind":"OperationDefinition","operation":"mutation","name":{"kind":"Name","value":"createEvent"},"variableDefinitions":[{"kind":"VariableDefinition","variable":{"kind":"Variable","name":{"kind":"Name","value":"conversationId"}},"type":{"kind":"NonNullType","type":{"kind":"NamedType","name":{"kind":"Name","value":"String"}}}},{"kind":"VariableDefinition","variable":{"kind":"Variable","name":{"kind":"Name","value":"payload"}},"type":{"kind":"NonNullType","type":{"kind":"NamedType","name":{"kind":"Name","value":"JSONObject"}}}}],"selectionSet":{"kind":"SelectionSet","selections":[{"kind":"Field","name":{"kind":"Name","value":"createEvent"},"arguments":[{"kind":"Argument","name":{"kind":"Name","value":"input"},"value":{"kind":"ObjectValue","fields":[{"kind":"ObjectField","name":{"kind":"Name","value":"conversationId"},"value":{"kind":"Variable","name":{"kind":"Name","value":"conversationId"}}},{"kind":"ObjectField","name":{"kind":"Name","value":"payload"},"value":{"kind":"Variable","name":{"kind":"Name","value":"payload"}}}]}}],"selectionSet":{"kind":"SelectionSet","selections":[{"kind":"Field","name":{"kind":"Name","value":"event"},"selectionSet":{"kind":"SelectionSet","selections":[{"kind":"FragmentSpread","name":{"kind":"Name","value":"EventBody"}}]}}]}}]}},{"kind":"FragmentDefinition","name":{"kind":"Name","value":"EventBody"},"typeCondition":{"kind":"NamedType","name":{"kind":"Name","value":"Event"}},"selectionSet":{"kind":"SelectionSet","selections":[{"kind":"Field","alias":{"kind":"Name","value":"id"},"name":{"kind":"Name","value":"eventId"}},{"kind":"Field","name":{"kind":"Name","value":"createdAt"}},{"kind":"Field","name":{"kind":"Name","value":"payload"}},{"kind":"Field","name":{"kind":"Name","value":"conversationId"}},{"kind":"Field","name":{"kind":"Name","value":"userId"}}]}}]} as unknown as DocumentNode<CreateEventMutation, CreateEventMutationVariables>;
 export const GetEventDocument = {"kind":"Document","definitions":[{"kind":"OperationDefinition","operation":"query","name":{"kind":"Name","value":"getEvent"},"variableDefinitions":[{"kind":"VariableDefinition","variable":{"kind":"Variable","name":{"kind":"Name","value":"id"}},"type":{"kind":"NonNullType","type":{"kind":"NamedType","name":{"kind":"Name","value":"String"}}}}],"selectionSet":{"kind":"SelectionSet","selections":[{"kind":"Field","name":{"kind":"Name","value":"event"},"arguments":[{"kind":"Argument","name":{"kind":"Name","value":"id"},"value":{"kind":"Variable","name":{"kind":"Name","value":"id"}}}],"selectionSet":{"kind":"SelectionSet","selections":[{"kind":"FragmentSpread","name":{"kind":"Name","value":"EventBody"}}]}}]}},{"kind":"FragmentDefinition","name":{"kind":"Name","value":"EventBody"},"typeCondition":{"kind":"NamedType","name":{"kind":"Name","value":"Event"}},"selectionSet":{"kind":"SelectionSet","selections":[{"kind":"Field","alias":{"kind":"Name","value":"id"},"name":{"kind":"Name","value":"eventId"}},{"kind":"Field","name":{"kind":"Name","value":"createdAt"}},{"kind":"Field","name":{"kind":"Name","value":"payload"}},{"kind":"Field","name":{"kind":"Name","value":"conversationId"}},{"kind":"Field","name":{"kind":"Name","value":"userId"}}]}}]} as unknown as DocumentNode<GetEventQuery, GetEventQueryVariables>;
 export const HelloDocument = {"kind":"Document","definitions":[{"kind":"OperationDefinition","operation":"query","name":{"kind":"Name","value":"hello"},"selectionSet":{"kind":"SelectionSet","selections":[{"kind":"Field","name":{"kind":"Name","value":"__typename"}}]}}]} as unknown as DocumentNode<HelloQuery, HelloQueryVariables>;
-export const CreateMessageDocument = {"kind":"Document","definitions":[{"kind":"OperationDefinition","operation":"mutation","name":{"kind":"Name","value":"createMessage"},"variableDefinitions":[{"kind":"VariableDefinition","variable":{"kind":"Variable","name":{"kind":"Name","value":"conversationId"}},"type":{"kind":"NonNullType","type":{"kind":"NamedType","name":{"kind":"Name","value":"String"}}}},{"kind":"VariableDefinition","variable":{"kind":"Variable","name":{"kind":"Name","value":"payload"}},"type":{"kind":"NonNullType","type":{"kind":"NamedType","name":{"kind":"Name","value":"JSONObject"}}}},{"kind":"VariableDefinition","variable":{"kind":"Variable","name":{"kind":"Name","value":"metadata"}},"type":{"kind":"NamedType","name":{"kind":"Name","value":"JSONObject"}}}],"selectionSet":{"kind":"SelectionSet","selections":[{"kind":"Field","name":{"kind":"Name","value":"createMessage"},"arguments":[{"kind":"Argument","name":{"kind":"Name","value":"input"},"value":{"kind":"ObjectValue","fields":[{"kind":"ObjectField","name":{"kind":"Name","value":"conversationId"},"value":{"kind":"Variable","name":{"kind":"Name","value":"conversationId"}}},{"kind":"ObjectField","name":{"kind":"Name","value":"payload"},"value":{"kind":"Variable","name":{"kind":"Name","value":"payload"}}},{"kind":"ObjectField","name":{"kind":"Name","value":"metadata"},"value":{"kind":"Variable","name":{"kind":"Name","value":"metadata"}}}]}}],"selectionSet":{"kind":"SelectionSet","selections":[{"kind":"Field","name":{"kind":"Name","value":"message"},"selectionSet":{"kind":"SelectionSet","selections":[{"kind":"FragmentSpread","name":{"kind":"Name","value":"MessageBody"}}]}}]}}]}},{"kind":"FragmentDefinition","name":{"kind":"Name","value":"MessageBody"},"typeCondition":{"kind":"NamedType","name":{"kind":"Name","value":"Message"}},"selectionSet":{"kind":"SelectionSet","selections":[{"kind":"Field","alias":{"kind":"Name","value":"id"},"name":{"kind":"Name","value":"messageId"}},{"kind":"Field","name":{"kind":"Name","value":"createdAt"}},{"kind":"Field","alias":{"kind":"Name","value":"payload"},"name":{"kind":"Name","value":"rawPayload"}},{"kind":"Field","name":{"kind":"Name","value":"userId"}},{"kind":"Field","name":{"kind":"Name","value":"conversationId"}},{"kind":"Field","name":{"kind":"Name","value":"metadata"}}]}}]} as unknown as DocumentNode<CreateMessageMutation, CreateMessageMutationVariables>;
+export const CreateMessageDocument = {"kind":"Document","definitions":[{"kind":"OperationDefinition","operation":"mutation","name":{"kind":"Name","value":"createMessage"},"variableDefinitions":[{"kind":"VariableDefinition","variable":{"kind":"Variable","name":{"kind":"Name","value":"conversationId"}},"type":{"kind":"NonNullType","type":{"kind":"NamedType","name":{"kind":"Name","value":"String"}}}},{"kind":"VariableDefinition","variable":{"kind":"Variable","name":{"kind":"Name","value":"payload"}},"type":{"kind":"NonNullType","type":{"kind":"NamedType","name":{"kind":"Name","value":"MessagePayloadInput"}}}},{"kind":"VariableDefinition","variable":{"kind":"Variable","name":{"kind":"Name","value":"metadata"}},"type":{"kind":"NamedType","name":{"kind":"Name","value":"JSONObject"}}}],"selectionSet":{"kind":"SelectionSet","selections":[{"kind":"Field","name":{"kind":"Name","value":"createMessage"},"arguments":[{"kind":"Argument","name":{"kind":"Name","value":"input"},"value":{"kind":"ObjectValue","fields":[{"kind":"ObjectField","name":{"kind":"Name","value":"conversationId"},"value":{"kind":"Variable","name":{"kind":"Name","value":"conversationId"}}},{"kind":"ObjectField","name":{"kind":"Name","value":"payload"},"value":{"kind":"Variable","name":{"kind":"Name","value":"payload"}}},{"kind":"ObjectField","name":{"kind":"Name","value":"metadata"},"value":{"kind":"Variable","name":{"kind":"Name","value":"metadata"}}}]}}],"selectionSet":{"kind":"SelectionSet","selections":[{"kind":"Field","name":{"kind":"Name","value":"message"},"selectionSet":{"kind":"SelectionSet","selections":[{"kind":"FragmentSpread","name":{"kind":"Name","value":"MessageBody"}}]}}]}}]}},{"kind":"FragmentDefinition","name":{"kind":"Name","value":"MessageBody"},"typeCondition":{"kind":"NamedType","name":{"kind":"Name","value":"Message"}},"selectionSet":{"kind":"SelectionSet","selections":[{"kind":"Field","alias":{"kind":"Name","value":"id"},"name":{"kind":"Name","value":"messageId"}},{"kind":"Field","name":{"kind":"Name","value":"createdAt"}},{"kind":"Field","alias":{"kind":"Name","value":"payload"},"name":{"kind":"Name","value":"rawPayload"}},{"kind":"Field","name":{"kind":"Name","value":"userId"}},{"kind":"Field","name":{"kind":"Name","value":"conversationId"}},{"kind":"Field","name":{"kind":"Name","value":"metadata"}}]}}]} as unknown as DocumentNode<CreateMessageMutation, CreateMessageMutationVariables>;
 export const GetMessageDocument = {"kind":"Document","definitions":[{"kind":"OperationDefinition","operation":"query","name":{"kind":"Name","value":"getMessage"},"variableDefinitions":[{"kind":"VariableDefinition","variable":{"kind":"Variable","name":{"kind":"Name","value":"id"}},"type":{"kind":"NonNullType","type":{"kind":"NamedType","name":{"kind":"Name","value":"String"}}}}],"selectionSet":{"kind":"SelectionSet","selections":[{"kind":"Field","name":{"kind":"Name","value":"message"},"arguments":[{"kind":"Argument","name":{"kind":"Name","value":"id"},"value":{"kind":"Variable","name":{"kind":"Name","value":"id"}}}],"selectionSet":{"kind":"SelectionSet","selections":[{"kind":"FragmentSpread","name":{"kind":"Name","value":"MessageBody"}}]}}]}},{"kind":"FragmentDefinition","name":{"kind":"Name","value":"MessageBody"},"typeCondition":{"kind":"NamedType","name":{"kind":"Name","value":"Message"}},"selectionSet":{"kind":"SelectionSet","selections":[{"kind":"Field","alias":{"kind":"Name","value":"id"},"name":{"kind":"Name","value":"messageId"}},{"kind":"Field","name":{"kind":"Name","value":"createdAt"}},{"kind":"Field","alias":{"kind":"Name","value":"payload"},"name":{"kind":"Name","value":"rawPayload"}},{"kind":"Field","name":{"kind":"Name","value":"userId"}},{"kind":"Field","name":{"kind":"Name","value":"conversationId"}},{"kind":"Field","name":{"kind":"Name","value":"metadata"}}]}}]} as unknown as DocumentNode<GetMessageQuery, GetMessageQueryVariables>;
 export const ListMessagesDocument = {"kind":"Document","definitions":[{"kind":"OperationDefinition","operation":"query","name":{"kind":"Name","value":"listMessages"},"variableDefinitions":[{"kind":"VariableDefinition","variable":{"kind":"Variable","name":{"kind":"Name","value":"conversationId"}},"type":{"kind":"NonNullType","type":{"kind":"NamedType","name":{"kind":"Name","value":"String"}}}},{"kind":"VariableDefinition","variable":{"kind":"Variable","name":{"kind":"Name","value":"after"}},"type":{"kind":"NamedType","name":{"kind":"Name","value":"String"}}}],"selectionSet":{"kind":"SelectionSet","selections":[{"kind":"Field","name":{"kind":"Name","value":"conversation"},"arguments":[{"kind":"Argument","name":{"kind":"Name","value":"id"},"value":{"kind":"Variable","name":{"kind":"Name","value":"conversationId"}}}],"selectionSet":{"kind":"SelectionSet","selections":[{"kind":"Field","name":{"kind":"Name","value":"messages"},"arguments":[{"kind":"Argument","name":{"kind":"Name","value":"after"},"value":{"kind":"Variable","name":{"kind":"Name","value":"after"}}}],"selectionSet":{"kind":"SelectionSet","selections":[{"kind":"Field","name":{"kind":"Name","value":"edges"},"selectionSet":{"kind":"SelectionSet","selections":[{"kind":"Field","name":{"kind":"Name","value":"node"},"selectionSet":{"kind":"SelectionSet","selections":[{"kind":"FragmentSpread","name":{"kind":"Name","value":"MessageBody"}}]}}]}},{"kind":"Field","name":{"kind":"Name","value":"pageInfo"},"selectionSet":{"kind":"SelectionSet","selections":[{"kind":"Field","name":{"kind":"Name","value":"hasNextPage"}},{"kind":"Field","name":{"kind":"Name","value":"endCursor"}}]}}]}}]}}]}},{"kind":"FragmentDefinition","name":{"kind":"Name","value":"MessageBody"},"typeCondition":{"kind":"NamedType","name":{"kind":"Name","value":"Message"}},"selectionSet":{"kind":"SelectionSet","selections":[{"kind":"Field","alias":{"kind":"Name","value":"id"},"name":{"kind":"Name","value":"messageId"}},{"kind":"Field","name":{"kind":"Name","value":"createdAt"}},{"kind":"Field","alias":{"kind":"Name","value":"payload"},"name":{"kind":"Name","value":"rawPayload"}},{"kind":"Field","name":{"kind":"Name","value":"userId"}},{"kind":"Field","name":{"kind":"Name","value":"conversationId"}},{"kind":"Field","name":{"kind":"Name","value":"metadata"}}]}}]} as unknown as DocumentNode<ListMessagesQuery, ListMessagesQueryVariables>;
 export const DeleteMessageDocument = {"kind":"Document","definitions":[{"kind":"OperationDefinition","operation":"mutation","name":{"kind":"Name","value":"deleteMessage"},"variableDefinitions":[{"kind":"VariableDefinition","variable":{"kind":"Variable","name":{"kind":"Name","value":"id"}},"type":{"kind":"NonNullType","type":{"kind":"NamedType","name":{"kind":"Name","value":"String"}}}}],"selectionSet":{"kind":"SelectionSet","selections":[{"kind":"Field","name":{"kind":"Name","value":"deleteMessage"},"arguments":[{"kind":"Argument","name":{"kind":"Name","value":"input"},"value":{"kind":"ObjectValue","fields":[{"kind":"ObjectField","name":{"kind":"Name","value":"id"},"value":{"kind":"Variable","name":{"kind":"Name","value":"id"}}}]}}],"selectionSet":{"kind":"SelectionSet","selections":[{"kind":"Field","name":{"kind":"Name","value":"messageId"}}]}}]}}]} as unknown as DocumentNode<DeleteMessageMutation, DeleteMessageMutationVariables>;

@@ -1,5 +1,5 @@
-/** The bearer token of an `Authorization: Bearer <token>` header, or undefined. */
-export function bearerToken(headers: Headers): string | undefined {
-  const match = /^Bearer\s+(\S+)\s*$/i.exec(headers.get('authorization') ?? '')
+/** The token of an `Authorization: Bearer <token>` header value, or undefined. */
+export function bearerToken(authorization: string | undefined): string | undefined {
+  const match = /^Bearer\s+(\S+)\s*$/i.exec(authorization ?? '')
   return match?.[1]
 }

@@ -43,12 +43,11 @@ export function adminScope(ctx: GraphQLContext): AdminContext {
  */
 export async function createChatContext(
   deps: ContextDeps,
-  { requestId, webhookId, headers }: { requestId: string; webhookId: string; headers: Headers },
+  { requestId, webhookId, userKey }: { requestId: string; webhookId: string; userKey: string | undefined },
 ): Promise<GraphQLContext> {
   return refusingWithStatus(async () => {
     const integration = findChatIntegration(deps.db, webhookId)
-    const key = headers.get('x-user-key')
-    const callerId = key ? await verifyUserKey(key, integration.encryptionKey) : undefined
+    const callerId = userKey ? await verifyUserKey(userKey, integration.encryptionKey) : undefined
     return {
       requestId,
       log: deps.log,
@@ -60,10 +59,14 @@ export async function createChatContext(
 
 export function createAdminContext(
   deps: ContextDeps,
-  { requestId, headers }: { requestId: string; headers: Headers },
+  {
+    requestId,
+    authorization,
+    workspaceId: claimedWorkspaceId,
+  }: { requestId: string; authorization: string | undefined; workspaceId: string | undefined },
 ): Promise<GraphQLContext> {
   return refusingWithStatus(async () => {
-    const workspaceId = authenticateAdmin(deps.db, bearerToken(headers), headers.get('x-workspace-id') ?? undefined)
+    const workspaceId = authenticateAdmin(deps.db, bearerToken(authorization), claimedWorkspaceId)
     return { requestId, log: deps.log, signals: deps.signals, admin: { db: deps.db, workspaceId } }
   })
 }

@@ -38,7 +38,7 @@ export function createMaskError(log: Logger) {
       return domainToGraphQLError(original, false, error instanceof GraphQLError ? error : undefined)
     }
     if (error instanceof GraphQLError && (!error.originalError || error.originalError instanceof GraphQLError)) {
-      return error.originalError instanceof GraphQLError ? error.originalError : error
+      return error
     }
     log.error({ err: original }, 'unexpected error while executing an operation')
     return new GraphQLError(message, {

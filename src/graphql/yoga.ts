@@ -1,8 +1,11 @@
+import { useGraphQLSSE } from '@graphql-yoga/plugin-graphql-sse'
 import type { GraphQLSchema } from 'graphql'
 import { createYoga } from 'graphql-yoga'
 import type { Logger } from 'pino'
+import { armorPlugins } from './armor.ts'
 import { type ContextDeps, createAdminContext, createChatContext, type GraphQLContext } from './context.ts'
 import { createMaskError } from './errors.ts'
+import { useRequestId } from './request-id.ts'
 import { adminSchema, chatSchema } from './schema.ts'
 
 /** What the app hands each GraphQL request besides the Request itself. */
@@ -11,18 +14,26 @@ export interface ServerContext {
   webhookId?: string
 }
 
+/** What yoga passes the context factory: the request, or for a WebSocket its connection parameters. */
+interface ContextInit extends ServerContext {
+  request: Request
+  connectionParams?: Record<string, unknown>
+}
+
 const yogaFor = (
   schema: GraphQLSchema,
   graphqlEndpoint: string,
   log: Logger,
   headers: Record<string, string>,
-  context: (init: ServerContext & { request: Request }) => Promise<GraphQLContext>,
+  context: (init: ContextInit) => Promise<GraphQLContext>,
 ) =>
   createYoga<ServerContext>({
     schema,
     graphqlEndpoint,
     context,
     logging: log,
+    // The app answers CORS for REST and GraphQL alike (CORS_ORIGINS); yoga's own would allow any origin.
+    cors: false,
     // The endpoint is a pattern (/:webhookId/graphql): GraphiQL must post to the concrete path it was opened on.
     graphiql: (request) => ({
       title: 'Confab',
@@ -31,17 +42,33 @@ const yogaFor = (
     }),
     landingPage: false,
     maskedErrors: { maskError: createMaskError(log) },
+    plugins: [...armorPlugins(), useGraphQLSSE(), useRequestId()],
   })
 
+/** A header of the request, or the same-named connection parameter of a WebSocket. */
+const credential = ({ request, connectionParams }: ContextInit, name: string): string | undefined => {
+  const fromParams = connectionParams?.[name]
+  if (typeof fromParams === 'string') return fromParams
+  return request?.headers.get(name) ?? undefined
+}
+
 export function createChatYoga(deps: ContextDeps) {
-  return yogaFor(chatSchema, '/:webhookId/graphql', deps.log, { 'x-user-key': '<user key>' }, ({ request, requestId, webhookId }) =>
-    createChatContext(deps, { requestId, webhookId: webhookId ?? '', headers: request.headers }),
+  return yogaFor(chatSchema, '/:webhookId/graphql', deps.log, { 'x-user-key': '<user key>' }, (init) =>
+    createChatContext(deps, {
+      requestId: init.requestId,
+      webhookId: init.webhookId ?? '',
+      userKey: credential(init, 'x-user-key'),
+    }),
   )
 }
 
 export function createAdminYoga(deps: ContextDeps) {
   const headers = { authorization: 'Bearer <admin token>', 'x-workspace-id': '<workspace id>' }
-  return yogaFor(adminSchema, '/v1/admin/graphql', deps.log, headers, ({ request, requestId }) =>
-    createAdminContext(deps, { requestId, headers: request.headers }),
+  return yogaFor(adminSchema, '/v1/admin/graphql', deps.log, headers, (init) =>
+    createAdminContext(deps, {
+      requestId: init.requestId,
+      authorization: credential(init, 'authorization'),
+      workspaceId: credential(init, 'x-workspace-id'),
+    }),
   )
 }

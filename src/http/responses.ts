@@ -22,3 +22,12 @@ export class HttpError extends Error {
     super(message)
   }
 }
+
+/** The response with these headers set, copied only when one of them is missing or differs. */
+export function withHeaders(response: Response, headers: Record<string, string>): Response {
+  const missing = Object.entries(headers).filter(([name, value]) => response.headers.get(name) !== value)
+  if (missing.length === 0) return response
+  const merged = new Headers(response.headers)
+  for (const [name, value] of missing) merged.set(name, value)
+  return new Response(response.body, { status: response.status, statusText: response.statusText, headers: merged })
+}

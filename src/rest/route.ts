@@ -14,6 +14,8 @@ interface RouteBase<TData, TVariables> {
   path: string
   document: TypedDocumentNode<TData, TVariables>
   variables?: (request: RestRequest) => TVariables
+  /** Reshapes the JSON body before variables are picked from it (e.g. a payload onto its GraphQL input). */
+  mapBody?: (body: Record<string, unknown>) => Record<string, unknown>
 }
 
 /**

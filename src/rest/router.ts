@@ -98,7 +98,8 @@ export function createRestHandler(scope: RestScope) {
     const { c, match } = hit
     try {
       const params = Object.fromEntries(c.paramNames.map((name, i) => [name, decodePathSegment(match[i + 1] ?? '')]))
-      const body = await readJsonObject(request, scope.bodyLimit)
+      const raw = await readJsonObject(request, scope.bodyLimit)
+      const body = c.route.mapBody ? c.route.mapBody(raw) : raw
       const restRequest: RestRequest = { params, query: new URL(request.url).searchParams, body }
       const variableValues = c.route.variables ? c.route.variables(restRequest) : pickVariables(c, restRequest)
       const contextValue = await scope.context({ requestId, scope: mount, headers: request.headers })

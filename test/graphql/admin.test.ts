@@ -30,7 +30,7 @@ const BOT_IDS = /* GraphQL */ `
 `
 
 const fieldError = (type: string, status: number, path: string[]) => ({
-  errors: [expect.objectContaining({ path, extensions: { type, status } })],
+  errors: [expect.objectContaining({ path, extensions: { type, status, requestId: expect.any(String) } })],
   data: null,
 })
 

@@ -48,7 +48,7 @@ const PARTICIPANTS = /* GraphQL */ `
 `
 
 const fieldError = (type: string, status: number, path: string[]) => ({
-  errors: [expect.objectContaining({ path, extensions: { type, status } })],
+  errors: [expect.objectContaining({ path, extensions: { type, status, requestId: expect.any(String) } })],
   data: null,
 })
 

@@ -1,4 +1,5 @@
 import { afterEach, beforeEach, describe, expect, it } from 'vitest'
+import { payloadToInput } from '../../src/graphql/types/payload-input.ts'
 import { createTestApp, type TestApp } from '../helpers/app.ts'
 
 let t: TestApp
@@ -57,13 +58,17 @@ const CREATE_MESSAGE = /* GraphQL */ `
   }
 `
 
+/** createMessage with a Chat API `{type, …}` payload, sent as the @oneOf MessagePayloadInput it maps onto. */
+const createMessage = (input: { conversationId: string; payload: unknown; metadata?: unknown }, key?: string) =>
+  t.graphql(CREATE_MESSAGE, { input: { ...input, payload: payloadToInput(input.payload) } }, { key })
+
 const MESSAGE = /* GraphQL */ `
   ${PAYLOAD}
   query ($id: String!) { message(id: $id) { ...MessageFields } }
 `
 
 const fieldError = (type: string, status: number, path: string[]) => ({
-  errors: [expect.objectContaining({ path, extensions: { type, status } })],
+  errors: [expect.objectContaining({ path, extensions: { type, status, requestId: expect.any(String) } })],
   data: null,
 })
 
@@ -233,7 +238,7 @@ async function setup() {
 describe('createMessage', () => {
   it.each(kinds)('stores a %s payload and reads it back through the union and as rawPayload', async (_kind, payload, read) => {
     const { alice } = await setup()
-    const res = await t.graphql(CREATE_MESSAGE, { input: { conversationId: 'c1', payload } }, { key: alice.key })
+    const res = await createMessage({ conversationId: 'c1', payload }, alice.key)
     expect(res.status).toBe(200)
     const expected = {
       id: expect.any(String),
@@ -251,24 +256,51 @@ describe('createMessage', () => {
     expect(again.body).toEqual({ data: { message } })
   })
 
-  it('keeps the payload exactly as written, property order and nested extras included', async () => {
+  it('keeps every property of the payload, in canonical order: type, the kind\'s fields, then the extras', async () => {
     const { alice } = await setup()
     const payload = { zeta: 1, type: 'text', alpha: { b: [3, 2, 1], a: 'x' }, text: 'ordered' }
-    const res = await t.graphql(CREATE_MESSAGE, { input: { conversationId: 'c1', payload } }, { key: alice.key })
+    const res = await createMessage({ conversationId: 'c1', payload }, alice.key)
     const id = res.body.data.createMessage.message.messageId
     const again = await t.graphql(MESSAGE, { id }, { key: alice.key })
     expect(again.body.data.message.rawPayload).toEqual(payload)
-    expect(JSON.stringify(again.body.data.message.rawPayload)).toBe(JSON.stringify(payload))
+    expect(JSON.stringify(again.body.data.message.rawPayload)).toBe(
+      JSON.stringify({ type: 'text', text: 'ordered', zeta: 1, alpha: { b: [3, 2, 1], a: 'x' } }),
+    )
+  })
+
+  it('takes exactly one payload kind: none or two are refused before execution', async () => {
+    const { alice } = await setup()
+    for (const payload of [{}, { text: { text: 'a' }, markdown: { markdown: 'b' } }]) {
+      const res = await t.graphql(CREATE_MESSAGE, { input: { conversationId: 'c1', payload } }, { key: alice.key })
+      expect(res.body.data).toBeUndefined()
+      expect(res.body.errors).toEqual([
+        expect.objectContaining({ message: expect.stringContaining('MessagePayloadInput') }),
+      ])
+    }
+  })
+
+  it('keeps the extra properties of every level given through `extra`', async () => {
+    const { alice } = await setup()
+    const payload = {
+      card: {
+        title: 'T',
+        actions: [{ action: 'url', label: 'Open', value: 'https://x', extra: { tracking: 1 } }],
+        extra: { theme: 'dark' },
+      },
+    }
+    const res = await t.graphql(CREATE_MESSAGE, { input: { conversationId: 'c1', payload } }, { key: alice.key })
+    expect(res.body.data.createMessage.message.rawPayload).toEqual({
+      type: 'card',
+      title: 'T',
+      actions: [{ action: 'url', label: 'Open', value: 'https://x', tracking: 1 }],
+      theme: 'dark',
+    })
   })
 
   it('keeps metadata beside the payload', async () => {
     const { alice } = await setup()
     const metadata = { source: 'web', nested: { n: 1, list: ['a', null] } }
-    const res = await t.graphql(
-      CREATE_MESSAGE,
-      { input: { conversationId: 'c1', payload: { type: 'text', text: 'hi' }, metadata } },
-      { key: alice.key },
-    )
+    const res = await createMessage({ conversationId: 'c1', payload: { type: 'text', text: 'hi' }, metadata }, alice.key)
     expect(res.body.data.createMessage.message.metadata).toEqual(metadata)
     const again = await t.graphql(MESSAGE, { id: res.body.data.createMessage.message.messageId }, { key: alice.key })
     expect(again.body.data.message.metadata).toEqual(metadata)
@@ -286,42 +318,36 @@ describe('createMessage', () => {
     ['a choice option without a value', { type: 'choice', text: 'c', options: [{ label: 'l' }] }],
     ['a bloc holding a card', { type: 'bloc', items: [{ type: 'card', title: 'c', actions: [] }] }],
     ['a bloc without items', { type: 'bloc' }],
-  ])('refuses %s as InvalidPayload', async (_name, payload) => {
+  ])('refuses %s before execution, as its input does not fit MessagePayloadInput', async (_name, payload) => {
     const { alice } = await setup()
-    const res = await t.graphql(CREATE_MESSAGE, { input: { conversationId: 'c1', payload } }, { key: alice.key })
-    expect(res.status).toBe(200)
-    expect(res.body).toEqual(fieldError('InvalidPayload', 400, ['createMessage']))
+    const res = await createMessage({ conversationId: 'c1', payload }, alice.key)
+    expect(res.body.data).toBeUndefined()
+    expect(res.body.errors.length).toBeGreaterThan(0)
+    expect(res.body.errors.every((e: { message: string; path?: unknown }) => e.path === undefined)).toBe(true)
+    expect(t.db.$client.prepare('select count(*) as n from messages').get()).toEqual({ n: 0 })
   })
 
   it('refuses a caller who does not participate as Forbidden', async () => {
     const { carol } = await setup()
-    const res = await t.graphql(
-      CREATE_MESSAGE,
-      { input: { conversationId: 'c1', payload: { type: 'text', text: 'hi' } } },
-      { key: carol.key },
-    )
+    const res = await createMessage({ conversationId: 'c1', payload: { type: 'text', text: 'hi' } }, carol.key)
     expect(res.body).toEqual(fieldError('Forbidden', 403, ['createMessage']))
   })
 
   it('answers ResourceNotFound for an unknown conversation', async () => {
     const { alice } = await setup()
-    const res = await t.graphql(
-      CREATE_MESSAGE,
-      { input: { conversationId: 'nope', payload: { type: 'text', text: 'hi' } } },
-      { key: alice.key },
-    )
+    const res = await createMessage({ conversationId: 'nope', payload: { type: 'text', text: 'hi' } }, alice.key)
     expect(res.body).toEqual(fieldError('ResourceNotFound', 404, ['createMessage']))
   })
 
   it('refuses a request without a user key as Unauthorized', async () => {
     await setup()
-    const res = await t.graphql(CREATE_MESSAGE, { input: { conversationId: 'c1', payload: { type: 'text', text: 'hi' } } })
+    const res = await createMessage({ conversationId: 'c1', payload: { type: 'text', text: 'hi' } })
     expect(res.body).toEqual(fieldError('Unauthorized', 401, ['createMessage']))
   })
 
   it('refuses a payload that is not a JSON object as a request error, before execution', async () => {
     const { alice } = await setup()
-    const res = await t.graphql(CREATE_MESSAGE, { input: { conversationId: 'c1', payload: 'hello' } }, { key: alice.key })
+    const res = await createMessage({ conversationId: 'c1', payload: 'hello' }, alice.key)
     expect(res.body.data).toBeUndefined()
     expect(res.body.errors).toHaveLength(1)
     expect(res.body.errors[0].path).toBeUndefined()
@@ -341,7 +367,7 @@ describe('message', () => {
   `
 
   async function post(key: string, text: string) {
-    const res = await t.graphql(CREATE_MESSAGE, { input: { conversationId: 'c1', payload: { type: 'text', text } } }, { key })
+    const res = await createMessage({ conversationId: 'c1', payload: { type: 'text', text } }, key)
     return res.body.data.createMessage.message.messageId as string
   }
 

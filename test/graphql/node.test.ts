@@ -46,7 +46,7 @@ async function world() {
         createEvent(input: $e) { event { id eventId } }
       }`,
       {
-        m: { conversationId, payload: { type: 'text', text: `in ${conversationId}` } },
+        m: { conversationId, payload: { text: { text: `in ${conversationId}` } } },
         e: { conversationId, payload: { in: conversationId } },
       },
       { key },

@@ -24,7 +24,7 @@ const ME = /* GraphQL */ `
 `
 
 const fieldError = (type: string, status: number, path: string[]) => ({
-  errors: [expect.objectContaining({ path, extensions: { type, status } })],
+  errors: [expect.objectContaining({ path, extensions: { type, status, requestId: expect.any(String) } })],
   data: null,
 })
 

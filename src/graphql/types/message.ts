@@ -8,6 +8,7 @@ import { visibleOrNull } from '../nodes.ts'
 import { pageConnection } from '../paging.ts'
 import { Conversation } from './conversation.ts'
 import { MessagePayloadUnion, type StoredPayload } from './payload.ts'
+import { MessagePayloadInput, payloadFromInput } from './payload-input.ts'
 import { User } from './user.ts'
 
 export const Message = builder.node(builder.objectRef<MessageRow>('Message'), {
@@ -50,13 +51,15 @@ builder.relayMutationField(
     subGraphs: ['chat'],
     inputFields: (t) => ({
       conversationId: t.string({ required: true }),
-      payload: t.field({ type: 'JSONObject', required: true, description: 'A payload of one of the kinds.' }),
+      payload: t.field({ type: MessagePayloadInput, required: true, description: 'Exactly one payload kind.' }),
       metadata: t.field({ type: 'JSONObject', description: 'Free-form data kept beside the payload.' }),
     }),
   },
   {
     description: 'Posts a message in a conversation the caller participates in.',
-    resolve: (_root, { input }, ctx) => ({ message: createMessage({ ctx: chatScope(ctx), input }) }),
+    resolve: (_root, { input }, ctx) => ({
+      message: createMessage({ ctx: chatScope(ctx), input: { ...input, payload: payloadFromInput(input.payload) } }),
+    }),
   },
   { subGraphs: ['chat'], outputFields: (t) => ({ message: t.expose('message', { type: Message }) }) },
 )

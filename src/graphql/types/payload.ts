@@ -38,7 +38,7 @@ type Kind<K extends PayloadKind> = Kinds[K]
 /** A stored payload as the GraphQL types read it. */
 export type StoredPayload = Kinds[PayloadKind]
 
-const CardActionKind = builder.enumType('CardActionKind', {
+export const CardActionKind = builder.enumType('CardActionKind', {
   subGraphs: ['chat'],
   values: ['postback', 'url', 'say'] as const,
 })

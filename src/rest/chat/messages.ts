@@ -4,6 +4,7 @@ import {
   GetMessageDocument,
   ListMessagesDocument,
 } from '../../__generated__/chat-operations.ts'
+import { payloadToInput } from '../../graphql/types/payload-input.ts'
 import { compact, nodes, stringParam, toMeta } from '../bodies.ts'
 import { route } from '../route.ts'
 
@@ -13,6 +14,7 @@ export const messageRoutes = [
     method: 'POST',
     path: '/messages',
     document: CreateMessageDocument,
+    mapBody: (body) => ('payload' in body ? { ...body, payload: payloadToInput(body.payload) } : body),
     response: (d) => ({ message: compact(d.createMessage.message) }),
   }),
   route({

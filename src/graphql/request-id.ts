@@ -1,0 +1,45 @@
+import { type ExecutionResult, GraphQLError } from 'graphql'
+import { isAsyncIterable, type Plugin, Repeater } from 'graphql-yoga'
+
+const withRequestId = (result: ExecutionResult, requestId: string): ExecutionResult =>
+  result.errors
+    ? {
+        ...result,
+        errors: result.errors.map(
+          (error) =>
+            new GraphQLError(error.message, {
+              nodes: error.nodes,
+              source: error.source,
+              positions: error.positions,
+              path: error.path,
+              originalError: error.originalError,
+              extensions: { ...error.extensions, requestId },
+            }),
+        ),
+      }
+    : result
+
+/** Every GraphQL error names the request it belongs to, as the `x-request-id` header and the logs do. */
+export const useRequestId = (): Plugin<Record<string, unknown>, { requestId: string }> => ({
+  onResultProcess({ result, setResult, serverContext }) {
+    const { requestId } = serverContext
+    if (isAsyncIterable(result)) {
+      setResult(
+        new Repeater<ExecutionResult>(async (push, stop) => {
+          const iterator = result[Symbol.asyncIterator]()
+          void stop.then(() => iterator.return?.())
+          for (;;) {
+            const next = await iterator.next()
+            if (next.done) break
+            await push(withRequestId(next.value, requestId))
+          }
+          stop()
+        }),
+      )
+    } else if (Array.isArray(result)) {
+      setResult(result.map((r) => withRequestId(r, requestId)))
+    } else {
+      setResult(withRequestId(result, requestId))
+    }
+  },
+})

@@ -1,0 +1,89 @@
+import type { IncomingMessage, Server } from 'node:http'
+import { randomUUID } from 'node:crypto'
+import type { ExecutionArgs } from 'graphql'
+import { useServer } from 'graphql-ws/use/ws'
+import { WebSocketServer } from 'ws'
+import type { createChatYoga } from './yoga.ts'
+
+type ChatYoga = ReturnType<typeof createChatYoga>
+
+interface Enveloped {
+  execute: (args: ExecutionArgs) => unknown
+  subscribe: (args: ExecutionArgs) => unknown
+}
+
+const webhookOf = (request: IncomingMessage): string | undefined => {
+  const match = /^\/([^/?]+)\/graphql\/?(?:\?|$)/.exec(request.url ?? '')
+  if (!match?.[1]) return undefined
+  try {
+    return decodeURIComponent(match[1])
+  } catch {
+    return undefined
+  }
+}
+
+/**
+ * GraphQL over WebSocket (the graphql-ws protocol) on /{webhookId}/graphql of the HTTP server, run
+ * through the same yoga instance, so auth, limits and error masking are those of HTTP. The user key
+ * travels in the connection parameters (`{"x-user-key": …}`), as browsers cannot set headers on a
+ * WebSocket; a connection whose key or webhook id is refused is closed with 4403 Forbidden.
+ */
+export function attachGraphQLWebSocket(server: Server, yoga: ChatYoga): { close(): Promise<void> } {
+  const wss = new WebSocketServer({ noServer: true })
+
+  const onUpgrade = (request: IncomingMessage, socket: import('node:stream').Duplex, head: Buffer) => {
+    if (webhookOf(request) === undefined) {
+      socket.destroy()
+      return
+    }
+    wss.handleUpgrade(request, socket, head, (ws) => wss.emit('connection', ws, request))
+  }
+  server.on('upgrade', onUpgrade)
+
+  const envelop = (ctx: { extra: { request: IncomingMessage }; connectionParams?: Record<string, unknown> }, params?: unknown) =>
+    yoga.getEnveloped({
+      requestId: randomUUID(),
+      webhookId: webhookOf(ctx.extra.request),
+      connectionParams: ctx.connectionParams,
+      params,
+    })
+
+  useServer(
+    {
+      execute: (args) => (args.rootValue as Enveloped).execute(args) as never,
+      subscribe: (args) => (args.rootValue as Enveloped).subscribe(args) as never,
+      onConnect: async (ctx) => {
+        try {
+          await envelop(ctx).contextFactory()
+          return true
+        } catch {
+          return false
+        }
+      },
+      onSubscribe: async (ctx, _id, params) => {
+        const { schema, execute, subscribe, contextFactory, parse, validate } = envelop(ctx, params)
+        const document = parse(params.query)
+        const errors = validate(schema, document)
+        if (errors.length > 0) return errors
+        return {
+          schema,
+          document,
+          operationName: params.operationName,
+          variableValues: params.variables,
+          contextValue: await contextFactory(),
+          rootValue: { execute, subscribe },
+        }
+      },
+    },
+    wss,
+  )
+
+  return {
+    close: () =>
+      new Promise<void>((resolve) => {
+        server.off('upgrade', onUpgrade)
+        for (const client of wss.clients) client.close(1001, 'server shutting down')
+        wss.close(() => resolve())
+      }),
+  }
+}
