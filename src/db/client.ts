@@ -11,7 +11,12 @@ export type Db = BetterSQLite3Database<typeof schema> & { $client: Database.Data
 // src/db and dist/db are both two levels below the project root, so this holds built or not.
 const migrationsFolder = resolve(dirname(fileURLToPath(import.meta.url)), '../../drizzle')
 
-export function openDb(databaseUrl: string): Db {
+export interface DbOptions {
+  /** Called with every SQL statement Drizzle runs (statement counts, debugging). */
+  onQuery?: (sql: string, params: unknown[]) => void
+}
+
+export function openDb(databaseUrl: string, { onQuery }: DbOptions = {}): Db {
   if (databaseUrl !== ':memory:') mkdirSync(dirname(resolve(databaseUrl)), { recursive: true })
   const sqlite = new Database(databaseUrl)
   sqlite.pragma('journal_mode = WAL')
@@ -19,7 +24,8 @@ export function openDb(databaseUrl: string): Db {
   sqlite.pragma('synchronous = FULL')
   sqlite.pragma('foreign_keys = ON')
   sqlite.pragma('busy_timeout = 5000')
-  const db = drizzle(sqlite, { schema }) as Db
+  const logger = onQuery ? { logQuery: onQuery } : undefined
+  const db = drizzle(sqlite, { schema, logger }) as Db
   migrate(db, { migrationsFolder })
   return db
 }

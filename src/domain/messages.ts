@@ -5,7 +5,8 @@ import type { ChatContext } from './context.ts'
 import { requireParticipation } from './conversations.ts'
 import { forbidden, notFound } from './errors.ts'
 import { newId } from './ids.ts'
-import { type Cursored, keyset, type PageWindow, withCursors } from './paging.ts'
+import { loadMessagesPage } from './loaders.ts'
+import type { Cursored, PageWindow } from './paging.ts'
 import { assertJsonDepth, parseMessagePayload } from './payloads.ts'
 
 export interface CreateMessageInput {
@@ -67,9 +68,7 @@ export function deleteMessage({ ctx, id }: { ctx: ChatContext; id: string }): vo
   ctx.signals.publish(ctx.integration.id, { type: 'message_deleted', conversationId: row.conversationId, message: row })
 }
 
-const sort = 'messages'
-
-/** A conversation's messages, newest first: the first page is what a chat view shows. */
+/** A conversation's messages, newest first: the first page is what a chat view shows (batched per request). */
 export function listMessages({
   ctx,
   conversationId,
@@ -78,17 +77,6 @@ export function listMessages({
   ctx: ChatContext
   conversationId: string
   window: PageWindow
-}): Cursored<MessageRow>[] {
-  requireParticipation(ctx, conversationId)
-  const page = keyset(sort, [messages.createdAt, messages.id], window, 'desc')
-  const rows = ctx.db
-    .select()
-    .from(messages)
-    .where(
-      and(eq(messages.integrationId, ctx.integration.id), eq(messages.conversationId, conversationId), page.where),
-    )
-    .orderBy(...page.orderBy)
-    .limit(window.limit)
-    .all()
-  return withCursors(sort, rows, (m) => [m.createdAt, m.id])
+}): Promise<Cursored<MessageRow>[]> {
+  return loadMessagesPage(ctx, conversationId, window)
 }

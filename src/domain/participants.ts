@@ -1,14 +1,14 @@
 import { and, eq } from 'drizzle-orm'
-import { participants, users, type UserRow } from '../db/schema.ts'
+import { participants, type UserRow } from '../db/schema.ts'
 import { now } from './clock.ts'
 import { newId } from './ids.ts'
 import type { ChatContext } from './context.ts'
 import { isParticipant, requireParticipation } from './conversations.ts'
 import { forbidden, invalidPayload, notFound } from './errors.ts'
-import { type Cursored, keyset, type PageWindow, withCursors } from './paging.ts'
+import { loadParticipantsPage } from './loaders.ts'
+import type { Cursored, PageWindow } from './paging.ts'
 import { findUser } from './users.ts'
 
-const sort = 'participants'
 
 /**
  * Makes a user a participant, telling the conversation's listeners when that is new. The caller's
@@ -94,7 +94,7 @@ export function removeParticipant({
   })
 }
 
-/** Participants in the order they joined. */
+/** Participants in the order they joined (batched across conversations within a request). */
 export function listParticipants({
   ctx,
   conversationId,
@@ -103,22 +103,6 @@ export function listParticipants({
   ctx: ChatContext
   conversationId: string
   window: PageWindow
-}): Cursored<UserRow>[] {
-  requireParticipation(ctx, conversationId)
-  const page = keyset(sort, [participants.createdAt, participants.joinId], window)
-  const rows = ctx.db
-    .select({ user: users, joinedAt: participants.createdAt, joinId: participants.joinId })
-    .from(participants)
-    .innerJoin(users, and(eq(users.integrationId, participants.integrationId), eq(users.id, participants.userId)))
-    .where(
-      and(
-        eq(participants.integrationId, ctx.integration.id),
-        eq(participants.conversationId, conversationId),
-        page.where,
-      ),
-    )
-    .orderBy(...page.orderBy)
-    .limit(window.limit)
-    .all()
-  return withCursors(sort, rows, (r) => [r.joinedAt, r.joinId]).map(({ user, cursor }) => ({ ...user, cursor }))
+}): Promise<Cursored<UserRow>[]> {
+  return loadParticipantsPage(ctx, conversationId, window)
 }

@@ -32,11 +32,17 @@ export function requireCallerId(ctx: ChatContext): string {
   return ctx.callerId
 }
 
+// The caller's row, read once per request (context); a verb that changes the caller forgets it.
+const callers = new WeakMap<ChatContext, UserRow>()
+
 /** The user the request's key names, which must exist: a key outlives a deleted user but opens nothing. */
 export function requireCaller(ctx: ChatContext): UserRow {
+  const known = callers.get(ctx)
+  if (known) return known
   const id = requireCallerId(ctx)
   const user = findUser(ctx, id)
   if (!user) throw unauthorized(`user "${id}" of this user key does not exist; call getOrCreateUser first`)
+  callers.set(ctx, user)
   return user
 }
 
@@ -76,6 +82,7 @@ export function createUser({
 /** Sets the profile fields given (null clears one); fields left out keep their value. */
 export function updateUser({ ctx, input }: { ctx: ChatContext; input: UserProfileInput }): UserRow {
   const caller = requireCaller(ctx)
+  callers.delete(ctx)
   const changes = Object.fromEntries(
     (['name', 'pictureUrl', 'profile'] as const).filter((key) => input[key] !== undefined).map((key) => [key, input[key]]),
   )
@@ -107,6 +114,7 @@ export function deleteUser({ ctx }: { ctx: ChatContext }): void {
     .delete(users)
     .where(and(eq(users.integrationId, ctx.integration.id), eq(users.id, caller.id)))
     .run()
+  callers.delete(ctx)
   for (const { conversationId, ownerId } of joined) {
     ctx.signals.publish(
       ctx.integration.id,

@@ -8,7 +8,7 @@ export const maxPageSize = 100
 /** Runs a domain list verb for a connection's arguments, refusing page sizes outside 1–100. */
 export function pageConnection<T extends { cursor: string }>(
   args: DefaultConnectionArguments,
-  list: (window: PageWindow) => T[],
+  list: (window: PageWindow) => T[] | Promise<T[]>,
 ) {
   for (const [name, size] of [
     ['first', args.first],
@@ -18,8 +18,8 @@ export function pageConnection<T extends { cursor: string }>(
       throw invalidPayload(`${name} (page size) must be from 1 to ${maxPageSize}, got ${size}`)
     }
   }
-  return resolveCursorConnection<T[]>(
+  return resolveCursorConnection<Promise<T[]>>(
     { args, toCursor: (item) => item.cursor, defaultSize: defaultPageSize, maxSize: maxPageSize },
-    (window) => list(window),
+    async (window) => list(window),
   )
 }

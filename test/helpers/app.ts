@@ -33,15 +33,17 @@ const toJson = async <T>(response: Response): Promise<JsonResponse<T>> => {
  * The app on a fresh in-memory database, bootstrapped with fixed credentials, driven through its
  * in-process fetch exactly as the HTTP server drives it.
  */
-export function createTestApp(options: { databaseUrl?: string } & Partial<Omit<AppOptions, 'db' | 'log'>> = {}) {
-  const db = openDb(options.databaseUrl ?? ':memory:')
+export function createTestApp(
+  options: { databaseUrl?: string; onQuery?: (sql: string) => void } & Partial<Omit<AppOptions, 'db' | 'log'>> = {},
+) {
+  const db = openDb(options.databaseUrl ?? ':memory:', { onQuery: options.onQuery })
   const tenant = bootstrap(db, {
     workspaceId: WORKSPACE_ID,
     adminToken: ADMIN_TOKEN,
     webhookId: WEBHOOK_ID,
     encryptionKey: ENCRYPTION_KEY,
   })
-  const { databaseUrl: _, ...appOptions } = options
+  const { databaseUrl: _, onQuery: __, ...appOptions } = options
   const app = createApp({ db, log: pino({ level: 'silent' }), ...appOptions })
 
   const send = (method: string, url: string, options: RequestOptions = {}) => {

@@ -7,7 +7,7 @@ import {
   listConversations,
 } from '../../domain/conversations.ts'
 import { addParticipant, getParticipant, listParticipants, removeParticipant } from '../../domain/participants.ts'
-import { getUser } from '../../domain/users.ts'
+import { loadUser } from '../../domain/loaders.ts'
 import { builder } from '../builder.ts'
 import { chatScope } from '../context.ts'
 import { visibleOrNull } from '../nodes.ts'
@@ -26,7 +26,7 @@ export const Conversation = builder.node(builder.objectRef<ConversationRow>('Con
     owner: t.field({
       type: User,
       description: 'The user who created the conversation.',
-      resolve: (conversation, _args, ctx) => getUser(chatScope(ctx), conversation.ownerId),
+      resolve: (conversation, _args, ctx) => loadUser(chatScope(ctx), conversation.ownerId),
     }),
     participants: t.connection({
       type: User,

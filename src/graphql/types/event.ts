@@ -1,7 +1,6 @@
 import type { EventRow } from '../../db/schema.ts'
-import { getConversation } from '../../domain/conversations.ts'
 import { createEvent, getEvent } from '../../domain/events.ts'
-import { getUser } from '../../domain/users.ts'
+import { loadParticipation, loadUser } from '../../domain/loaders.ts'
 import { builder } from '../builder.ts'
 import { chatScope } from '../context.ts'
 import { visibleOrNull } from '../nodes.ts'
@@ -19,10 +18,10 @@ export const Event = builder.node(builder.objectRef<EventRow>('Event'), {
     userId: t.exposeString('userId'),
     createdAt: t.expose('createdAt', { type: 'DateTime' }),
     payload: t.expose('payload', { type: 'JSONObject' }),
-    user: t.field({ type: User, resolve: (event, _args, ctx) => getUser(chatScope(ctx), event.userId) }),
+    user: t.field({ type: User, resolve: (event, _args, ctx) => loadUser(chatScope(ctx), event.userId) }),
     conversation: t.field({
       type: Conversation,
-      resolve: (event, _args, ctx) => getConversation({ ctx: chatScope(ctx), id: event.conversationId }),
+      resolve: (event, _args, ctx) => loadParticipation(chatScope(ctx), event.conversationId),
     }),
   }),
 })

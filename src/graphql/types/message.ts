@@ -1,7 +1,6 @@
 import type { MessageRow } from '../../db/schema.ts'
-import { getConversation } from '../../domain/conversations.ts'
 import { createMessage, deleteMessage, getMessage, listMessages } from '../../domain/messages.ts'
-import { getUser } from '../../domain/users.ts'
+import { loadParticipation, loadUser } from '../../domain/loaders.ts'
 import { builder } from '../builder.ts'
 import { chatScope } from '../context.ts'
 import { visibleOrNull } from '../nodes.ts'
@@ -28,10 +27,10 @@ export const Message = builder.node(builder.objectRef<MessageRow>('Message'), {
       resolve: (message) => message.payload,
     }),
     metadata: t.field({ type: 'JSONObject', nullable: true, resolve: (message) => message.metadata }),
-    author: t.field({ type: User, resolve: (message, _args, ctx) => getUser(chatScope(ctx), message.userId) }),
+    author: t.field({ type: User, resolve: (message, _args, ctx) => loadUser(chatScope(ctx), message.userId) }),
     conversation: t.field({
       type: Conversation,
-      resolve: (message, _args, ctx) => getConversation({ ctx: chatScope(ctx), id: message.conversationId }),
+      resolve: (message, _args, ctx) => loadParticipation(chatScope(ctx), message.conversationId),
     }),
   }),
 })
