@@ -35,6 +35,20 @@ const config: CodegenConfig = {
       documents: 'src/rest/chat/*.graphql',
       ...operations,
     },
+    // The web chat's typed client: documents as plain strings, so the bundle carries no GraphQL library.
+    'src/webchat/__generated__/': {
+      schema: chatSdl,
+      documents: 'src/webchat/documents.graphql',
+      preset: 'client',
+      presetConfig: { fragmentMasking: false },
+      config: {
+        scalars,
+        enumsAsTypes: true,
+        useTypeImports: true,
+        documentMode: 'string',
+        emitLegacyCommonJSImports: false,
+      },
+    },
     'src/__generated__/admin-operations.ts': {
       schema: adminSdl,
       documents: 'src/rest/admin/*.graphql',

@@ -18,6 +18,9 @@ import { adminRoutes } from './rest/admin/routes.ts'
 import { chatRoutes } from './rest/chat/routes.ts'
 import { createRestHandler } from './rest/router.ts'
 import { createSignalHub, type SignalHub } from './signals/hub.ts'
+import { DomainError } from './domain/errors.ts'
+import { findChatIntegration } from './domain/tenancy.ts'
+import { serveWebChat } from './webchat/serve.ts'
 
 export interface AppOptions {
   db: Db
@@ -101,6 +104,11 @@ export function createApp({
     if (chat) {
       const webhookId = decodePathSegment(chat[1] ?? '')
       const rest = chat[2] ?? '/'
+      if (request.method === 'GET' && (rest === '/' || rest === '/webchat.js')) {
+        findChatIntegration(db, webhookId)
+        const page = await serveWebChat(webhookId, rest)
+        if (page) return page
+      }
       if (rest === '/graphql' || rest.startsWith('/graphql/')) {
         return chatYoga.fetch(await withLimitedBody(request, bodyLimits.chat), { requestId, webhookId })
       }
@@ -135,7 +143,9 @@ export function createApp({
       try {
         response = await route(request, requestId)
       } catch (error) {
-        if (error instanceof HttpError) {
+        if (error instanceof DomainError) {
+          response = errorResponse(requestId, error.status, error.type, error.message)
+        } else if (error instanceof HttpError) {
           response = errorResponse(requestId, error.status, error.type, error.message)
         } else {
           log.error({ err: error, requestId }, 'unhandled error')

@@ -14,6 +14,9 @@ describe('codegen output (schema/ and src/__generated__/)', () => {
       'schema/schema.graphql',
       'src/__generated__/admin-operations.ts',
       'src/__generated__/chat-operations.ts',
+      'src/webchat/__generated__/gql.ts',
+      'src/webchat/__generated__/graphql.ts',
+      'src/webchat/__generated__/index.ts',
     ])
     for (const output of outputs) {
       const committed = readFileSync(`${root}/${output.filename}`, 'utf8')

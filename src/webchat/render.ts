@@ -1,0 +1,146 @@
+import type { WebChatCardFragment, WebChatMessageFragment } from './__generated__/graphql.ts'
+import { renderMarkdown } from './markdown.ts'
+import { safeUrl } from './urls.ts'
+
+type Payload = WebChatMessageFragment['payload']
+type BlocItem = Extract<Payload, { __typename: 'BlocPayload' }>['blocItems'][number]
+
+/** What a button in a message does: send a reply on the user's behalf. */
+export type Say = (text: string) => void
+
+const element = <K extends keyof HTMLElementTagNameMap>(tag: K, className?: string, text?: string) => {
+  const node = document.createElement(tag)
+  if (className) node.className = className
+  if (text !== undefined) node.textContent = text
+  return node
+}
+
+/** A link if the URL is safe, else the URL as plain text. */
+function link(href: string, label: string): HTMLElement {
+  const url = safeUrl(href)
+  if (!url) return element('span', 'unsafe-link', label)
+  const a = element('a', undefined, label)
+  a.href = url
+  a.target = '_blank'
+  a.rel = 'noopener noreferrer'
+  return a
+}
+
+function media(tag: 'img' | 'audio' | 'video', src: string): HTMLElement {
+  const url = safeUrl(src)
+  if (!url) return element('span', 'unsafe-link', src)
+  const node = element(tag)
+  node.src = url
+  if (tag === 'img') (node as HTMLImageElement).alt = ''
+  else (node as HTMLMediaElement).controls = true
+  return node
+}
+
+function card(payload: WebChatCardFragment, say: Say): HTMLElement {
+  const box = element('div', 'card')
+  if (payload.cardImage) box.appendChild(media('img', payload.cardImage))
+  box.appendChild(element('strong', 'card-title', payload.title))
+  if (payload.subtitle) box.appendChild(element('div', 'card-subtitle', payload.subtitle))
+  const actions = element('div', 'actions')
+  for (const action of payload.actions) {
+    if (action.action === 'url') {
+      actions.appendChild(link(action.value, action.label))
+    } else {
+      const button = element('button', undefined, action.label)
+      button.type = 'button'
+      button.addEventListener('click', () => say(action.value))
+      actions.appendChild(button)
+    }
+  }
+  box.appendChild(actions)
+  return box
+}
+
+function location(latitude: number, longitude: number, address?: string | null, title?: string | null) {
+  const place = element('div', 'location')
+  if (title) place.appendChild(element('strong', undefined, title))
+  if (address) place.appendChild(element('div', undefined, address))
+  place.appendChild(
+    link(
+      `https://www.openstreetmap.org/?mlat=${latitude}&mlon=${longitude}#map=16/${latitude}/${longitude}`,
+      `${latitude}, ${longitude} on the map`,
+    ),
+  )
+  return place
+}
+
+function item(payload: BlocItem): HTMLElement {
+  switch (payload.__typename) {
+    case 'TextPayload':
+      return element('div', 'text', payload.text)
+    case 'MarkdownPayload':
+      return renderMarkdown(payload.markdown)
+    case 'ImagePayload':
+      return media('img', payload.image)
+    case 'AudioPayload':
+      return media('audio', payload.audioUrl)
+    case 'VideoPayload':
+      return media('video', payload.videoUrl)
+    case 'FilePayload':
+      return link(payload.fileUrl, payload.fileTitle ?? payload.fileUrl)
+    case 'LocationPayload':
+      return location(payload.latitude, payload.longitude, payload.address, payload.locationTitle)
+  }
+}
+
+/** The content of a message, the way a chat widget shows each payload kind. */
+export function renderPayload(payload: Payload, say: Say): HTMLElement {
+  switch (payload.__typename) {
+    case 'CardPayload':
+      return card(payload, say)
+    case 'CarouselPayload': {
+      const row = element('div', 'carousel')
+      for (const each of payload.cards) row.appendChild(card(each, say))
+      return row
+    }
+    case 'ChoicePayload': {
+      const box = element('div', 'choice')
+      box.appendChild(element('div', 'text', payload.text))
+      for (const option of payload.options) {
+        const button = element('button', undefined, option.label)
+        button.type = 'button'
+        button.addEventListener('click', () => say(option.value))
+        box.appendChild(button)
+      }
+      return box
+    }
+    case 'DropdownPayload': {
+      const box = element('div', 'dropdown')
+      box.appendChild(element('div', 'text', payload.text))
+      const select = element('select')
+      select.appendChild(element('option', undefined, 'Choose…'))
+      for (const option of payload.options) {
+        const choice = element('option', undefined, option.label)
+        choice.value = option.value
+        select.appendChild(choice)
+      }
+      select.addEventListener('change', () => {
+        if (select.selectedIndex > 0) say(select.value)
+      })
+      box.appendChild(select)
+      return box
+    }
+    case 'BlocPayload': {
+      const box = element('div', 'bloc')
+      for (const each of payload.blocItems) box.appendChild(item(each))
+      return box
+    }
+    default:
+      return item(payload)
+  }
+}
+
+export function renderMessage(message: WebChatMessageFragment, mine: boolean, say: Say): HTMLElement {
+  const row = element('li', mine ? 'message mine' : message.author.isBot ? 'message bot' : 'message other')
+  row.dataset.messageId = message.messageId
+  if (!mine) row.appendChild(element('div', 'author', message.author.name ?? (message.author.isBot ? 'Bot' : 'User')))
+  const bubble = element('div', 'bubble')
+  bubble.appendChild(renderPayload(message.payload, say))
+  row.appendChild(bubble)
+  return row
+}

@@ -1,0 +1,65 @@
+import { readFile } from 'node:fs/promises'
+import { fileURLToPath } from 'node:url'
+import { webChatPage } from './page.ts'
+
+// Only what the page itself needs: its script and the API on the same origin, media from anywhere.
+const contentSecurityPolicy = [
+  "default-src 'none'",
+  "script-src 'self'",
+  "style-src 'unsafe-inline'",
+  "connect-src 'self'",
+  'img-src https: http: data:',
+  'media-src https: http:',
+  "base-uri 'none'",
+  "form-action 'none'",
+  "frame-ancestors 'none'",
+].join('; ')
+
+/** esbuild options shared by `npm run build` (its CLI flags) and the in-memory build below. */
+const entryPoint = fileURLToPath(new URL('./main.ts', import.meta.url))
+
+let bundle: Promise<string> | undefined
+
+/**
+ * The web chat's script: the file `npm run build` bundled next to this module, or, when running from
+ * the sources (tests, development), the same bundle made in memory by esbuild on first request.
+ */
+function webChatScript(): Promise<string> {
+  bundle ??= readFile(new URL('./webchat.js', import.meta.url), 'utf8').catch(async () => {
+    const { build } = await import('esbuild')
+    const result = await build({
+      entryPoints: [entryPoint],
+      bundle: true,
+      minify: true,
+      format: 'esm',
+      target: 'es2022',
+      write: false,
+    })
+    return result.outputFiles[0]?.text ?? ''
+  })
+  return bundle
+}
+
+/** Answers GET /{webhookId}/ (the page) and /{webhookId}/webchat.js, or undefined for other paths. */
+export async function serveWebChat(webhookId: string, path: string): Promise<Response | undefined> {
+  if (path === '/') {
+    return new Response(webChatPage(webhookId), {
+      headers: {
+        'content-type': 'text/html; charset=utf-8',
+        'content-security-policy': contentSecurityPolicy,
+        'x-content-type-options': 'nosniff',
+        'referrer-policy': 'no-referrer',
+      },
+    })
+  }
+  if (path === '/webchat.js') {
+    return new Response(await webChatScript(), {
+      headers: {
+        'content-type': 'text/javascript; charset=utf-8',
+        'cache-control': 'no-cache',
+        'x-content-type-options': 'nosniff',
+      },
+    })
+  }
+  return undefined
+}
