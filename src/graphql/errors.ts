@@ -9,14 +9,17 @@ export interface ErrorShape {
   message: string
 }
 
-/** A domain error as a GraphQL error that says its type and status in `extensions`. */
+/**
+ * A domain error as a GraphQL error that says its type and status in `extensions`. It keeps no
+ * `originalError`: an expected error is complete as it is, and yoga would count one that has a
+ * non-GraphQL cause as unexpected (HTTP 500 for a refused subscription).
+ */
 export function domainToGraphQLError(error: DomainError, withHttpStatus = false, base?: GraphQLError): GraphQLError {
   return new GraphQLError(error.message, {
     nodes: base?.nodes,
     source: base?.source,
     positions: base?.positions,
     path: base?.path,
-    originalError: error,
     extensions: {
       type: error.type,
       status: error.status,
