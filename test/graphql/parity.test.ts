@@ -1,5 +1,6 @@
 import { jwtVerify } from 'jose'
 import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest'
+import { payloadToInput } from '../../src/graphql/types/payload-input.ts'
 import { BASE, createTestApp, ENCRYPTION_KEY, type TestApp, WEBHOOK_ID } from '../helpers/app.ts'
 
 // The parity operations over GraphQL (POST /{webhookId}/graphql), and the conversationSignals
@@ -19,7 +20,7 @@ afterEach(async () => {
 type Actor = Awaited<ReturnType<TestApp['user']>>
 
 const fieldError = (type: string, status: number, path: (string | number)[]) => ({
-  errors: [expect.objectContaining({ path, extensions: { type, status } })],
+  errors: [expect.objectContaining({ path, extensions: { type, status, requestId: expect.any(String) } })],
   data: null,
 })
 
@@ -113,8 +114,9 @@ const participantIds = async (key: string, id: string) => {
   return res.body.data.conversation.participants.edges.map((e: { node: { userId: string } }) => e.node.userId)
 }
 
+/** createMessage with a Chat API `{type, …}` payload, sent as the @oneOf input it maps onto. */
 const createMessage = async (key: string, conversationId: string, payload: object = { type: 'text', text: 'hi' }) => {
-  const res = await t.graphql(CREATE_MESSAGE, { input: { conversationId, payload } }, { key })
+  const res = await t.graphql(CREATE_MESSAGE, { input: { conversationId, payload: payloadToInput(payload) } }, { key })
   expect(res.body.errors).toBeUndefined()
   return res.body.data.createMessage.message as { messageId: string }
 }
@@ -644,7 +646,7 @@ describe('conversationSignals', () => {
     const { sse, baseline } = await listen(alice.key, 'c1')
     const posted = await t.graphql(
       CREATE_MESSAGE,
-      { input: { conversationId: 'c1', payload: { type: 'text', text: 'live' }, metadata: { m: 1 } } },
+      { input: { conversationId: 'c1', payload: { text: { text: 'live' } }, metadata: { m: 1 } } },
       { key: bob.key },
     )
     const message = posted.body.data.createMessage.message
@@ -756,7 +758,7 @@ describe('conversationSignals', () => {
     const sse = new SseReader(res.body!.getReader())
     const refusal = await sse.nextResult()
     expect(refusal).toEqual({
-      errors: [expect.objectContaining({ path: ['conversationSignals'], extensions: { type: 'Forbidden', status: 403 } })],
+      errors: [expect.objectContaining({ path: ['conversationSignals'], extensions: { type: 'Forbidden', status: 403, requestId: expect.any(String) } })],
     })
     expect(await sse.next()).toEqual({ event: 'complete', data: '' })
     expect(t.app.signals.activeSubscriptions()).toBe(baseline)
@@ -767,7 +769,7 @@ describe('conversationSignals', () => {
     expect([200, 401]).toContain(res.status)
     const sse = new SseReader(res.body!.getReader())
     expect(await sse.nextResult()).toEqual({
-      errors: [expect.objectContaining({ path: ['conversationSignals'], extensions: { type: 'Unauthorized', status: 401 } })],
+      errors: [expect.objectContaining({ path: ['conversationSignals'], extensions: { type: 'Unauthorized', status: 401, requestId: expect.any(String) } })],
     })
     expect(await sse.next()).toEqual({ event: 'complete', data: '' })
   })
@@ -778,7 +780,7 @@ describe('conversationSignals', () => {
     const sse = new SseReader(res.body!.getReader())
     expect(await sse.nextResult()).toEqual({
       errors: [
-        expect.objectContaining({ path: ['conversationSignals'], extensions: { type: 'ResourceNotFound', status: 404 } }),
+        expect.objectContaining({ path: ['conversationSignals'], extensions: { type: 'ResourceNotFound', status: 404, requestId: expect.any(String) } }),
       ],
     })
   })
