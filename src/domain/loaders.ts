@@ -1,6 +1,5 @@
 import DataLoader from 'dataloader'
-import { and, eq, inArray, lte, type SQL, sql } from 'drizzle-orm'
-import type { SQLiteColumn } from 'drizzle-orm/sqlite-core'
+import { and, eq, inArray, type SQLWrapper, sql } from 'drizzle-orm'
 import { type ConversationRow, conversations, type MessageRow, messages, participants, type UserRow, users } from '../db/schema.ts'
 import type { ChatContext } from './context.ts'
 import { forbidden, notFound } from './errors.ts'
@@ -46,9 +45,40 @@ function byWindow(keys: readonly PageKey[]): Map<string, { window: PageWindow; i
   return groups
 }
 
-/** `row_number()` over each conversation's rows in the window's order: the top `limit` per conversation. */
-const rankWithin = (partition: SQLiteColumn, orderBy: SQL[]) =>
-  sql<number>`row_number() over (partition by ${partition} order by ${sql.join(orderBy, sql`, `)})`.as('rank')
+/*
+ * Many conversations' pages in one statement: a UNION ALL of one keyset query per conversation,
+ * each walking its index to its LIMIT, so a page costs the same however long the conversation is.
+ * (SQLite allows 500 terms in a compound select; batches stay below that.)
+ */
+const maxBatchSize = 200
+
+const unionOfPages = (ids: string[], pageOf: (conversationId: string) => SQLWrapper) =>
+  sql.join(
+    ids.map((id) => sql`select * from (${pageOf(id)})`),
+    sql` union all `,
+  )
+
+/** A column under the name a raw row should carry it by. */
+const named = (column: SQLWrapper, name: string) => sql`${column}`.as(name)
+
+/** A participant row as the page query returns it (SQLite has no booleans: is_bot comes back 0/1). */
+interface ParticipantRecord extends Omit<UserRow, 'isBot'> {
+  isBot: number
+  conversationId: string
+  joinedAt: string
+  joinId: string
+}
+
+/** A messages row as SQLite returns it to a raw query. */
+interface MessageRecord {
+  integration_id: string
+  id: string
+  conversation_id: string
+  user_id: string
+  payload: string
+  metadata: string | null
+  created_at: string
+}
 
 function createLoaders(ctx: ChatContext): ChatLoaders {
   const integrationId = ctx.integration.id
@@ -90,38 +120,48 @@ function createLoaders(ctx: ChatContext): ChatLoaders {
       const pages = new Map<string, Cursored<UserRow>[]>()
       for (const { window, ids } of byWindow(keys).values()) {
         const page = keyset('participants', [participants.createdAt, participants.joinId], window)
-        const ranked = ctx.db
-          .select({
-            integrationId: users.integrationId,
-            id: users.id,
-            name: users.name,
-            pictureUrl: users.pictureUrl,
-            profile: users.profile,
-            isBot: users.isBot,
-            createdAt: users.createdAt,
-            updatedAt: users.updatedAt,
-            conversationId: participants.conversationId,
-            joinedAt: sql<string>`${participants.createdAt}`.as('joined_at'),
-            joinId: participants.joinId,
-            rank: rankWithin(participants.conversationId, page.orderBy),
-          })
-          .from(participants)
-          .innerJoin(users, and(eq(users.integrationId, participants.integrationId), eq(users.id, participants.userId)))
-          .where(and(eq(participants.integrationId, integrationId), inArray(participants.conversationId, ids), page.where))
-          .as('ranked')
-        const rows = ctx.db.select().from(ranked).where(lte(ranked.rank, window.limit)).orderBy(sql`${ranked.rank}`).all()
+        const rows = ctx.db.all<ParticipantRecord>(
+          unionOfPages(ids, (conversationId) =>
+            ctx.db
+              .select({
+                integrationId: named(users.integrationId, 'integrationId'),
+                id: named(users.id, 'id'),
+                name: named(users.name, 'name'),
+                pictureUrl: named(users.pictureUrl, 'pictureUrl'),
+                profile: named(users.profile, 'profile'),
+                isBot: named(users.isBot, 'isBot'),
+                createdAt: named(users.createdAt, 'createdAt'),
+                updatedAt: named(users.updatedAt, 'updatedAt'),
+                conversationId: named(participants.conversationId, 'conversationId'),
+                joinedAt: named(participants.createdAt, 'joinedAt'),
+                joinId: named(participants.joinId, 'joinId'),
+              })
+              .from(participants)
+              .innerJoin(users, and(eq(users.integrationId, participants.integrationId), eq(users.id, participants.userId)))
+              .where(
+                and(
+                  eq(participants.integrationId, integrationId),
+                  eq(participants.conversationId, conversationId),
+                  page.where,
+                ),
+              )
+              .orderBy(...page.orderBy)
+              .limit(window.limit),
+          ),
+        )
         for (const id of ids) {
           const mine = rows.filter((row) => row.conversationId === id)
-          const cursored = withCursors('participants', mine, (r) => [r.joinedAt, r.joinId])
           pages.set(
             pageKey({ conversationId: id, window }),
-            cursored.map(({ conversationId: _c, joinedAt: _j, joinId: _i, rank: _r, ...user }) => user),
+            withCursors('participants', mine, (r) => [r.joinedAt, r.joinId]).map(
+              ({ conversationId: _c, joinedAt: _j, joinId: _i, isBot, ...user }) => ({ ...user, isBot: Boolean(isBot) }),
+            ),
           )
         }
       }
       return keys.map((key) => pages.get(pageKey(key)) ?? [])
     },
-    { cacheKeyFn: pageKey },
+    { cacheKeyFn: pageKey, maxBatchSize },
   )
 
   const messagePages = new DataLoader<PageKey, Cursored<MessageRow>[], string>(
@@ -129,29 +169,38 @@ function createLoaders(ctx: ChatContext): ChatLoaders {
       const pages = new Map<string, Cursored<MessageRow>[]>()
       for (const { window, ids } of byWindow(keys).values()) {
         const page = keyset('messages', [messages.createdAt, messages.id], window, messagesOrder)
-        const ranked = ctx.db
-          .select({
-            integrationId: messages.integrationId,
-            id: messages.id,
-            conversationId: messages.conversationId,
-            userId: messages.userId,
-            payload: messages.payload,
-            metadata: messages.metadata,
-            createdAt: messages.createdAt,
-            rank: rankWithin(messages.conversationId, page.orderBy),
-          })
-          .from(messages)
-          .where(and(eq(messages.integrationId, integrationId), inArray(messages.conversationId, ids), page.where))
-          .as('ranked')
-        const rows = ctx.db.select().from(ranked).where(lte(ranked.rank, window.limit)).orderBy(sql`${ranked.rank}`).all()
+        const rows = ctx.db.all<MessageRecord>(
+          unionOfPages(ids, (conversationId) =>
+            ctx.db
+              .select()
+              .from(messages)
+              .where(
+                and(eq(messages.integrationId, integrationId), eq(messages.conversationId, conversationId), page.where),
+              )
+              .orderBy(...page.orderBy)
+              .limit(window.limit),
+          ),
+        )
         for (const id of ids) {
-          const mine = rows.filter((row) => row.conversationId === id).map(({ rank: _r, ...message }) => message)
+          const mine = rows
+            .filter((row) => row.conversation_id === id)
+            .map(
+              (row): MessageRow => ({
+                integrationId: row.integration_id,
+                id: row.id,
+                conversationId: row.conversation_id,
+                userId: row.user_id,
+                payload: JSON.parse(row.payload) as Record<string, unknown>,
+                metadata: row.metadata === null ? null : (JSON.parse(row.metadata) as Record<string, unknown>),
+                createdAt: row.created_at,
+              }),
+            )
           pages.set(pageKey({ conversationId: id, window }), withCursors('messages', mine, (m) => [m.createdAt, m.id]))
         }
       }
       return keys.map((key) => pages.get(pageKey(key)) ?? [])
     },
-    { cacheKeyFn: pageKey },
+    { cacheKeyFn: pageKey, maxBatchSize },
   )
 
   return { user, participation, participants: participantPages, messages: messagePages }
