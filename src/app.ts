@@ -6,6 +6,7 @@ import { builtInHandlers } from './bots/handlers.ts'
 import { type BotRuntime, startBotRuntime } from './bots/runtime.ts'
 import type { Db } from './db/client.ts'
 import { createAdminContext, createChatContext } from './graphql/context.ts'
+import { createMaskError } from './graphql/errors.ts'
 import { adminSchema, chatSchema } from './graphql/schema.ts'
 import { attachGraphQLWebSocket } from './graphql/ws.ts'
 import { createAdminYoga, createChatYoga } from './graphql/yoga.ts'
@@ -133,7 +134,7 @@ export function createApp({
     bots,
     streams,
     attach(server) {
-      sockets.push(attachGraphQLWebSocket(server, chatYoga))
+      sockets.push(attachGraphQLWebSocket(server, chatYoga, createMaskError(log)))
     },
     async fetch(request) {
       const preflight = cors.preflight(request)

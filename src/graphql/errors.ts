@@ -46,7 +46,8 @@ export function createMaskError(log: Logger) {
     log.error({ err: original }, 'unexpected error while executing an operation')
     return new GraphQLError(message, {
       path: error instanceof GraphQLError ? error.path : undefined,
-      extensions: { type: 'Internal', status: 500 },
+      // A failure of the server's own is a 5xx over HTTP, as REST answers it, whatever else resolved.
+      extensions: { type: 'Internal', status: 500, http: { status: 500 } },
     })
   }
 }

@@ -1,7 +1,8 @@
 import { type ExecutionResult, GraphQLError } from 'graphql'
 import { isAsyncIterable, type Plugin, Repeater } from 'graphql-yoga'
 
-const withRequestId = (result: ExecutionResult, requestId: string): ExecutionResult =>
+/** The result with the request id in the extensions of each of its errors. */
+export const withRequestId = (result: ExecutionResult, requestId: string): ExecutionResult =>
   result.errors
     ? {
         ...result,

@@ -1,8 +1,9 @@
 import type { IncomingMessage, Server } from 'node:http'
 import { randomUUID } from 'node:crypto'
-import type { ExecutionArgs } from 'graphql'
+import type { ExecutionArgs, FormattedExecutionResult, GraphQLError } from 'graphql'
 import { useServer } from 'graphql-ws/use/ws'
 import { WebSocketServer } from 'ws'
+import { withRequestId } from './request-id.ts'
 import type { createChatYoga } from './yoga.ts'
 
 type ChatYoga = ReturnType<typeof createChatYoga>
@@ -28,7 +29,11 @@ const webhookOf = (request: IncomingMessage): string | undefined => {
  * travels in the connection parameters (`{"x-user-key": …}`), as browsers cannot set headers on a
  * WebSocket; a connection whose key or webhook id is refused is closed with 4403 Forbidden.
  */
-export function attachGraphQLWebSocket(server: Server, yoga: ChatYoga): { close(): Promise<void> } {
+export function attachGraphQLWebSocket(
+  server: Server,
+  yoga: ChatYoga,
+  maskError: (error: unknown, message: string) => Error,
+): { close(): Promise<void> } {
   const wss = new WebSocketServer({ noServer: true })
 
   const onUpgrade = (request: IncomingMessage, socket: import('node:stream').Duplex, head: Buffer) => {
@@ -40,9 +45,13 @@ export function attachGraphQLWebSocket(server: Server, yoga: ChatYoga): { close(
   }
   server.on('upgrade', onUpgrade)
 
-  const envelop = (ctx: { extra: { request: IncomingMessage }; connectionParams?: Record<string, unknown> }, params?: unknown) =>
+  const envelop = (
+    ctx: { extra: { request: IncomingMessage }; connectionParams?: Record<string, unknown> },
+    params?: unknown,
+    requestId = randomUUID(),
+  ) =>
     yoga.getEnveloped({
-      requestId: randomUUID(),
+      requestId,
       webhookId: webhookOf(ctx.extra.request),
       connectionParams: ctx.connectionParams,
       params,
@@ -60,20 +69,33 @@ export function attachGraphQLWebSocket(server: Server, yoga: ChatYoga): { close(
           return false
         }
       },
+      // A refused operation answers that operation only: the socket and its other subscriptions stay.
       onSubscribe: async (ctx, _id, params) => {
-        const { schema, execute, subscribe, contextFactory, parse, validate } = envelop(ctx, params)
-        const document = parse(params.query)
-        const errors = validate(schema, document)
-        if (errors.length > 0) return errors
-        return {
-          schema,
-          document,
-          operationName: params.operationName,
-          variableValues: params.variables,
-          contextValue: await contextFactory(),
-          rootValue: { execute, subscribe },
+        const requestId = randomUUID()
+        const { schema, execute, subscribe, contextFactory, parse, validate } = envelop(ctx, params, requestId)
+        const refuse = (errors: readonly unknown[]) =>
+          errors.map(
+            (error) =>
+              withRequestId({ errors: [maskError(error, 'Unexpected error.') as GraphQLError] }, requestId).errors?.[0] as GraphQLError,
+          )
+        try {
+          const document = parse(params.query)
+          const errors = validate(schema, document)
+          if (errors.length > 0) return refuse(errors)
+          return {
+            schema,
+            document,
+            operationName: params.operationName,
+            variableValues: params.variables,
+            contextValue: await contextFactory(),
+            rootValue: { execute, subscribe },
+          }
+        } catch (error) {
+          return refuse([error])
         }
       },
+      onNext: (_ctx, _id, _payload, args, result) =>
+        withRequestId(result, (args.contextValue as { requestId: string }).requestId) as FormattedExecutionResult,
     },
     wss,
   )

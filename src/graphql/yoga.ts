@@ -1,10 +1,10 @@
-import { useGraphQLSSE } from '@graphql-yoga/plugin-graphql-sse'
 import type { GraphQLSchema } from 'graphql'
 import { createYoga } from 'graphql-yoga'
 import type { Logger } from 'pino'
 import { armorPlugins } from './armor.ts'
 import { type ContextDeps, createAdminContext, createChatContext, type GraphQLContext } from './context.ts'
 import { createMaskError } from './errors.ts'
+import { useGraphQLSSE } from './graphql-sse.ts'
 import { useRequestId } from './request-id.ts'
 import { adminSchema, chatSchema } from './schema.ts'
 
@@ -26,6 +26,7 @@ const yogaFor = (
   log: Logger,
   headers: Record<string, string>,
   context: (init: ContextInit) => Promise<GraphQLContext>,
+  maskError = createMaskError(log),
 ) =>
   createYoga<ServerContext>({
     schema,
@@ -41,8 +42,8 @@ const yogaFor = (
       headers: JSON.stringify(headers, null, 2),
     }),
     landingPage: false,
-    maskedErrors: { maskError: createMaskError(log) },
-    plugins: [...armorPlugins(), useGraphQLSSE(), useRequestId()],
+    maskedErrors: { maskError },
+    plugins: [...armorPlugins(), useGraphQLSSE(maskError), useRequestId()],
   })
 
 /** A header of the request, or the same-named connection parameter of a WebSocket. */

@@ -23,11 +23,11 @@ export class HttpError extends Error {
   }
 }
 
-/** The response with these headers set, copied only when one of them is missing or differs. */
+/**
+ * Sets these headers on the response. It is done in place, never by copying the response: a copy
+ * would re-wrap a streaming body, and the client's disconnect would then no longer reach it.
+ */
 export function withHeaders(response: Response, headers: Record<string, string>): Response {
-  const missing = Object.entries(headers).filter(([name, value]) => response.headers.get(name) !== value)
-  if (missing.length === 0) return response
-  const merged = new Headers(response.headers)
-  for (const [name, value] of missing) merged.set(name, value)
-  return new Response(response.body, { status: response.status, statusText: response.statusText, headers: merged })
+  for (const [name, value] of Object.entries(headers)) response.headers.set(name, value)
+  return response
 }

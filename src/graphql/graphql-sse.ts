@@ -1,0 +1,92 @@
+import { STATUS_CODES } from 'node:http'
+import { type ExecutionResult, getOperationAST, GraphQLError } from 'graphql'
+import { createHandler } from 'graphql-sse/lib/use/fetch'
+import { isAsyncIterable, type Plugin } from 'graphql-yoga'
+import { withRequestId } from './request-id.ts'
+
+interface ServerContext {
+  requestId: string
+}
+
+type MaskError = (error: unknown, message: string) => Error
+
+/**
+ * The graphql-sse protocol (both of its modes) on `…/graphql/stream`, run through the same yoga
+ * instance as every other transport. Unlike @graphql-yoga/plugin-graphql-sse, it answers every
+ * refusal before execution — a query that does not parse or validate, a context that cannot be made
+ * (unknown webhook id, invalid key) — with its HTTP status and a GraphQL error body, and it masks
+ * errors and stamps them with the request id as the HTTP pipeline does.
+ */
+export function useGraphQLSSE(maskError: MaskError): Plugin<Record<string, unknown>, ServerContext> {
+  const contexts = new WeakMap<Request, ServerContext>()
+  let handler: ((request: Request) => Promise<Response>) | undefined
+
+  const requestIdOf = (raw: Request) => contexts.get(raw)?.requestId ?? ''
+  const masked = (result: ExecutionResult, requestId: string): ExecutionResult =>
+    withRequestId(
+      result.errors ? { ...result, errors: result.errors.map((e) => maskError(e, 'Unexpected error.') as GraphQLError) } : result,
+      requestId,
+    )
+  // graphql-sse's own response form: [body, init].
+  const refuse = (status: number, errors: readonly unknown[], requestId: string) =>
+    [
+      JSON.stringify(
+        masked({ errors: errors.map((e) => (e instanceof GraphQLError ? e : new GraphQLError(String(e)))) }, requestId),
+      ),
+      {
+        status,
+        statusText: STATUS_CODES[status] ?? 'Error',
+        headers: { 'content-type': 'application/json; charset=utf-8', 'x-request-id': requestId },
+      },
+    ] as const
+
+  return {
+    onYogaInit({ yoga }) {
+      handler = createHandler(
+        {
+          async onSubscribe(req, params) {
+            const serverContext = contexts.get(req.raw)
+            const requestId = serverContext?.requestId ?? ''
+            const enveloped = yoga.getEnveloped({ ...serverContext, request: req.raw, params })
+            let document
+            try {
+              document = enveloped.parse(params.query)
+              const errors = enveloped.validate(enveloped.schema, document)
+              if (errors.length > 0) return refuse(400, errors, requestId)
+            } catch (error) {
+              // The execution limits refuse by throwing from parse or validate.
+              return refuse(400, [error], requestId)
+            }
+            let contextValue
+            try {
+              contextValue = await enveloped.contextFactory()
+            } catch (error) {
+              const status = error instanceof GraphQLError ? (error.extensions.http as { status?: number })?.status : undefined
+              return refuse(status ?? 500, [maskError(error, 'Unexpected error.')], requestId)
+            }
+            const args = {
+              schema: enveloped.schema,
+              document,
+              contextValue,
+              variableValues: params.variables,
+              operationName: params.operationName,
+            }
+            const operation = getOperationAST(document, params.operationName)
+            const result = await (operation?.operation === 'subscription' ? enveloped.subscribe : enveloped.execute)(args)
+            if (isAsyncIterable(result)) return result as AsyncIterable<ExecutionResult>
+            // graphql-sse only takes a result that has `data`; a refused subscription has none.
+            const single = result as ExecutionResult
+            return 'data' in single ? single : { ...single, data: null }
+          },
+          onNext: (_ctx, req, result) => masked(result as ExecutionResult, requestIdOf(req.raw)),
+        },
+        yoga.fetchAPI,
+      )
+    },
+    onRequest({ request, url, serverContext, endResponse }) {
+      if (!handler || !/\/graphql\/stream\/?$/.test(url.pathname)) return
+      contexts.set(request, serverContext)
+      return handler(request).then(endResponse)
+    },
+  }
+}
