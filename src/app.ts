@@ -124,6 +124,7 @@ export function createApp({
   const endLiveConnections = () => {
     ending ??= (async () => {
       streams.closeAll()
+      signals.closeListeners()
       await Promise.all(sockets.map((socket) => socket.close()))
     })()
     return ending

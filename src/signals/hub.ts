@@ -23,6 +23,8 @@ export interface SignalHub extends SignalPublisher {
   /** Every signal of every integration (the bot runtime's feed). */
   all(): AsyncIterableIterator<RoutedSignal>
   activeSubscriptions(): number
+  /** Ends every conversation subscription (at shutdown: their streams then complete and close). */
+  closeListeners(): void
 }
 
 export function createSignalHub(): SignalHub {
@@ -31,8 +33,9 @@ export function createSignalHub(): SignalHub {
     all: [routed: RoutedSignal]
   }>()
   let active = 0
+  const listeners = new Set<Repeater<ConversationSignal>>()
 
-  const counted = <T>(source: Repeater<T>): AsyncIterableIterator<T> =>
+  const counted = <T>(source: Repeater<T>, onEnd?: () => void): Repeater<T> =>
     new Repeater<T>(async (push, stop) => {
       active++
       void stop.then(() => source.return())
@@ -40,12 +43,19 @@ export function createSignalHub(): SignalHub {
         for await (const value of source) await push(value)
       } finally {
         active--
+        onEnd?.()
         stop()
       }
     })
 
-  const conversation = (integrationId: string, conversationId: string) =>
-    counted(pubSub.subscribe('conversation', `${integrationId}/${conversationId}`))
+  const conversation = (integrationId: string, conversationId: string) => {
+    const subscription: Repeater<ConversationSignal> = counted(
+      pubSub.subscribe('conversation', `${integrationId}/${conversationId}`),
+      () => listeners.delete(subscription),
+    )
+    listeners.add(subscription)
+    return subscription
+  }
 
   return {
     publish(integrationId, signal) {
@@ -54,8 +64,9 @@ export function createSignalHub(): SignalHub {
     },
     conversation,
     listen(integrationId, conversationId, userId) {
-      const source = conversation(integrationId, conversationId)
       return new Repeater<ConversationSignal>(async (push, stop) => {
+        // Subscribed only once iterated, so that a listener nobody reads holds nothing.
+        const source = conversation(integrationId, conversationId)
         void stop.then(() => source.return?.())
         for await (const signal of source) {
           if (signal.type !== 'conversation_deleted') await push(signal)
@@ -67,5 +78,9 @@ export function createSignalHub(): SignalHub {
     },
     all: () => counted(pubSub.subscribe('all')),
     activeSubscriptions: () => active,
+    closeListeners() {
+      for (const subscription of [...listeners]) void subscription.return(undefined)
+      listeners.clear()
+    },
   }
 }
