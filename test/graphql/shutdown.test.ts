@@ -22,13 +22,14 @@ describe('shutdown ends live GraphQL subscriptions', () => {
       }),
     )
     expect(response.status).toBe(200)
-    const reader = (response.body as ReadableStream<Uint8Array>).pipeThrough(new TextDecoderStream()).getReader()
+    const reader = (response.body as ReadableStream<Uint8Array>).getReader()
+    const decoder = new TextDecoder()
     let text = ''
     const reading = (async () => {
       for (;;) {
         const { done, value } = await reader.read()
         if (done) return text
-        text += value
+        text += decoder.decode(value, { stream: true })
       }
     })()
     await vi.waitFor(() => expect(t.app.signals.activeSubscriptions()).toBe(baseline + 1))
