@@ -30,7 +30,8 @@ export async function readBody(request: Request, limit: number): Promise<Uint8Ar
     }
     chunks.push(value)
   }
-  return new Uint8Array(Buffer.concat(chunks))
+  // Buffer.concat allocates the joined body once; no second copy into a plain Uint8Array.
+  return Buffer.concat(chunks, size) as Uint8Array<ArrayBuffer>
 }
 
 const isJsonType = (contentType: string) => {

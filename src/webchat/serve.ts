@@ -15,7 +15,7 @@ const contentSecurityPolicy = [
   "frame-ancestors 'none'",
 ].join('; ')
 
-/** esbuild options shared by `npm run build` (its CLI flags) and the in-memory build below. */
+// The same entry point and options as the esbuild command of `npm run build`.
 const entryPoint = fileURLToPath(new URL('./main.ts', import.meta.url))
 
 let bundle: Promise<string> | undefined
