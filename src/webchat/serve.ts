@@ -1,5 +1,5 @@
 import { readFile } from 'node:fs/promises'
-import { fileURLToPath } from 'node:url'
+import { webChatBundle } from './bundle.ts'
 import { webChatPage } from './page.ts'
 
 // Only what the page itself needs: its script and the API on the same origin, media from anywhere.
@@ -15,9 +15,6 @@ const contentSecurityPolicy = [
   "frame-ancestors 'none'",
 ].join('; ')
 
-// The same entry point and options as the esbuild command of `npm run build`.
-const entryPoint = fileURLToPath(new URL('./main.ts', import.meta.url))
-
 let bundle: Promise<string> | undefined
 
 /**
@@ -27,14 +24,7 @@ let bundle: Promise<string> | undefined
 function webChatScript(): Promise<string> {
   bundle ??= readFile(new URL('./webchat.js', import.meta.url), 'utf8').catch(async () => {
     const { build } = await import('esbuild')
-    const result = await build({
-      entryPoints: [entryPoint],
-      bundle: true,
-      minify: true,
-      format: 'esm',
-      target: 'es2022',
-      write: false,
-    })
+    const result = await build({ ...webChatBundle, write: false })
     return result.outputFiles[0]?.text ?? ''
   })
   return bundle

@@ -1,0 +1,64 @@
+// Builds dist/: compiles src/ with tsc and bundles the web chat with esbuild.
+//   node scripts/build.mjs             always builds (npm run build, and npm ci's `prepare`)
+//   node scripts/build.mjs --if-stale  builds only when an input is newer than the last good build (npm start)
+// A build that succeeds leaves dist/.built, dated when the build started: an input edited during the build
+// is newer than the stamp, so the next start rebuilds. The check stats the inputs (a few ms), so a start
+// after `npm ci` goes straight to `node dist/main.js`, and a start after editing src/ still serves the edit.
+// Directories are inputs too: deleting or adding a file changes its directory's mtime.
+import { execFileSync } from 'node:child_process'
+import { readdirSync, statSync, utimesSync, writeFileSync } from 'node:fs'
+import { createRequire } from 'node:module'
+import { join } from 'node:path'
+import { fileURLToPath } from 'node:url'
+
+const root = fileURLToPath(new URL('..', import.meta.url))
+const stamp = join(root, 'dist/.built')
+const inputs = ['src', 'tsconfig.json', 'package.json', 'scripts/build.mjs']
+
+/** The newest mtime (ms) of a file, or of a directory and everything under it. */
+function newest(path) {
+  const stat = statSync(path)
+  if (!stat.isDirectory()) return stat.mtimeMs
+  let latest = stat.mtimeMs
+  for (const entry of readdirSync(path)) latest = Math.max(latest, newest(join(path, entry)))
+  return latest
+}
+
+function builtAt() {
+  try {
+    statSync(join(root, 'dist/main.js'))
+    return statSync(stamp).mtimeMs
+  } catch {
+    return -Infinity
+  }
+}
+
+const stale = () => inputs.reduce((latest, input) => Math.max(latest, newest(join(root, input))), -Infinity) > builtAt()
+
+async function build() {
+  const startedAt = new Date()
+  const require = createRequire(import.meta.url)
+  execFileSync(process.execPath, [require.resolve('typescript/bin/tsc'), '-p', 'src'], { cwd: root, stdio: 'inherit' })
+  const esbuild = await import('esbuild')
+  // The web chat's options as the server uses them (compiled just now), with its entry point in src/.
+  const { webChatBundle } = await import('../dist/webchat/bundle.js')
+  await esbuild.build({
+    ...webChatBundle,
+    entryPoints: [join(root, 'src/webchat/main.ts')],
+    outfile: join(root, 'dist/webchat/webchat.js'),
+    logLevel: 'warning',
+  })
+  writeFileSync(stamp, '')
+  utimesSync(stamp, startedAt, startedAt)
+}
+
+if (!process.argv.includes('--if-stale') || stale()) {
+  if (process.argv.includes('--if-stale')) process.stdout.write('Confab: src/ changed since the last build; building\n')
+  try {
+    await build()
+  } catch (error) {
+    // tsc has printed its diagnostics (stdio inherited); esbuild's error says what it is.
+    if (error?.status === undefined) process.stderr.write(`${error instanceof Error ? error.message : String(error)}\n`)
+    process.exit(1)
+  }
+}
