@@ -1,4 +1,4 @@
-import { randomBytes } from 'node:crypto'
+import { randomBytes, randomFillSync } from 'node:crypto'
 import { monotonicFactory } from 'ulid'
 import { invalidPayload } from './errors.ts'
 
@@ -12,11 +12,29 @@ export function assertClientId(id: string, what: string): string {
   return id
 }
 
-// Monotonic ULIDs: ids made in the same millisecond still sort in creation order, so the
-// (createdAt, id) keyset returns rows in the order they were written.
-const ulid = monotonicFactory()
+// ulid draws each random character from its own crypto call (16 per id); a pool refilled 4 KiB at
+// a time makes that one call per 256 new milliseconds. Each character takes one byte's top 5 bits.
+const pool = Buffer.alloc(4096)
+let next = pool.length
+const pooledRandom = (): number => {
+  if (next === pool.length) {
+    randomFillSync(pool)
+    next = 0
+  }
+  return (pool[next++] as number) / 256
+}
 
-export const newId = (): string => ulid()
+/**
+ * Monotonic ULIDs (26 characters of Crockford base32: 48 bits of time, 80 random bits drawn anew
+ * each millisecond): ids made in the same millisecond, or while the clock steps back, increment the
+ * last one, so the (createdAt, id) keyset returns rows in the order they were written.
+ */
+export function idFactory(clock: () => number = Date.now): () => string {
+  const ulid = monotonicFactory(pooledRandom)
+  return () => ulid(clock())
+}
+
+export const newId = idFactory()
 
 /** A random secret (admin tokens, encryption keys, webhook ids): url-safe, 256 bits by default. */
 export const newSecret = (bytes = 32): string => randomBytes(bytes).toString('base64url')
