@@ -1,25 +1,74 @@
 import { errors as joseErrors, jwtVerify, SignJWT } from 'jose'
 import { unauthorized } from '../domain/errors.ts'
 import { assertClientId } from '../domain/ids.ts'
+import { LruCache } from './lru.ts'
 
 const encoder = new TextEncoder()
 
-/**
- * A user key is an HS256 JWT whose claim `id` names the user, signed with the chat integration's
- * encryption key (the same bytes @botpress/chat's Client.connect signs with). Returns that id.
- */
-export async function verifyUserKey(key: string, encryptionKey: string): Promise<string> {
-  let id: unknown
-  try {
-    const { payload } = await jwtVerify(key, encoder.encode(encryptionKey), { algorithms: ['HS256'] })
-    id = payload.id
-  } catch (error) {
-    if (error instanceof joseErrors.JOSEError) throw unauthorized('the user key is not valid for this chat integration')
-    throw error
-  }
-  if (typeof id !== 'string') throw unauthorized('the user key has no "id" claim')
-  return assertClientId(id, 'user id')
+/** A user key that verified, with the time claims that can still expire it (seconds since the epoch). */
+interface Verified {
+  userId: string
+  exp?: number
+  nbf?: number
 }
+
+export interface UserKeyVerifierOptions {
+  /** How many verified keys each encryption key remembers. */
+  capacity?: number
+  /** Milliseconds since the epoch (tests move it). */
+  clock?: () => number
+}
+
+/**
+ * Verifies user keys: an HS256 JWT whose claim `id` names the user, signed with the chat
+ * integration's encryption key (the same bytes @botpress/chat's Client.connect signs with).
+ * Importing the HMAC key costs more than verifying with it, so each encryption key's is imported
+ * once; and a client sends the same key with every request, so the keys that verified are
+ * remembered (the least recently used forgotten first) and only their `exp`/`nbf` re-checked.
+ * A key that fails is never remembered: it fails through jose every time, exactly as before.
+ */
+export function createUserKeyVerifier({ capacity = 10_000, clock = Date.now }: UserKeyVerifierOptions = {}) {
+  const integrations = new Map<string, { key: Promise<CryptoKey>; verified: LruCache<string, Verified> }>()
+
+  const forEncryptionKey = (encryptionKey: string) => {
+    let entry = integrations.get(encryptionKey)
+    if (!entry) {
+      const raw = encoder.encode(encryptionKey)
+      const key = crypto.subtle.importKey('raw', raw, { name: 'HMAC', hash: 'SHA-256' }, false, ['verify'])
+      entry = { key, verified: new LruCache(capacity) }
+      integrations.set(encryptionKey, entry)
+    }
+    return entry
+  }
+
+  /** jose's rule: a NumericDate claim holds while `nbf <= now < exp`, now in whole seconds. */
+  const stillValid = ({ exp, nbf }: Verified) => {
+    const now = Math.floor(clock() / 1000)
+    return (exp === undefined || now < exp) && (nbf === undefined || nbf <= now)
+  }
+
+  return async function verifyUserKey(token: string, encryptionKey: string): Promise<string> {
+    const { key, verified } = forEncryptionKey(encryptionKey)
+    const known = verified.get(token)
+    if (known && stillValid(known)) return known.userId
+    if (known) verified.delete(token)
+
+    let payload: Awaited<ReturnType<typeof jwtVerify>>['payload']
+    try {
+      ;({ payload } = await jwtVerify(token, await key, { algorithms: ['HS256'], currentDate: new Date(clock()) }))
+    } catch (error) {
+      if (error instanceof joseErrors.JOSEError) throw unauthorized('the user key is not valid for this chat integration')
+      throw error
+    }
+    if (typeof payload.id !== 'string') throw unauthorized('the user key has no "id" claim')
+    const userId = assertClientId(payload.id, 'user id')
+    verified.set(token, { userId, exp: payload.exp, nbf: payload.nbf })
+    return userId
+  }
+}
+
+/** The process's user key verifier (see createUserKeyVerifier). */
+export const verifyUserKey = createUserKeyVerifier()
 
 export function signUserKey(userId: string, encryptionKey: string): Promise<string> {
   return new SignJWT({ id: userId }).setProtectedHeader({ alg: 'HS256', typ: 'JWT' }).sign(encoder.encode(encryptionKey))
