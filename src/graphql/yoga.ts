@@ -4,6 +4,7 @@ import type { Logger } from 'pino'
 import { armorPlugins } from './armor.ts'
 import { type ContextDeps, createAdminContext, createChatContext, type GraphQLContext } from './context.ts'
 import { createMaskError } from './errors.ts'
+import { renderGraphiQL, useGraphiQLHeaders } from './graphiql.ts'
 import { useGraphQLSSE } from './graphql-sse.ts'
 import { useRequestId } from './request-id.ts'
 import { adminSchema, chatSchema } from './schema.ts'
@@ -41,9 +42,10 @@ const yogaFor = (
       endpoint: new URL(request.url).pathname,
       headers: JSON.stringify(headers, null, 2),
     }),
+    renderGraphiQL,
     landingPage: false,
     maskedErrors: { maskError },
-    plugins: [...armorPlugins(), useGraphQLSSE(maskError), useRequestId()],
+    plugins: [...armorPlugins(), useGraphQLSSE(maskError), useRequestId(), useGraphiQLHeaders()],
   })
 
 /** A header of the request, or the same-named connection parameter of a WebSocket. */
