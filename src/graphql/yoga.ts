@@ -4,6 +4,7 @@ import type { Logger } from 'pino'
 import { armorPlugins } from './armor.ts'
 import { type ContextDeps, createAdminContext, createChatContext, type GraphQLContext } from './context.ts'
 import type { ErrorPath } from './errors.ts'
+import { renderGraphiQL, useGraphiQLHeaders } from './graphiql.ts'
 import { useGraphQLSSE } from './graphql-sse.ts'
 import { useExplainedRefusals } from './refusals.ts'
 import { useRequestId } from './request-id.ts'
@@ -57,9 +58,10 @@ const yogaFor = (
       endpoint: new URL(request.url).pathname,
       headers: JSON.stringify(headers, null, 2),
     }),
+    renderGraphiQL,
     landingPage: false,
     maskedErrors: { maskError: (error) => errors.mask(error) },
-    plugins: [...armorPlugins(), useGraphQLSSE(errors), useRequestId(errors), useExplainedRefusals()],
+    plugins: [...armorPlugins(), useGraphQLSSE(errors), useRequestId(errors), useExplainedRefusals(), useGraphiQLHeaders()],
   })
 
 /** A header of the request, or the same-named connection parameter of a WebSocket. */
