@@ -1,44 +1,22 @@
 import { randomUUID } from 'node:crypto'
 import type { Server } from 'node:http'
-import type { Logger } from 'pino'
-import type { BotHandler } from './bots/handler.ts'
-import { builtInHandlers } from './bots/handlers.ts'
-import { type BotRuntime, startBotRuntime } from './bots/runtime.ts'
-import type { Db } from './db/client.ts'
-import { createAdminContext, createChatContext } from './graphql/context.ts'
-import { createMaskError } from './graphql/errors.ts'
-import { adminSchema, chatSchema } from './graphql/schema.ts'
-import { attachGraphQLWebSocket } from './graphql/ws.ts'
-import { createAdminYoga, createChatYoga } from './graphql/yoga.ts'
-import { bodyLimits, withLimitedBody } from './http/body.ts'
-import { decodePathSegment } from './http/path.ts'
+import { bodyLimits } from './http/body.ts'
 import { type CorsOrigins, createCors } from './http/cors.ts'
-import { errorResponse, HttpError, json, withHeaders } from './http/responses.ts'
-import { defaultSseTiming, type SseTiming, SseStreams } from './http/sse.ts'
-import { adminRoutes } from './rest/admin/routes.ts'
-import { chatRoutes } from './rest/chat/routes.ts'
-import { createRestHandler } from './rest/router.ts'
-import { createSignalHub, type SignalHub } from './signals/hub.ts'
-import { DomainError } from './domain/errors.ts'
-import { findChatIntegration } from './domain/tenancy.ts'
-import { serveWebChat } from './webchat/serve.ts'
+import { graphqlOverHttp } from './http/graphql.ts'
+import { healthTransport } from './http/health.ts'
+import { serveMounts } from './http/mounts.ts'
+import { withHeaders } from './http/responses.ts'
+import { attachGraphQLWebSocket } from './http/websocket.ts'
+import { webChatTransport } from './http/webchat.ts'
+import { type Wiring, type WiringOptions, wire } from './wiring.ts'
 
-export interface AppOptions {
-  db: Db
-  log: Logger
-  /** Bot handlers by name (bots.handler); the built-in echo bot by default. */
-  handlers?: Record<string, BotHandler>
-  botTimeoutMs?: number
-  sseTiming?: SseTiming
+export interface AppOptions extends WiringOptions {
   /** Origins allowed to call cross-origin (CORS_ORIGINS); none by default. */
   corsOrigins?: CorsOrigins
 }
 
-export interface App {
+export interface App extends Pick<Wiring, 'signals' | 'bots' | 'streams'> {
   fetch: (request: Request) => Promise<Response>
-  signals: SignalHub
-  bots: BotRuntime
-  streams: SseStreams
   /** Serves GraphQL over WebSocket on the HTTP server that serves `fetch`. */
   attach(server: Server): void
   /** Ends live streams and WebSockets, which would otherwise hold a closing server open. */
@@ -47,76 +25,28 @@ export interface App {
   close(): Promise<void>
 }
 
-const adminPrefix = '/v1/admin'
-
 /** The whole HTTP surface as one fetch function, with the live parts it runs; listening is main.ts's business. */
-export function createApp({
-  db,
-  log,
-  handlers = builtInHandlers,
-  botTimeoutMs,
-  sseTiming = defaultSseTiming,
-  corsOrigins = [],
-}: AppOptions): App {
+export function createApp({ corsOrigins = [], ...options }: AppOptions): App {
+  const parts = wire(options)
+  const { chatYoga, adminYoga, chatRest, adminRest, errors, signals, streams, bots } = parts
   const cors = createCors(corsOrigins)
-  const signals = createSignalHub()
-  const streams = new SseStreams(log, sseTiming)
-  const bots = startBotRuntime({ db, log, signals, handlers, timeoutMs: botTimeoutMs })
-  const deps = { db, log, signals }
-  const chatYoga = createChatYoga(deps)
-  const adminYoga = createAdminYoga(deps)
-  const chatRest = createRestHandler({
-    schema: chatSchema,
-    routes: chatRoutes,
-    bodyLimit: bodyLimits.chat,
-    streams,
-    log,
-    context: ({ requestId, scope, headers }) =>
-      createChatContext(deps, {
-        requestId,
-        webhookId: scope.webhookId ?? '',
-        userKey: headers.get('x-user-key') ?? undefined,
-      }),
-  })
-  const adminRest = createRestHandler({
-    schema: adminSchema,
-    routes: adminRoutes,
-    bodyLimit: bodyLimits.admin,
-    streams,
-    log,
-    context: ({ requestId, headers }) =>
-      createAdminContext(deps, {
-        requestId,
-        authorization: headers.get('authorization') ?? undefined,
-        workspaceId: headers.get('x-workspace-id') ?? undefined,
-      }),
-  })
 
-  async function route(request: Request, requestId: string): Promise<Response> {
-    const { pathname } = new URL(request.url)
-    if (pathname === '/healthz') return json(200, { status: 'ok' })
-    if (pathname === `${adminPrefix}/graphql`) {
-      return adminYoga.fetch(await withLimitedBody(request, bodyLimits.admin), { requestId })
-    }
-    if (pathname.startsWith(`${adminPrefix}/`)) {
-      return adminRest(request, { path: pathname.slice(adminPrefix.length), requestId })
-    }
-    const chat = /^\/([^/]+)(\/.*)$/.exec(pathname)
-    if (chat) {
-      const webhookId = decodePathSegment(chat[1] ?? '')
-      const rest = chat[2] ?? '/'
-      if (request.method === 'GET' && (rest === '/' || rest === '/webchat.js')) {
-        findChatIntegration(db, webhookId)
-        const page = await serveWebChat(webhookId, rest)
-        if (page) return page
-      }
-      if (rest === '/graphql' || rest.startsWith('/graphql/')) {
-        return chatYoga.fetch(await withLimitedBody(request, bodyLimits.chat), { requestId, webhookId })
-      }
-      return chatRest(request, { path: rest, requestId, scope: { webhookId } })
-    }
-    return errorResponse(requestId, 404, 'ResourceNotFound', `no route for ${pathname}`)
-  }
+  // First match wins: administration before /{webhookId}/…, whose first segment could read "v1".
+  const route = serveMounts(
+    [
+      { path: '/healthz', transport: healthTransport },
+      { path: '/v1/admin/graphql', transport: graphqlOverHttp(adminYoga, bodyLimits.admin) },
+      { path: '/v1/admin/*', transport: adminRest },
+      { path: '/:webhookId/graphql', transport: graphqlOverHttp(chatYoga, bodyLimits.chat) },
+      // The graphql-sse protocol reserves a stream with PUT and stops one with DELETE.
+      { path: '/:webhookId/graphql/stream', transport: graphqlOverHttp(chatYoga, bodyLimits.chat, ['GET', 'POST', 'PUT', 'DELETE']) },
+      { path: '/:webhookId/', transport: webChatTransport(parts.db) },
+      { path: '/:webhookId/webchat.js', transport: webChatTransport(parts.db) },
+      { path: '/:webhookId/*', transport: chatRest },
+    ],
+    errors,
+    chatRest,
+  )
 
   const sockets: { close(): Promise<void> }[] = []
   let ending: Promise<void> | undefined
@@ -135,25 +65,13 @@ export function createApp({
     bots,
     streams,
     attach(server) {
-      sockets.push(attachGraphQLWebSocket(server, chatYoga, createMaskError(log)))
+      sockets.push(attachGraphQLWebSocket(server, chatYoga, errors))
     },
     async fetch(request) {
       const preflight = cors.preflight(request)
       if (preflight) return preflight
       const requestId = randomUUID()
-      let response: Response
-      try {
-        response = await route(request, requestId)
-      } catch (error) {
-        if (error instanceof DomainError) {
-          response = errorResponse(requestId, error.status, error.type, error.message)
-        } else if (error instanceof HttpError) {
-          response = errorResponse(requestId, error.status, error.type, error.message)
-        } else {
-          log.error({ err: error, requestId }, 'unhandled error')
-          response = errorResponse(requestId, 500, 'Internal', 'an internal error occurred')
-        }
-      }
+      const response = await route(request, requestId)
       return withHeaders(response, { 'x-request-id': requestId, ...cors.responseHeaders(request) })
     },
     endLiveConnections,

@@ -5,6 +5,8 @@ export const errorStatus = {
   Forbidden: 403,
   ResourceNotFound: 404,
   MethodNotFound: 405,
+  // Only GraphQL content negotiation refuses with it; @botpress/chat has no such type.
+  NotAcceptable: 406,
   AlreadyExists: 409,
   PayloadTooLarge: 413,
   UnsupportedMediaType: 415,
@@ -14,7 +16,11 @@ export const errorStatus = {
 
 export type ErrorType = keyof typeof errorStatus
 
-/** An expected failure: its message is safe to show to the caller. */
+/**
+ * The one error type of an expected failure, whichever layer finds it (a verb's rule, a key that does
+ * not verify, a body over its limit, a path with no route): its message is safe to show to the caller,
+ * and its type says the HTTP status it travels with.
+ */
 export class DomainError extends Error {
   constructor(
     readonly type: ErrorType,
@@ -36,3 +42,8 @@ export const notFound = (entity: string, id: string) =>
   new DomainError('ResourceNotFound', `${entity} "${id}" does not exist`)
 export const alreadyExists = (entity: string, id: string) =>
   new DomainError('AlreadyExists', `${entity} "${id}" already exists`)
+
+/** The error type that travels with an HTTP status; a status without one of its own is a bad request. */
+export const errorTypeOf = (status: number): ErrorType =>
+  (Object.entries(errorStatus).find(([, code]) => code === status)?.[0] as ErrorType | undefined) ??
+  (status >= 500 ? 'Internal' : 'InvalidPayload')

@@ -6,7 +6,7 @@ import type { AdminContext, ChatContext } from '../domain/context.ts'
 import { DomainError } from '../domain/errors.ts'
 import { authenticateAdmin, findChatIntegration } from '../domain/tenancy.ts'
 import type { SignalHub } from '../signals/hub.ts'
-import { domainToGraphQLError } from './errors.ts'
+import { failureToGraphQLError } from './errors.ts'
 
 /**
  * The context of one operation. Exactly one scope is set: `chat` on /{webhookId}/…, `admin` on
@@ -26,13 +26,16 @@ export interface ContextDeps {
   signals: SignalHub
 }
 
+// A node of the other scope (its global id given to node()) is not found here, like an unknown id.
+const outOfScope = () => new DomainError('ResourceNotFound', 'no such object in this API')
+
 export function chatScope(ctx: GraphQLContext): ChatContext {
-  if (!ctx.chat) throw new Error('chat field resolved outside the chat scope')
+  if (!ctx.chat) throw outOfScope()
   return ctx.chat
 }
 
 export function adminScope(ctx: GraphQLContext): AdminContext {
-  if (!ctx.admin) throw new Error('admin field resolved outside the admin scope')
+  if (!ctx.admin) throw outOfScope()
   return ctx.admin
 }
 
@@ -76,7 +79,7 @@ async function refusingWithStatus<T>(make: () => Promise<T>): Promise<T> {
   try {
     return await make()
   } catch (error) {
-    throw error instanceof DomainError ? domainToGraphQLError(error, true) : error
+    throw error instanceof DomainError ? failureToGraphQLError(error, true) : error
   }
 }
 

@@ -1,62 +1,107 @@
 import { GraphQLError } from 'graphql'
 import type { Logger } from 'pino'
-import { DomainError } from '../domain/errors.ts'
+import { DomainError, type ErrorType, errorTypeOf } from '../domain/errors.ts'
 
-/** How a failed operation is described over any transport: the contract's type and HTTP status. */
-export interface ErrorShape {
-  type: string
+/** How a failure is told over any transport: the contract's type, its HTTP status and a safe message. */
+export interface Failure {
+  type: ErrorType
   status: number
   message: string
 }
 
+const internal: Failure = { type: 'Internal', status: 500, message: 'an internal error occurred' }
+
+const httpStatusOf = (error: GraphQLError): number | undefined =>
+  (error.extensions.http as { status?: number } | undefined)?.status
+
 /**
- * A domain error as a GraphQL error that says its type and status in `extensions`. It keeps no
- * `originalError`: an expected error is complete as it is, and yoga would count one that has a
- * non-GraphQL cause as unexpected (HTTP 500 for a refused subscription).
+ * What an error says to the caller, or undefined when it is unexpected: a DomainError (raised by
+ * a verb, or wrapped by GraphQL around one), a GraphQL error that already carries its type, or an
+ * error of the GraphQL request itself (syntax, validation, variables, the HTTP request yoga parsed).
  */
-export function domainToGraphQLError(error: DomainError, withHttpStatus = false, base?: GraphQLError): GraphQLError {
-  return new GraphQLError(error.message, {
+function expectedFailure(error: unknown): Failure | undefined {
+  if (error instanceof DomainError) return { type: error.type, status: error.status, message: error.message }
+  if (!(error instanceof GraphQLError)) return undefined
+  const { type, status } = error.extensions
+  if (typeof type === 'string' && typeof status === 'number') {
+    return { type: type as ErrorType, status, message: error.message }
+  }
+  if (error.originalError instanceof DomainError) return expectedFailure(error.originalError)
+  if (error.originalError && !(error.originalError instanceof GraphQLError)) return undefined
+  const requestStatus = httpStatusOf(error) ?? 400
+  if (requestStatus >= 500) return undefined
+  return { type: errorTypeOf(requestStatus), status: requestStatus, message: error.message }
+}
+
+/** A failure as a GraphQL error; `refusesRequest` makes the whole HTTP response carry its status. */
+export function failureToGraphQLError(failure: Failure, refusesRequest: boolean, base?: GraphQLError): GraphQLError {
+  return new GraphQLError(failure.message, {
     nodes: base?.nodes,
     source: base?.source,
     positions: base?.positions,
     path: base?.path,
     extensions: {
-      type: error.type,
-      status: error.status,
-      ...(withHttpStatus ? { http: { status: error.status } } : {}),
+      type: failure.type,
+      status: failure.status,
+      ...(refusesRequest || failure.status >= 500 ? { http: { status: failure.status } } : {}),
     },
   })
 }
 
 /**
- * The one place errors are masked: a domain error keeps its message and gains its type and status,
- * a GraphQL error of the request (syntax, validation, variables) passes as it is, and anything else
- * is logged and replaced, so no stack, SQL or internal message leaves the server.
+ * The one error path of the server. Every transport (REST, GraphQL over HTTP, graphql-sse, WebSocket)
+ * turns what was thrown into a Failure through `describe`, and yoga's masking goes through `mask`: an
+ * expected error keeps its message and gains its type and status; anything else becomes a masked
+ * Internal error (no stack, SQL or internal message leaves the server) whose cause is logged exactly
+ * once, with the request id, by whichever transport reports it.
  */
-export function createMaskError(log: Logger) {
-  return (error: unknown, message: string): Error => {
-    if (error instanceof GraphQLError && typeof error.extensions.type === 'string') return error
-    const original = error instanceof GraphQLError ? error.originalError : error
-    if (original instanceof DomainError) {
-      return domainToGraphQLError(original, false, error instanceof GraphQLError ? error : undefined)
+export function createErrorPath(log: Logger) {
+  // Masked errors waiting to be reported, with what caused them.
+  const causes = new WeakMap<object, unknown>()
+
+  const mask = (error: unknown): GraphQLError => {
+    if (error instanceof GraphQLError && causes.has(error)) return error
+    const failure = expectedFailure(error)
+    if (failure) {
+      // An error already in its final form passes unchanged (yoga masks some errors twice).
+      if (error instanceof GraphQLError && error.extensions.type === failure.type) return error
+      // A refused request (yoga's HTTP checks, a context that cannot be made) keeps its HTTP status as it was.
+      if (error instanceof GraphQLError && error.extensions.http) {
+        return new GraphQLError(failure.message, {
+          nodes: error.nodes,
+          source: error.source,
+          positions: error.positions,
+          path: error.path,
+          extensions: { ...error.extensions, type: failure.type, status: failure.status },
+        })
+      }
+      return failureToGraphQLError(failure, false, error instanceof GraphQLError ? error : undefined)
     }
-    if (error instanceof GraphQLError && (!error.originalError || error.originalError instanceof GraphQLError)) {
-      return error
-    }
-    log.error({ err: original }, 'unexpected error while executing an operation')
-    return new GraphQLError(message, {
+    // Only the path: where in the operation the server failed, nothing of how.
+    const masked = new GraphQLError('Unexpected error.', {
       path: error instanceof GraphQLError ? error.path : undefined,
-      // A failure of the server's own is a 5xx over HTTP, as REST answers it, whatever else resolved.
-      extensions: { type: 'Internal', status: 500, http: { status: 500 } },
+      extensions: { type: internal.type, status: internal.status, http: { status: internal.status } },
     })
+    causes.set(masked, error instanceof GraphQLError ? (error.originalError ?? error) : error)
+    return masked
   }
+
+  /** Logs the cause of a masked error once, naming the request; a no-op for expected errors. */
+  const report = (error: unknown, requestId: string): void => {
+    if (typeof error !== 'object' || error === null || !causes.has(error)) return
+    const cause = causes.get(error)
+    causes.delete(error)
+    log.error({ err: cause, requestId }, 'unexpected error')
+  }
+
+  /** What the caller is told of anything thrown while serving request `requestId`. */
+  const describe = (error: unknown, requestId: string): Failure => {
+    const masked = mask(error)
+    report(masked, requestId)
+    return expectedFailure(masked) ?? internal
+  }
+
+  return { mask, report, describe }
 }
 
-/** Reads the type and status a (masked) GraphQL error carries; a request error without them is 400. */
-export function describeGraphQLError(error: GraphQLError): ErrorShape {
-  const { type, status } = error.extensions
-  if (typeof type === 'string' && typeof status === 'number') return { type, status, message: error.message }
-  const http = error.extensions.http as { status?: number } | undefined
-  if (http?.status && http.status >= 500) return { type: 'Internal', status: 500, message: error.message }
-  return { type: 'InvalidPayload', status: 400, message: error.message }
-}
+export type ErrorPath = ReturnType<typeof createErrorPath>

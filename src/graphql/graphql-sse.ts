@@ -1,14 +1,13 @@
 import { STATUS_CODES } from 'node:http'
-import { type ExecutionResult, getOperationAST, GraphQLError } from 'graphql'
+import { type ExecutionResult, getOperationAST } from 'graphql'
 import { createHandler } from 'graphql-sse/lib/use/fetch'
 import { isAsyncIterable, type Plugin } from 'graphql-yoga'
+import type { ErrorPath } from './errors.ts'
 import { withRequestId } from './request-id.ts'
 
 interface ServerContext {
   requestId: string
 }
-
-type MaskError = (error: unknown, message: string) => Error
 
 /**
  * The graphql-sse protocol (both of its modes) on `…/graphql/stream`, run through the same yoga
@@ -17,22 +16,17 @@ type MaskError = (error: unknown, message: string) => Error
  * (unknown webhook id, invalid key) — with its HTTP status and a GraphQL error body, and it masks
  * errors and stamps them with the request id as the HTTP pipeline does.
  */
-export function useGraphQLSSE(maskError: MaskError): Plugin<Record<string, unknown>, ServerContext> {
+export function useGraphQLSSE(errors: ErrorPath): Plugin<Record<string, unknown>, ServerContext> {
   const contexts = new WeakMap<Request, ServerContext>()
   let handler: ((request: Request) => Promise<Response>) | undefined
 
   const requestIdOf = (raw: Request) => contexts.get(raw)?.requestId ?? ''
   const masked = (result: ExecutionResult, requestId: string): ExecutionResult =>
-    withRequestId(
-      result.errors ? { ...result, errors: result.errors.map((e) => maskError(e, 'Unexpected error.') as GraphQLError) } : result,
-      requestId,
-    )
+    withRequestId(result.errors ? { ...result, errors: result.errors.map((e) => errors.mask(e)) } : result, requestId, errors)
   // graphql-sse's own response form: [body, init].
-  const refuse = (status: number, errors: readonly unknown[], requestId: string) =>
+  const refuse = (status: number, refusals: readonly unknown[], requestId: string) =>
     [
-      JSON.stringify(
-        masked({ errors: errors.map((e) => (e instanceof GraphQLError ? e : new GraphQLError(String(e)))) }, requestId),
-      ),
+      JSON.stringify(masked({ errors: refusals.map((e) => errors.mask(e)) }, requestId)),
       {
         status,
         statusText: STATUS_CODES[status] ?? 'Error',
@@ -61,8 +55,8 @@ export function useGraphQLSSE(maskError: MaskError): Plugin<Record<string, unkno
             try {
               contextValue = await enveloped.contextFactory()
             } catch (error) {
-              const status = error instanceof GraphQLError ? (error.extensions.http as { status?: number })?.status : undefined
-              return refuse(status ?? 500, [maskError(error, 'Unexpected error.')], requestId)
+              const refusal = errors.mask(error)
+              return refuse(refusal.extensions.status as number, [refusal], requestId)
             }
             const args = {
               schema: enveloped.schema,

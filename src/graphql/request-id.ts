@@ -1,27 +1,31 @@
 import { type ExecutionResult, GraphQLError } from 'graphql'
 import { isAsyncIterable, type Plugin, Repeater } from 'graphql-yoga'
+import type { ErrorPath } from './errors.ts'
 
-/** The result with the request id in the extensions of each of its errors. */
-export const withRequestId = (result: ExecutionResult, requestId: string): ExecutionResult =>
-  result.errors
-    ? {
-        ...result,
-        errors: result.errors.map(
-          (error) =>
-            new GraphQLError(error.message, {
-              nodes: error.nodes,
-              source: error.source,
-              positions: error.positions,
-              path: error.path,
-              originalError: error.originalError,
-              extensions: { ...error.extensions, requestId },
-            }),
-        ),
-      }
-    : result
+/**
+ * The result with the request id in the extensions of each of its errors; the cause of a masked
+ * error is reported (logged once, with that id) on the way.
+ */
+export function withRequestId(result: ExecutionResult, requestId: string, errors: ErrorPath): ExecutionResult {
+  if (!result.errors) return result
+  return {
+    ...result,
+    errors: result.errors.map((error) => {
+      errors.report(error, requestId)
+      return new GraphQLError(error.message, {
+        nodes: error.nodes,
+        source: error.source,
+        positions: error.positions,
+        path: error.path,
+        originalError: error.originalError,
+        extensions: { ...error.extensions, requestId },
+      })
+    }),
+  }
+}
 
 /** Every GraphQL error names the request it belongs to, as the `x-request-id` header and the logs do. */
-export const useRequestId = (): Plugin<Record<string, unknown>, { requestId: string }> => ({
+export const useRequestId = (errors: ErrorPath): Plugin<Record<string, unknown>, { requestId: string }> => ({
   onResultProcess({ result, setResult, serverContext }) {
     const { requestId } = serverContext
     if (isAsyncIterable(result)) {
@@ -32,15 +36,15 @@ export const useRequestId = (): Plugin<Record<string, unknown>, { requestId: str
           for (;;) {
             const next = await iterator.next()
             if (next.done) break
-            await push(withRequestId(next.value, requestId))
+            await push(withRequestId(next.value, requestId, errors))
           }
           stop()
         }),
       )
     } else if (Array.isArray(result)) {
-      setResult(result.map((r) => withRequestId(r, requestId)))
+      setResult(result.map((r) => withRequestId(r, requestId, errors)))
     } else {
-      setResult(withRequestId(result, requestId))
+      setResult(withRequestId(result, requestId, errors))
     }
   },
 })

@@ -3,8 +3,10 @@ import { createYoga } from 'graphql-yoga'
 import type { Logger } from 'pino'
 import { armorPlugins } from './armor.ts'
 import { type ContextDeps, createAdminContext, createChatContext, type GraphQLContext } from './context.ts'
-import { createMaskError } from './errors.ts'
+import type { ErrorPath } from './errors.ts'
+import { renderGraphiQL, useGraphiQLHeaders } from './graphiql.ts'
 import { useGraphQLSSE } from './graphql-sse.ts'
+import { useExplainedRefusals } from './refusals.ts'
 import { useRequestId } from './request-id.ts'
 import { adminSchema, chatSchema } from './schema.ts'
 
@@ -15,24 +17,39 @@ export interface ServerContext {
 }
 
 /** What yoga passes the context factory: the request, or for a WebSocket its connection parameters. */
-interface ContextInit extends ServerContext {
+export interface ContextInit extends ServerContext {
   request: Request
   connectionParams?: Record<string, unknown>
 }
 
+/** What the yogas are made with: the context's dependencies and the server's one error path. */
+export interface YogaDeps extends ContextDeps {
+  errors: ErrorPath
+}
+
+/**
+ * Yoga's own log, less its error lines: every unexpected error is logged once, with its request id,
+ * by the error path (yoga would log it again, without one).
+ */
+const yogaLogger = (log: Logger) => ({
+  debug: (...args: unknown[]) => log.debug(args),
+  info: (...args: unknown[]) => log.info(args),
+  warn: (...args: unknown[]) => log.warn(args),
+  error: () => {},
+})
+
 const yogaFor = (
   schema: GraphQLSchema,
   graphqlEndpoint: string,
-  log: Logger,
+  { log, errors }: YogaDeps,
   headers: Record<string, string>,
   context: (init: ContextInit) => Promise<GraphQLContext>,
-  maskError = createMaskError(log),
 ) =>
   createYoga<ServerContext>({
     schema,
     graphqlEndpoint,
     context,
-    logging: log,
+    logging: yogaLogger(log),
     // The app answers CORS for REST and GraphQL alike (CORS_ORIGINS); yoga's own would allow any origin.
     cors: false,
     // The endpoint is a pattern (/:webhookId/graphql): GraphiQL must post to the concrete path it was opened on.
@@ -41,9 +58,10 @@ const yogaFor = (
       endpoint: new URL(request.url).pathname,
       headers: JSON.stringify(headers, null, 2),
     }),
+    renderGraphiQL,
     landingPage: false,
-    maskedErrors: { maskError },
-    plugins: [...armorPlugins(), useGraphQLSSE(maskError), useRequestId()],
+    maskedErrors: { maskError: (error) => errors.mask(error) },
+    plugins: [...armorPlugins(), useGraphQLSSE(errors), useRequestId(errors), useExplainedRefusals(), useGraphiQLHeaders()],
   })
 
 /** A header of the request, or the same-named connection parameter of a WebSocket. */
@@ -53,8 +71,8 @@ const credential = ({ request, connectionParams }: ContextInit, name: string): s
   return request?.headers.get(name) ?? undefined
 }
 
-export function createChatYoga(deps: ContextDeps) {
-  return yogaFor(chatSchema, '/:webhookId/graphql', deps.log, { 'x-user-key': '<user key>' }, (init) =>
+export function createChatYoga(deps: YogaDeps) {
+  return yogaFor(chatSchema, '/:webhookId/graphql', deps, { 'x-user-key': '<user key>' }, (init) =>
     createChatContext(deps, {
       requestId: init.requestId,
       webhookId: init.webhookId ?? '',
@@ -63,9 +81,9 @@ export function createChatYoga(deps: ContextDeps) {
   )
 }
 
-export function createAdminYoga(deps: ContextDeps) {
+export function createAdminYoga(deps: YogaDeps) {
   const headers = { authorization: 'Bearer <admin token>', 'x-workspace-id': '<workspace id>' }
-  return yogaFor(adminSchema, '/v1/admin/graphql', deps.log, headers, (init) =>
+  return yogaFor(adminSchema, '/v1/admin/graphql', deps, headers, (init) =>
     createAdminContext(deps, {
       requestId: init.requestId,
       authorization: credential(init, 'authorization'),

@@ -1,4 +1,4 @@
-import { HttpError } from './responses.ts'
+import { DomainError } from '../domain/errors.ts'
 
 export const MB = 1024 * 1024
 
@@ -6,7 +6,7 @@ export const MB = 1024 * 1024
 export const bodyLimits = { chat: 1 * MB, admin: 50 * MB } as const
 
 const tooLarge = (limit: number) =>
-  new HttpError(413, 'PayloadTooLarge', `the request body is larger than the ${limit / MB} MB limit`)
+  new DomainError('PayloadTooLarge', `the request body is larger than the ${limit / MB} MB limit`)
 
 /**
  * Reads a request body of at most `limit` bytes. A declared Content-Length over the limit is refused
@@ -48,16 +48,16 @@ export async function readJsonObject(request: Request, limit: number): Promise<R
   if (bytes.byteLength === 0 || request.method === 'DELETE' || request.method === 'GET') return {}
   const contentType = request.headers.get('content-type')
   if (contentType === null || !isJsonType(contentType)) {
-    throw new HttpError(415, 'UnsupportedMediaType', 'the request body must be JSON sent as Content-Type: application/json')
+    throw new DomainError('UnsupportedMediaType', 'the request body must be JSON sent as Content-Type: application/json')
   }
   let parsed: unknown
   try {
     parsed = JSON.parse(new TextDecoder('utf-8', { fatal: true }).decode(bytes))
   } catch {
-    throw new HttpError(400, 'InvalidPayload', 'the request body is not valid JSON')
+    throw new DomainError('InvalidPayload', 'the request body is not valid JSON')
   }
   if (typeof parsed !== 'object' || parsed === null || Array.isArray(parsed)) {
-    throw new HttpError(400, 'InvalidPayload', 'the request body must be a JSON object')
+    throw new DomainError('InvalidPayload', 'the request body must be a JSON object')
   }
   return parsed as Record<string, unknown>
 }

@@ -1,3 +1,5 @@
+import type { Failure } from '../graphql/errors.ts'
+
 /** The error body of every REST failure (contract: Error body). */
 export interface ErrorBody {
   id: string
@@ -9,19 +11,14 @@ export interface ErrorBody {
 export const json = (status: number, body: unknown, headers?: HeadersInit): Response =>
   Response.json(body, { status, headers })
 
-export const errorResponse = (requestId: string, status: number, type: string, message: string): Response =>
-  json(status, { id: requestId, code: status, type, message } satisfies ErrorBody, { 'x-request-id': requestId })
+/** Botpress' clients (the web chat among them) recognise an error body by the `err_` prefix of its id. */
+export const errorId = (requestId: string): string => `err_${requestId}`
 
-/** A failure found while reading the HTTP request itself, before any operation runs. */
-export class HttpError extends Error {
-  constructor(
-    readonly status: number,
-    readonly type: string,
-    message: string,
-  ) {
-    super(message)
-  }
-}
+export const errorResponse = (requestId: string, { status, type, message }: Failure, headers?: Record<string, string>): Response =>
+  json(status, { id: errorId(requestId), code: status, type, message } satisfies ErrorBody, {
+    ...headers,
+    'x-request-id': requestId,
+  })
 
 /**
  * Sets these headers on the response. It is done in place, never by copying the response: a copy

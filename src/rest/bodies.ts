@@ -1,5 +1,3 @@
-import { HttpError } from '../http/responses.ts'
-
 /** A resource body without its null fields: the spec leaves optional fields out rather than null. */
 export function compact<T extends Record<string, unknown>>(resource: T): { [K in keyof T]: Exclude<T[K], null> } {
   return Object.fromEntries(Object.entries(resource).filter(([, value]) => value !== null)) as {
@@ -19,12 +17,14 @@ export const nodes = <TNode extends Record<string, unknown>>(connection: Connect
 export const toMeta = ({ pageInfo }: Connection<unknown>): { nextToken?: string } =>
   pageInfo.hasNextPage && pageInfo.endCursor ? { nextToken: pageInfo.endCursor } : {}
 
-/** An optional integer query parameter. */
+/**
+ * An optional integer query parameter. What does not read as an integer is passed on as it was
+ * written, for GraphQL's Int coercion to refuse in its own words (400), as for any variable.
+ */
 export function intParam(query: URLSearchParams, name: string): number | undefined {
   const raw = query.get(name)
   if (raw === null || raw === '') return undefined
-  if (!/^-?\d+$/.test(raw)) throw new HttpError(400, 'InvalidPayload', `${name} must be an integer, got "${raw}"`)
-  return Number(raw)
+  return (/^-?\d+$/.test(raw) ? Number(raw) : raw) as number
 }
 
 export const stringParam = (query: URLSearchParams, name: string): string | undefined => query.get(name) ?? undefined

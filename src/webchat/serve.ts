@@ -30,9 +30,9 @@ function webChatScript(): Promise<string> {
   return bundle
 }
 
-/** Answers GET /{webhookId}/ (the page) and /{webhookId}/webchat.js, or undefined for other paths. */
-export async function serveWebChat(webhookId: string, path: string): Promise<Response | undefined> {
-  if (path === '/') {
+/** Answers GET /{webhookId}/ (the page) and /{webhookId}/webchat.js (its script). */
+export async function serveWebChat(webhookId: string, file: 'page' | 'script'): Promise<Response> {
+  if (file === 'page') {
     return new Response(webChatPage(webhookId), {
       headers: {
         'content-type': 'text/html; charset=utf-8',
@@ -42,14 +42,11 @@ export async function serveWebChat(webhookId: string, path: string): Promise<Res
       },
     })
   }
-  if (path === '/webchat.js') {
-    return new Response(await webChatScript(), {
-      headers: {
-        'content-type': 'text/javascript; charset=utf-8',
-        'cache-control': 'no-cache',
-        'x-content-type-options': 'nosniff',
-      },
-    })
-  }
-  return undefined
+  return new Response(await webChatScript(), {
+    headers: {
+      'content-type': 'text/javascript; charset=utf-8',
+      'cache-control': 'no-cache',
+      'x-content-type-options': 'nosniff',
+    },
+  })
 }

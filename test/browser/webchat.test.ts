@@ -1,32 +1,16 @@
-import { createServer, type Server } from 'node:http'
-import type { AddressInfo } from 'node:net'
-import { createServerAdapter } from '@whatwg-node/server'
-import { type Browser, chromium, type Page } from 'playwright-core'
+import type { Browser, Page } from 'playwright-core'
 import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from 'vitest'
-import { createTestApp, type TestApp, WEBHOOK_ID } from '../helpers/app.ts'
-
-// Debian's chromium (.ci/run installs it); the flags keep it off the network this machine lacks.
-const chromiumPath = process.env.CHROMIUM_PATH ?? '/usr/bin/chromium'
+import { WEBHOOK_ID } from '../helpers/app.ts'
+import { launchChromium } from '../helpers/browser.ts'
+import { type Listening, startListening } from '../helpers/listening.ts'
 
 let browser: Browser
-let t: TestApp
-let server: Server
-let base: string
+let listening: Listening
+let t: Listening['t']
 let page: Page
 
 beforeAll(async () => {
-  browser = await chromium.launch({
-    executablePath: chromiumPath,
-    args: [
-      '--no-sandbox',
-      '--disable-gpu',
-      '--disable-quic',
-      '--no-first-run',
-      '--disable-background-networking',
-      '--disable-component-update',
-      '--disable-sync',
-    ],
-  })
+  browser = await launchChromium()
 }, 60_000)
 
 afterAll(async () => {
@@ -34,22 +18,16 @@ afterAll(async () => {
 })
 
 beforeEach(async () => {
-  t = createTestApp()
-  server = createServer(createServerAdapter(t.app.fetch))
-  t.app.attach(server)
-  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve))
-  base = `http://127.0.0.1:${(server.address() as AddressInfo).port}`
+  listening = await startListening()
+  t = listening.t
   page = await browser.newPage()
-  await page.goto(`${base}/${WEBHOOK_ID}/`)
+  await page.goto(`${listening.apiUrl}/`)
   await expect.poll(() => page.locator('#status').textContent(), { timeout: 15_000 }).toBe('Connected')
 }, 60_000)
 
 afterEach(async () => {
   await page?.close()
-  await t.app.close()
-  server.closeAllConnections()
-  await new Promise((resolve) => server.close(resolve))
-  await t.close()
+  await listening?.close()
 })
 
 /** The key and conversation the page keeps in localStorage, to post into its conversation from outside. */

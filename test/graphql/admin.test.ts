@@ -380,7 +380,16 @@ describe('GraphiQL', () => {
     expect(response.status).toBe(200)
     expect(response.headers.get('content-type')).toMatch(/^text\/html/)
     const html = await response.text()
-    expect(html).toMatch(/^<!doctype html>/i)
+    expect(html).toMatch(/^\s*<!doctype html>/i)
     expect(html).toContain(`"endpoint":"${path}"`)
+  })
+
+  it('inlines everything it runs, and its Content-Security-Policy lets it load nothing from elsewhere', async () => {
+    const response = await t.send('GET', `${BASE}/v1/admin/graphql`, { headers: { accept: 'text/html' } })
+    const html = await response.text()
+    expect(html).not.toMatch(/<script[^>]*\ssrc=|<link[^>]*\shref=["']?(https?:)?\/\//i)
+    const policy = response.headers.get('content-security-policy')
+    expect(policy).toContain("default-src 'none'")
+    expect(policy).toContain("connect-src 'self'")
   })
 })

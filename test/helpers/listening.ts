@@ -14,6 +14,7 @@ export async function startListening(options: ListeningOptions = {}) {
   const t = createTestApp(options)
   if (!t.tenant) throw new Error('the harness database was not bootstrapped')
   const server = createServer(createServerAdapter(t.app.fetch))
+  t.app.attach(server)
   await new Promise<void>((resolve, reject) => {
     server.once('error', reject)
     server.listen(0, '127.0.0.1', resolve)

@@ -3,14 +3,23 @@ import { randomUUID } from 'node:crypto'
 import type { ExecutionArgs, FormattedExecutionResult, GraphQLError } from 'graphql'
 import { useServer } from 'graphql-ws/use/ws'
 import { WebSocketServer } from 'ws'
-import { withRequestId } from './request-id.ts'
-import type { createChatYoga } from './yoga.ts'
+import type { ErrorPath } from '../graphql/errors.ts'
+import { withRequestId } from '../graphql/request-id.ts'
+import type { createChatYoga } from '../graphql/yoga.ts'
 
 type ChatYoga = ReturnType<typeof createChatYoga>
 
 interface Enveloped {
   execute: (args: ExecutionArgs) => unknown
   subscribe: (args: ExecutionArgs) => unknown
+}
+
+const refusedConnection = 4403
+// A close frame's reason is at most 123 bytes of UTF-8.
+const closeReason = (message: string): string => {
+  let reason = message
+  while (Buffer.byteLength(reason) > 123) reason = reason.slice(0, -1)
+  return reason
 }
 
 const webhookOf = (request: IncomingMessage): string | undefined => {
@@ -32,7 +41,7 @@ const webhookOf = (request: IncomingMessage): string | undefined => {
 export function attachGraphQLWebSocket(
   server: Server,
   yoga: ChatYoga,
-  maskError: (error: unknown, message: string) => Error,
+  errors: ErrorPath,
 ): { close(): Promise<void> } {
   const wss = new WebSocketServer({ noServer: true })
 
@@ -62,10 +71,14 @@ export function attachGraphQLWebSocket(
       execute: (args) => (args.rootValue as Enveloped).execute(args) as never,
       subscribe: (args) => (args.rootValue as Enveloped).subscribe(args) as never,
       onConnect: async (ctx) => {
+        const requestId = randomUUID()
         try {
-          await envelop(ctx).contextFactory()
+          await envelop(ctx, undefined, requestId).contextFactory()
           return true
-        } catch {
+        } catch (error) {
+          // graphql-ws's own code for a refused connection, with the failure's words as the reason.
+          const { message } = errors.describe(error, requestId)
+          ctx.extra.socket.close(refusedConnection, closeReason(message))
           return false
         }
       },
@@ -73,11 +86,8 @@ export function attachGraphQLWebSocket(
       onSubscribe: async (ctx, _id, params) => {
         const requestId = randomUUID()
         const { schema, execute, subscribe, contextFactory, parse, validate } = envelop(ctx, params, requestId)
-        const refuse = (errors: readonly unknown[]) =>
-          errors.map(
-            (error) =>
-              withRequestId({ errors: [maskError(error, 'Unexpected error.') as GraphQLError] }, requestId).errors?.[0] as GraphQLError,
-          )
+        const refuse = (refusals: readonly unknown[]) =>
+          withRequestId({ errors: refusals.map((error) => errors.mask(error)) }, requestId, errors).errors as GraphQLError[]
         try {
           const document = parse(params.query)
           const errors = validate(schema, document)
@@ -95,7 +105,7 @@ export function attachGraphQLWebSocket(
         }
       },
       onNext: (_ctx, _id, _payload, args, result) =>
-        withRequestId(result, (args.contextValue as { requestId: string }).requestId) as FormattedExecutionResult,
+        withRequestId(result, (args.contextValue as { requestId: string }).requestId, errors) as FormattedExecutionResult,
     },
     wss,
   )

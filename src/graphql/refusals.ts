@@ -1,0 +1,69 @@
+import { GraphQLError } from 'graphql'
+import type { Plugin } from 'graphql-yoga'
+import { DomainError, errorTypeOf } from '../domain/errors.ts'
+import type { Failure } from './errors.ts'
+
+const graphqlResponseType = 'application/graphql-response+json'
+
+/** The GraphQL-over-HTTP media type when the client accepts it, else plain JSON. */
+const errorMediaType = (request: Request): string => {
+  const accept = request.headers.get('accept') ?? ''
+  return accept.includes(graphqlResponseType) ? graphqlResponseType : 'application/json'
+}
+
+/**
+ * A refusal of a GraphQL endpoint as GraphQL over HTTP describes it: the status, and a body whose one
+ * error says the same type and status as the REST error body would.
+ */
+export function graphqlRefusal(
+  request: Request,
+  failure: Failure,
+  requestId: string,
+  headers: Record<string, string> = {},
+): Response {
+  const body = { errors: [{ message: failure.message, extensions: { type: failure.type, status: failure.status, requestId } }] }
+  return Response.json(body, {
+    status: failure.status,
+    headers: { ...headers, 'content-type': `${errorMediaType(request)}; charset=utf-8` },
+  })
+}
+
+// What yoga answers with an empty body, said in words.
+const emptyRefusals: Partial<Record<number, string>> = {
+  404: 'no GraphQL endpoint at this path',
+  405: 'a GraphQL endpoint takes GET and POST',
+  406: `the response can only be ${graphqlResponseType} or application/json (see the Accept header)`,
+  415: 'a GraphQL request is sent as application/json, application/graphql+json, multipart/form-data or application/x-www-form-urlencoded',
+}
+
+const refusal = (status: number, message: string): Failure => ({ type: errorTypeOf(status), status, message })
+
+/**
+ * Makes every refusal of yoga's HTTP layer explain itself. A request parser that throws something
+ * other than a GraphQL error (a `variables` or `extensions` parameter that is not JSON) is a bad
+ * request, not a server failure; and the answers yoga gives with an empty body (415, 406, 404) get
+ * the GraphQL error body every other refusal has.
+ */
+export const useExplainedRefusals = (): Plugin<Record<string, unknown>, { requestId: string }> => ({
+  onRequestParse({ requestParser, setRequestParser }) {
+    if (!requestParser) return
+    setRequestParser(async (request) => {
+      try {
+        return await requestParser(request)
+      } catch (error) {
+        if (error instanceof DomainError || (error instanceof GraphQLError && error.extensions.http)) throw error
+        // A request that cannot be read is refused as a whole (400), whatever form the parser found it in.
+        const message = error instanceof GraphQLError ? error.message : `the GraphQL request is malformed: ${String((error as Error)?.message ?? error)}`
+        throw new GraphQLError(message, { extensions: { http: { status: 400 } } })
+      }
+    })
+  },
+  onResponse({ request, response, serverContext, setResponse }) {
+    if (response.status < 400 || response.body !== null) return
+    const message = emptyRefusals[response.status] ?? 'the GraphQL request was refused'
+    const headers: Record<string, string> = {}
+    const allow = response.headers.get('allow')
+    if (allow) headers.allow = allow
+    setResponse(graphqlRefusal(request, refusal(response.status, message), serverContext.requestId, headers))
+  },
+})

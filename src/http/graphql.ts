@@ -1,0 +1,30 @@
+import type { ServerContext } from '../graphql/yoga.ts'
+import { graphqlRefusal } from '../graphql/refusals.ts'
+import { withLimitedBody } from './body.ts'
+import type { Transport } from './mounts.ts'
+
+interface YogaServer {
+  fetch(request: Request, serverContext: ServerContext): Response | Promise<Response>
+}
+
+/**
+ * GraphQL over HTTP (and the graphql-sse protocol, a plugin of the same yoga server) at one
+ * endpoint. Methods the endpoint does not serve are refused before the body is read; the body is read
+ * under the interface's payload limit, then yoga takes over.
+ */
+export function graphqlOverHttp(yoga: YogaServer, bodyLimit: number, methods: readonly string[] = ['GET', 'POST']): Transport {
+  return {
+    async serve(request, { requestId, params }) {
+      if (!methods.includes(request.method)) {
+        return graphqlRefusal(
+          request,
+          { type: 'MethodNotFound', status: 405, message: `this GraphQL endpoint takes ${methods.join(' and ')}` },
+          requestId,
+          { allow: methods.join(', ') },
+        )
+      }
+      return yoga.fetch(await withLimitedBody(request, bodyLimit), { requestId, webhookId: params.webhookId })
+    },
+    refuse: graphqlRefusal,
+  }
+}

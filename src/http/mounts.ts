@@ -1,0 +1,64 @@
+import type { ErrorPath, Failure } from '../graphql/errors.ts'
+import { decodePathSegment } from './path.ts'
+
+/** Where a request landed: its request id, the `:name` segments of the mount path, and what `*` matched. */
+export interface Landing {
+  requestId: string
+  params: Record<string, string>
+  /** The rest of the path under a mount ending in `/*`, with its leading slash. */
+  path: string
+}
+
+/** One way of serving requests (REST, GraphQL over HTTP, the web chat, …) and of telling its refusals. */
+export interface Transport {
+  serve(request: Request, landing: Landing): Promise<Response>
+  refuse(request: Request, failure: Failure, requestId: string): Response
+}
+
+export interface Mount {
+  /** `/literal/:param/literal`, optionally ending in `/*` for everything below. */
+  path: string
+  transport: Transport
+}
+
+type Matcher = (pathname: string) => { params: Record<string, string>; path: string } | undefined
+
+function matcher(pattern: string): Matcher {
+  const prefix = pattern.endsWith('/*')
+  const segments = (prefix ? pattern.slice(0, -2) : pattern).split('/').slice(1)
+  return (pathname) => {
+    const parts = pathname.split('/').slice(1)
+    if (prefix ? parts.length <= segments.length : parts.length !== segments.length) return undefined
+    const params: Record<string, string> = {}
+    for (const [i, segment] of segments.entries()) {
+      const part = parts[i] ?? ''
+      if (segment.startsWith(':')) {
+        if (part === '') return undefined
+        params[segment.slice(1)] = part
+      } else if (segment !== part) return undefined
+    }
+    return { params, path: prefix ? `/${parts.slice(segments.length).join('/')}` : '' }
+  }
+}
+
+/**
+ * Serves a table of mounts: the first whose path matches serves the request, and whatever it throws
+ * is told in that transport's own form of refusal, through the one error path.
+ */
+export function serveMounts(mounts: Mount[], errors: ErrorPath, fallback: Transport) {
+  const table = mounts.map((mount) => ({ ...mount, match: matcher(mount.path) }))
+  return async (request: Request, requestId: string): Promise<Response> => {
+    const { pathname } = new URL(request.url)
+    for (const { match, transport } of table) {
+      const hit = match(pathname)
+      if (!hit) continue
+      try {
+        const params = Object.fromEntries(Object.entries(hit.params).map(([name, raw]) => [name, decodePathSegment(raw)]))
+        return await transport.serve(request, { requestId, params, path: hit.path })
+      } catch (error) {
+        return transport.refuse(request, errors.describe(error, requestId), requestId)
+      }
+    }
+    return fallback.refuse(request, { type: 'ResourceNotFound', status: 404, message: `no route for ${pathname}` }, requestId)
+  }
+}

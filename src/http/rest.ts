@@ -1,0 +1,174 @@
+import {
+  type DocumentNode,
+  type ExecutionArgs,
+  type ExecutionResult,
+  type GraphQLSchema,
+  Kind,
+  type OperationDefinitionNode,
+  validate,
+} from 'graphql'
+import type { Logger } from 'pino'
+import { DomainError } from '../domain/errors.ts'
+import type { Failure } from '../graphql/errors.ts'
+import type { AnyRoute, RestRequest, StreamRoute } from '../rest/route.ts'
+import { readJsonObject } from './body.ts'
+import { decodePathSegment } from './path.ts'
+import type { Transport } from './mounts.ts'
+import { errorResponse, json } from './responses.ts'
+import type { SseStreams } from './sse.ts'
+
+/** What the REST transport needs of a yoga server: its envelop pipeline. */
+export interface Enveloping {
+  getEnveloped(initialContext: Record<string, unknown>): {
+    schema: GraphQLSchema
+    contextFactory(): unknown
+    execute(args: ExecutionArgs): unknown
+    subscribe(args: ExecutionArgs): unknown
+  }
+}
+
+export interface RestTransportOptions {
+  schema: GraphQLSchema
+  /** The yoga server whose pipeline (context, masking, plugins) every route runs through. */
+  yoga: Enveloping
+  routes: AnyRoute[]
+  bodyLimit: number
+  streams: SseStreams
+  log: Logger
+}
+
+interface CompiledRoute {
+  route: AnyRoute
+  pattern: RegExp
+  paramNames: string[]
+  variableNames: Set<string>
+}
+
+function compile(schema: GraphQLSchema, route: AnyRoute): CompiledRoute {
+  const errors = validate(schema, route.document as DocumentNode)
+  if (errors.length > 0) {
+    throw new Error(`REST route ${route.operation}: its document does not fit the schema: ${errors[0]?.message}`)
+  }
+  const operation = route.document.definitions.find(
+    (d): d is OperationDefinitionNode => d.kind === Kind.OPERATION_DEFINITION,
+  )
+  const paramNames: string[] = []
+  const source = route.path.replace(/[.*+?^$()|[\]\\]/g, '\\$&').replace(/\{(\w+)\}/g, (_match, name: string) => {
+    paramNames.push(name)
+    return '([^/]+)'
+  })
+  return {
+    route,
+    pattern: new RegExp(`^${source}/?$`),
+    paramNames,
+    variableNames: new Set(operation?.variableDefinitions?.map((v) => v.variable.name.value) ?? []),
+  }
+}
+
+/**
+ * The default variable mapping: path parameters, then body properties, each by its name. A body
+ * property the operation has no variable for, or that would override a path parameter, is refused
+ * rather than dropped, so that a misspelt field never passes silently.
+ */
+function pickVariables(compiled: CompiledRoute, request: RestRequest): Record<string, unknown> {
+  const variables: Record<string, unknown> = { ...request.params }
+  for (const [name, value] of Object.entries(request.body)) {
+    if (!compiled.variableNames.has(name) || name in request.params) {
+      throw new DomainError('InvalidPayload', `the request body has a property "${name}" that this operation does not take`)
+    }
+    variables[name] = value
+  }
+  return variables
+}
+
+/** The REST error body of a failure. */
+export const restRefusal = (_request: Request, failure: Failure, requestId: string, headers?: Record<string, string>) =>
+  errorResponse(requestId, failure, headers)
+
+/**
+ * Serves a table of REST routes. Each route's document was parsed with the route table and is
+ * validated here once; a request runs it through the same envelop pipeline as a GraphQL request
+ * of that yoga server (context, error masking and every plugin), never through a second one.
+ */
+export function restTransport({ schema, yoga, routes, bodyLimit, streams, log }: RestTransportOptions): Transport {
+  const compiled = routes.map((route) => compile(schema, route))
+
+  const firstError = (result: ExecutionResult) => {
+    const [first] = result.errors ?? []
+    return first
+  }
+
+  const serve: Transport['serve'] = async (request, { requestId, params: mount, path }) => {
+    const byPath = compiled
+      .map((c) => ({ c, match: c.pattern.exec(path) }))
+      .filter((m): m is { c: CompiledRoute; match: RegExpExecArray } => m.match !== null)
+    if (byPath.length === 0) throw new DomainError('ResourceNotFound', `no route for ${path}`)
+    const hit = byPath.find((m) => m.c.route.method === request.method)
+    if (!hit) {
+      const allowed = byPath.map((m) => m.c.route.method)
+      return restRefusal(
+        request,
+        {
+          type: 'MethodNotFound',
+          status: 405,
+          message: `${request.method} is not allowed on ${path}; allowed: ${allowed.join(', ')}`,
+        },
+        requestId,
+        { allow: allowed.join(', ') },
+      )
+    }
+    const { c, match } = hit
+    const params = Object.fromEntries(c.paramNames.map((name, i) => [name, decodePathSegment(match[i + 1] ?? '')]))
+    const raw = await readJsonObject(request, bodyLimit)
+    const body = c.route.mapBody ? c.route.mapBody(raw) : raw
+    const restRequest: RestRequest = { params, query: new URL(request.url).searchParams, body }
+    const variableValues = c.route.variables ? c.route.variables(restRequest) : pickVariables(c, restRequest)
+
+    // The same initial context yoga gives a GraphQL request: `mount` holds the webhook id of /{webhookId}/….
+    const enveloped = yoga.getEnveloped({ ...mount, requestId, request, params: { variables: variableValues } })
+    const args: ExecutionArgs = {
+      schema: enveloped.schema,
+      document: c.route.document as DocumentNode,
+      variableValues,
+      contextValue: await enveloped.contextFactory(),
+    }
+    if (c.route.kind === 'stream') {
+      const results = (await enveloped.subscribe(args)) as ExecutionResult | AsyncGenerator<ExecutionResult>
+      if (Symbol.asyncIterator in results) {
+        return streams.open(eventTexts(c.route, results, log), request.signal)
+      }
+      throw firstError(results) ?? new Error('the live stream could not start')
+    }
+    const result = (await enveloped.execute(args)) as ExecutionResult
+    const refusal = firstError(result)
+    if (refusal) throw refusal
+    return json(200, c.route.response(result.data), { 'x-request-id': requestId })
+  }
+
+  return { serve, refuse: restRefusal }
+}
+
+/** The subscription's results as the JSON texts of the route's events; a result with errors is skipped. */
+function eventTexts(
+  route: StreamRoute,
+  results: AsyncGenerator<ExecutionResult>,
+  log: Logger,
+): AsyncIterator<string> {
+  return {
+    async next() {
+      for (;;) {
+        const next = await results.next()
+        if (next.done) return { done: true, value: undefined }
+        if (next.value.errors?.length) {
+          log.error({ errors: next.value.errors }, `${route.operation}: a signal could not be resolved`)
+          continue
+        }
+        return { done: false, value: JSON.stringify(route.event(next.value.data)) }
+      }
+    },
+    async return() {
+      await results.return(undefined)
+      return { done: true, value: undefined }
+    },
+  }
+}

@@ -1,0 +1,48 @@
+import type { Logger } from 'pino'
+import type { BotHandler } from './bots/handler.ts'
+import { builtInHandlers } from './bots/handlers.ts'
+import { startBotRuntime } from './bots/runtime.ts'
+import type { Db } from './db/client.ts'
+import { createErrorPath } from './graphql/errors.ts'
+import { adminSchema, chatSchema } from './graphql/schema.ts'
+import { createAdminYoga, createChatYoga } from './graphql/yoga.ts'
+import { bodyLimits } from './http/body.ts'
+import { restTransport } from './http/rest.ts'
+import { defaultSseTiming, type SseTiming, SseStreams } from './http/sse.ts'
+import { adminRoutes } from './rest/admin/routes.ts'
+import { chatRoutes } from './rest/chat/routes.ts'
+import { createSignalHub } from './signals/hub.ts'
+
+export interface WiringOptions {
+  db: Db
+  log: Logger
+  /** Bot handlers by name (bots.handler); the built-in echo bot by default. */
+  handlers?: Record<string, BotHandler>
+  botTimeoutMs?: number
+  sseTiming?: SseTiming
+}
+
+/** The parts of the server and what each is made from; createApp mounts them. */
+export function wire({ db, log, handlers = builtInHandlers, botTimeoutMs, sseTiming = defaultSseTiming }: WiringOptions) {
+  const errors = createErrorPath(log)
+  const signals = createSignalHub()
+  const streams = new SseStreams(log, sseTiming)
+  const bots = startBotRuntime({ db, log, signals, handlers, timeoutMs: botTimeoutMs })
+  const deps = { db, log, signals, errors }
+  const chatYoga = createChatYoga(deps)
+  const adminYoga = createAdminYoga(deps)
+  const rest = { streams, log }
+  return {
+    db,
+    errors,
+    signals,
+    streams,
+    bots,
+    chatYoga,
+    adminYoga,
+    chatRest: restTransport({ ...rest, schema: chatSchema, yoga: chatYoga, routes: chatRoutes, bodyLimit: bodyLimits.chat }),
+    adminRest: restTransport({ ...rest, schema: adminSchema, yoga: adminYoga, routes: adminRoutes, bodyLimit: bodyLimits.admin }),
+  }
+}
+
+export type Wiring = ReturnType<typeof wire>

@@ -1,0 +1,90 @@
+import type { Browser, Page } from 'playwright-core'
+import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from 'vitest'
+import { ADMIN_TOKEN, WEBHOOK_ID, WORKSPACE_ID } from '../helpers/app.ts'
+import { launchChromium, offline, recordPageFaults } from '../helpers/browser.ts'
+import { type Listening, startListening } from '../helpers/listening.ts'
+
+// The page is a 9 MB script: parsing it and starting Monaco takes seconds on a busy machine.
+const PAGE_TIMEOUT = 45_000
+
+let browser: Browser
+let listening: Listening
+let page: Page
+let attemptedOffline: string[]
+let faults: string[]
+
+beforeAll(async () => {
+  browser = await launchChromium()
+}, 60_000)
+
+afterAll(async () => {
+  await browser?.close()
+})
+
+beforeEach(async () => {
+  listening = await startListening()
+  page = await browser.newPage()
+  attemptedOffline = await offline(page)
+  faults = await recordPageFaults(page)
+}, 60_000)
+
+afterEach(async () => {
+  await page?.close()
+  await listening?.close()
+})
+
+/** One of GraphiQL's Monaco editors, by the suffix of its model's URI. */
+const editor = (name: 'operation.graphql' | 'request-headers.json') =>
+  page.locator(`.monaco-editor[data-uri$="-${name}"]`)
+
+/**
+ * Replaces an editor's text as if typed. Monaco auto-closes the brackets and quotes it sees typed,
+ * leaving their closing halves after the cursor; those are deleted.
+ */
+async function replaceText(name: 'operation.graphql' | 'request-headers.json', text: string) {
+  await editor(name).click()
+  await page.keyboard.press('ControlOrMeta+A')
+  await page.keyboard.insertText(text)
+  await page.keyboard.press('ControlOrMeta+Shift+End')
+  await page.keyboard.press('Delete')
+}
+
+/** The result panel's JSON, or undefined while it shows something else (nothing yet, another result). */
+async function result(): Promise<unknown> {
+  const text = (await page.locator('section.result-window').innerText()).replaceAll('\u00a0', ' ')
+  try {
+    return JSON.parse(text)
+  } catch {
+    return undefined
+  }
+}
+
+/** Opens GraphiQL at `path`, sends `query` with `headers` from its editors, and returns what it shows. */
+async function runInGraphiQL(path: string, headers: Record<string, string>, query: string) {
+  await page.goto(`${listening.baseUrl}${path}`)
+  await editor('request-headers.json').waitFor({ timeout: PAGE_TIMEOUT })
+  await replaceText('request-headers.json', JSON.stringify(headers))
+  await replaceText('operation.graphql', query)
+  await page.getByRole('button', { name: /^Execute query/ }).click()
+}
+
+describe('GraphiQL', () => {
+  it('runs a chat query with the x-user-key typed into its headers, with no network beyond 127.0.0.1', { timeout: 90_000 }, async () => {
+    const { key } = await listening.t.user('alice')
+    await runInGraphiQL(`/${WEBHOOK_ID}/graphql`, { 'x-user-key': key }, '{ me { userId } }')
+    await expect.poll(result, { timeout: PAGE_TIMEOUT }).toEqual({ data: { me: { userId: 'alice' } } })
+    expect(await page.title()).toBe('Confab')
+    expect(attemptedOffline).toEqual([])
+    expect(faults).toEqual([])
+  })
+
+  it('runs an admin query with the admin credentials at /v1/admin/graphql', { timeout: 90_000 }, async () => {
+    const headers = { authorization: `Bearer ${ADMIN_TOKEN}`, 'x-workspace-id': WORKSPACE_ID }
+    await runInGraphiQL('/v1/admin/graphql', headers, '{ bots { edges { node { id } } } }')
+    await expect
+      .poll(result, { timeout: PAGE_TIMEOUT })
+      .toEqual({ data: { bots: { edges: [{ node: { id: expect.any(String) } }] } } })
+    expect(attemptedOffline).toEqual([])
+    expect(faults).toEqual([])
+  })
+})
