@@ -1,113 +1,248 @@
 /*
- * Confab benchmark: start-up time to /healthz, REST and GraphQL throughput and latency, and memory,
- * against the built server (`npm run build` first) on a temporary database. Prints its figures.
- * Usage: npm run bench [-- --messages 2000 --concurrency 20]
+ * Confab benchmark: every figure of issue 8's goal table that needs no floor server.
+ *   npm run bench [-- --duration 8 --warmup 2 --connections 32 --starts 5 --listeners 1000
+ *                    --fanout-messages 20 --idle 10000 --deep 1000000 --only startup,http,fanout,idle,paging]
+ * Builds if src/ changed, then runs the built server on temporary databases. The ratios to the floor
+ * come from `bash ../shared/perf/compare.sh`; this prints absolute figures only.
  */
-import { spawn } from 'node:child_process'
-import { mkdtempSync, readFileSync, rmSync } from 'node:fs'
+import { execFileSync } from 'node:child_process'
+import { mkdtempSync, rmSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
-import { fileURLToPath } from 'node:url'
-import { SignJWT } from 'jose'
+import { signUserKey } from '../src/auth/user-key.ts'
+import { defaultSseTiming } from '../src/http/sse.ts'
+import { type LoadResult, load, type RequestSpec } from './load.ts'
+import { type Listener, listen, listenMany } from './listeners.ts'
+import { seedMessages } from './seed.ts'
+import { root, type Server, start, startBuilt } from './server.ts'
+import { latencies, ms } from './stats.ts'
 
 const arg = (name: string, fallback: number) => {
   const i = process.argv.indexOf(`--${name}`)
   return i >= 0 ? Number(process.argv[i + 1]) : fallback
 }
-const messageCount = arg('messages', 2000)
-const concurrency = arg('concurrency', 20)
-const queryCount = arg('queries', 500)
-
-const root = fileURLToPath(new URL('..', import.meta.url))
-const dir = mkdtempSync(join(tmpdir(), 'confab-bench-'))
-const env = {
-  ...process.env,
-  PORT: '0',
-  DATABASE_URL: join(dir, 'confab.db'),
-  LOG_LEVEL: 'warn',
-  CONFAB_WEBHOOK_ID: 'bench',
-  CONFAB_ENCRYPTION_KEY: 'bench-key',
-  CONFAB_WORKSPACE_ID: 'wkspace_bench',
-  CONFAB_ADMIN_TOKEN: 'bench-token',
+const onlyAt = process.argv.indexOf('--only')
+const phases = new Set((onlyAt >= 0 ? (process.argv[onlyAt + 1] ?? '') : 'startup,http,fanout,idle,paging').split(','))
+const options = {
+  seconds: arg('duration', 8),
+  warmupSeconds: arg('warmup', 2),
+  connections: arg('connections', 32),
+  starts: arg('starts', 5),
+  listeners: arg('listeners', 1000),
+  fanoutMessages: arg('fanout-messages', 20),
+  idle: arg('idle', 10_000),
+  deep: arg('deep', 1_000_000),
+  shallow: 1_000,
 }
 
-const percentile = (sorted: number[], p: number) => sorted[Math.min(sorted.length - 1, Math.floor((p / 100) * sorted.length))] ?? 0
-const ms = (n: number) => `${n.toFixed(1)} ms`
+const WEBHOOK = 'bench'
+const ENCRYPTION_KEY = 'bench-encryption-key'
+const dir = mkdtempSync(join(tmpdir(), 'confab-bench-'))
+let databases = 0
+const freshDatabase = () => join(dir, `confab-${++databases}.db`)
 
-async function timed(count: number, run: (i: number) => Promise<Response>) {
-  const latencies: number[] = []
-  let next = 0
-  let failures = 0
-  const started = performance.now()
-  await Promise.all(
-    Array.from({ length: concurrency }, async () => {
-      while (next < count) {
-        const i = next++
-        const t0 = performance.now()
-        const response = await run(i)
-        await response.arrayBuffer()
-        if (response.status !== 200) failures++
-        latencies.push(performance.now() - t0)
-      }
-    }),
+const rows: [figure: string, measured: string, goal: string][] = []
+const row = (figure: string, measured: string, goal = '') => {
+  rows.push([figure, measured, goal])
+  console.log(`  ${figure}: ${measured}`)
+}
+
+/** A JSON call to the chat API that must answer 200. */
+async function call(server: Server, key: string, method: string, path: string, body?: unknown) {
+  const response = await fetch(`${server.base}/${WEBHOOK}${path}`, {
+    method,
+    headers: { 'content-type': 'application/json', 'x-user-key': key },
+    body: body === undefined ? undefined : JSON.stringify(body),
+  })
+  const text = await response.text()
+  if (response.status !== 200) throw new Error(`${method} ${path} answered ${response.status}: ${text}`)
+  return JSON.parse(text)
+}
+
+async function user(server: Server, id: string) {
+  const key = await signUserKey(id, ENCRYPTION_KEY)
+  await call(server, key, 'POST', '/users/get-or-create', {})
+  return key
+}
+
+const text = (conversationId: string, text: string) => ({ conversationId, payload: { type: 'text', text } })
+
+/** The requests of ../shared/perf/load.mjs: the same work as the floor's. */
+function scenarios(server: Server, key: string, conversationId: string): [string, RequestSpec][] {
+  const headers = { 'x-user-key': key, 'content-type': 'application/json' }
+  const graphql = (query: string) => ({
+    method: 'POST' as const,
+    url: `${server.base}/${WEBHOOK}/graphql`,
+    headers,
+    body: JSON.stringify({ query, variables: { c: conversationId } }),
+  })
+  return [
+    ['REST createMessage', { method: 'POST', url: `${server.base}/${WEBHOOK}/messages`, headers, body: JSON.stringify(text(conversationId, 'hello from the bench')) }],
+    ['REST listMessages (first page)', { method: 'GET', url: `${server.base}/${WEBHOOK}/conversations/${conversationId}/messages`, headers: { 'x-user-key': key } }],
+    [
+      'GraphQL createMessage',
+      graphql('mutation($c: String!) { createMessage(input: { conversationId: $c, payload: { text: { text: "hello from the bench" } } }) { message { messageId } } }'),
+    ],
+    [
+      'GraphQL first page of messages',
+      graphql('query($c: String!) { conversation(id: $c) { messages(first: 20) { edges { node { messageId createdAt author { userId } rawPayload } } pageInfo { endCursor hasNextPage } } } }'),
+    ],
+  ]
+}
+
+const throughput = (r: LoadResult) =>
+  `${r.perSecond.toFixed(0)} req/s, p50 ${ms(r.p50)}, p99 ${ms(r.p99)}${r.failures ? `, ${r.failures} not 200` : ''}`
+
+async function startupPhase() {
+  console.log(`npm start to GET /healthz 200, fresh database each time (${options.starts} runs)`)
+  const times: number[] = []
+  for (let i = 0; i < options.starts; i++) {
+    const { server, startup } = await start(['npm', 'start'], freshDatabase())
+    times.push(startup)
+    await server.stop()
+  }
+  const t = latencies(times)
+  row('start-up: `npm start` to /healthz 200', `median ${ms(t.p50)}, max ${ms(t.max)}`, '< 2 s')
+}
+
+async function httpPhase(server: Server) {
+  console.log(`HTTP, ${options.connections} connections, ${options.seconds} s each after ${options.warmupSeconds} s of warm-up`)
+  const key = await user(server, 'bench-http')
+  await call(server, key, 'POST', '/conversations', { id: 'bench-http' })
+  for (const [name, spec] of scenarios(server, key, 'bench-http')) row(name, throughput(await load(spec, options)), 'ratio: compare.sh')
+}
+
+/** Sends `count` messages one after another, each timed from its sending to its arrival at every listener. */
+async function deliveries(server: Server, key: string, conversationId: string, listeners: Listener[], count: number) {
+  const samples: number[] = []
+  let missed = 0
+  for (let m = 0; m < count; m++) {
+    const marker = `fanout-${m}-${Math.random().toString(36).slice(2)}`
+    const arrivals = listeners.map((l) => l.expect(marker))
+    const sentAt = performance.now()
+    await call(server, key, 'POST', '/messages', text(conversationId, marker))
+    let cancel = () => {}
+    const timeout = new Promise<undefined>((resolve) => {
+      const timer = setTimeout(resolve, 10_000)
+      cancel = () => clearTimeout(timer)
+    })
+    for (const arrival of arrivals) {
+      const at = await Promise.race([arrival, timeout])
+      if (at === undefined) missed++
+      else samples.push(at - sentAt)
+    }
+    cancel()
+  }
+  return { ...latencies(samples), missed }
+}
+
+async function fanoutPhase(server: Server) {
+  console.log(`fan-out: ${options.listeners} REST listeners of one conversation, ${options.fanoutMessages} messages`)
+  const key = await user(server, 'bench-fanout')
+  await call(server, key, 'POST', '/conversations', { id: 'bench-fanout' })
+  const url = `${server.base}/${WEBHOOK}/conversations/bench-fanout/listen`
+  const listeners = await listenMany(options.listeners, 50, () => listen(url, key))
+  // The echo bot joins on the first reply: one message first, so that every measured one is alike.
+  await deliveries(server, key, 'bench-fanout', listeners, 1)
+  const d = await deliveries(server, key, 'bench-fanout', listeners, options.fanoutMessages)
+  for (const l of listeners) l.close()
+  row(
+    `one message to ${options.listeners} SSE listeners: delivery`,
+    `p50 ${ms(d.p50)}, p99 ${ms(d.p99)}, max ${ms(d.max)}${d.missed ? `, ${d.missed} not delivered in 10 s` : ''}`,
+    'p99 < 100 ms',
   )
-  const seconds = (performance.now() - started) / 1000
-  latencies.sort((a, b) => a - b)
-  return { perSecond: count / seconds, p50: percentile(latencies, 50), p95: percentile(latencies, 95), failures }
+}
+
+async function idlePhase(server: Server) {
+  const perConversation = 100
+  const conversations = Math.ceil(options.idle / perConversation)
+  console.log(`idle: ${options.idle} REST listeners over ${conversations} conversations`)
+  const key = await user(server, 'bench-idle')
+  for (let c = 0; c < conversations; c++) await call(server, key, 'POST', '/conversations', { id: `bench-idle-${c}` })
+  const before = server.rss()
+  const opened = performance.now()
+  const listeners = await listenMany(options.idle, 100, (i) =>
+    listen(`${server.base}/${WEBHOOK}/conversations/bench-idle-${i % conversations}/listen`, key),
+  )
+  const openSeconds = (performance.now() - opened) / 1000
+  for (const l of listeners) l.heartbeats.length = 0
+  // Two and a half heartbeat intervals: every stream shows at least one interval between two heartbeats.
+  const interval = defaultSseTiming.commentIntervalMs
+  let rss = server.rss()
+  const watchEnd = performance.now() + 2.5 * interval + 500
+  while (performance.now() < watchEnd) {
+    await new Promise((resolve) => setTimeout(resolve, 250))
+    rss = Math.max(rss, server.rss())
+  }
+  const lateness = listeners.flatMap((l) => l.heartbeats.slice(1).map((at, i) => at - (l.heartbeats[i] as number) - interval))
+  const silent = listeners.filter((l) => l.heartbeats.length < 2).length
+  for (const l of listeners) l.close()
+  const late = latencies(lateness)
+  row(`${options.idle} idle SSE listeners: server RSS`, `${rss.toFixed(0)} MiB (${before.toFixed(0)} MiB before; opened in ${openSeconds.toFixed(1)} s)`, '< 400 MB')
+  row(
+    `heartbeat every ${interval / 1000} s under ${options.idle} listeners: lateness`,
+    `p50 ${ms(late.p50)}, p99 ${ms(late.p99)}, max ${ms(late.max)}${silent ? `; ${silent} streams with < 2 heartbeats` : ''}`,
+    'on time',
+  )
+}
+
+async function pagingPhase() {
+  console.log(`paging: first page with ${options.deep} messages in the conversation and with ${options.shallow}`)
+  const databaseUrl = freshDatabase()
+  let { server } = await startBuilt(databaseUrl)
+  const key = await user(server, 'bench-paging')
+  const templates: Record<string, string> = {}
+  for (const id of ['paging-deep', 'paging-shallow']) {
+    await call(server, key, 'POST', '/conversations', { id })
+    templates[id] = (await call(server, key, 'POST', '/messages', text(id, 'a message like many'))).message.id
+  }
+  await server.stop()
+  const seeded = performance.now()
+  seedMessages(databaseUrl, templates['paging-deep'] as string, options.deep)
+  seedMessages(databaseUrl, templates['paging-shallow'] as string, options.shallow)
+  console.log(`  (seeded in ${((performance.now() - seeded) / 1000).toFixed(1)} s)`)
+  ;({ server } = await startBuilt(databaseUrl))
+  const [, list] = scenarios(server, key, 'paging-deep')[1] as [string, RequestSpec]
+  const shallowList = { ...list, url: list.url.replace('paging-deep', 'paging-shallow') }
+  // Alternated, as the machine drifts: two rounds of each.
+  const short = { ...options, seconds: Math.min(options.seconds, 4), warmupSeconds: 1 }
+  const rounds: { deep: LoadResult; shallow: LoadResult }[] = []
+  for (let round = 0; round < 2; round++) rounds.push({ deep: await load(list, short), shallow: await load(shallowList, short) })
+  await server.stop()
+  const [deep, shallow] = (['deep', 'shallow'] as const).map((depth) => {
+    const [a, b] = rounds.map((r) => r[depth]) as [LoadResult, LoadResult]
+    return a.perSecond >= b.perSecond ? a : b
+  }) as [LoadResult, LoadResult]
+  row(`REST first page at ${options.deep} messages (better of 2)`, throughput(deep))
+  row(`REST first page at ${options.shallow} messages (better of 2)`, throughput(shallow))
+  row(`first page at ${options.deep} ÷ at ${options.shallow} (mean time)`, (shallow.perSecond / deep.perSecond).toFixed(2), '≤ 1.2')
 }
 
 async function main() {
-  const spawnedAt = performance.now()
-  const server = spawn(process.execPath, [join(root, 'dist/main.js')], { env, stdio: ['ignore', 'pipe', 'inherit'] })
-  const base = await new Promise<string>((resolve, reject) => {
-    let out = ''
-    server.stdout.on('data', (chunk: Buffer) => {
-      out += chunk.toString()
-      const match = /listening on (http:\/\/\S+)/.exec(out)
-      if (match?.[1]) resolve(match[1])
-    })
-    server.once('exit', (code) => reject(new Error(`server exited with ${code}; run npm run build first`)))
-  })
-  for (;;) {
-    const ok = await fetch(`${base}/healthz`).then((r) => r.ok, () => false)
-    if (ok) break
+  const began = performance.now()
+  execFileSync(process.execPath, ['scripts/build.mjs', '--if-stale'], { cwd: root, stdio: 'inherit' })
+  if (phases.has('startup')) await startupPhase()
+  if (['http', 'fanout', 'idle'].some((p) => phases.has(p))) {
+    const { server } = await startBuilt(freshDatabase())
+    try {
+      if (phases.has('http')) await httpPhase(server)
+      if (phases.has('fanout')) await fanoutPhase(server)
+      if (phases.has('idle')) await idlePhase(server)
+    } finally {
+      await server.stop()
+    }
   }
-  const startup = performance.now() - spawnedAt
+  if (phases.has('paging')) await pagingPhase()
 
-  const chat = `${base}/bench`
-  const key = await new SignJWT({ id: 'bench-user' }).setProtectedHeader({ alg: 'HS256' }).sign(new TextEncoder().encode('bench-key'))
-  const headers = { 'content-type': 'application/json', 'x-user-key': key }
-  await fetch(`${chat}/users/get-or-create`, { method: 'POST', headers, body: '{}' })
-  await fetch(`${chat}/conversations`, { method: 'POST', headers, body: JSON.stringify({ id: 'bench-1' }) })
-
-  const writes = await timed(messageCount, () =>
-    fetch(`${chat}/messages`, {
-      method: 'POST',
-      headers,
-      body: JSON.stringify({ conversationId: 'bench-1', payload: { type: 'text', text: 'hello' } }),
-    }),
-  )
-  const view = JSON.stringify({
-    query:
-      'query { conversation(id: "bench-1") { participants(first: 10) { edges { node { userId } } } messages(first: 20) { edges { node { messageId author { userId } payload { ... on TextPayload { text } } } } } } }',
-  })
-  const reads = await timed(queryCount, () => fetch(`${chat}/graphql`, { method: 'POST', headers, body: view }))
-  const lists = await timed(queryCount, () => fetch(`${chat}/conversations/bench-1/messages`, { headers }))
-  const rss = /VmRSS:\s+(\d+) kB/.exec(readFileSync(`/proc/${server.pid}/status`, 'utf8'))?.[1]
-
-  console.log(`Confab benchmark (concurrency ${concurrency}; each user message is also answered by the echo bot)`)
-  console.log(`  start-up to /healthz 200:             ${ms(startup)}`)
-  console.log(`  POST /messages x${messageCount}:              ${writes.perSecond.toFixed(0)} req/s, p50 ${ms(writes.p50)}, p95 ${ms(writes.p95)}, non-200 ${writes.failures}`)
-  console.log(`  GraphQL conversation view x${queryCount}:     ${reads.perSecond.toFixed(0)} req/s, p50 ${ms(reads.p50)}, p95 ${ms(reads.p95)}, non-200 ${reads.failures}`)
-  console.log(`  GET listMessages x${queryCount}:              ${lists.perSecond.toFixed(0)} req/s, p50 ${ms(lists.p50)}, p95 ${ms(lists.p95)}, non-200 ${lists.failures}`)
-  console.log(`  server resident memory after the run: ${rss ? `${(Number(rss) / 1024).toFixed(1)} MiB` : 'n/a'}`)
-
-  server.kill('SIGTERM')
-  await new Promise((resolve) => server.once('exit', resolve))
-  rmSync(dir, { recursive: true, force: true })
+  console.log(`\nConfab benchmark (${((performance.now() - began) / 1000).toFixed(0)} s; the echo bot answers every user message)\n`)
+  console.log('| figure | measured | goal |')
+  console.log('|---|---|---|')
+  for (const [figure, measured, goal] of rows) console.log(`| ${figure} | ${measured} | ${goal} |`)
 }
 
-main().catch((error: unknown) => {
-  console.error(error)
-  process.exit(1)
-})
+main()
+  .catch((error: unknown) => {
+    console.error(error)
+    process.exitCode = 1
+  })
+  .finally(() => rmSync(dir, { recursive: true, force: true }))
