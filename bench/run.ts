@@ -222,12 +222,16 @@ async function main() {
   const began = performance.now()
   execFileSync(process.execPath, ['scripts/build.mjs', '--if-stale'], { cwd: root, stdio: 'inherit' })
   if (phases.has('startup')) await startupPhase()
-  if (['http', 'fanout', 'idle'].some((p) => phases.has(p))) {
+  // Each phase on a server of its own: the memory of idle listeners is not that of the load before them.
+  for (const [phase, run] of [
+    ['http', httpPhase],
+    ['fanout', fanoutPhase],
+    ['idle', idlePhase],
+  ] as const) {
+    if (!phases.has(phase)) continue
     const { server } = await startBuilt(freshDatabase())
     try {
-      if (phases.has('http')) await httpPhase(server)
-      if (phases.has('fanout')) await fanoutPhase(server)
-      if (phases.has('idle')) await idlePhase(server)
+      await run(server)
     } finally {
       await server.stop()
     }

@@ -4,9 +4,9 @@ import { fileURLToPath } from 'node:url'
 
 export const root = fileURLToPath(new URL('..', import.meta.url))
 
-export const benchEnv = (databaseUrl: string, port: number) => ({
+export const benchEnv = (databaseUrl: string) => ({
   ...process.env,
-  PORT: String(port),
+  PORT: '0',
   HOST: '127.0.0.1',
   DATABASE_URL: databaseUrl,
   LOG_LEVEL: 'warn',
@@ -15,8 +15,6 @@ export const benchEnv = (databaseUrl: string, port: number) => ({
   CONFAB_WORKSPACE_ID: 'wkspace_bench',
   CONFAB_ADMIN_TOKEN: 'bp_pat_bench',
 })
-
-let nextPort = 41_000 + Math.floor(Math.random() * 10_000)
 
 export interface Server {
   base: string
@@ -37,20 +35,27 @@ export async function untilHealthy(base: string, since: number, child: ChildProc
 }
 
 /**
- * Runs a command as a process group (so that npm's children go with it) serving on a port of its
- * own, and resolves once /healthz answers, with the milliseconds from spawning to that answer.
+ * Runs a command as a process group (so that npm's children go with it), serving on a free port,
+ * and resolves once /healthz answers, with the milliseconds from spawning to that answer.
  */
 export async function start(command: string[], databaseUrl: string): Promise<{ server: Server; startup: number }> {
-  const port = nextPort++
-  const base = `http://127.0.0.1:${port}`
   const spawnedAt = performance.now()
   const child = spawn(command[0] as string, command.slice(1), {
     cwd: root,
-    env: benchEnv(databaseUrl, port),
+    env: benchEnv(databaseUrl),
     detached: true,
-    stdio: ['ignore', 'ignore', 'inherit'],
+    stdio: ['ignore', 'pipe', 'inherit'],
   })
   const exited = new Promise<void>((resolve) => child.once('exit', () => resolve()))
+  const base = await new Promise<string>((resolve, reject) => {
+    let out = ''
+    child.stdout?.setEncoding('utf8').on('data', (chunk: string) => {
+      out += chunk
+      const listening = /Confab listening on (http:\/\/\S+)/.exec(out)
+      if (listening?.[1]) resolve(listening[1])
+    })
+    void exited.then(() => reject(new Error(`${command.join(' ')} exited before listening:\n${out}`)))
+  })
   const startup = await untilHealthy(base, spawnedAt, child)
   const server: Server = {
     base,

@@ -1,10 +1,10 @@
 import { createServer } from 'node:http'
 import type { AddressInfo } from 'node:net'
-import { createServerAdapter } from '@whatwg-node/server'
 import { createApp } from './app.ts'
 import { bootstrap, describeBootstrap } from './bootstrap.ts'
 import { loadConfig } from './config.ts'
 import { closeDb, openDb } from './db/client.ts'
+import { nodeListener } from './http/node-listener.ts'
 import { createLogger } from './logger.ts'
 
 async function main() {
@@ -13,7 +13,7 @@ async function main() {
   const db = openDb(config.databaseUrl)
   const created = bootstrap(db, config.bootstrap)
   const app = createApp({ db, log, corsOrigins: config.corsOrigins })
-  const server = createServer(createServerAdapter(app.fetch))
+  const server = createServer(nodeListener(app.fetch, log))
   app.attach(server)
 
   await new Promise<void>((resolve, reject) => {

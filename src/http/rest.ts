@@ -10,12 +10,13 @@ import {
 import type { Logger } from 'pino'
 import { DomainError } from '../domain/errors.ts'
 import type { Failure } from '../graphql/errors.ts'
-import type { AnyRoute, RestRequest, StreamRoute } from '../rest/route.ts'
+import type { AnyRoute, RestRequest } from '../rest/route.ts'
 import { readJsonObject } from './body.ts'
 import { decodePathSegment } from './path.ts'
 import type { Transport } from './mounts.ts'
 import { errorResponse, json } from './responses.ts'
 import type { SseStreams } from './sse.ts'
+import { createStreamEvents } from './stream-events.ts'
 
 /** What the REST transport needs of a yoga server: its envelop pipeline. */
 export interface Enveloping {
@@ -92,6 +93,7 @@ export const restRefusal = (_request: Request, failure: Failure, requestId: stri
  */
 export function restTransport({ schema, yoga, routes, bodyLimit, streams, log }: RestTransportOptions): Transport {
   const compiled = routes.map((route) => compile(schema, route))
+  const streamEvents = createStreamEvents(log)
 
   const firstError = (result: ExecutionResult) => {
     const [first] = result.errors ?? []
@@ -133,11 +135,9 @@ export function restTransport({ schema, yoga, routes, bodyLimit, streams, log }:
       contextValue: await enveloped.contextFactory(),
     }
     if (c.route.kind === 'stream') {
-      const results = (await enveloped.subscribe(args)) as ExecutionResult | AsyncGenerator<ExecutionResult>
-      if (Symbol.asyncIterator in results) {
-        return streams.open(eventTexts(c.route, results, log), request.signal)
-      }
-      throw firstError(results) ?? new Error('the live stream could not start')
+      const events = await streamEvents(c.route, args)
+      if ('next' in events) return streams.open(events, request.signal)
+      throw firstError(events) ?? new Error('the live stream could not start')
     }
     const result = (await enveloped.execute(args)) as ExecutionResult
     const refusal = firstError(result)
@@ -146,29 +146,4 @@ export function restTransport({ schema, yoga, routes, bodyLimit, streams, log }:
   }
 
   return { serve, refuse: restRefusal }
-}
-
-/** The subscription's results as the JSON texts of the route's events; a result with errors is skipped. */
-function eventTexts(
-  route: StreamRoute,
-  results: AsyncGenerator<ExecutionResult>,
-  log: Logger,
-): AsyncIterator<string> {
-  return {
-    async next() {
-      for (;;) {
-        const next = await results.next()
-        if (next.done) return { done: true, value: undefined }
-        if (next.value.errors?.length) {
-          log.error({ errors: next.value.errors }, `${route.operation}: a signal could not be resolved`)
-          continue
-        }
-        return { done: false, value: JSON.stringify(route.event(next.value.data)) }
-      }
-    },
-    async return() {
-      await results.return(undefined)
-      return { done: true, value: undefined }
-    },
-  }
 }

@@ -3,7 +3,10 @@ import type { Logger } from 'pino'
 export interface SseTiming {
   /** An SSE comment this often keeps proxies and the official client's Node transport (~5 s) from dropping an idle stream. */
   commentIntervalMs: number
-  /** A data message this often satisfies the official client's watchdog (60 s without one). */
+  /**
+   * A data message this often satisfies the official client's watchdog (60 s without one); sent with
+   * a comment, so rounded to a whole number of comment intervals.
+   */
   pingIntervalMs: number
 }
 
@@ -16,43 +19,95 @@ const headers = {
   'x-accel-buffering': 'no',
 }
 
+// Every chunk a stream sends is encoded once, whichever and however many streams it is written to.
+const encoder = new TextEncoder()
+const connected = encoder.encode(': connected\n\n')
+const comment = encoder.encode(': keep-alive\n\n')
+const commentAndPing = encoder.encode(`: keep-alive\n\ndata: ${JSON.stringify({ type: 'ping', data: {} })}\n\n`)
+
+/** One unnamed SSE `data:` message carrying a JSON text, encoded. */
+export const sseMessage = (json: string): Uint8Array => encoder.encode(`data: ${json}\n\n`)
+
+/** An open stream: its writer, and the slot of the heartbeat cycle in which it gets its heartbeat. */
+interface OpenStream {
+  write: (chunk: Uint8Array) => void
+  slot: Set<OpenStream>
+}
+
+/** A heartbeat timer tick every 100 ms or so, at most this many per comment interval. */
+const maxSlots = 20
+
 /**
- * The open Server-Sent Event streams of the app. Each stream relays a source of JSON texts as
- * unnamed `data:` messages, and ends, unsubscribing its source, when the source ends, the client
- * goes away, or the server shuts down.
+ * The open Server-Sent Event streams of the app. Each stream relays a source of encoded messages,
+ * and ends, unsubscribing its source, when the source ends, the client goes away, or the server
+ * shuts down.
+ *
+ * One timer writes the heartbeats of all streams while any is open: thousands of idle streams cost
+ * one timer, not two each. The comment interval is cut into slots, one per tick, and a stream takes
+ * the slot of the tick it opened in, so each stream gets its heartbeat every interval after it
+ * opened, and ten thousand streams are written a few hundred at a time rather than all at once
+ * (a burst that would hold up the signals waiting behind it).
  */
 export class SseStreams {
-  private readonly closers = new Set<() => void>()
+  private readonly streams = new Map<() => void, OpenStream>()
+  private readonly slots: Set<OpenStream>[]
+  /** How many ticks in a row (one per slot) make a comment interval, and how many intervals a ping's. */
+  private readonly pingEvery: number
+  private heartbeat: ReturnType<typeof setInterval> | undefined
+  private ticks = 0
 
   constructor(
     private readonly log: Logger,
     private readonly timing: SseTiming = defaultSseTiming,
-  ) {}
-
-  get size(): number {
-    return this.closers.size
+  ) {
+    const count = Math.max(1, Math.min(maxSlots, Math.floor(timing.commentIntervalMs / 100)))
+    this.slots = Array.from({ length: count }, () => new Set<OpenStream>())
+    this.pingEvery = Math.max(1, Math.round(timing.pingIntervalMs / timing.commentIntervalMs))
   }
 
-  open(source: AsyncIterator<string>, abort?: AbortSignal): Response {
-    const encoder = new TextEncoder()
+  get size(): number {
+    return this.streams.size
+  }
+
+  private tick(): void {
+    const slot = this.slots[this.ticks % this.slots.length] as Set<OpenStream>
+    const round = Math.floor(this.ticks / this.slots.length) + 1
+    this.ticks++
+    const chunk = round % this.pingEvery === 0 ? commentAndPing : comment
+    for (const stream of slot) stream.write(chunk)
+  }
+
+  private added(close: () => void, write: (chunk: Uint8Array) => void): void {
+    // The slot the timer served last comes round again about one interval from now.
+    const slot = this.slots[(this.ticks + this.slots.length - 1) % this.slots.length] as Set<OpenStream>
+    const stream = { write, slot }
+    slot.add(stream)
+    this.streams.set(close, stream)
+    this.heartbeat ??= setInterval(() => this.tick(), this.timing.commentIntervalMs / this.slots.length)
+  }
+
+  private removed(close: () => void): void {
+    const stream = this.streams.get(close)
+    if (!stream) return
+    stream.slot.delete(stream)
+    this.streams.delete(close)
+    if (this.streams.size > 0 || this.heartbeat === undefined) return
+    clearInterval(this.heartbeat)
+    this.heartbeat = undefined
+  }
+
+  open(source: AsyncIterator<Uint8Array>, abort?: AbortSignal): Response {
     let close = () => {}
     const body = new ReadableStream<Uint8Array>({
       start: (controller) => {
         let closed = false
-        const write = (text: string) => {
-          if (!closed) controller.enqueue(encoder.encode(text))
+        const write = (chunk: Uint8Array) => {
+          if (!closed) controller.enqueue(chunk)
         }
-        const comments = setInterval(() => write(': keep-alive\n\n'), this.timing.commentIntervalMs)
-        const pings = setInterval(
-          () => write(`data: ${JSON.stringify({ type: 'ping', data: {} })}\n\n`),
-          this.timing.pingIntervalMs,
-        )
         close = () => {
           if (closed) return
           closed = true
-          clearInterval(comments)
-          clearInterval(pings)
-          this.closers.delete(close)
+          this.removed(close)
           void source.return?.()
           try {
             controller.close()
@@ -60,15 +115,15 @@ export class SseStreams {
             // Already cancelled by the client.
           }
         }
-        this.closers.add(close)
+        this.added(close, write)
         abort?.addEventListener('abort', close, { once: true })
-        write(': connected\n\n')
+        write(connected)
         void (async () => {
           try {
             for (;;) {
               const next = await source.next()
               if (next.done) break
-              write(`data: ${next.value}\n\n`)
+              write(next.value)
             }
           } catch (error) {
             this.log.error({ err: error }, 'a live stream failed')
@@ -83,6 +138,6 @@ export class SseStreams {
   }
 
   closeAll(): void {
-    for (const close of [...this.closers]) close()
+    for (const close of [...this.streams.keys()]) close()
   }
 }

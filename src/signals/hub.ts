@@ -1,5 +1,6 @@
 import { createPubSub, Repeater } from 'graphql-yoga'
 import { type ConversationSignal, endsListenerOf, type SignalPublisher } from '../domain/signals.ts'
+import { SignalQueue } from './queue.ts'
 
 /** A signal with the integration it happened in, as the integration-wide topic carries it. */
 export interface RoutedSignal {
@@ -27,34 +28,68 @@ export interface SignalHub extends SignalPublisher {
   closeListeners(): void
 }
 
+type Sink = (signal: ConversationSignal) => void
+
+/** The listeners of one conversation, fed by the room's one pub/sub subscription. */
+interface Room {
+  sinks: Set<Sink>
+  source: Repeater<ConversationSignal>
+}
+
 export function createSignalHub(): SignalHub {
   const pubSub = createPubSub<{
     conversation: [topic: string, signal: ConversationSignal]
     all: [routed: RoutedSignal]
   }>()
   let active = 0
-  const listeners = new Set<Repeater<ConversationSignal>>()
+  const rooms = new Map<string, Room>()
+  const queues = new Set<SignalQueue<ConversationSignal>>()
 
-  const counted = <T>(source: Repeater<T>, onEnd?: () => void): Repeater<T> =>
-    new Repeater<T>(async (push, stop) => {
-      active++
-      void stop.then(() => source.return())
-      try {
-        for await (const value of source) await push(value)
-      } finally {
+  /**
+   * Adds a sink to a conversation's room; returns its removal. The room subscribes to the pub/sub
+   * once, with its first sink, and hands each signal to every sink in one loop: publishing costs the
+   * same for one listener as for thousands, and a signal reaches them all as the same object.
+   */
+  function join(topic: string, sink: Sink): () => void {
+    let room = rooms.get(topic)
+    if (!room) {
+      const opened: Room = { sinks: new Set(), source: pubSub.subscribe('conversation', topic) }
+      void (async () => {
+        for await (const signal of opened.source) for (const each of opened.sinks) each(signal)
+      })()
+      rooms.set(topic, opened)
+      room = opened
+    }
+    const joined = room
+    joined.sinks.add(sink)
+    return () => {
+      joined.sinks.delete(sink)
+      if (joined.sinks.size > 0 || rooms.get(topic) !== joined) return
+      rooms.delete(topic)
+      void joined.source.return()
+    }
+  }
+
+  /** One listener's iterator over a room; `take` decides what it hears and when it ends. */
+  const follow = (
+    integrationId: string,
+    conversationId: string,
+    take: (signal: ConversationSignal, queue: SignalQueue<ConversationSignal>) => void,
+  ) => {
+    let leave = () => {}
+    const queue: SignalQueue<ConversationSignal> = new SignalQueue(
+      () => {
+        active++
+        queues.add(queue)
+        leave = join(`${integrationId}/${conversationId}`, (signal) => take(signal, queue))
+      },
+      () => {
+        leave()
+        queues.delete(queue)
         active--
-        onEnd?.()
-        stop()
-      }
-    })
-
-  const conversation = (integrationId: string, conversationId: string) => {
-    const subscription: Repeater<ConversationSignal> = counted(
-      pubSub.subscribe('conversation', `${integrationId}/${conversationId}`),
-      () => listeners.delete(subscription),
+      },
     )
-    listeners.add(subscription)
-    return subscription
+    return queue
   }
 
   return {
@@ -62,25 +97,27 @@ export function createSignalHub(): SignalHub {
       pubSub.publish('conversation', `${integrationId}/${signal.conversationId}`, signal)
       pubSub.publish('all', { integrationId, signal })
     },
-    conversation,
-    listen(integrationId, conversationId, userId) {
-      return new Repeater<ConversationSignal>(async (push, stop) => {
-        // Subscribed only once iterated, so that a listener nobody reads holds nothing.
-        const source = conversation(integrationId, conversationId)
-        void stop.then(() => source.return?.())
-        for await (const signal of source) {
-          if (signal.type !== 'conversation_deleted') await push(signal)
-          if (endsListenerOf(userId, signal)) break
+    conversation: (integrationId, conversationId) => follow(integrationId, conversationId, (signal, queue) => queue.push(signal)),
+    listen: (integrationId, conversationId, userId) =>
+      follow(integrationId, conversationId, (signal, queue) => {
+        if (signal.type !== 'conversation_deleted') queue.push(signal)
+        if (endsListenerOf(userId, signal)) queue.end()
+      }),
+    all: () =>
+      new Repeater<RoutedSignal>(async (push, stop) => {
+        active++
+        const source = pubSub.subscribe('all')
+        void stop.then(() => source.return())
+        try {
+          for await (const value of source) await push(value)
+        } finally {
+          active--
+          stop()
         }
-        await source.return?.()
-        stop()
-      })
-    },
-    all: () => counted(pubSub.subscribe('all')),
+      }),
     activeSubscriptions: () => active,
     closeListeners() {
-      for (const subscription of [...listeners]) void subscription.return(undefined)
-      listeners.clear()
+      for (const queue of [...queues]) queue.end()
     },
   }
 }

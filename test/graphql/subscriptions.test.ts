@@ -1,12 +1,13 @@
 import { type ChildProcess, spawn } from 'node:child_process'
 import { createServer, type Server } from 'node:http'
 import type { AddressInfo } from 'node:net'
-import { createServerAdapter } from '@whatwg-node/server'
 import { createClient as createSseClient, type Client as SseClient } from 'graphql-sse'
 import { type Client as WsClient, createClient as createWsClient } from 'graphql-ws'
 import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest'
 import { SignJWT } from 'jose'
+import pino from 'pino'
 import WebSocket from 'ws'
+import { nodeListener } from '../../src/http/node-listener.ts'
 import { BASE, createTestApp, type TestApp, WEBHOOK_ID } from '../helpers/app.ts'
 import { ROOT } from '../helpers/server.ts'
 
@@ -62,7 +63,7 @@ beforeEach(async () => {
   t = createTestApp()
   if (!t.tenant) throw new Error('the harness database was not bootstrapped')
   botId = t.tenant.botId
-  server = createServer(createServerAdapter(t.app.fetch))
+  server = createServer(nodeListener(t.app.fetch, pino({ level: 'silent' })))
   t.app.attach(server)
   await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve))
   const { port } = server.address() as AddressInfo
@@ -712,12 +713,13 @@ describe('createMessage with the @oneOf MessagePayloadInput, read back through t
 /** The harness app behind a real HTTP server, mounted as src/main.ts mounts it, in a child process. */
 const CHILD_SERVER = `
 import { createServer } from 'node:http'
-import { createServerAdapter } from '@whatwg-node/server'
+import pino from 'pino'
+import { nodeListener } from './src/http/node-listener.ts'
 import { createTestApp } from './test/helpers/app.ts'
 const t = createTestApp()
 const alice = await t.user('alice')
 await t.conversation(alice.key, 'c1')
-const server = createServer(createServerAdapter(t.app.fetch))
+const server = createServer(nodeListener(t.app.fetch, pino({ level: 'silent' })))
 t.app.attach(server)
 server.listen(0, '127.0.0.1', () => {
   process.stdout.write(JSON.stringify({ port: server.address().port, key: alice.key }) + '\\n')

@@ -1,7 +1,8 @@
 import { createServer } from 'node:http'
 import type { AddressInfo } from 'node:net'
 import type { SignalListener, Signals } from '@botpress/chat'
-import { createServerAdapter } from '@whatwg-node/server'
+import pino from 'pino'
+import { nodeListener } from '../../src/http/node-listener.ts'
 import { createTestApp, WEBHOOK_ID } from './app.ts'
 
 export type ListeningOptions = Parameters<typeof createTestApp>[0]
@@ -13,7 +14,7 @@ export type ListeningOptions = Parameters<typeof createTestApp>[0]
 export async function startListening(options: ListeningOptions = {}) {
   const t = createTestApp(options)
   if (!t.tenant) throw new Error('the harness database was not bootstrapped')
-  const server = createServer(createServerAdapter(t.app.fetch))
+  const server = createServer(nodeListener(t.app.fetch, pino({ level: 'silent' })))
   t.app.attach(server)
   await new Promise<void>((resolve, reject) => {
     server.once('error', reject)

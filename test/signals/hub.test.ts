@@ -1,0 +1,116 @@
+import { describe, expect, it } from 'vitest'
+import type { ConversationSignal } from '../../src/domain/signals.ts'
+import { createSignalHub } from '../../src/signals/hub.ts'
+import { SignalQueue } from '../../src/signals/queue.ts'
+
+const added = (participantId: string): ConversationSignal => ({ type: 'participant_added', conversationId: 'c1', participantId })
+const removed = (participantId: string): ConversationSignal => ({ type: 'participant_removed', conversationId: 'c1', participantId })
+
+/** Reads an iterator to its end. */
+async function drain<T>(iterator: AsyncIterator<T>): Promise<T[]> {
+  const values: T[] = []
+  for (;;) {
+    const next = await iterator.next()
+    if (next.done) return values
+    values.push(next.value)
+  }
+}
+
+describe('SignalQueue', () => {
+  it('opens on the first read, hands values over in order, and closes once when ended', async () => {
+    const calls: string[] = []
+    const queue = new SignalQueue<number>(() => calls.push('open'), () => calls.push('close'))
+    expect(calls).toEqual([])
+    const first = queue.next()
+    expect(calls).toEqual(['open'])
+    queue.push(1)
+    queue.push(2)
+    queue.end()
+    queue.end()
+    queue.push(3)
+    expect(await first).toEqual({ value: 1, done: false })
+    expect(await drain(queue)).toEqual([2])
+    expect(calls).toEqual(['open', 'close'])
+  })
+
+  it('finishes at once on return(), dropping what was not read', async () => {
+    const queue = new SignalQueue<number>(() => {}, () => {})
+    const first = queue.next()
+    queue.push(1)
+    queue.push(2)
+    await first
+    expect(await queue.return()).toEqual({ done: true, value: undefined })
+    expect(await queue.next()).toEqual({ done: true, value: undefined })
+  })
+
+  it('ends a reader that falls behind by its capacity, after what it has not read yet', async () => {
+    let closed = false
+    const queue = new SignalQueue<number>(() => {}, () => (closed = true), 3)
+    const first = queue.next()
+    for (let i = 1; i <= 10; i++) queue.push(i)
+    expect(closed).toBe(true)
+    expect(await first).toEqual({ value: 1, done: false })
+    expect(await drain(queue)).toEqual([2, 3, 4])
+  })
+
+  it('holds nothing when it is never read', async () => {
+    let opened = false
+    const queue = new SignalQueue<number>(() => (opened = true), () => {})
+    await queue.return()
+    expect(opened).toBe(false)
+  })
+})
+
+describe('signal hub', () => {
+  it('hands every listener of a conversation the same signal object', async () => {
+    const hub = createSignalHub()
+    const listeners = Array.from({ length: 5 }, (_, i) => hub.listen('i1', 'c1', `u${i}`))
+    const reads = listeners.map((l) => l.next())
+    const signal = added('u9')
+    hub.publish('i1', signal)
+    for (const read of reads) expect((await read).value).toBe(signal)
+    hub.closeListeners()
+  })
+
+  it("ends a participant's listener after its own participant_removed, and leaves the others listening", async () => {
+    const hub = createSignalHub()
+    const alice = hub.listen('i1', 'c1', 'alice')
+    const bob = hub.listen('i1', 'c1', 'bob')
+    const aliceHeard = drain(alice)
+    const bobFirst = bob.next()
+    hub.publish('i1', removed('alice'))
+    hub.publish('i1', added('carol'))
+    expect(await aliceHeard).toEqual([removed('alice')])
+    expect((await bobFirst).value).toEqual(removed('alice'))
+    expect((await bob.next()).value).toEqual(added('carol'))
+    expect(hub.activeSubscriptions()).toBe(1)
+    await bob.return?.()
+    expect(hub.activeSubscriptions()).toBe(0)
+  })
+
+  it('ends every listener of a deleted conversation without telling them the deletion', async () => {
+    const hub = createSignalHub()
+    const heard = [hub.listen('i1', 'c1', 'alice'), hub.listen('i1', 'c1', 'bob')].map(drain)
+    // Let both listeners join before publishing.
+    await Promise.resolve()
+    hub.publish('i1', added('carol'))
+    hub.publish('i1', { type: 'conversation_deleted', conversationId: 'c1' })
+    expect(await Promise.all(heard)).toEqual([[added('carol')], [added('carol')]])
+    expect(hub.activeSubscriptions()).toBe(0)
+  })
+
+  it('keeps conversations and integrations apart, and closeListeners ends them all', async () => {
+    const hub = createSignalHub()
+    const here = hub.listen('i1', 'c1', 'alice')
+    const elsewhere = hub.listen('i2', 'c1', 'alice')
+    const hereFirst = here.next()
+    const elsewhereFirst = elsewhere.next()
+    hub.publish('i1', { ...added('carol'), conversationId: 'c2' })
+    hub.publish('i1', added('bob'))
+    expect((await hereFirst).value).toEqual(added('bob'))
+    hub.closeListeners()
+    expect(await elsewhereFirst).toEqual({ done: true, value: undefined })
+    expect(await here.next()).toEqual({ done: true, value: undefined })
+    expect(hub.activeSubscriptions()).toBe(0)
+  })
+})
