@@ -6,7 +6,7 @@ import { chatScope } from '../context.ts'
 import { visibleOrNull } from '../nodes.ts'
 import { pageConnection } from '../paging.ts'
 import { Conversation } from './conversation.ts'
-import { MessagePayloadUnion, type StoredPayload } from './payload.ts'
+import { MessagePayloadUnion } from './payload.ts'
 import { MessagePayloadInput, payloadFromInput } from './payload-input.ts'
 import { User } from './user.ts'
 
@@ -20,7 +20,7 @@ export const Message = builder.node(builder.objectRef<MessageRow>('Message'), {
     conversationId: t.exposeString('conversationId'),
     userId: t.exposeString('userId', { description: 'The author.' }),
     createdAt: t.expose('createdAt', { type: 'DateTime' }),
-    payload: t.field({ type: MessagePayloadUnion, resolve: (message) => message.payload as StoredPayload }),
+    payload: t.field({ type: MessagePayloadUnion, resolve: (message) => message.payload }),
     rawPayload: t.field({
       type: 'JSONObject',
       description: 'The payload exactly as it was written, with the properties its kind does not name.',
