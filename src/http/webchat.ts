@@ -9,7 +9,7 @@ import { restRefusal } from './rest.ts'
 export function webChatTransport(db: Db): Transport {
   return {
     async serve(request, { params: { webhookId = '' } }) {
-      if (request.method !== 'GET') throw new DomainError('MethodNotFound', 'the web chat is only served to GET')
+      if (request.method !== 'GET') throw new DomainError('MethodNotFound', 'the web chat is only served to GET', { allow: 'GET' })
       await findChatIntegration(db, webhookId)
       return serveWebChat(webhookId, new URL(request.url).pathname.endsWith('/webchat.js') ? 'script' : 'page')
     },

@@ -263,7 +263,8 @@ const globalId = (typename: string, id: string) => Buffer.from(`${typename}:${id
  */
 const absentGlobalId = (scope: Scope, world: World) => {
   const existing = new Set(Object.values(world.ids).flat())
-  const rawId = fc.oneof(fc.constantFrom(...existing, 'ghost'), shortHostileString.filter((s) => s !== ''))
+  // An id part that starts with ":" leaves the part before it empty: Pothos reads such an id as malformed (400).
+  const rawId = fc.oneof(fc.constantFrom(...existing, 'ghost'), shortHostileString.filter((s) => s !== '' && !s.startsWith(':')))
   const other = scope === 'chat' ? world.globalIds.admin : world.globalIds.chat
   return fc.oneof(
     { weight: 2, arbitrary: fc.constantFrom(...other) },
