@@ -4,7 +4,7 @@ import type { Logger } from 'pino'
 import type { BotHandler } from './bots/handler.ts'
 import { builtInHandlers } from './bots/handlers.ts'
 import { type BotRuntime, startBotRuntime } from './bots/runtime.ts'
-import type { Db } from './db/client.ts'
+import type { Store } from './db/store.ts'
 import { createAdminContext, createChatContext } from './graphql/context.ts'
 import { createMaskError } from './graphql/errors.ts'
 import { adminSchema, chatSchema } from './graphql/schema.ts'
@@ -24,7 +24,7 @@ import { findChatIntegration } from './domain/tenancy.ts'
 import { serveWebChat } from './webchat/serve.ts'
 
 export interface AppOptions {
-  db: Db
+  store: Store
   log: Logger
   /** Bot handlers by name (bots.handler); the built-in echo bot by default. */
   handlers?: Record<string, BotHandler>
@@ -43,7 +43,7 @@ export interface App {
   attach(server: Server): void
   /** Ends live streams and WebSockets, which would otherwise hold a closing server open. */
   endLiveConnections(): Promise<void>
-  /** Ends live connections and stops the bot runtime; the database stays open (its owner closes it). */
+  /** Ends live connections and stops the bot runtime; the store stays open (its owner closes it). */
   close(): Promise<void>
 }
 
@@ -51,7 +51,7 @@ const adminPrefix = '/v1/admin'
 
 /** The whole HTTP surface as one fetch function, with the live parts it runs; listening is main.ts's business. */
 export function createApp({
-  db,
+  store,
   log,
   handlers = builtInHandlers,
   botTimeoutMs,
@@ -61,8 +61,8 @@ export function createApp({
   const cors = createCors(corsOrigins)
   const signals = createSignalHub()
   const streams = new SseStreams(log, sseTiming)
-  const bots = startBotRuntime({ db, log, signals, handlers, timeoutMs: botTimeoutMs })
-  const deps = { db, log, signals }
+  const bots = startBotRuntime({ store, log, signals, handlers, timeoutMs: botTimeoutMs })
+  const deps = { store, log, signals, bots }
   const chatYoga = createChatYoga(deps)
   const adminYoga = createAdminYoga(deps)
   const chatRest = createRestHandler({
@@ -106,7 +106,7 @@ export function createApp({
       const webhookId = decodePathSegment(chat[1] ?? '')
       const rest = chat[2] ?? '/'
       if (request.method === 'GET' && (rest === '/' || rest === '/webchat.js')) {
-        findChatIntegration(db, webhookId)
+        await findChatIntegration(store, webhookId)
         const page = await serveWebChat(webhookId, rest)
         if (page) return page
       }
