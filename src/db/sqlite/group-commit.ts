@@ -19,6 +19,13 @@ export class BatchFailed extends Error {
   }
 }
 
+export interface GroupCommitOptions {
+  /** Where an `after` effect that throws is reported: its unit has committed and cannot fail any more. */
+  onEffectError: (error: unknown) => void
+  /** Told the number of units each commit made durable (metrics, tests). */
+  onCommit?: (units: number) => void
+}
+
 /**
  * Group commit on one SQLite connection. Units of work submitted by concurrent requests queue up
  * and run one after another inside one `BEGIN IMMEDIATE … COMMIT`, so that a single fsync
@@ -29,13 +36,6 @@ export class BatchFailed extends Error {
  * A batch is flushed on setImmediate after its first unit arrives, so the units of every request
  * the event loop has read by then share it; while a batch runs and commits, the next one collects.
  */
-export interface GroupCommitOptions {
-  /** Where an `after` effect that throws is reported: its unit has committed and cannot fail any more. */
-  onEffectError: (error: unknown) => void
-  /** Told the number of units each commit made durable (metrics, tests). */
-  onCommit?: (units: number) => void
-}
-
 export class GroupCommit<Q> {
   private queue: Unit<Q>[] = []
   private scheduled = false
@@ -90,6 +90,17 @@ export class GroupCommit<Q> {
 
   private async flush() {
     const batch = this.queue.splice(0)
+    try {
+      await this.run(batch)
+    } catch (error) {
+      // The connection itself failed (closed, or a ROLLBACK that could not run): no unit of the
+      // batch is known to be durable. Rejecting a unit already settled changes nothing.
+      if (this.connection.open && this.connection.inTransaction) this.rollback.run()
+      for (const unit of batch) unit.reject(error)
+    }
+  }
+
+  private async run(batch: Unit<Q>[]) {
     const outcomes: Outcome[] = []
     try {
       this.begin.run()
@@ -116,8 +127,8 @@ export class GroupCommit<Q> {
       failure = new BatchFailed(error)
       if (this.connection.inTransaction) this.rollback.run()
     }
-    if (!failure) this.options.onCommit?.(outcomes.filter((outcome) => outcome.ok).length)
     this.settle(batch, outcomes, failure)
+    if (!failure) this.options.onCommit?.(outcomes.filter((outcome) => outcome.ok).length)
   }
 
   private async runUnit(unit: Unit<Q>): Promise<Outcome> {
@@ -127,8 +138,8 @@ export class GroupCommit<Q> {
       if (!open) throw new Error('after() was called once its unit of work had ended')
       effects.push(effect)
     }
-    this.savepoint.run()
     try {
+      this.savepoint.run()
       const value = await unit.work(this.q, after)
       this.release.run()
       return { ok: true, value, effects }

@@ -14,7 +14,7 @@ import {
   users,
   workspaces,
 } from '../schema.ts'
-import type { KeysetWindow, ParticipantEntry, Participation, Queries } from '../store.ts'
+import type { ParticipantEntry, Participation, Queries } from '../store.ts'
 import type { SqliteDb } from './connection.ts'
 import { type Bounds, boundValues, keyset, placeholderBounds, preparedBy, type Shape, shapeOf } from './keyset.ts'
 
