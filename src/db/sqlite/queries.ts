@@ -23,6 +23,13 @@ const p = sql.placeholder
 /** A value bound into a statement: its own, or the placeholder a prepared statement takes it by. */
 type Bound<T> = T | Placeholder
 
+/** Lists of ids up to this long run prepared statements (one per length); longer ones are built per batch. */
+const maxPreparedIds = 32
+
+const idPlaceholders = (count: number) => Array.from({ length: count }, (_, i) => p(`id${i}`))
+
+const idValues = (ids: readonly string[]) => Object.fromEntries(ids.map((id, i) => [`id${i}`, id]))
+
 /** A statement made on first use: a reading connection never prepares the writes it will not run. */
 function once<T>(make: () => T): () => T {
   let made: T | undefined
@@ -118,6 +125,14 @@ export function sqliteQueries(db: SqliteDb): Queries {
     delete: once(() =>
       db.delete(users).where(and(eq(users.integrationId, p('integrationId')), eq(users.id, p('id')))).prepare(),
     ),
+    /** Up to `maxPreparedIds` users by id (a page's authors): one prepared statement per count. */
+    findMany: preparedBy((count: number) =>
+      db
+        .select()
+        .from(users)
+        .where(and(eq(users.integrationId, p('integrationId')), inArray(users.id, idPlaceholders(count))))
+        .prepare(),
+    ),
     shareAConversation: once(() => {
       const theirs = alias(participants, 'theirs')
       return db
@@ -183,6 +198,9 @@ export function sqliteQueries(db: SqliteDb): Queries {
         .prepare(),
     ),
     participation: once(() => participationQuery(eq(conversations.id, p('conversationId'))).prepare()),
+    participations: preparedBy((count: number) =>
+      participationQuery(inArray(conversations.id, idPlaceholders(count))).prepare(),
+    ),
     pageOfParticipant: preparedBy((shape: Shape) => {
       const page = keyset([conversations.createdAt, conversations.id], 'desc', placeholderBounds(shape))
       return db
@@ -433,17 +451,14 @@ export function sqliteQueries(db: SqliteDb): Queries {
   return {
     users: {
       find: async (integrationId, id) => user.find().get({ integrationId, id }),
-      findMany: async (integrationId, ids) => {
-        if (ids.length === 1) {
-          const found = user.find().get({ integrationId, id: ids[0] })
-          return found ? [found] : []
-        }
-        return db
-          .select()
-          .from(users)
-          .where(and(eq(users.integrationId, integrationId), inArray(users.id, [...ids])))
-          .all()
-      },
+      findMany: async (integrationId, ids) =>
+        ids.length <= maxPreparedIds
+          ? user.findMany(ids.length).all({ integrationId, ...idValues(ids) })
+          : db
+              .select()
+              .from(users)
+              .where(and(eq(users.integrationId, integrationId), inArray(users.id, [...ids])))
+              .all(),
       insert: async (row) => user.insert().get(row),
       update: async (integrationId, id, changes) =>
         db
@@ -469,11 +484,11 @@ export function sqliteQueries(db: SqliteDb): Queries {
         participationOf(conversation.participation().get({ integrationId, conversationId, userId })),
       participations: async (integrationId, conversationIds, userId) => {
         const rows =
-          conversationIds.length === 1
-            ? [conversation.participation().get({ integrationId, conversationId: conversationIds[0], userId })]
+          conversationIds.length <= maxPreparedIds
+            ? conversation.participations(conversationIds.length).all({ integrationId, userId, ...idValues(conversationIds) })
             : participationQuery(inArray(conversations.id, [...conversationIds])).all({ integrationId, userId })
         const found = new Map<string, Participation>()
-        for (const row of rows) if (row) found.set(row.conversation.id, participationOf(row))
+        for (const row of rows) found.set(row.conversation.id, participationOf(row))
         return found
       },
       pageOfParticipant: async (integrationId, userId, window) =>
