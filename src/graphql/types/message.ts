@@ -1,6 +1,7 @@
 import type { MessageRow } from '../../db/schema.ts'
 import { createMessage, deleteMessage, getMessage, listMessages } from '../../domain/messages.ts'
-import { loadParticipation, loadUser } from '../../domain/loaders.ts'
+import { getConversation } from '../../domain/conversations.ts'
+import { loadUser } from '../../domain/loaders.ts'
 import { builder } from '../builder.ts'
 import { chatScope } from '../context.ts'
 import { visibleOrNull } from '../nodes.ts'
@@ -30,7 +31,7 @@ export const Message = builder.node(builder.objectRef<MessageRow>('Message'), {
     author: t.field({ type: User, resolve: (message, _args, ctx) => loadUser(chatScope(ctx), message.userId) }),
     conversation: t.field({
       type: Conversation,
-      resolve: (message, _args, ctx) => loadParticipation(chatScope(ctx), message.conversationId),
+      resolve: (message, _args, ctx) => getConversation({ ctx: chatScope(ctx), id: message.conversationId }),
     }),
   }),
 })
@@ -56,8 +57,8 @@ builder.relayMutationField(
   },
   {
     description: 'Posts a message in a conversation the caller participates in.',
-    resolve: (_root, { input }, ctx) => ({
-      message: createMessage({ ctx: chatScope(ctx), input: { ...input, payload: payloadFromInput(input.payload) } }),
+    resolve: async (_root, { input }, ctx) => ({
+      message: await createMessage({ ctx: chatScope(ctx), input: { ...input, payload: payloadFromInput(input.payload) } }),
     }),
   },
   { subGraphs: ['chat'], outputFields: (t) => ({ message: t.expose('message', { type: Message }) }) },
@@ -77,8 +78,8 @@ builder.relayMutationField(
   { subGraphs: ['chat'], inputFields: (t) => ({ id: t.string({ required: true }) }) },
   {
     description: 'Deletes a message; only its author may.',
-    resolve: (_root, { input }, ctx) => {
-      deleteMessage({ ctx: chatScope(ctx), id: input.id })
+    resolve: async (_root, { input }, ctx) => {
+      await deleteMessage({ ctx: chatScope(ctx), id: input.id })
       return { messageId: input.id }
     },
   },
