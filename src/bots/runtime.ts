@@ -3,7 +3,7 @@ import type { Store } from '../db/store.ts'
 import type { BotDelivery, BotInbox } from '../domain/bot-deliveries.ts'
 import { botChatContext, emitAsBot, findBotOfIntegration, replyAsBot } from '../domain/bots.ts'
 import type { SignalPublisher } from '../domain/signals.ts'
-import type { BotHandler } from './handler.ts'
+import { type BotHandler, toBotCustomEvent, toBotMessage } from './handler.ts'
 
 export interface BotRuntime extends BotInbox {
   /** Resolves when every event delivered so far has been handled. */
@@ -65,9 +65,9 @@ export function startBotRuntime({
         Promise.resolve().then(() =>
           handler({
             event,
-            message,
-            reply: (payload, metadata) => act(() => replyAsBot(ctx, event, payload, metadata)),
-            emit: (payload) => act(() => emitAsBot(ctx, event, payload)),
+            message: message && toBotMessage(message),
+            reply: (payload, metadata) => act(() => replyAsBot(ctx, event, payload, metadata)).then(toBotMessage),
+            emit: (payload) => act(() => emitAsBot(ctx, event, payload)).then(toBotCustomEvent),
             log: log.child({ botId: bot.id, eventId: event.id }),
           }),
         ),
