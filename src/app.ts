@@ -40,8 +40,8 @@ export function createApp({ corsOrigins = [], ...options }: AppOptions): App {
       { path: '/:webhookId/graphql', transport: graphqlOverHttp(chatYoga, bodyLimits.chat) },
       // The graphql-sse protocol reserves a stream with PUT and stops one with DELETE.
       { path: '/:webhookId/graphql/stream', transport: graphqlOverHttp(chatYoga, bodyLimits.chat, ['GET', 'POST', 'PUT', 'DELETE']) },
-      { path: '/:webhookId/', transport: webChatTransport(parts.db) },
-      { path: '/:webhookId/webchat.js', transport: webChatTransport(parts.db) },
+      { path: '/:webhookId/', transport: webChatTransport(parts.store) },
+      { path: '/:webhookId/webchat.js', transport: webChatTransport(parts.store) },
       { path: '/:webhookId/*', transport: chatRest },
     ],
     errors,

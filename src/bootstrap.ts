@@ -1,7 +1,7 @@
 import type { BootstrapValues } from './config.ts'
-import type { Db } from './db/client.ts'
-import { assertClientId, newSecret } from './domain/ids.ts'
-import { createTenant, hasAnyWorkspace } from './domain/tenancy.ts'
+import type { Store } from './db/store.ts'
+import { assertClientId, newId, newSecret } from './domain/ids.ts'
+import { createFirstTenant, hasAnyWorkspace } from './domain/tenancy.ts'
 
 export interface BootstrapResult {
   workspaceId: string
@@ -11,22 +11,27 @@ export interface BootstrapResult {
   botId: string
 }
 
-/**
- * First start on an empty database: one workspace, its admin token, the default bot (answered by
- * the built-in echo bot) and its chat integration, from the CONFAB_* values or generated ones.
- * Returns what was created, or undefined when the database already has a tenant.
- */
-export function bootstrap(db: Db, values: BootstrapValues): BootstrapResult | undefined {
-  if (hasAnyWorkspace(db)) return undefined
-  const tenant = {
+/** The tenant a first start creates: the CONFAB_* values given, generated ones for the others. */
+export function firstTenant(values: BootstrapValues): BootstrapResult {
+  return {
     workspaceId: values.workspaceId ?? `wkspace_${newSecret(12)}`,
     adminToken: values.adminToken ?? `bp_pat_${newSecret(32)}`,
     webhookId: values.webhookId ?? newSecret(18),
     encryptionKey: values.encryptionKey ?? newSecret(32),
+    botId: newId(),
   }
+}
+
+/**
+ * First start on an empty database: one workspace, its admin token, the default bot (answered by
+ * the built-in echo bot) and its chat integration (see firstTenant). Returns what was created, or
+ * undefined when the database already has a tenant.
+ */
+export async function bootstrap(store: Store, tenant: BootstrapResult): Promise<BootstrapResult | undefined> {
+  if (await hasAnyWorkspace(store)) return undefined
   assertClientId(tenant.webhookId, 'CONFAB_WEBHOOK_ID')
-  const { botId } = createTenant(db, { ...tenant, botName: 'Echo bot', botHandler: 'echo' })
-  return { ...tenant, botId }
+  const created = await createFirstTenant(store, { ...tenant, botName: 'Echo bot', botHandler: 'echo' })
+  return created ? tenant : undefined
 }
 
 export function describeBootstrap(result: BootstrapResult, baseUrl: string): string {

@@ -1,18 +1,20 @@
 import { createServer } from 'node:http'
 import type { AddressInfo } from 'node:net'
 import { createApp } from './app.ts'
-import { bootstrap, describeBootstrap } from './bootstrap.ts'
+import { bootstrap, describeBootstrap, firstTenant } from './bootstrap.ts'
 import { loadConfig } from './config.ts'
-import { closeDb, openDb } from './db/client.ts'
+import { openStore } from './db/open.ts'
 import { nodeListener } from './http/node-listener.ts'
 import { createLogger } from './logger.ts'
 
 async function main() {
   const config = loadConfig()
   const log = createLogger(config.logLevel)
-  const db = openDb(config.databaseUrl)
-  const created = bootstrap(db, config.bootstrap)
-  const app = createApp({ db, log, corsOrigins: config.corsOrigins })
+  const store = await openStore(config.databaseUrl, {
+    onEffectError: (error) => log.error({ err: error }, 'an effect of a committed write failed'),
+  })
+  const created = await bootstrap(store, firstTenant(config.bootstrap))
+  const app = createApp({ store, log, corsOrigins: config.corsOrigins })
   const server = createServer(nodeListener(app.fetch, log))
   app.attach(server)
 
@@ -32,12 +34,13 @@ async function main() {
     stopping = true
     log.info({ signal }, 'shutting down')
     // In-flight requests finish; live streams and idle keep-alive sockets are closed so that
-    // close() can complete; the bot runtime finishes what it is handling before the database closes.
+    // close() can complete; the bot runtime finishes what it is handling, and the store commits
+    // what was submitted, before the database closes.
     server.close(() => {
-      void app.close().finally(() => {
-        closeDb(db)
-        process.exit(0)
-      })
+      void app
+        .close()
+        .then(() => store.close())
+        .finally(() => process.exit(0))
     })
     void app.endLiveConnections()
     server.closeIdleConnections()

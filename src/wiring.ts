@@ -2,7 +2,7 @@ import type { Logger } from 'pino'
 import type { BotHandler } from './bots/handler.ts'
 import { builtInHandlers } from './bots/handlers.ts'
 import { startBotRuntime } from './bots/runtime.ts'
-import type { Db } from './db/client.ts'
+import type { Store } from './db/store.ts'
 import { createErrorPath } from './graphql/errors.ts'
 import { adminSchema, chatSchema } from './graphql/schema.ts'
 import { createAdminYoga, createChatYoga } from './graphql/yoga.ts'
@@ -14,7 +14,7 @@ import { chatRoutes } from './rest/chat/routes.ts'
 import { createSignalHub } from './signals/hub.ts'
 
 export interface WiringOptions {
-  db: Db
+  store: Store
   log: Logger
   /** Bot handlers by name (bots.handler); the built-in echo bot by default. */
   handlers?: Record<string, BotHandler>
@@ -23,17 +23,17 @@ export interface WiringOptions {
 }
 
 /** The parts of the server and what each is made from; createApp mounts them. */
-export function wire({ db, log, handlers = builtInHandlers, botTimeoutMs, sseTiming = defaultSseTiming }: WiringOptions) {
+export function wire({ store, log, handlers = builtInHandlers, botTimeoutMs, sseTiming = defaultSseTiming }: WiringOptions) {
   const errors = createErrorPath(log)
   const signals = createSignalHub()
   const streams = new SseStreams(log, sseTiming)
-  const bots = startBotRuntime({ db, log, signals, handlers, timeoutMs: botTimeoutMs })
-  const deps = { db, log, signals, errors }
+  const bots = startBotRuntime({ store, log, signals, handlers, timeoutMs: botTimeoutMs })
+  const deps = { store, log, signals, bots, errors }
   const chatYoga = createChatYoga(deps)
   const adminYoga = createAdminYoga(deps)
   const rest = { streams, log }
   return {
-    db,
+    store,
     errors,
     signals,
     streams,

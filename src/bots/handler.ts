@@ -1,17 +1,61 @@
 import type { Logger } from 'pino'
-import type { EventRow, MessageRow } from '../db/schema.ts'
 import type { BotEvent } from '../domain/bot-event.ts'
+import type { MessagePayload } from '../domain/payloads.ts'
+
+/** A message as bot code reads it: the Chat API's message object (metadata only when it has some). */
+export interface BotMessage {
+  id: string
+  conversationId: string
+  userId: string
+  createdAt: string
+  payload: MessagePayload
+  metadata?: Record<string, unknown>
+}
+
+/** A custom event as bot code reads it: the Chat API's event object. */
+export interface BotCustomEvent {
+  id: string
+  conversationId: string
+  userId: string
+  createdAt: string
+  payload: Record<string, unknown>
+}
 
 /** What a bot handler gets for one incoming event, and how it answers. */
 export interface BotContext {
+  /** The spec's event object. */
   event: BotEvent
   /** The incoming message itself, for a `message` event (its metadata is not part of the event). */
-  message?: Pick<MessageRow, 'id' | 'payload' | 'metadata'>
+  message?: BotMessage
   /** Posts a message in the event's conversation as the bot. */
-  reply(payload: Record<string, unknown>, metadata?: Record<string, unknown>): Promise<MessageRow>
+  reply(payload: Record<string, unknown>, metadata?: Record<string, unknown>): Promise<BotMessage>
   /** Creates a custom event in the event's conversation as the bot. */
-  emit(payload: Record<string, unknown>): Promise<EventRow>
+  emit(payload: Record<string, unknown>): Promise<BotCustomEvent>
   log: Logger
 }
 
 export type BotHandler = (context: BotContext) => Promise<void> | void
+
+interface StoredMessage extends Omit<BotMessage, 'payload' | 'metadata'> {
+  payload: Record<string, unknown>
+  metadata: Record<string, unknown> | null
+}
+
+/** A stored message as bot code reads it (no storage columns, no null metadata). */
+export const toBotMessage = ({ id, conversationId, userId, createdAt, payload, metadata }: StoredMessage): BotMessage => ({
+  id,
+  conversationId,
+  userId,
+  createdAt,
+  payload: payload as MessagePayload,
+  ...(metadata ? { metadata } : {}),
+})
+
+/** A stored custom event as bot code reads it. */
+export const toBotCustomEvent = ({ id, conversationId, userId, createdAt, payload }: BotCustomEvent): BotCustomEvent => ({
+  id,
+  conversationId,
+  userId,
+  createdAt,
+  payload,
+})

@@ -1,52 +1,41 @@
 import type { Logger } from 'pino'
-import type { Db } from '../db/client.ts'
-import type { EventRow, MessageRow } from '../db/schema.ts'
-import {
-  type BotEvent,
-  customEventType,
-  incomingCustomEvent,
-  incomingMessageEvent,
-  previewOf,
-} from '../domain/bot-event.ts'
-import { botChatContext, findBotOfIntegration, recordBotEvent } from '../domain/bots.ts'
-import { createEvent } from '../domain/events.ts'
-import { newId } from '../domain/ids.ts'
-import { createMessage } from '../domain/messages.ts'
-import { joinConversation } from '../domain/participants.ts'
-import type { MessagePayload } from '../domain/payloads.ts'
-import type { ConversationSignal } from '../domain/signals.ts'
-import type { SignalHub } from '../signals/hub.ts'
-import type { BotHandler } from './handler.ts'
+import type { Store } from '../db/store.ts'
+import type { BotDelivery, BotInbox } from '../domain/bot-deliveries.ts'
+import { botChatContext, emitAsBot, findBotOfIntegration, replyAsBot } from '../domain/bots.ts'
+import type { SignalPublisher } from '../domain/signals.ts'
+import { type BotHandler, toBotCustomEvent, toBotMessage } from './handler.ts'
 
-export interface BotRuntime {
-  /** Resolves when every event received so far has been handled. */
+export interface BotRuntime extends BotInbox {
+  /** Resolves when every event delivered so far has been handled. */
   idle(): Promise<void>
+  /** Takes no more deliveries and waits for the ones under way. */
   stop(): Promise<void>
 }
 
 class HandlerTimeout extends Error {}
 
 /**
- * Hands every user message and custom event to the bot of its chat integration. It runs after the
- * user's write has committed (it hears of it through the signal hub), one event at a time per
- * conversation so that replies keep the order of what they answer, and a handler that throws or
- * hangs past `timeoutMs` is logged and cut off without touching the user's request.
+ * Hands every user message and custom event to the bot of its chat integration. A delivery comes
+ * once the unit that recorded the incoming event has committed; the runtime handles one event at
+ * a time per conversation so that replies keep the order of what they answer, and a handler that
+ * throws or hangs past `timeoutMs` is logged and cut off without touching the user's request.
+ * Each reply or emit is one unit of work: the bot joins, posts and records its outgoing event.
  */
 export function startBotRuntime({
-  db,
+  store,
   log,
   signals,
   handlers,
   timeoutMs = 10_000,
 }: {
-  db: Db
+  store: Store
   log: Logger
-  signals: SignalHub
+  signals: SignalPublisher
   handlers: Record<string, BotHandler>
   timeoutMs?: number
 }): BotRuntime {
-  const feed = signals.all()
   const queues = new Map<string, Promise<void>>()
+  let stopped = false
 
   const enqueue = (key: string, task: () => Promise<void>) => {
     const next = (queues.get(key) ?? Promise.resolve()).then(task)
@@ -56,9 +45,8 @@ export function startBotRuntime({
     })
   }
 
-  async function handle(integrationId: string, signal: ConversationSignal) {
-    if ((signal.type !== 'message_created' && signal.type !== 'event_created') || signal.isBot) return
-    const found = findBotOfIntegration(db, integrationId)
+  async function handle({ integrationId, event, message }: BotDelivery) {
+    const found = await findBotOfIntegration(store, integrationId)
     if (!found) return
     const { bot, integration } = found
     const handler = handlers[bot.handler]
@@ -66,40 +54,10 @@ export function startBotRuntime({
       log.warn({ botId: bot.id, handler: bot.handler }, 'bot has no known handler; event left unanswered')
       return
     }
-    const event =
-      signal.type === 'message_created'
-        ? incomingMessageEvent(bot.id, newId(), signal.message)
-        : incomingCustomEvent(bot.id, newId(), signal.event)
-    recordBotEvent(db, integrationId, event)
-
-    const ctx = botChatContext(db, integration, signals)
-    const conversationId = signal.conversationId
+    const ctx = botChatContext(store, integration, signals, runtime)
     let open = true
-    const outgoing = (fields: Pick<BotEvent, 'type' | 'payload' | 'preview' | 'messageId'>) =>
-      recordBotEvent(db, integrationId, {
-        ...event,
-        ...fields,
-        id: newId(),
-        direction: 'outgoing',
-        createdOn: new Date(),
-      })
-    const act = <T>(write: () => T): Promise<T> => {
-      if (!open) return Promise.reject(new HandlerTimeout('the handler ran past its time; its answer was dropped'))
-      joinConversation(ctx, conversationId, bot.id)
-      return Promise.resolve(write())
-    }
-    const reply = (payload: Record<string, unknown>, metadata?: Record<string, unknown>) =>
-      act((): MessageRow => {
-        const message = createMessage({ ctx, input: { conversationId, payload, metadata } })
-        outgoing({ type: 'message', payload, preview: previewOf(payload as MessagePayload), messageId: message.id })
-        return message
-      })
-    const emit = (payload: Record<string, unknown>) =>
-      act((): EventRow => {
-        const created = createEvent({ ctx, input: { conversationId, payload } })
-        outgoing({ type: customEventType(payload), payload, preview: JSON.stringify(payload), messageId: undefined })
-        return created
-      })
+    const act = <T>(answer: () => Promise<T>): Promise<T> =>
+      open ? answer() : Promise.reject(new HandlerTimeout('the handler ran past its time; its answer was dropped'))
 
     let timer: NodeJS.Timeout | undefined
     try {
@@ -107,9 +65,9 @@ export function startBotRuntime({
         Promise.resolve().then(() =>
           handler({
             event,
-            message: signal.type === 'message_created' ? signal.message : undefined,
-            reply,
-            emit,
+            message: message && toBotMessage(message),
+            reply: (payload, metadata) => act(() => replyAsBot(ctx, event, payload, metadata)).then(toBotMessage),
+            emit: (payload) => act(() => emitAsBot(ctx, event, payload)).then(toBotCustomEvent),
             log: log.child({ botId: bot.id, eventId: event.id }),
           }),
         ),
@@ -118,33 +76,32 @@ export function startBotRuntime({
         }),
       ])
     } catch (error) {
-      log.error({ err: error, botId: bot.id, eventId: event.id, conversationId }, 'bot handler failed')
+      log.error({ err: error, botId: bot.id, eventId: event.id, conversationId: event.conversationId }, 'bot handler failed')
     } finally {
       open = false
       clearTimeout(timer)
     }
   }
 
-  const loop = (async () => {
-    for await (const { integrationId, signal } of feed) {
-      enqueue(`${integrationId}/${signal.conversationId}`, () =>
-        handle(integrationId, signal).catch((error: unknown) => {
-          log.error({ err: error, conversationId: signal.conversationId }, 'bot runtime failed on a signal')
-        }),
-      )
-    }
-  })()
-
   const idle = async () => {
     while (queues.size > 0) await Promise.allSettled([...queues.values()])
   }
 
-  return {
+  const runtime: BotRuntime = {
+    deliver(delivery) {
+      // After stop, a delivery stays recorded in bot_events; it is not handled by this process.
+      if (stopped) return
+      enqueue(`${delivery.integrationId}/${delivery.event.conversationId}`, () =>
+        handle(delivery).catch((error: unknown) => {
+          log.error({ err: error, conversationId: delivery.event.conversationId }, 'bot runtime failed on a delivery')
+        }),
+      )
+    },
     idle,
     async stop() {
-      await feed.return?.(undefined)
-      await loop
+      stopped = true
       await idle()
     },
   }
+  return runtime
 }

@@ -206,3 +206,4 @@ export type ParticipantRow = typeof participants.$inferSelect
 export type MessageRow = typeof messages.$inferSelect
 export type EventRow = typeof events.$inferSelect
 export type BotEventRow = typeof botEvents.$inferSelect
+export type AdminTokenRow = typeof adminTokens.$inferSelect

@@ -1,11 +1,16 @@
-import { and, eq } from 'drizzle-orm'
-import type { Db } from '../db/client.ts'
-import { type BotEventRow, botEvents, bots, type BotRow, type ChatIntegrationRow, chatIntegrations } from '../db/schema.ts'
-import type { BotEvent } from './bot-event.ts'
+import type { BotRow, ChatIntegrationRow, EventRow, MessageRow } from '../db/schema.ts'
+import type { Store } from '../db/store.ts'
+import { type BotEvent, customEventType, previewOf } from './bot-event.ts'
+import { type BotInbox, botEventRow } from './bot-deliveries.ts'
 import type { AdminContext, ChatContext } from './context.ts'
 import { notFound } from './errors.ts'
-import { type Cursored, keyset, type PageWindow, type SortDirection, withCursors } from './paging.ts'
+import { checkEvent, postEvent } from './events.ts'
+import { checkMessage, postMessage } from './messages.ts'
+import { type Cursored, keysetWindow, type PageWindow, type SortDirection, withCursors } from './paging.ts'
+import { joinConversation } from './participants.ts'
+import type { MessagePayload } from './payloads.ts'
 import type { SignalPublisher } from './signals.ts'
+import { newId } from './ids.ts'
 
 export type BotSortField = 'createdAt' | 'updatedAt'
 
@@ -22,74 +27,68 @@ export function listBots({
   ctx: AdminContext
   sort: BotSort
   window: PageWindow
-}): Cursored<BotRow>[] {
+}): Promise<Cursored<BotRow>[]> {
   const tag = `bots:${sort.field}:${sort.direction}`
-  const column = sort.field === 'createdAt' ? bots.createdAt : bots.updatedAt
-  const page = keyset(tag, [column, bots.id], window, sort.direction)
-  const rows = ctx.db
-    .select()
-    .from(bots)
-    .where(and(eq(bots.workspaceId, ctx.workspaceId), page.where))
-    .orderBy(...page.orderBy)
-    .limit(window.limit)
-    .all()
-  return withCursors(tag, rows, (b) => [b[sort.field], b.id])
+  return ctx.store.read(async (q) => {
+    const rows = await q.bots.page(ctx.workspaceId, sort, keysetWindow(tag, window))
+    return withCursors(tag, rows, (b) => [b[sort.field], b.id])
+  })
 }
 
-export function getBot({ ctx, id }: { ctx: AdminContext; id: string }): BotRow {
-  const row = ctx.db
-    .select()
-    .from(bots)
-    .where(and(eq(bots.workspaceId, ctx.workspaceId), eq(bots.id, id)))
-    .get()
+export async function getBot({ ctx, id }: { ctx: AdminContext; id: string }): Promise<BotRow> {
+  const row = await ctx.store.read((q) => q.bots.find(ctx.workspaceId, id))
   if (!row) throw notFound('Bot', id)
   return row
 }
 
 /** The bot answering a chat integration, with the integration, or undefined if it is gone. */
-export function findBotOfIntegration(db: Db, integrationId: string) {
-  return db
-    .select({ bot: bots, integration: chatIntegrations })
-    .from(chatIntegrations)
-    .innerJoin(bots, eq(bots.id, chatIntegrations.botId))
-    .where(eq(chatIntegrations.id, integrationId))
-    .get()
-}
+export const findBotOfIntegration = (store: Store, integrationId: string) =>
+  store.read((q) => q.bots.ofIntegration(integrationId))
 
 /** The chat context a bot acts in: its own user (id = the bot id) is the caller. */
 export const botChatContext = (
-  db: Db,
+  store: Store,
   integration: ChatIntegrationRow,
   signals: SignalPublisher,
-): ChatContext => ({ db, integration, callerId: integration.botId, signals })
+  bots: BotInbox,
+): ChatContext => ({ store, integration, callerId: integration.botId, signals, bots })
 
-export function recordBotEvent(
-  db: Db,
-  integrationId: string,
-  event: BotEvent,
-): BotEventRow {
-  const row: BotEventRow = {
-    id: event.id,
-    botId: event.botId,
-    integrationId,
-    conversationId: event.conversationId ?? '',
-    userId: event.userId ?? '',
-    messageId: event.messageId ?? null,
-    type: event.type,
-    direction: event.direction,
-    payload: event.payload,
-    preview: event.preview,
-    createdAt: event.createdOn.toISOString(),
-  }
-  db.insert(botEvents).values(row).run()
-  return row
+/** What the bot sent back for an incoming event, recorded as its outgoing event. */
+const outgoing = (
+  ctx: ChatContext,
+  incoming: BotEvent,
+  fields: Pick<BotEvent, 'type' | 'payload' | 'preview' | 'messageId'>,
+) => botEventRow(ctx.integration.id, { ...incoming, ...fields, id: newId(), direction: 'outgoing', createdOn: new Date() })
+
+/**
+ * The bot answers an incoming event with a message, in one unit of work: it joins the conversation
+ * (the first time), posts, and its outgoing event is recorded.
+ */
+export async function replyAsBot(
+  ctx: ChatContext,
+  incoming: BotEvent,
+  payload: Record<string, unknown>,
+  metadata?: Record<string, unknown>,
+): Promise<MessageRow> {
+  const conversationId = incoming.conversationId ?? ''
+  const message = checkMessage({ conversationId, payload, metadata })
+  return ctx.store.write(async (q, after) => {
+    await joinConversation(ctx, q, after, conversationId, ctx.integration.botId)
+    const row = await postMessage(ctx, q, after, message)
+    const preview = previewOf(message.payload as MessagePayload)
+    await q.botEvents.insert(outgoing(ctx, incoming, { type: 'message', payload, preview, messageId: row.id }))
+    return row
+  })
 }
 
-export function listBotEvents(db: Db, integrationId: string, conversationId: string): BotEventRow[] {
-  return db
-    .select()
-    .from(botEvents)
-    .where(and(eq(botEvents.integrationId, integrationId), eq(botEvents.conversationId, conversationId)))
-    .orderBy(botEvents.createdAt, botEvents.id)
-    .all()
+/** The bot answers an incoming event with a custom event, in one unit of work, as replyAsBot does. */
+export async function emitAsBot(ctx: ChatContext, incoming: BotEvent, payload: Record<string, unknown>): Promise<EventRow> {
+  const event = checkEvent({ conversationId: incoming.conversationId ?? '', payload })
+  return ctx.store.write(async (q, after) => {
+    await joinConversation(ctx, q, after, event.conversationId, ctx.integration.botId)
+    const row = await postEvent(ctx, q, after, event)
+    const fields = { type: customEventType(payload), payload, preview: JSON.stringify(payload), messageId: undefined }
+    await q.botEvents.insert(outgoing(ctx, incoming, fields))
+    return row
+  })
 }

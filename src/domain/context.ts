@@ -1,21 +1,23 @@
-import type { Db } from '../db/client.ts'
 import type { ChatIntegrationRow } from '../db/schema.ts'
+import type { Store } from '../db/store.ts'
+import type { BotInbox } from './bot-deliveries.ts'
 import type { SignalPublisher } from './signals.ts'
 
 /**
  * What a chat verb runs with: the chat integration named by the webhook id, and the user id a
  * verified user key names (absent when the request carried no key; verbs that need a caller ask
- * for it through requireCaller).
+ * for it through requireCaller). Signals and bot deliveries go out once the write committed.
  */
 export interface ChatContext {
-  db: Db
+  store: Store
   integration: ChatIntegrationRow
   callerId: string | undefined
   signals: SignalPublisher
+  bots: BotInbox
 }
 
 /** What an administration verb runs with: the workspace the admin token opened. */
 export interface AdminContext {
-  db: Db
+  store: Store
   workspaceId: string
 }

@@ -1,51 +1,56 @@
-import { and, eq } from 'drizzle-orm'
-import { conversations, participants, type ConversationRow } from '../db/schema.ts'
+import type { ConversationRow, UserRow } from '../db/schema.ts'
+import type { Queries } from '../db/store.ts'
 import { now } from './clock.ts'
 import type { ChatContext } from './context.ts'
-import { alreadyExists, DomainError, forbidden, notFound } from './errors.ts'
-import { type Cursored, keyset, type PageWindow, withCursors } from './paging.ts'
+import { alreadyExists, forbidden, notFound } from './errors.ts'
 import { assertClientId, newId } from './ids.ts'
-import { requireCaller } from './users.ts'
-
-export function findConversation(ctx: ChatContext, id: string): ConversationRow | undefined {
-  return ctx.db
-    .select()
-    .from(conversations)
-    .where(and(eq(conversations.integrationId, ctx.integration.id), eq(conversations.id, id)))
-    .get()
-}
-
-export function isParticipant(ctx: ChatContext, conversationId: string, userId: string): boolean {
-  const row = ctx.db
-    .select({ userId: participants.userId })
-    .from(participants)
-    .where(
-      and(
-        eq(participants.integrationId, ctx.integration.id),
-        eq(participants.conversationId, conversationId),
-        eq(participants.userId, userId),
-      ),
-    )
-    .get()
-  return row !== undefined
-}
+import { loadParticipation } from './loaders.ts'
+import { type Cursored, keysetWindow, type PageWindow, withCursors } from './paging.ts'
+import { rememberCaller, requireCaller, requireCallerId } from './users.ts'
 
 /**
- * The gate of every conversation-scoped verb: 404 when the conversation does not exist, 403 when
- * the caller is not one of its participants. Returns the conversation and the caller's id.
+ * The gate of every conversation-scoped verb, inside a unit of work or a read: 401 when the
+ * caller does not exist, 404 when the conversation does not, 403 when the caller is not one of its
+ * participants. One look-up on the way in; the refusals cost a second.
  */
-export function requireParticipation(ctx: ChatContext, conversationId: string) {
-  const caller = requireCaller(ctx)
-  const conversation = findConversation(ctx, conversationId)
-  if (!conversation) throw notFound('Conversation', conversationId)
-  if (!isParticipant(ctx, conversationId, caller.id)) {
-    throw forbidden(`user "${caller.id}" is not a participant of conversation "${conversationId}"`)
+export async function requireParticipation(
+  ctx: ChatContext,
+  q: Queries,
+  conversationId: string,
+): Promise<{ conversation: ConversationRow; caller: UserRow }> {
+  const { conversation, participant } = await q.conversations.participation(
+    ctx.integration.id,
+    conversationId,
+    requireCallerId(ctx),
+  )
+  if (conversation && participant) {
+    rememberCaller(ctx, participant)
+    return { conversation, caller: participant }
   }
-  return { conversation, caller }
+  const caller = await requireCaller(ctx, q)
+  if (!conversation) throw notFound('Conversation', conversationId)
+  throw forbidden(`user "${caller.id}" is not a participant of conversation "${conversationId}"`)
 }
 
-export function getConversation({ ctx, id }: { ctx: ChatContext; id: string }): ConversationRow {
-  return requireParticipation(ctx, id).conversation
+export async function getConversation({ ctx, id }: { ctx: ChatContext; id: string }): Promise<ConversationRow> {
+  return (await loadParticipation(ctx, id)).conversation
+}
+
+/** The caller, checked to participate in the conversation (the gate of its listeners). */
+export async function requireListener({ ctx, conversationId }: { ctx: ChatContext; conversationId: string }) {
+  return (await loadParticipation(ctx, conversationId)).caller
+}
+
+/** Inside a unit: a conversation the caller owns and participates in, or undefined when the id is taken. */
+async function insertConversation(ctx: ChatContext, q: Queries, id: string): Promise<ConversationRow | undefined> {
+  const caller = await requireCaller(ctx, q)
+  const at = now()
+  const integrationId = ctx.integration.id
+  const inserted = await q.conversations.insert({ integrationId, id, ownerId: caller.id, createdAt: at, updatedAt: at })
+  if (inserted) {
+    await q.participants.insert({ integrationId, conversationId: id, userId: caller.id, joinId: newId(), createdAt: at })
+  }
+  return inserted
 }
 
 /** The caller creates, owns and is the first participant of the conversation. */
@@ -55,64 +60,58 @@ export function createConversation({
 }: {
   ctx: ChatContext
   input: { id?: string | null }
-}): ConversationRow {
-  const caller = requireCaller(ctx)
-  const id = input.id == null ? newId() : assertClientId(input.id, 'conversation id')
-  const at = now()
-  const row: ConversationRow = { integrationId: ctx.integration.id, id, ownerId: caller.id, createdAt: at, updatedAt: at }
-  return ctx.db.transaction((tx) => {
-    const inserted = tx.insert(conversations).values(row).onConflictDoNothing().returning().get()
+}): Promise<ConversationRow> {
+  return ctx.store.write(async (q) => {
+    await requireCaller(ctx, q)
+    const id = input.id == null ? newId() : assertClientId(input.id, 'conversation id')
+    const inserted = await insertConversation(ctx, q, id)
     if (!inserted) throw alreadyExists('Conversation', id)
-    tx.insert(participants)
-      .values({ integrationId: ctx.integration.id, conversationId: id, userId: caller.id, joinId: newId(), createdAt: at })
-      .run()
     return inserted
   })
 }
 
 /** The conversation with this id if the caller participates in it, else a new one the caller owns. */
-export function getOrCreateConversation({ ctx, input }: { ctx: ChatContext; input: { id: string } }): ConversationRow {
+export async function getOrCreateConversation({
+  ctx,
+  input,
+}: {
+  ctx: ChatContext
+  input: { id: string }
+}): Promise<ConversationRow> {
   const id = assertClientId(input.id, 'conversation id')
-  if (findConversation(ctx, id)) return getConversation({ ctx, id })
-  try {
-    return createConversation({ ctx, input: { id } })
-  } catch (error) {
-    // Created by a concurrent call between the look-up and the insert: answer as if it had been found.
-    if (error instanceof DomainError && error.type === 'AlreadyExists') return getConversation({ ctx, id })
-    throw error
-  }
+  const existing = await ctx.store.read((q) => q.conversations.find(ctx.integration.id, id))
+  if (existing) return getConversation({ ctx, id })
+  // Created by a concurrent call since the look-up: answered as if it had been found.
+  return ctx.store.write(
+    async (q) => (await insertConversation(ctx, q, id)) ?? (await requireParticipation(ctx, q, id)).conversation,
+  )
 }
 
 const listSort = 'conversations'
 
 /** The conversations the caller participates in, newest first. */
-export function listConversations({ ctx, window }: { ctx: ChatContext; window: PageWindow }): Cursored<ConversationRow>[] {
-  const caller = requireCaller(ctx)
-  const page = keyset(listSort, [conversations.createdAt, conversations.id], window, 'desc')
-  const rows = ctx.db
-    .select({ conversation: conversations })
-    .from(participants)
-    .innerJoin(
-      conversations,
-      and(eq(conversations.integrationId, participants.integrationId), eq(conversations.id, participants.conversationId)),
-    )
-    .where(and(eq(participants.integrationId, ctx.integration.id), eq(participants.userId, caller.id), page.where))
-    .orderBy(...page.orderBy)
-    .limit(window.limit)
-    .all()
-    .map((r) => r.conversation)
-  return withCursors(listSort, rows, (c) => [c.createdAt, c.id])
+export function listConversations({
+  ctx,
+  window,
+}: {
+  ctx: ChatContext
+  window: PageWindow
+}): Promise<Cursored<ConversationRow>[]> {
+  return ctx.store.read(async (q) => {
+    const caller = await requireCaller(ctx, q)
+    const rows = await q.conversations.pageOfParticipant(ctx.integration.id, caller.id, keysetWindow(listSort, window))
+    return withCursors(listSort, rows, (c) => [c.createdAt, c.id])
+  })
 }
 
 /** Only the owner deletes a conversation; its participants, messages and events go with it. */
-export function deleteConversation({ ctx, id }: { ctx: ChatContext; id: string }): void {
-  const { conversation, caller } = requireParticipation(ctx, id)
-  if (conversation.ownerId !== caller.id) {
-    throw forbidden(`only the owner of conversation "${id}" may delete it`)
-  }
-  ctx.db
-    .delete(conversations)
-    .where(and(eq(conversations.integrationId, ctx.integration.id), eq(conversations.id, id)))
-    .run()
-  ctx.signals.publish(ctx.integration.id, { type: 'conversation_deleted', conversationId: id })
+export function deleteConversation({ ctx, id }: { ctx: ChatContext; id: string }): Promise<void> {
+  return ctx.store.write(async (q, after) => {
+    const { conversation, caller } = await requireParticipation(ctx, q, id)
+    if (conversation.ownerId !== caller.id) {
+      throw forbidden(`only the owner of conversation "${id}" may delete it`)
+    }
+    await q.conversations.delete(ctx.integration.id, id)
+    after(() => ctx.signals.publish(ctx.integration.id, { type: 'conversation_deleted', conversationId: id }))
+  })
 }

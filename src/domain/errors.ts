@@ -25,6 +25,8 @@ export class DomainError extends Error {
   constructor(
     readonly type: ErrorType,
     message: string,
+    /** Response headers the refusal needs (`Allow` on a 405). */
+    readonly headers?: Record<string, string>,
   ) {
     super(message)
     this.name = `${type}Error`

@@ -1,10 +1,13 @@
-import { and, eq } from 'drizzle-orm'
-import { events, type EventRow } from '../db/schema.ts'
+import type { EventRow } from '../db/schema.ts'
+import type { After, Queries } from '../db/store.ts'
+import { incomingCustomEvent } from './bot-event.ts'
+import { recordIncomingEvent } from './bot-deliveries.ts'
 import { now } from './clock.ts'
 import type { ChatContext } from './context.ts'
 import { requireParticipation } from './conversations.ts'
 import { notFound } from './errors.ts'
 import { newId } from './ids.ts'
+import { loadParticipation } from './loaders.ts'
 import { assertJsonDepth } from './payloads.ts'
 
 export interface CreateEventInput {
@@ -12,10 +15,12 @@ export interface CreateEventInput {
   payload: Record<string, unknown>
 }
 
-/** A custom event: a free-form object payload, posted by a participant. */
-export function createEvent({ ctx, input }: { ctx: ChatContext; input: CreateEventInput }): EventRow {
-  assertJsonDepth(input.payload, 'payload')
-  const { caller } = requireParticipation(ctx, input.conversationId)
+/**
+ * Inside a unit: posts a custom event (a free-form object payload) as the caller, who must
+ * participate; a user's event is recorded for the bot in the same unit.
+ */
+export async function postEvent(ctx: ChatContext, q: Queries, after: After, input: CreateEventInput): Promise<EventRow> {
+  const { caller } = await requireParticipation(ctx, q, input.conversationId)
   const row: EventRow = {
     integrationId: ctx.integration.id,
     id: newId(),
@@ -24,23 +29,36 @@ export function createEvent({ ctx, input }: { ctx: ChatContext; input: CreateEve
     payload: input.payload,
     createdAt: now(),
   }
-  ctx.db.insert(events).values(row).run()
-  ctx.signals.publish(ctx.integration.id, {
-    type: 'event_created',
-    conversationId: row.conversationId,
-    event: row,
-    isBot: caller.isBot,
-  })
+  await q.events.insert(row)
+  after(() =>
+    ctx.signals.publish(ctx.integration.id, {
+      type: 'event_created',
+      conversationId: row.conversationId,
+      event: row,
+      isBot: caller.isBot,
+    }),
+  )
+  if (!caller.isBot) {
+    await recordIncomingEvent(ctx, q, after, incomingCustomEvent(ctx.integration.botId, newId(), row))
+  }
   return row
 }
 
-export function getEvent({ ctx, id }: { ctx: ChatContext; id: string }): EventRow {
-  const row = ctx.db
-    .select()
-    .from(events)
-    .where(and(eq(events.integrationId, ctx.integration.id), eq(events.id, id)))
-    .get()
+/** An event payload is any JSON object, nested no deeper than the limit (400 otherwise). */
+export function checkEvent(input: CreateEventInput): CreateEventInput {
+  assertJsonDepth(input.payload, 'payload')
+  return input
+}
+
+/** A custom event, posted by a participant. */
+export async function createEvent({ ctx, input }: { ctx: ChatContext; input: CreateEventInput }): Promise<EventRow> {
+  const event = checkEvent(input)
+  return ctx.store.write((q, after) => postEvent(ctx, q, after, event))
+}
+
+export async function getEvent({ ctx, id }: { ctx: ChatContext; id: string }): Promise<EventRow> {
+  const row = await ctx.store.read((q) => q.events.find(ctx.integration.id, id))
   if (!row) throw notFound('Event', id)
-  requireParticipation(ctx, row.conversationId)
+  await loadParticipation(ctx, row.conversationId)
   return row
 }

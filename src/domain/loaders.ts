@@ -1,25 +1,21 @@
 import DataLoader from 'dataloader'
-import { and, eq, inArray, type SQLWrapper, sql } from 'drizzle-orm'
-import { type ConversationRow, conversations, type MessageRow, messages, participants, type UserRow, users } from '../db/schema.ts'
+import type { ConversationRow, MessageRow, UserRow } from '../db/schema.ts'
+import type { KeysetWindow, Participation } from '../db/store.ts'
 import type { ChatContext } from './context.ts'
 import { forbidden, notFound } from './errors.ts'
-import { type Cursored, keyset, type PageWindow, type SortDirection, withCursors } from './paging.ts'
-import { requireCaller } from './users.ts'
+import { type Cursored, encodeCursor, keysetWindow, type PageWindow, withCursors } from './paging.ts'
+import { rememberCaller, requireCaller, requireCallerId } from './users.ts'
 
 /*
  * Batched reads for nested GraphQL fields: whatever a request asks of many conversations at once
  * (their participants, their last messages, the authors of those) costs a fixed number of SQL
- * statements, however many conversations there are. Loaders live for one request.
+ * statements, however many conversations there are. Loaders live for one request and read
+ * committed data (never inside a unit of work).
  */
 
 interface PageKey {
   conversationId: string
   window: PageWindow
-}
-
-interface Participation {
-  conversation: ConversationRow | undefined
-  participates: boolean
 }
 
 export interface ChatLoaders {
@@ -33,7 +29,7 @@ const loaders = new WeakMap<ChatContext, ChatLoaders>()
 
 const pageKey = (key: PageKey) => JSON.stringify([key.conversationId, key.window])
 
-/** Groups page keys that ask for the same window, so that each group is one ranked query. */
+/** Groups page keys that ask for the same window, so that each group is one query. */
 function byWindow(keys: readonly PageKey[]): Map<string, { window: PageWindow; ids: string[] }> {
   const groups = new Map<string, { window: PageWindow; ids: string[] }>()
   for (const { conversationId, window } of keys) {
@@ -45,169 +41,77 @@ function byWindow(keys: readonly PageKey[]): Map<string, { window: PageWindow; i
   return groups
 }
 
-/*
- * Many conversations' pages in one statement: a UNION ALL of one keyset query per conversation,
- * each walking its index to its LIMIT, so a page costs the same however long the conversation is.
- * (SQLite allows 500 terms in a compound select; batches stay below that.)
- */
+/** The storage API takes a batch of at most this many conversations' pages in one statement. */
 const maxBatchSize = 200
 
-const unionOfPages = (ids: string[], pageOf: (conversationId: string) => SQLWrapper) =>
-  sql.join(
-    ids.map((id) => sql`select * from (${pageOf(id)})`),
-    sql` union all `,
+/** A page loader: one storage query per group of keys asking for the same window. */
+function pageLoader<T>(
+  sort: string,
+  pages: (ids: string[], window: KeysetWindow) => Promise<Map<string, Cursored<T>[]>>,
+): DataLoader<PageKey, Cursored<T>[], string> {
+  return new DataLoader<PageKey, Cursored<T>[], string>(
+    async (keys) => {
+      const found = new Map<string, Cursored<T>[]>()
+      for (const { window, ids } of byWindow(keys).values()) {
+        for (const [id, page] of await pages(ids, keysetWindow(sort, window))) {
+          found.set(pageKey({ conversationId: id, window }), page)
+        }
+      }
+      return keys.map((key) => found.get(pageKey(key)) ?? [])
+    },
+    { cacheKeyFn: pageKey, maxBatchSize },
   )
-
-/** A column under the name a raw row should carry it by. */
-const named = (column: SQLWrapper, name: string) => sql`${column}`.as(name)
-
-/** A participant row as the page query returns it (SQLite has no booleans: is_bot comes back 0/1). */
-interface ParticipantRecord extends Omit<UserRow, 'isBot'> {
-  isBot: number
-  conversationId: string
-  joinedAt: string
-  joinId: string
 }
 
-/** A messages row as SQLite returns it to a raw query. */
-interface MessageRecord {
-  integration_id: string
-  id: string
-  conversation_id: string
-  user_id: string
-  payload: string
-  metadata: string | null
-  created_at: string
-}
+/** Messages list newest first, participants in the order they joined. */
+const messagesSort = 'messages'
+const participantsSort = 'participants'
 
 function createLoaders(ctx: ChatContext): ChatLoaders {
   const integrationId = ctx.integration.id
+  const { store } = ctx
 
   const user = new DataLoader<string, UserRow | undefined>(async (ids) => {
-    const rows = ctx.db
-      .select()
-      .from(users)
-      .where(and(eq(users.integrationId, integrationId), inArray(users.id, [...ids])))
-      .all()
+    const rows = await store.read((q) => q.users.findMany(integrationId, ids))
     const byId = new Map(rows.map((row) => [row.id, row]))
     return ids.map((id) => byId.get(id))
   })
 
   const participation = new DataLoader<string, Participation>(async (ids) => {
-    const caller = requireCaller(ctx)
-    const rows = ctx.db
-      .select({ conversation: conversations, participant: participants.userId })
-      .from(conversations)
-      .leftJoin(
-        participants,
-        and(
-          eq(participants.integrationId, conversations.integrationId),
-          eq(participants.conversationId, conversations.id),
-          eq(participants.userId, caller.id),
-        ),
-      )
-      .where(and(eq(conversations.integrationId, integrationId), inArray(conversations.id, [...ids])))
-      .all()
-    const byId = new Map(rows.map((row) => [row.conversation.id, row]))
-    return ids.map((id) => {
-      const row = byId.get(id)
-      return { conversation: row?.conversation, participates: row?.participant != null }
+    const callerId = requireCallerId(ctx)
+    return store.read(async (q) => {
+      const found = await q.conversations.participations(integrationId, ids, callerId)
+      const caller = [...found.values()].find((p) => p.participant)?.participant
+      // A participant exists; when the caller participates nowhere, it may not exist at all (401).
+      if (caller) rememberCaller(ctx, caller)
+      else await requireCaller(ctx, q)
+      return ids.map((id) => found.get(id) ?? { conversation: undefined, participant: undefined })
     })
   })
 
-  const participantPages = new DataLoader<PageKey, Cursored<UserRow>[], string>(
-    async (keys) => {
-      const pages = new Map<string, Cursored<UserRow>[]>()
-      for (const { window, ids } of byWindow(keys).values()) {
-        const page = keyset('participants', [participants.createdAt, participants.joinId], window)
-        const rows = ctx.db.all<ParticipantRecord>(
-          unionOfPages(ids, (conversationId) =>
-            ctx.db
-              .select({
-                integrationId: named(users.integrationId, 'integrationId'),
-                id: named(users.id, 'id'),
-                name: named(users.name, 'name'),
-                pictureUrl: named(users.pictureUrl, 'pictureUrl'),
-                profile: named(users.profile, 'profile'),
-                isBot: named(users.isBot, 'isBot'),
-                createdAt: named(users.createdAt, 'createdAt'),
-                updatedAt: named(users.updatedAt, 'updatedAt'),
-                conversationId: named(participants.conversationId, 'conversationId'),
-                joinedAt: named(participants.createdAt, 'joinedAt'),
-                joinId: named(participants.joinId, 'joinId'),
-              })
-              .from(participants)
-              .innerJoin(users, and(eq(users.integrationId, participants.integrationId), eq(users.id, participants.userId)))
-              .where(
-                and(
-                  eq(participants.integrationId, integrationId),
-                  eq(participants.conversationId, conversationId),
-                  page.where,
-                ),
-              )
-              .orderBy(...page.orderBy)
-              .limit(window.limit),
-          ),
-        )
-        for (const id of ids) {
-          const mine = rows.filter((row) => row.conversationId === id)
-          pages.set(
-            pageKey({ conversationId: id, window }),
-            withCursors('participants', mine, (r) => [r.joinedAt, r.joinId]).map(
-              ({ conversationId: _c, joinedAt: _j, joinId: _i, isBot, ...user }) => ({ ...user, isBot: Boolean(isBot) }),
-            ),
-          )
-        }
-      }
-      return keys.map((key) => pages.get(pageKey(key)) ?? [])
-    },
-    { cacheKeyFn: pageKey, maxBatchSize },
+  const participants = pageLoader<UserRow>(participantsSort, (ids, window) =>
+    store.read(async (q) => {
+      const pages = await q.participants.pages(integrationId, ids, window)
+      return new Map(
+        [...pages].map(([id, entries]) => [
+          id,
+          entries.map(({ user, joinedAt, joinId }) => ({ ...user, cursor: encodeCursor(participantsSort, [joinedAt, joinId]) })),
+        ]),
+      )
+    }),
   )
 
-  const messagePages = new DataLoader<PageKey, Cursored<MessageRow>[], string>(
-    async (keys) => {
-      const pages = new Map<string, Cursored<MessageRow>[]>()
-      for (const { window, ids } of byWindow(keys).values()) {
-        const page = keyset('messages', [messages.createdAt, messages.id], window, messagesOrder)
-        const rows = ctx.db.all<MessageRecord>(
-          unionOfPages(ids, (conversationId) =>
-            ctx.db
-              .select()
-              .from(messages)
-              .where(
-                and(eq(messages.integrationId, integrationId), eq(messages.conversationId, conversationId), page.where),
-              )
-              .orderBy(...page.orderBy)
-              .limit(window.limit),
-          ),
-        )
-        for (const id of ids) {
-          const mine = rows
-            .filter((row) => row.conversation_id === id)
-            .map(
-              (row): MessageRow => ({
-                integrationId: row.integration_id,
-                id: row.id,
-                conversationId: row.conversation_id,
-                userId: row.user_id,
-                payload: JSON.parse(row.payload) as Record<string, unknown>,
-                metadata: row.metadata === null ? null : (JSON.parse(row.metadata) as Record<string, unknown>),
-                createdAt: row.created_at,
-              }),
-            )
-          pages.set(pageKey({ conversationId: id, window }), withCursors('messages', mine, (m) => [m.createdAt, m.id]))
-        }
-      }
-      return keys.map((key) => pages.get(pageKey(key)) ?? [])
-    },
-    { cacheKeyFn: pageKey, maxBatchSize },
+  const messages = pageLoader<MessageRow>(messagesSort, (ids, window) =>
+    store.read(async (q) => {
+      const pages = await q.messages.pages(integrationId, ids, window)
+      return new Map(
+        [...pages].map(([id, rows]) => [id, withCursors(messagesSort, rows, (m) => [m.createdAt, m.id])]),
+      )
+    }),
   )
 
-  return { user, participation, participants: participantPages, messages: messagePages }
+  return { user, participation, participants, messages }
 }
-
-/** Messages list newest first. */
-export const messagesOrder: SortDirection = 'desc'
 
 export function loadersOf(ctx: ChatContext): ChatLoaders {
   let mine = loaders.get(ctx)
@@ -218,12 +122,17 @@ export function loadersOf(ctx: ChatContext): ChatLoaders {
   return mine
 }
 
-/** The batched form of requireParticipation: 404 for no conversation, 403 for a non-participant. */
-export async function loadParticipation(ctx: ChatContext, conversationId: string): Promise<ConversationRow> {
-  const { conversation, participates } = await loadersOf(ctx).participation.load(conversationId)
+/** The batched gate of conversation-scoped reads: 401 for no caller, 404 for no conversation, 403 for a non-participant. */
+export async function loadParticipation(
+  ctx: ChatContext,
+  conversationId: string,
+): Promise<{ conversation: ConversationRow; caller: UserRow }> {
+  const { conversation, participant } = await loadersOf(ctx).participation.load(conversationId)
   if (!conversation) throw notFound('Conversation', conversationId)
-  if (!participates) throw forbidden(`the caller is not a participant of conversation "${conversationId}"`)
-  return conversation
+  if (!participant) {
+    throw forbidden(`user "${ctx.callerId}" is not a participant of conversation "${conversationId}"`)
+  }
+  return { conversation, caller: participant }
 }
 
 export async function loadUser(ctx: ChatContext, id: string): Promise<UserRow> {

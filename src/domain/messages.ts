@@ -1,11 +1,13 @@
-import { and, eq } from 'drizzle-orm'
-import { messages, type MessageRow } from '../db/schema.ts'
+import type { MessageRow } from '../db/schema.ts'
+import type { After, Queries } from '../db/store.ts'
+import { incomingMessageEvent } from './bot-event.ts'
+import { recordIncomingEvent } from './bot-deliveries.ts'
 import { now } from './clock.ts'
 import type { ChatContext } from './context.ts'
 import { requireParticipation } from './conversations.ts'
 import { forbidden, notFound } from './errors.ts'
 import { newId } from './ids.ts'
-import { loadMessagesPage } from './loaders.ts'
+import { loadMessagesPage, loadParticipation } from './loaders.ts'
 import type { Cursored, PageWindow } from './paging.ts'
 import { assertJsonDepth, parseMessagePayload } from './payloads.ts'
 
@@ -15,57 +17,85 @@ export interface CreateMessageInput {
   metadata?: Record<string, unknown> | null
 }
 
-/** Only participants post; the payload is checked against its kind and stored exactly as given. */
-export function createMessage({ ctx, input }: { ctx: ChatContext; input: CreateMessageInput }): MessageRow {
+/** A message whose payload and metadata passed their checks, ready to be posted. */
+export interface CheckedMessage {
+  conversationId: string
+  payload: Record<string, unknown>
+  metadata: Record<string, unknown> | null
+}
+
+/** The payload is checked against its kind and kept exactly as given (400 otherwise). */
+export function checkMessage(input: CreateMessageInput): CheckedMessage {
   const payload = parseMessagePayload(input.payload)
   if (input.metadata != null) assertJsonDepth(input.metadata, 'metadata')
-  const { caller } = requireParticipation(ctx, input.conversationId)
+  return { conversationId: input.conversationId, payload, metadata: input.metadata ?? null }
+}
+
+/**
+ * Inside a unit: posts a message as the caller, who must participate. A user's message is
+ * recorded for the bot in the same unit; listeners and the bot hear of it once it committed.
+ */
+export async function postMessage(
+  ctx: ChatContext,
+  q: Queries,
+  after: After,
+  message: CheckedMessage,
+): Promise<MessageRow> {
+  const { caller } = await requireParticipation(ctx, q, message.conversationId)
   const row: MessageRow = {
     integrationId: ctx.integration.id,
     id: newId(),
-    conversationId: input.conversationId,
+    conversationId: message.conversationId,
     userId: caller.id,
-    payload,
-    metadata: input.metadata ?? null,
+    payload: message.payload,
+    metadata: message.metadata,
     createdAt: now(),
   }
-  ctx.db.insert(messages).values(row).run()
-  ctx.signals.publish(ctx.integration.id, {
-    type: 'message_created',
-    conversationId: row.conversationId,
-    message: row,
-    isBot: caller.isBot,
-  })
+  await q.messages.insert(row)
+  after(() =>
+    ctx.signals.publish(ctx.integration.id, {
+      type: 'message_created',
+      conversationId: row.conversationId,
+      message: row,
+      isBot: caller.isBot,
+    }),
+  )
+  if (!caller.isBot) {
+    await recordIncomingEvent(ctx, q, after, incomingMessageEvent(ctx.integration.botId, newId(), row), row)
+  }
   return row
 }
 
-function findMessage(ctx: ChatContext, id: string): MessageRow {
-  const row = ctx.db
-    .select()
-    .from(messages)
-    .where(and(eq(messages.integrationId, ctx.integration.id), eq(messages.id, id)))
-    .get()
+/** Only participants post. */
+export async function createMessage({ ctx, input }: { ctx: ChatContext; input: CreateMessageInput }): Promise<MessageRow> {
+  const message = checkMessage(input)
+  return ctx.store.write((q, after) => postMessage(ctx, q, after, message))
+}
+
+async function findMessage(ctx: ChatContext, q: Queries, id: string): Promise<MessageRow> {
+  const row = await q.messages.find(ctx.integration.id, id)
   if (!row) throw notFound('Message', id)
   return row
 }
 
 /** A message is visible to the participants of its conversation. */
-export function getMessage({ ctx, id }: { ctx: ChatContext; id: string }): MessageRow {
-  const row = findMessage(ctx, id)
-  requireParticipation(ctx, row.conversationId)
+export async function getMessage({ ctx, id }: { ctx: ChatContext; id: string }): Promise<MessageRow> {
+  const row = await ctx.store.read((q) => findMessage(ctx, q, id))
+  await loadParticipation(ctx, row.conversationId)
   return row
 }
 
 /** Only the author deletes a message. */
-export function deleteMessage({ ctx, id }: { ctx: ChatContext; id: string }): void {
-  const row = findMessage(ctx, id)
-  const { caller } = requireParticipation(ctx, row.conversationId)
-  if (row.userId !== caller.id) throw forbidden(`only the author of message "${id}" may delete it`)
-  ctx.db
-    .delete(messages)
-    .where(and(eq(messages.integrationId, ctx.integration.id), eq(messages.id, id)))
-    .run()
-  ctx.signals.publish(ctx.integration.id, { type: 'message_deleted', conversationId: row.conversationId, message: row })
+export function deleteMessage({ ctx, id }: { ctx: ChatContext; id: string }): Promise<void> {
+  return ctx.store.write(async (q, after) => {
+    const row = await findMessage(ctx, q, id)
+    const { caller } = await requireParticipation(ctx, q, row.conversationId)
+    if (row.userId !== caller.id) throw forbidden(`only the author of message "${id}" may delete it`)
+    await q.messages.delete(ctx.integration.id, id)
+    after(() =>
+      ctx.signals.publish(ctx.integration.id, { type: 'message_deleted', conversationId: row.conversationId, message: row }),
+    )
+  })
 }
 
 /** A conversation's messages, newest first: the first page is what a chat view shows (batched per request). */

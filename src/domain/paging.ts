@@ -1,5 +1,4 @@
-import { and, asc, desc, sql, type SQL } from 'drizzle-orm'
-import type { SQLiteColumn } from 'drizzle-orm/sqlite-core'
+import type { KeysetWindow, Position } from '../db/store.ts'
 import { invalidPayload } from './errors.ts'
 
 /** The window the GraphQL connection asks for (plugin-relay's resolveCursorConnection arguments). */
@@ -10,7 +9,7 @@ export interface PageWindow {
   inverted: boolean
 }
 
-export type SortDirection = 'asc' | 'desc'
+export type { SortDirection } from '../db/store.ts'
 
 /**
  * A cursor is the keyset position of a row: the values of its sort columns, tagged with the sort it
@@ -39,28 +38,19 @@ export function decodeCursor(sort: string, token: string, arity: number): string
 }
 
 /**
- * Keyset pagination over a (sortColumn, idColumn) pair: the WHERE for the window and the ORDER BY
- * that walks it. Never OFFSET, so a page costs the same wherever it is in the list.
+ * The storage window for a connection's window: its cursors decoded into keyset positions of the
+ * list `sort` (a cursor of another list is refused).
  */
-export function keyset(
-  sort: string,
-  columns: readonly [SQLiteColumn, SQLiteColumn],
-  window: PageWindow,
-  direction: SortDirection = 'asc',
-): { where: SQL | undefined; orderBy: SQL[] } {
-  const [first, second] = columns
-  const bound = (token: string, forward: boolean) => {
-    const [a, b] = decodeCursor(sort, token, 2)
-    const ascending = (direction === 'asc') === forward
-    return ascending ? sql`(${first}, ${second}) > (${a}, ${b})` : sql`(${first}, ${second}) < (${a}, ${b})`
-  }
-  const conditions = [
-    window.after === undefined ? undefined : bound(window.after, true),
-    window.before === undefined ? undefined : bound(window.before, false),
-  ]
-  const walkAscending = (direction === 'asc') !== window.inverted
-  const order = walkAscending ? asc : desc
-  return { where: and(...conditions), orderBy: [order(first), order(second)] }
+export const keysetWindow = (sort: string, window: PageWindow): KeysetWindow => ({
+  after: window.after === undefined ? undefined : position(sort, window.after),
+  before: window.before === undefined ? undefined : position(sort, window.before),
+  limit: window.limit,
+  inverted: window.inverted,
+})
+
+const position = (sort: string, token: string): Position => {
+  const [value, id] = decodeCursor(sort, token, 2) as [string, string]
+  return [value, id]
 }
 
 export type Cursored<T> = T & { cursor: string }

@@ -1,28 +1,36 @@
-import { and, eq } from 'drizzle-orm'
-import { participants, type UserRow } from '../db/schema.ts'
+import type { UserRow } from '../db/schema.ts'
+import type { After, Queries } from '../db/store.ts'
 import { now } from './clock.ts'
-import { newId } from './ids.ts'
 import type { ChatContext } from './context.ts'
-import { isParticipant, requireParticipation } from './conversations.ts'
+import { requireParticipation } from './conversations.ts'
 import { forbidden, invalidPayload, notFound } from './errors.ts'
-import { loadParticipantsPage } from './loaders.ts'
+import { newId } from './ids.ts'
+import { loadParticipantsPage, loadParticipation } from './loaders.ts'
 import type { Cursored, PageWindow } from './paging.ts'
-import { findUser } from './users.ts'
-
+import { getUserIn } from './users.ts'
 
 /**
- * Makes a user a participant, telling the conversation's listeners when that is new. The caller's
- * right to do so is the verb's business, not this one's.
+ * Inside a unit: makes a user a participant, telling the conversation's listeners once committed
+ * when that is new. The caller's right to do so is the verb's business, not this one's.
  */
-export function joinConversation(ctx: ChatContext, conversationId: string, userId: string): void {
-  const inserted = ctx.db
-    .insert(participants)
-    .values({ integrationId: ctx.integration.id, conversationId, userId, joinId: newId(), createdAt: now() })
-    .onConflictDoNothing()
-    .returning()
-    .get()
-  if (inserted) {
-    ctx.signals.publish(ctx.integration.id, { type: 'participant_added', conversationId, participantId: userId })
+export async function joinConversation(
+  ctx: ChatContext,
+  q: Queries,
+  after: After,
+  conversationId: string,
+  userId: string,
+): Promise<void> {
+  const joined = await q.participants.insert({
+    integrationId: ctx.integration.id,
+    conversationId,
+    userId,
+    joinId: newId(),
+    createdAt: now(),
+  })
+  if (joined) {
+    after(() =>
+      ctx.signals.publish(ctx.integration.id, { type: 'participant_added', conversationId, participantId: userId }),
+    )
   }
 }
 
@@ -33,28 +41,31 @@ export function addParticipant({
 }: {
   ctx: ChatContext
   input: { conversationId: string; userId: string }
-}): UserRow {
-  requireParticipation(ctx, input.conversationId)
-  const user = findUser(ctx, input.userId)
-  if (!user) throw notFound('User', input.userId)
-  joinConversation(ctx, input.conversationId, user.id)
-  return user
+}): Promise<UserRow> {
+  return ctx.store.write(async (q, after) => {
+    await requireParticipation(ctx, q, input.conversationId)
+    const user = await getUserIn(ctx, q, input.userId)
+    await joinConversation(ctx, q, after, input.conversationId, user.id)
+    return user
+  })
 }
 
 /** A participant of a conversation the caller participates in; 404 for a user who is not one. */
-export function getParticipant({
+export async function getParticipant({
   ctx,
   input,
 }: {
   ctx: ChatContext
   input: { conversationId: string; userId: string }
-}): UserRow {
-  requireParticipation(ctx, input.conversationId)
-  const user = findUser(ctx, input.userId)
-  if (!user || !isParticipant(ctx, input.conversationId, user.id)) {
-    throw notFound(`Participant of conversation "${input.conversationId}"`, input.userId)
-  }
-  return user
+}): Promise<UserRow> {
+  await loadParticipation(ctx, input.conversationId)
+  return ctx.store.read(async (q) => {
+    const user = await q.users.find(ctx.integration.id, input.userId)
+    if (!user || !(await q.participants.exists(ctx.integration.id, input.conversationId, user.id))) {
+      throw notFound(`Participant of conversation "${input.conversationId}"`, input.userId)
+    }
+    return user
+  })
 }
 
 /**
@@ -67,30 +78,25 @@ export function removeParticipant({
 }: {
   ctx: ChatContext
   input: { conversationId: string; userId: string }
-}): void {
-  const { conversation, caller } = requireParticipation(ctx, input.conversationId)
-  if (input.userId === conversation.ownerId) {
-    throw invalidPayload(`user "${input.userId}" owns conversation "${input.conversationId}" and cannot be removed`)
-  }
-  if (input.userId !== caller.id && caller.id !== conversation.ownerId) {
-    throw forbidden('only the owner may remove another participant')
-  }
-  const removed = ctx.db
-    .delete(participants)
-    .where(
-      and(
-        eq(participants.integrationId, ctx.integration.id),
-        eq(participants.conversationId, input.conversationId),
-        eq(participants.userId, input.userId),
-      ),
+}): Promise<void> {
+  return ctx.store.write(async (q, after) => {
+    const { conversation, caller } = await requireParticipation(ctx, q, input.conversationId)
+    if (input.userId === conversation.ownerId) {
+      throw invalidPayload(`user "${input.userId}" owns conversation "${input.conversationId}" and cannot be removed`)
+    }
+    if (input.userId !== caller.id && caller.id !== conversation.ownerId) {
+      throw forbidden('only the owner may remove another participant')
+    }
+    if (!(await q.participants.delete(ctx.integration.id, input.conversationId, input.userId))) {
+      throw notFound(`Participant of conversation "${input.conversationId}"`, input.userId)
+    }
+    after(() =>
+      ctx.signals.publish(ctx.integration.id, {
+        type: 'participant_removed',
+        conversationId: input.conversationId,
+        participantId: input.userId,
+      }),
     )
-    .returning()
-    .get()
-  if (!removed) throw notFound(`Participant of conversation "${input.conversationId}"`, input.userId)
-  ctx.signals.publish(ctx.integration.id, {
-    type: 'participant_removed',
-    conversationId: input.conversationId,
-    participantId: input.userId,
   })
 }
 

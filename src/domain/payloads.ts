@@ -1,58 +1,46 @@
 import { z } from 'zod'
 import { invalidPayload } from './errors.ts'
+import { type Field, type Fields, type Kind, messagePayload, type OneOf, type ValueOf } from './payload-kinds.ts'
 
-// The message payload kinds of the Chat API (@botpress/chat models). Objects are loose: properties
-// a kind does not name are kept, so a payload reads back as exactly the JSON that was written.
-const text = z.looseObject({ type: z.literal('text'), text: z.string() })
-const markdown = z.looseObject({ type: z.literal('markdown'), markdown: z.string() })
-const image = z.looseObject({ type: z.literal('image'), imageUrl: z.string() })
-const audio = z.looseObject({ type: z.literal('audio'), audioUrl: z.string() })
-const video = z.looseObject({ type: z.literal('video'), videoUrl: z.string() })
-const file = z.looseObject({ type: z.literal('file'), fileUrl: z.string(), title: z.string().optional() })
-const location = z.looseObject({
-  type: z.literal('location'),
-  latitude: z.number(),
-  longitude: z.number(),
-  address: z.string().optional(),
-  title: z.string().optional(),
-})
-const cardAction = z.looseObject({
-  action: z.enum(['postback', 'url', 'say']),
-  label: z.string(),
-  value: z.string(),
-})
-const card = z.looseObject({
-  type: z.literal('card'),
-  title: z.string(),
-  subtitle: z.string().optional(),
-  imageUrl: z.string().optional(),
-  actions: z.array(cardAction),
-})
-const carousel = z.looseObject({ type: z.literal('carousel'), items: z.array(card) })
-const option = z.looseObject({ label: z.string(), value: z.string() })
-const choice = z.looseObject({ type: z.literal('choice'), text: z.string(), options: z.array(option) })
-const dropdown = z.looseObject({ type: z.literal('dropdown'), text: z.string(), options: z.array(option) })
-const blocItem = z.discriminatedUnion('type', [text, markdown, image, audio, video, file, location])
-const bloc = z.looseObject({ type: z.literal('bloc'), items: z.array(blocItem) })
-
-export const messagePayloadSchema = z.discriminatedUnion('type', [
-  audio,
-  card,
-  carousel,
-  choice,
-  dropdown,
-  file,
-  image,
-  location,
-  markdown,
-  text,
-  video,
-  bloc,
-])
-
-export type MessagePayload = z.infer<typeof messagePayloadSchema>
+export type MessagePayload = ValueOf<typeof messagePayload>
 export type PayloadKind = MessagePayload['type']
-export const payloadKinds = messagePayloadSchema.options.map((o) => o.shape.type.value) as PayloadKind[]
+export const payloadKinds: PayloadKind[] = messagePayload.kinds.map((k) => k.kind)
+
+// Loose objects: properties a kind does not name are kept, so a payload reads back as exactly the
+// JSON that was written.
+const shapeOf = (fields: Fields) =>
+  Object.fromEntries(Object.entries(fields).map(([name, field]) => [name, schemaOf(field)]))
+
+const kindSchema = (kind: Kind) => z.looseObject({ type: z.literal(kind.kind), ...shapeOf(kind.fields) })
+
+const oneOfSchema = (oneOf: OneOf) =>
+  z.discriminatedUnion('type', oneOf.kinds.map(kindSchema) as [ReturnType<typeof kindSchema>])
+
+function schemaOf(field: Field): z.ZodType {
+  const schema = requiredSchemaOf(field)
+  return field.optional ? schema.optional() : schema
+}
+
+function requiredSchemaOf(field: Field): z.ZodType {
+  switch (field.is) {
+    case 'string':
+      return z.string()
+    case 'float':
+      return z.number()
+    case 'enum':
+      return z.enum(field.values)
+    case 'list':
+      return z.array(schemaOf(field.of))
+    case 'object':
+      return z.looseObject(shapeOf(field.fields))
+    case 'kind':
+      return kindSchema(field)
+    case 'oneOf':
+      return oneOfSchema(field)
+  }
+}
+
+export const messagePayloadSchema = oneOfSchema(messagePayload)
 
 const describeIssue = (issue: z.core.$ZodIssue) => `${['payload', ...issue.path].join('.')}: ${issue.message}`
 

@@ -1,7 +1,6 @@
 import { createHash, timingSafeEqual } from 'node:crypto'
-import { eq } from 'drizzle-orm'
-import type { Db } from '../db/client.ts'
-import { adminTokens, bots, type ChatIntegrationRow, chatIntegrations, users, workspaces } from '../db/schema.ts'
+import type { ChatIntegrationRow } from '../db/schema.ts'
+import type { Queries, Store } from '../db/store.ts'
 import { now } from './clock.ts'
 import { notFound, unauthorized } from './errors.ts'
 import { newId } from './ids.ts'
@@ -9,8 +8,8 @@ import { newId } from './ids.ts'
 /** Admin tokens are stored as SHA-256 digests: they are random 256-bit secrets, so no slow hash is needed. */
 export const hashToken = (token: string): string => createHash('sha256').update(token).digest('hex')
 
-export function findChatIntegration(db: Db, webhookId: string): ChatIntegrationRow {
-  const integration = db.select().from(chatIntegrations).where(eq(chatIntegrations.webhookId, webhookId)).get()
+export async function findChatIntegration(store: Store, webhookId: string): Promise<ChatIntegrationRow> {
+  const integration = await store.read((q) => q.tenancy.chatIntegrationByWebhook(webhookId))
   if (!integration) throw notFound('Chat integration with webhook id', webhookId)
   return integration
 }
@@ -20,10 +19,14 @@ export function findChatIntegration(db: Db, webhookId: string): ChatIntegrationR
  * compared with x-workspace-id: a token only opens its own workspace, and every failure reads the
  * same so that a caller learns nothing about which part was wrong.
  */
-export function authenticateAdmin(db: Db, token: string | undefined, workspaceId: string | undefined): string {
+export async function authenticateAdmin(
+  store: Store,
+  token: string | undefined,
+  workspaceId: string | undefined,
+): Promise<string> {
   const denied = unauthorized('a valid admin token and its x-workspace-id are required')
   if (!token || !workspaceId) throw denied
-  const row = db.select().from(adminTokens).where(eq(adminTokens.tokenHash, hashToken(token))).get()
+  const row = await store.read((q) => q.tenancy.adminTokenByHash(hashToken(token)))
   if (!row) throw denied
   const expected = Buffer.from(row.workspaceId)
   const given = Buffer.from(workspaceId)
@@ -38,47 +41,65 @@ export interface TenantInput {
   encryptionKey: string
   botName: string
   botHandler: string
+  /** Generated when absent. */
+  botId?: string
 }
 
-export const hasAnyWorkspace = (db: Db): boolean => db.select({ id: workspaces.id }).from(workspaces).limit(1).get() !== undefined
-
 /**
- * A workspace with its admin token, one bot and that bot's chat integration, written at once. The
+ * Inside a unit: a workspace with its admin token, one bot and that bot's chat integration. The
  * integration gets the bot's own user (id = bot id), the author of the bot's messages.
  */
-export function createTenant(db: Db, input: TenantInput): { botId: string } {
+async function insertTenant(q: Queries, input: TenantInput): Promise<{ botId: string }> {
   const at = now()
-  const botId = newId()
-  db.transaction((tx) => {
-    tx.insert(workspaces).values({ id: input.workspaceId, name: 'Default workspace', createdAt: at, updatedAt: at }).run()
-    tx.insert(adminTokens)
-      .values({ id: newId(), workspaceId: input.workspaceId, tokenHash: hashToken(input.adminToken), createdAt: at })
-      .run()
-    tx.insert(bots)
-      .values({
-        id: botId,
-        workspaceId: input.workspaceId,
-        name: input.botName,
-        handler: input.botHandler,
-        tags: {},
-        createdAt: at,
-        updatedAt: at,
-        deployedAt: at,
-      })
-      .run()
-    const integrationId = newId()
-    tx.insert(chatIntegrations)
-      .values({
-        id: integrationId,
-        botId,
-        webhookId: input.webhookId,
-        encryptionKey: input.encryptionKey,
-        createdAt: at,
-      })
-      .run()
-    tx.insert(users)
-      .values({ integrationId, id: botId, name: input.botName, isBot: true, createdAt: at, updatedAt: at })
-      .run()
+  const botId = input.botId ?? newId()
+  const integrationId = newId()
+  await q.tenancy.insertWorkspace({ id: input.workspaceId, name: 'Default workspace', createdAt: at, updatedAt: at })
+  await q.tenancy.insertAdminToken({
+    id: newId(),
+    workspaceId: input.workspaceId,
+    tokenHash: hashToken(input.adminToken),
+    createdAt: at,
+  })
+  await q.bots.insert({
+    id: botId,
+    workspaceId: input.workspaceId,
+    name: input.botName,
+    handler: input.botHandler,
+    tags: {},
+    createdAt: at,
+    updatedAt: at,
+    deployedAt: at,
+  })
+  await q.tenancy.insertChatIntegration({
+    id: integrationId,
+    botId,
+    webhookId: input.webhookId,
+    encryptionKey: input.encryptionKey,
+    createdAt: at,
+  })
+  await q.users.insert({
+    integrationId,
+    id: botId,
+    name: input.botName,
+    pictureUrl: null,
+    profile: null,
+    isBot: true,
+    createdAt: at,
+    updatedAt: at,
   })
   return { botId }
 }
+
+export const hasAnyWorkspace = (store: Store): Promise<boolean> => store.read((q) => q.tenancy.anyWorkspace())
+
+/** A tenant (workspace, admin token, bot, chat integration), written at once. */
+export const createTenant = (store: Store, input: TenantInput): Promise<{ botId: string }> =>
+  store.write((q) => insertTenant(q, input))
+
+/** The first tenant, written unless the database has one already: whether it was. */
+export const createFirstTenant = (store: Store, input: TenantInput): Promise<boolean> =>
+  store.write(async (q) => {
+    if (await q.tenancy.anyWorkspace()) return false
+    await insertTenant(q, input)
+    return true
+  })

@@ -1,6 +1,5 @@
-import { and, eq } from 'drizzle-orm'
-import { alias } from 'drizzle-orm/sqlite-core'
-import { conversations, participants, users, type UserRow } from '../db/schema.ts'
+import type { UserRow } from '../db/schema.ts'
+import type { Queries } from '../db/store.ts'
 import { now } from './clock.ts'
 import type { ChatContext } from './context.ts'
 import { alreadyExists, forbidden, notFound, unauthorized } from './errors.ts'
@@ -12,16 +11,8 @@ export interface UserProfileInput {
   profile?: string | null
 }
 
-export function findUser(ctx: ChatContext, id: string): UserRow | undefined {
-  return ctx.db
-    .select()
-    .from(users)
-    .where(and(eq(users.integrationId, ctx.integration.id), eq(users.id, id)))
-    .get()
-}
-
-export function getUser(ctx: ChatContext, id: string): UserRow {
-  const user = findUser(ctx, id)
+export async function getUserIn(ctx: ChatContext, q: Queries, id: string): Promise<UserRow> {
+  const user = await q.users.find(ctx.integration.id, id)
   if (!user) throw notFound('User', id)
   return user
 }
@@ -35,63 +26,66 @@ export function requireCallerId(ctx: ChatContext): string {
 // The caller's row, read once per request (context); a verb that changes the caller forgets it.
 const callers = new WeakMap<ChatContext, UserRow>()
 
+/** Keeps the caller's row that another query returned (a participation), sparing a look-up. */
+export const rememberCaller = (ctx: ChatContext, user: UserRow): void => {
+  callers.set(ctx, user)
+}
+
 /** The user the request's key names, which must exist: a key outlives a deleted user but opens nothing. */
-export function requireCaller(ctx: ChatContext): UserRow {
+export async function requireCaller(ctx: ChatContext, q: Queries): Promise<UserRow> {
   const known = callers.get(ctx)
   if (known) return known
   const id = requireCallerId(ctx)
-  const user = findUser(ctx, id)
+  const user = await q.users.find(ctx.integration.id, id)
   if (!user) throw unauthorized(`user "${id}" of this user key does not exist; call getOrCreateUser first`)
   callers.set(ctx, user)
   return user
 }
 
-/** Inserts a user unless its id is taken; returns the new row, or undefined when it was taken. */
-function insertUser(ctx: ChatContext, id: string, input: UserProfileInput): UserRow | undefined {
+/** The user the request's key names (`me`). */
+export const getCaller = ({ ctx }: { ctx: ChatContext }): Promise<UserRow> =>
+  ctx.store.read((q) => requireCaller(ctx, q))
+
+const newUser = (ctx: ChatContext, id: string, input: UserProfileInput): UserRow => {
   const at = now()
-  return ctx.db
-    .insert(users)
-    .values({
-      integrationId: ctx.integration.id,
-      id,
-      name: input.name ?? null,
-      pictureUrl: input.pictureUrl ?? null,
-      profile: input.profile ?? null,
-      createdAt: at,
-      updatedAt: at,
-    })
-    .onConflictDoNothing()
-    .returning()
-    .get()
+  return {
+    integrationId: ctx.integration.id,
+    id,
+    name: input.name ?? null,
+    pictureUrl: input.pictureUrl ?? null,
+    profile: input.profile ?? null,
+    isBot: false,
+    createdAt: at,
+    updatedAt: at,
+  }
 }
 
 /** A user of the caller's choosing (or a generated id); no key is needed to create one. */
-export function createUser({
+export async function createUser({
   ctx,
   input,
 }: {
   ctx: ChatContext
   input: UserProfileInput & { id?: string | null }
-}): UserRow {
+}): Promise<UserRow> {
   const id = input.id == null ? newId() : assertClientId(input.id, 'user id')
-  const inserted = insertUser(ctx, id, input)
-  if (!inserted) throw alreadyExists('User', id)
-  return inserted
+  return ctx.store.write(async (q) => {
+    const inserted = await q.users.insert(newUser(ctx, id, input))
+    if (!inserted) throw alreadyExists('User', id)
+    return inserted
+  })
 }
 
 /** Sets the profile fields given (null clears one); fields left out keep their value. */
-export function updateUser({ ctx, input }: { ctx: ChatContext; input: UserProfileInput }): UserRow {
-  const caller = requireCaller(ctx)
-  callers.delete(ctx)
-  const changes = Object.fromEntries(
-    (['name', 'pictureUrl', 'profile'] as const).filter((key) => input[key] !== undefined).map((key) => [key, input[key]]),
-  )
-  return ctx.db
-    .update(users)
-    .set({ ...changes, updatedAt: now() })
-    .where(and(eq(users.integrationId, ctx.integration.id), eq(users.id, caller.id)))
-    .returning()
-    .get() as UserRow
+export function updateUser({ ctx, input }: { ctx: ChatContext; input: UserProfileInput }): Promise<UserRow> {
+  return ctx.store.write(async (q) => {
+    const caller = await requireCaller(ctx, q)
+    callers.delete(ctx)
+    const changes = Object.fromEntries(
+      (['name', 'pictureUrl', 'profile'] as const).filter((key) => input[key] !== undefined).map((key) => [key, input[key]]),
+    )
+    return (await q.users.update(ctx.integration.id, caller.id, { ...changes, updatedAt: now() })) as UserRow
+  })
 }
 
 /**
@@ -99,59 +93,45 @@ export function updateUser({ ctx, input }: { ctx: ChatContext; input: UserProfil
  * messages and events), their participations and their messages. Listeners of the conversations
  * they own are closed; the others learn that the user left.
  */
-export function deleteUser({ ctx }: { ctx: ChatContext }): void {
-  const caller = requireCaller(ctx)
-  const joined = ctx.db
-    .select({ conversationId: participants.conversationId, ownerId: conversations.ownerId })
-    .from(participants)
-    .innerJoin(
-      conversations,
-      and(eq(conversations.integrationId, participants.integrationId), eq(conversations.id, participants.conversationId)),
-    )
-    .where(and(eq(participants.integrationId, ctx.integration.id), eq(participants.userId, caller.id)))
-    .all()
-  ctx.db
-    .delete(users)
-    .where(and(eq(users.integrationId, ctx.integration.id), eq(users.id, caller.id)))
-    .run()
-  callers.delete(ctx)
-  for (const { conversationId, ownerId } of joined) {
-    ctx.signals.publish(
-      ctx.integration.id,
-      ownerId === caller.id
-        ? { type: 'conversation_deleted', conversationId }
-        : { type: 'participant_removed', conversationId, participantId: caller.id },
-    )
-  }
+export function deleteUser({ ctx }: { ctx: ChatContext }): Promise<void> {
+  return ctx.store.write(async (q, after) => {
+    const caller = await requireCaller(ctx, q)
+    const joined = await q.participants.conversationsOf(ctx.integration.id, caller.id)
+    await q.users.delete(ctx.integration.id, caller.id)
+    callers.delete(ctx)
+    after(() => {
+      for (const { conversationId, ownerId } of joined) {
+        ctx.signals.publish(
+          ctx.integration.id,
+          ownerId === caller.id
+            ? { type: 'conversation_deleted', conversationId }
+            : { type: 'participant_removed', conversationId, participantId: caller.id },
+        )
+      }
+    })
+  })
 }
 
 /**
  * The key names the user: an existing user is returned unchanged, a missing one is created with
  * the given profile. Concurrent first calls with the same key create one user.
  */
-export function getOrCreateUser({ ctx, input }: { ctx: ChatContext; input: UserProfileInput }): UserRow {
+export async function getOrCreateUser({ ctx, input }: { ctx: ChatContext; input: UserProfileInput }): Promise<UserRow> {
   const id = requireCallerId(ctx)
-  return findUser(ctx, id) ?? insertUser(ctx, id, input) ?? getUser(ctx, id)
+  const existing = await ctx.store.read((q) => q.users.find(ctx.integration.id, id))
+  if (existing) return existing
+  return ctx.store.write(async (q) => (await q.users.insert(newUser(ctx, id, input))) ?? getUserIn(ctx, q, id))
 }
 
 /** A user's profile is visible to the user and to the users it shares a conversation with. */
-export function getVisibleUser(ctx: ChatContext, id: string): UserRow {
-  const caller = requireCaller(ctx)
-  if (id === caller.id) return caller
-  const user = getUser(ctx, id)
-  const theirs = alias(participants, 'theirs')
-  const shared = ctx.db
-    .select({ conversationId: participants.conversationId })
-    .from(participants)
-    .innerJoin(
-      theirs,
-      and(eq(theirs.integrationId, participants.integrationId), eq(theirs.conversationId, participants.conversationId)),
-    )
-    .where(
-      and(eq(participants.integrationId, ctx.integration.id), eq(participants.userId, caller.id), eq(theirs.userId, id)),
-    )
-    .limit(1)
-    .get()
-  if (!shared) throw forbidden(`user "${id}" shares no conversation with user "${caller.id}"`)
-  return user
+export function getVisibleUser(ctx: ChatContext, id: string): Promise<UserRow> {
+  return ctx.store.read(async (q) => {
+    const caller = await requireCaller(ctx, q)
+    if (id === caller.id) return caller
+    const user = await getUserIn(ctx, q, id)
+    if (!(await q.users.shareAConversation(ctx.integration.id, caller.id, id))) {
+      throw forbidden(`user "${id}" shares no conversation with user "${caller.id}"`)
+    }
+    return user
+  })
 }

@@ -1,8 +1,14 @@
 import SchemaBuilder from '@pothos/core'
 import RelayPlugin from '@pothos/plugin-relay'
 import SubGraphPlugin from '@pothos/plugin-sub-graph'
+import { type GraphQLSchema, isObjectType } from 'graphql'
 import { DateTimeResolver, JSONObjectResolver } from 'graphql-scalars'
 import type { GraphQLContext } from './context.ts'
+
+const isNodeType = (schema: GraphQLSchema, typename: string): boolean => {
+  const type = schema.getType(typename)
+  return isObjectType(type) && type.getInterfaces().some((face) => face.name === 'Node')
+}
 
 export const builder = new SchemaBuilder<{
   Context: GraphQLContext
@@ -23,6 +29,19 @@ export const builder = new SchemaBuilder<{
     cursorType: 'String',
     edgesFieldOptions: { nullable: { list: false, items: false } },
     nodeFieldOptions: { nullable: false },
+    // A global id naming a type this schema does not serve (the other API's, or none) is not found.
+    nodeQueryOptions: {
+      resolve: (_root, { id }, _ctx, info, resolveNode) => (isNodeType(info.schema, id.typename) ? resolveNode(id) : null),
+    },
+    nodesQueryOptions: {
+      resolve: async (_root, args, _ctx, info, resolveNodes) => {
+        const served = args.ids.map((id) => isNodeType(info.schema, id.typename))
+        // Pothos' resolveNodes reads args.ids rather than its argument: narrow them in place.
+        args.ids = args.ids.filter((_id, i) => served[i])
+        const found = [...(await resolveNodes(args.ids))]
+        return served.map((isServed) => (isServed ? found.shift() : null))
+      },
+    },
   },
 })
 

@@ -1,7 +1,8 @@
 import type { Logger } from 'pino'
 import { bearerToken } from '../auth/admin-token.ts'
 import { verifyUserKey } from '../auth/user-key.ts'
-import type { Db } from '../db/client.ts'
+import type { Store } from '../db/store.ts'
+import type { BotInbox } from '../domain/bot-deliveries.ts'
 import type { AdminContext, ChatContext } from '../domain/context.ts'
 import { DomainError } from '../domain/errors.ts'
 import { authenticateAdmin, findChatIntegration } from '../domain/tenancy.ts'
@@ -21,9 +22,10 @@ export interface GraphQLContext {
 }
 
 export interface ContextDeps {
-  db: Db
+  store: Store
   log: Logger
   signals: SignalHub
+  bots: BotInbox
 }
 
 // A node of the other scope (its global id given to node()) is not found here, like an unknown id.
@@ -49,13 +51,13 @@ export async function createChatContext(
   { requestId, webhookId, userKey }: { requestId: string; webhookId: string; userKey: string | undefined },
 ): Promise<GraphQLContext> {
   return refusingWithStatus(async () => {
-    const integration = findChatIntegration(deps.db, webhookId)
+    const integration = await findChatIntegration(deps.store, webhookId)
     const callerId = userKey ? await verifyUserKey(userKey, integration.encryptionKey) : undefined
     return {
       requestId,
       log: deps.log,
       signals: deps.signals,
-      chat: { db: deps.db, integration, callerId, signals: deps.signals },
+      chat: { store: deps.store, integration, callerId, signals: deps.signals, bots: deps.bots },
     }
   })
 }
@@ -69,8 +71,8 @@ export function createAdminContext(
   }: { requestId: string; authorization: string | undefined; workspaceId: string | undefined },
 ): Promise<GraphQLContext> {
   return refusingWithStatus(async () => {
-    const workspaceId = authenticateAdmin(deps.db, bearerToken(authorization), claimedWorkspaceId)
-    return { requestId, log: deps.log, signals: deps.signals, admin: { db: deps.db, workspaceId } }
+    const workspaceId = await authenticateAdmin(deps.store, bearerToken(authorization), claimedWorkspaceId)
+    return { requestId, log: deps.log, signals: deps.signals, admin: { store: deps.store, workspaceId } }
   })
 }
 

@@ -7,6 +7,8 @@ export interface Failure {
   type: ErrorType
   status: number
   message: string
+  /** Response headers the refusal needs (`Allow` on a 405). */
+  headers?: Record<string, string>
 }
 
 const internal: Failure = { type: 'Internal', status: 500, message: 'an internal error occurred' }
@@ -20,7 +22,9 @@ const httpStatusOf = (error: GraphQLError): number | undefined =>
  * error of the GraphQL request itself (syntax, validation, variables, the HTTP request yoga parsed).
  */
 function expectedFailure(error: unknown): Failure | undefined {
-  if (error instanceof DomainError) return { type: error.type, status: error.status, message: error.message }
+  if (error instanceof DomainError) {
+    return { type: error.type, status: error.status, message: error.message, headers: error.headers }
+  }
   if (!(error instanceof GraphQLError)) return undefined
   const { type, status } = error.extensions
   if (typeof type === 'string' && typeof status === 'number') {
@@ -67,12 +71,14 @@ export function createErrorPath(log: Logger) {
       if (error instanceof GraphQLError && error.extensions.type === failure.type) return error
       // A refused request (yoga's HTTP checks, a context that cannot be made) keeps its HTTP status as it was.
       if (error instanceof GraphQLError && error.extensions.http) {
+        // Yoga may describe the cause in `originalError`: the message says enough.
+        const { originalError: _cause, ...extensions } = error.extensions
         return new GraphQLError(failure.message, {
           nodes: error.nodes,
           source: error.source,
           positions: error.positions,
           path: error.path,
-          extensions: { ...error.extensions, type: failure.type, status: failure.status },
+          extensions: { ...extensions, type: failure.type, status: failure.status },
         })
       }
       return failureToGraphQLError(failure, false, error instanceof GraphQLError ? error : undefined)
@@ -96,6 +102,8 @@ export function createErrorPath(log: Logger) {
 
   /** What the caller is told of anything thrown while serving request `requestId`. */
   const describe = (error: unknown, requestId: string): Failure => {
+    const failure = expectedFailure(error)
+    if (failure) return failure
     const masked = mask(error)
     report(masked, requestId)
     return expectedFailure(masked) ?? internal

@@ -2,7 +2,9 @@ import { STATUS_CODES } from 'node:http'
 import { type ExecutionResult, getOperationAST } from 'graphql'
 import { createHandler } from 'graphql-sse/lib/use/fetch'
 import { isAsyncIterable, type Plugin } from 'graphql-yoga'
+import { errorTypeOf } from '../domain/errors.ts'
 import type { ErrorPath } from './errors.ts'
+import { graphqlRefusal } from './refusals.ts'
 import { withRequestId } from './request-id.ts'
 
 interface ServerContext {
@@ -24,15 +26,39 @@ export function useGraphQLSSE(errors: ErrorPath): Plugin<Record<string, unknown>
   const masked = (result: ExecutionResult, requestId: string): ExecutionResult =>
     withRequestId(result.errors ? { ...result, errors: result.errors.map((e) => errors.mask(e)) } : result, requestId, errors)
   // graphql-sse's own response form: [body, init].
-  const refuse = (status: number, refusals: readonly unknown[], requestId: string) =>
-    [
-      JSON.stringify(masked({ errors: refusals.map((e) => errors.mask(e)) }, requestId)),
+  const refuse = (status: number, refusals: readonly unknown[], requestId: string) => {
+    const result = masked({ errors: refusals.map((e) => errors.mask(e)) }, requestId)
+    // Headers a refusal needs (the Allow of a mutation sent with GET) travel in its http extension.
+    const http = result.errors?.[0]?.extensions.http as { headers?: Record<string, string> } | undefined
+    return [
+      JSON.stringify(result),
       {
         status,
         statusText: STATUS_CODES[status] ?? 'Error',
-        headers: { 'content-type': 'application/json; charset=utf-8', 'x-request-id': requestId },
+        headers: { ...http?.headers, 'content-type': 'application/json; charset=utf-8', 'x-request-id': requestId },
       },
     ] as const
+  }
+
+  // graphql-sse refuses some requests itself ("Stream not found", "Unparsable URL") with bare errors.
+  const explained = async (request: Request, response: Response, requestId: string): Promise<Response> => {
+    if (response.status < 400) return response
+    const text = await response.text()
+    let body: { errors?: { message?: unknown; extensions?: { type?: unknown } }[] } | undefined
+    try {
+      body = JSON.parse(text)
+    } catch {
+      body = undefined
+    }
+    const [first] = body?.errors ?? []
+    if (typeof first?.extensions?.type === 'string') {
+      return new Response(text, { status: response.status, headers: response.headers })
+    }
+    const message = typeof first?.message === 'string' ? first.message : text || 'the graphql-sse request was refused'
+    const allow = response.headers.get('allow')
+    const failure = { type: errorTypeOf(response.status), status: response.status, message, ...(allow ? { headers: { allow } } : {}) }
+    return graphqlRefusal(request, failure, requestId)
+  }
 
   return {
     onYogaInit({ yoga }) {
@@ -45,11 +71,12 @@ export function useGraphQLSSE(errors: ErrorPath): Plugin<Record<string, unknown>
             let document
             try {
               document = enveloped.parse(params.query)
-              const errors = enveloped.validate(enveloped.schema, document)
-              if (errors.length > 0) return refuse(400, errors, requestId)
+              const invalid = enveloped.validate(enveloped.schema, document)
+              if (invalid.length > 0) return refuse(400, invalid, requestId)
             } catch (error) {
-              // The execution limits refuse by throwing from parse or validate.
-              return refuse(400, [error], requestId)
+              // The execution limits (and a mutation sent with GET) refuse by throwing from parse or validate.
+              const refusal = errors.mask(error)
+              return refuse(refusal.extensions.status as number, [refusal], requestId)
             }
             let contextValue
             try {
@@ -80,7 +107,7 @@ export function useGraphQLSSE(errors: ErrorPath): Plugin<Record<string, unknown>
     onRequest({ request, url, serverContext, endResponse }) {
       if (!handler || !/\/graphql\/stream\/?$/.test(url.pathname)) return
       contexts.set(request, serverContext)
-      return handler(request).then(endResponse)
+      return handler(request).then(async (response) => endResponse(await explained(request, response, serverContext.requestId)))
     },
   }
 }

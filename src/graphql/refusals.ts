@@ -1,15 +1,38 @@
-import { GraphQLError } from 'graphql'
-import type { Plugin } from 'graphql-yoga'
+import { type ExecutionResult, GraphQLError } from 'graphql'
+import { isAsyncIterable, type Plugin, processRegularResult } from 'graphql-yoga'
 import { DomainError, errorTypeOf } from '../domain/errors.ts'
 import type { Failure } from './errors.ts'
 
 const graphqlResponseType = 'application/graphql-response+json'
 
-/** The GraphQL-over-HTTP media type when the client accepts it, else plain JSON. */
+/**
+ * The GraphQL-over-HTTP media type when the client's Accept allows it, else plain JSON. The most
+ * specific range that names it (itself, `application/*`, `*` + `/*`) decides, by its q.
+ */
 const errorMediaType = (request: Request): string => {
-  const accept = request.headers.get('accept') ?? ''
-  return accept.includes(graphqlResponseType) ? graphqlResponseType : 'application/json'
+  const ranges = (request.headers.get('accept') ?? '').split(',').map((range) => {
+    const [type = '', ...params] = range.split(';').map((part) => part.trim().toLowerCase())
+    const q = params.find((param) => param.startsWith('q='))
+    return { type, q: q === undefined ? 1 : Number(q.slice(2)) }
+  })
+  for (const candidate of [graphqlResponseType, 'application/*', '*/*']) {
+    const range = ranges.find((r) => r.type === candidate)
+    if (range) return range.q > 0 ? graphqlResponseType : 'application/json'
+  }
+  return 'application/json'
 }
+
+/**
+ * A result yoga would answer with an HTTP error status: the request as a whole was refused. An
+ * invalid operation is one only by the GraphQL-over-HTTP spec's rules (`spec`): a client of an event
+ * stream still gets it as an event (the graphql-sse client reads it there), any other as JSON.
+ */
+const isRefusal = (request: Request, result: ExecutionResult): boolean =>
+  result.errors?.some((error) => {
+    const http = error.extensions?.http as { status?: number; spec?: boolean } | undefined
+    if ((http?.status ?? 0) < 400) return false
+    return !http?.spec || !(request.headers.get('accept') ?? '').includes('text/event-stream')
+  }) ?? false
 
 /**
  * A refusal of a GraphQL endpoint as GraphQL over HTTP describes it: the status, and a body whose one
@@ -19,12 +42,11 @@ export function graphqlRefusal(
   request: Request,
   failure: Failure,
   requestId: string,
-  headers: Record<string, string> = {},
 ): Response {
   const body = { errors: [{ message: failure.message, extensions: { type: failure.type, status: failure.status, requestId } }] }
   return Response.json(body, {
     status: failure.status,
-    headers: { ...headers, 'content-type': `${errorMediaType(request)}; charset=utf-8` },
+    headers: { ...failure.headers, 'content-type': `${errorMediaType(request)}; charset=utf-8` },
   })
 }
 
@@ -58,12 +80,16 @@ export const useExplainedRefusals = (): Plugin<Record<string, unknown>, { reques
       }
     })
   },
+  // A refused request is answered with a JSON error body, even to a client that asked for a stream.
+  onResultProcess({ request, result, setResultProcessor }) {
+    if (isAsyncIterable(result) || Array.isArray(result) || !isRefusal(request, result)) return
+    setResultProcessor(processRegularResult, errorMediaType(request))
+  },
   onResponse({ request, response, serverContext, setResponse }) {
     if (response.status < 400 || response.body !== null) return
     const message = emptyRefusals[response.status] ?? 'the GraphQL request was refused'
-    const headers: Record<string, string> = {}
     const allow = response.headers.get('allow')
-    if (allow) headers.allow = allow
-    setResponse(graphqlRefusal(request, refusal(response.status, message), serverContext.requestId, headers))
+    const failure = { ...refusal(response.status, message), ...(allow ? { headers: { allow } } : {}) }
+    setResponse(graphqlRefusal(request, failure, serverContext.requestId))
   },
 })

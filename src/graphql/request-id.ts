@@ -3,14 +3,16 @@ import { isAsyncIterable, type Plugin, Repeater } from 'graphql-yoga'
 import type { ErrorPath } from './errors.ts'
 
 /**
- * The result with the request id in the extensions of each of its errors; the cause of a masked
- * error is reported (logged once, with that id) on the way.
+ * The result with every error in its final form: typed by the error path (also the errors yoga and
+ * graphql return rather than throw, such as validation errors), and naming the request in its
+ * extensions; the cause of a masked error is reported (logged once, with that id) on the way.
  */
 export function withRequestId(result: ExecutionResult, requestId: string, errors: ErrorPath): ExecutionResult {
   if (!result.errors) return result
   return {
     ...result,
-    errors: result.errors.map((error) => {
+    errors: result.errors.map((raw) => {
+      const error = errors.mask(raw)
       errors.report(error, requestId)
       return new GraphQLError(error.message, {
         nodes: error.nodes,

@@ -1,3 +1,4 @@
+import { DomainError } from '../domain/errors.ts'
 import type { ServerContext } from '../graphql/yoga.ts'
 import { graphqlRefusal } from '../graphql/refusals.ts'
 import { withLimitedBody } from './body.ts'
@@ -16,12 +17,7 @@ export function graphqlOverHttp(yoga: YogaServer, bodyLimit: number, methods: re
   return {
     async serve(request, { requestId, params }) {
       if (!methods.includes(request.method)) {
-        return graphqlRefusal(
-          request,
-          { type: 'MethodNotFound', status: 405, message: `this GraphQL endpoint takes ${methods.join(' and ')}` },
-          requestId,
-          { allow: methods.join(', ') },
-        )
+        throw new DomainError('MethodNotFound', `this GraphQL endpoint takes ${methods.join(', ')}`, { allow: methods.join(', ') })
       }
       return yoga.fetch(await withLimitedBody(request, bodyLimit), { requestId, webhookId: params.webhookId })
     },

@@ -26,8 +26,10 @@ type Matcher = (pathname: string) => { params: Record<string, string>; path: str
 function matcher(pattern: string): Matcher {
   const prefix = pattern.endsWith('/*')
   const segments = (prefix ? pattern.slice(0, -2) : pattern).split('/').slice(1)
+  const exact = !prefix && !pattern.endsWith('/')
   return (pathname) => {
-    const parts = pathname.split('/').slice(1)
+    // A trailing slash is the same address, as for the REST routes (`/graphql/` is `/graphql`).
+    const parts = (exact && pathname.length > 1 && pathname.endsWith('/') ? pathname.slice(0, -1) : pathname).split('/').slice(1)
     if (prefix ? parts.length <= segments.length : parts.length !== segments.length) return undefined
     const params: Record<string, string> = {}
     for (const [i, segment] of segments.entries()) {

@@ -14,7 +14,7 @@ export const json = (status: number, body: unknown, headers?: HeadersInit): Resp
 /** Botpress' clients (the web chat among them) recognise an error body by the `err_` prefix of its id. */
 export const errorId = (requestId: string): string => `err_${requestId}`
 
-export const errorResponse = (requestId: string, { status, type, message }: Failure, headers?: Record<string, string>): Response =>
+export const errorResponse = (requestId: string, { status, type, message, headers }: Failure): Response =>
   json(status, { id: errorId(requestId), code: status, type, message } satisfies ErrorBody, {
     ...headers,
     'x-request-id': requestId,

@@ -83,8 +83,7 @@ function pickVariables(compiled: CompiledRoute, request: RestRequest): Record<st
 }
 
 /** The REST error body of a failure. */
-export const restRefusal = (_request: Request, failure: Failure, requestId: string, headers?: Record<string, string>) =>
-  errorResponse(requestId, failure, headers)
+export const restRefusal = (_request: Request, failure: Failure, requestId: string) => errorResponse(requestId, failure)
 
 /**
  * Serves a table of REST routes. Each route's document was parsed with the route table and is
@@ -107,17 +106,8 @@ export function restTransport({ schema, yoga, routes, bodyLimit, streams, log }:
     if (byPath.length === 0) throw new DomainError('ResourceNotFound', `no route for ${path}`)
     const hit = byPath.find((m) => m.c.route.method === request.method)
     if (!hit) {
-      const allowed = byPath.map((m) => m.c.route.method)
-      return restRefusal(
-        request,
-        {
-          type: 'MethodNotFound',
-          status: 405,
-          message: `${request.method} is not allowed on ${path}; allowed: ${allowed.join(', ')}`,
-        },
-        requestId,
-        { allow: allowed.join(', ') },
-      )
+      const allowed = byPath.map((m) => m.c.route.method).join(', ')
+      throw new DomainError('MethodNotFound', `${request.method} is not allowed on ${path}; allowed: ${allowed}`, { allow: allowed })
     }
     const { c, match } = hit
     const params = Object.fromEntries(c.paramNames.map((name, i) => [name, decodePathSegment(match[i + 1] ?? '')]))

@@ -1,9 +1,8 @@
-import { asc, eq } from 'drizzle-orm'
+import { and, asc, eq } from 'drizzle-orm'
 import { pino } from 'pino'
 import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest'
 import type { BotContext, BotHandler } from '../../src/bots/handler.ts'
-import { events, messages } from '../../src/db/schema.ts'
-import { listBotEvents } from '../../src/domain/bots.ts'
+import { botEvents as botEventsTable, events, messages } from '../../src/db/schema.ts'
 import type { ConversationSignal } from '../../src/domain/signals.ts'
 import { findChatIntegration } from '../../src/domain/tenancy.ts'
 import { createTestApp, type TestApp, WEBHOOK_ID } from '../helpers/app.ts'
@@ -33,7 +32,8 @@ async function start(options: { handlers?: Record<string, BotHandler>; botTimeou
   const appOptions = { ...options, log }
   t = createTestApp(appOptions)
   botId = t.tenant!.botId
-  integrationId = findChatIntegration(t.db, WEBHOOK_ID).id
+  await t.ready
+  integrationId = (await findChatIntegration(t.store, WEBHOOK_ID)).id
   alice = await t.user('alice', { name: 'Alice' })
   await t.conversation(alice.key, 'c1')
 }
@@ -52,6 +52,15 @@ const post = async (payload: object, metadata?: object, conversationId = 'c1') =
   expect(res.status).toBe(200)
   return res.body.message as { id: string; createdAt: string; payload: object; metadata?: object }
 }
+
+/** The bot_events rows of a conversation, oldest first, straight from the table. */
+const listBotEvents = (db: TestApp['db'], integrationId: string, conversationId: string) =>
+  db
+    .select()
+    .from(botEventsTable)
+    .where(and(eq(botEventsTable.integrationId, integrationId), eq(botEventsTable.conversationId, conversationId)))
+    .orderBy(asc(botEventsTable.createdAt), asc(botEventsTable.id))
+    .all()
 
 /** The conversation's messages, oldest first, straight from the table. */
 const storedMessages = (conversationId = 'c1') =>

@@ -4,8 +4,9 @@ import { createTenant } from '../../src/domain/tenancy.ts'
 import { ADMIN_TOKEN, BASE, createTestApp, WEBHOOK_ID, WORKSPACE_ID, type TestApp } from '../helpers/app.ts'
 
 let t: TestApp
-beforeEach(() => {
+beforeEach(async () => {
   t = createTestApp()
+  await t.ready
 })
 afterEach(() => t.close())
 
@@ -62,7 +63,7 @@ const ids = (body: { data: { bots: { edges: { node: { botId: string } }[] } } })
   body.data.bots.edges.map((e) => (e.node.botId === t.tenant?.botId ? ECHO : e.node.botId))
 
 const otherTenant = () =>
-  createTenant(t.db, {
+  createTenant(t.store, {
     workspaceId: 'wkspace_other',
     adminToken: 'bp_pat_other_token',
     webhookId: 'other-webhook',
@@ -177,7 +178,7 @@ describe('bots', () => {
 
   it('lists only the bots of the caller’s workspace', async () => {
     seedBots()
-    otherTenant()
+    await otherTenant()
     const ours = await t.adminGraphql(BOT_IDS)
     expect(ids(ours.body)).toEqual(['bot-1', 'bot-2', 'bot-3', 'bot-4', 'bot-5', ECHO])
     const theirs = await t.adminGraphql(
@@ -263,7 +264,7 @@ describe('admin node', () => {
   })
 
   it('answers null for a bot of another workspace', async () => {
-    otherTenant()
+    await otherTenant()
     const theirs = await t.adminGraphql('{ bots { edges { node { id } } } }', {}, otherHeaders)
     const id = theirs.body.data.bots.edges[0].node.id
     const res = await t.adminGraphql(NODE, { id })
@@ -288,7 +289,7 @@ describe('admin authentication', () => {
   })
 
   it('answers HTTP 401 for a token used with another workspace’s id', async () => {
-    otherTenant()
+    await otherTenant()
     for (const headers of [
       { authorization: `Bearer ${ADMIN_TOKEN}`, 'x-workspace-id': 'wkspace_other' },
       { authorization: 'Bearer bp_pat_other_token', 'x-workspace-id': WORKSPACE_ID },

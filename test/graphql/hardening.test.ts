@@ -305,7 +305,7 @@ describe('error masking', () => {
   })
 
   it('answers a request whose context cannot be made (the database is closed) with a generic Internal error and 500', async () => {
-    t.db.$client.close()
+    await t.store.close()
     const response = await t.send('POST', `${BASE}/${WEBHOOK_ID}/graphql`, {
       key: alice.key,
       body: { query: 'query { me { userId } }' },

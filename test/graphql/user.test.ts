@@ -103,7 +103,7 @@ describe('getOrCreateUser', () => {
   })
 
   it('keeps the users of another chat integration apart', async () => {
-    createTenant(t.db, {
+    await createTenant(t.store, {
       workspaceId: 'wkspace_other',
       adminToken: 'bp_pat_other',
       webhookId: 'other-webhook',

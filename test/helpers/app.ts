@@ -2,8 +2,8 @@ import { pino } from 'pino'
 import { expect } from 'vitest'
 import { type AppOptions, createApp } from '../../src/app.ts'
 import { signUserKey } from '../../src/auth/user-key.ts'
-import { bootstrap } from '../../src/bootstrap.ts'
-import { closeDb, openDb } from '../../src/db/client.ts'
+import { bootstrap, firstTenant } from '../../src/bootstrap.ts'
+import { openSqliteStore } from '../../src/db/sqlite/store.ts'
 
 export const WEBHOOK_ID = 'test-webhook'
 export const ENCRYPTION_KEY = 'test-encryption-key'
@@ -30,21 +30,33 @@ const toJson = async <T>(response: Response): Promise<JsonResponse<T>> => {
 }
 
 /**
- * The app on a fresh in-memory database, bootstrapped with fixed credentials, driven through its
- * in-process fetch exactly as the HTTP server drives it.
+ * The app on a fresh database (`:memory:`: a private temporary file), bootstrapped with fixed
+ * credentials, driven through its in-process fetch exactly as the HTTP server drives it. The
+ * bootstrap commits asynchronously: requests wait for it (`ready`), and `tenant` is known at once.
  */
 export function createTestApp(
-  options: { databaseUrl?: string; onQuery?: (sql: string) => void } & Partial<Omit<AppOptions, 'db' | 'log'>> = {},
+  options: { databaseUrl?: string; onQuery?: (sql: string) => void } & Partial<Omit<AppOptions, 'store' | 'log'>> = {},
 ) {
-  const db = openDb(options.databaseUrl ?? ':memory:', { onQuery: options.onQuery })
-  const tenant = bootstrap(db, {
+  const store = openSqliteStore(options.databaseUrl ?? ':memory:', { onQuery: options.onQuery })
+  /** The writing connection, to look at the tables directly. */
+  const db = store.db
+  const planned = firstTenant({
     workspaceId: WORKSPACE_ID,
     adminToken: ADMIN_TOKEN,
     webhookId: WEBHOOK_ID,
     encryptionKey: ENCRYPTION_KEY,
   })
+  const ready = bootstrap(store, planned)
+  const tenant: typeof planned | undefined = planned
   const { databaseUrl: _, onQuery: __, ...appOptions } = options
-  const app = createApp({ db, log: pino({ level: 'silent' }), ...appOptions })
+  const created = createApp({ store, log: pino({ level: 'silent' }), ...appOptions })
+  const app = {
+    ...created,
+    fetch: async (request: Request) => {
+      await ready
+      return created.fetch(request)
+    },
+  }
 
   const send = (method: string, url: string, options: RequestOptions = {}) => {
     const headers: Record<string, string> = { ...options.headers }
@@ -102,7 +114,9 @@ export function createTestApp(
 
   return {
     app,
+    store,
     db,
+    ready,
     tenant,
     send,
     keyFor,
@@ -114,8 +128,9 @@ export function createTestApp(
     user,
     conversation,
     close: async () => {
+      await ready.catch(() => undefined)
       await app.close()
-      closeDb(db)
+      await store.close()
     },
   }
 }

@@ -9,8 +9,9 @@ const OTHER_ADMIN_TOKEN = 'bp_pat_other_admin_token'
 const ISO = /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}\.\d{3}Z$/
 
 let t: TestApp
-beforeEach(() => {
+beforeEach(async () => {
   t = createTestApp()
+  await t.ready
 })
 afterEach(() => t.close())
 
@@ -160,8 +161,8 @@ describe('listBots (GET /v1/admin/bots)', () => {
   })
 
   describe('workspaces', () => {
-    beforeEach(() => {
-      createTenant(t.db, {
+    beforeEach(async () => {
+      await createTenant(t.store, {
         workspaceId: OTHER_WORKSPACE_ID,
         adminToken: OTHER_ADMIN_TOKEN,
         webhookId: 'other-webhook',

@@ -131,7 +131,7 @@ describe('createConversation — POST /conversations', () => {
   })
 
   it('keeps conversations of two chat integrations apart, even under the same id', async () => {
-    createTenant(t.db, {
+    await createTenant(t.store, {
       workspaceId: 'wkspace_other',
       adminToken: 'bp_pat_other',
       webhookId: 'other-webhook',

@@ -446,14 +446,13 @@ describe('listenConversation — end of the stream', () => {
   })
 
   it('ends every stream when the app closes', async () => {
-    const baseline = t.app.signals.activeSubscriptions()
     const first = await listen(alice.key, 'c1')
     const second = await listen(bob.key, 'c1')
     await t.app.close()
     expect(await first.sse.signal()).toBeUndefined()
     expect(await second.sse.signal()).toBeUndefined()
     expect(t.app.streams.size).toBe(0)
-    await vi.waitFor(() => expect(t.app.signals.activeSubscriptions()).toBeLessThan(baseline))
+    await vi.waitFor(() => expect(t.app.signals.activeSubscriptions()).toBe(0))
   })
 })
 

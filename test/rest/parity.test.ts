@@ -9,8 +9,9 @@ const ISO = /^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d\.\d{3}Z$/
 const iso = expect.stringMatching(ISO)
 
 let t: TestApp
-beforeEach(() => {
+beforeEach(async () => {
   t = createTestApp({ handlers: {} })
+  await t.ready
 })
 afterEach(async () => {
   vi.useRealTimers()

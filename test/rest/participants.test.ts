@@ -171,7 +171,7 @@ describe('addParticipant — POST /conversations/{conversationId}/participants',
   })
 
   it('refuses a user that exists only in another chat integration with 404 ResourceNotFound', async () => {
-    createTenant(t.db, {
+    await createTenant(t.store, {
       workspaceId: 'wkspace_other',
       adminToken: 'bp_pat_other',
       webhookId: 'other-webhook',

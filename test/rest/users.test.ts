@@ -117,7 +117,7 @@ describe('getOrCreateUser — POST /users/get-or-create', () => {
   })
 
   it('keeps users of two chat integrations apart, even under the same id', async () => {
-    createTenant(t.db, {
+    await createTenant(t.store, {
       workspaceId: 'wkspace_other',
       adminToken: 'bp_pat_other',
       webhookId: 'other-webhook',
@@ -142,7 +142,7 @@ describe('getOrCreateUser — POST /users/get-or-create', () => {
   })
 
   it('refuses a key signed for another chat integration with 401 Unauthorized', async () => {
-    createTenant(t.db, {
+    await createTenant(t.store, {
       workspaceId: 'wkspace_other',
       adminToken: 'bp_pat_other',
       webhookId: 'other-webhook',

@@ -74,8 +74,8 @@ builder.relayMutationField(
   },
   {
     description: 'Creates a conversation owned by the caller, who becomes its first participant.',
-    resolve: (_root, args, ctx) => ({
-      conversation: createConversation({ ctx: chatScope(ctx), input: args.input ?? {} }),
+    resolve: async (_root, args, ctx) => ({
+      conversation: await createConversation({ ctx: chatScope(ctx), input: args.input ?? {} }),
     }),
   },
   { subGraphs: ['chat'], outputFields: (t) => ({ conversation: t.expose('conversation', { type: Conversation }) }) },
@@ -92,7 +92,7 @@ builder.relayMutationField(
   },
   {
     description: 'Adds a user of this chat integration to a conversation the caller participates in.',
-    resolve: (_root, { input }, ctx) => ({ participant: addParticipant({ ctx: chatScope(ctx), input }) }),
+    resolve: async (_root, { input }, ctx) => ({ participant: await addParticipant({ ctx: chatScope(ctx), input }) }),
   },
   { subGraphs: ['chat'], outputFields: (t) => ({ participant: t.expose('participant', { type: User }) }) },
 )
@@ -102,8 +102,8 @@ builder.relayMutationField(
   { subGraphs: ['chat'], inputFields: (t) => ({ id: t.string({ required: true }) }) },
   {
     description: 'Returns the conversation with this id (the caller must participate), creating it if it does not exist.',
-    resolve: (_root, { input }, ctx) => ({
-      conversation: getOrCreateConversation({ ctx: chatScope(ctx), input }),
+    resolve: async (_root, { input }, ctx) => ({
+      conversation: await getOrCreateConversation({ ctx: chatScope(ctx), input }),
     }),
   },
   { subGraphs: ['chat'], outputFields: (t) => ({ conversation: t.expose('conversation', { type: Conversation }) }) },
@@ -114,8 +114,8 @@ builder.relayMutationField(
   { subGraphs: ['chat'], inputFields: (t) => ({ id: t.string({ required: true }) }) },
   {
     description: 'Deletes a conversation with its messages and events; only its owner may.',
-    resolve: (_root, { input }, ctx) => {
-      deleteConversation({ ctx: chatScope(ctx), id: input.id })
+    resolve: async (_root, { input }, ctx) => {
+      await deleteConversation({ ctx: chatScope(ctx), id: input.id })
       return { conversationId: input.id }
     },
   },
@@ -133,8 +133,8 @@ builder.relayMutationField(
   },
   {
     description: 'Removes a participant: any participant may leave, the owner may remove others, no one removes the owner.',
-    resolve: (_root, { input }, ctx) => {
-      removeParticipant({ ctx: chatScope(ctx), input })
+    resolve: async (_root, { input }, ctx) => {
+      await removeParticipant({ ctx: chatScope(ctx), input })
       return input
     },
   },

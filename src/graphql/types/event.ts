@@ -1,6 +1,7 @@
 import type { EventRow } from '../../db/schema.ts'
 import { createEvent, getEvent } from '../../domain/events.ts'
-import { loadParticipation, loadUser } from '../../domain/loaders.ts'
+import { getConversation } from '../../domain/conversations.ts'
+import { loadUser } from '../../domain/loaders.ts'
 import { builder } from '../builder.ts'
 import { chatScope } from '../context.ts'
 import { visibleOrNull } from '../nodes.ts'
@@ -21,7 +22,7 @@ export const Event = builder.node(builder.objectRef<EventRow>('Event'), {
     user: t.field({ type: User, resolve: (event, _args, ctx) => loadUser(chatScope(ctx), event.userId) }),
     conversation: t.field({
       type: Conversation,
-      resolve: (event, _args, ctx) => loadParticipation(chatScope(ctx), event.conversationId),
+      resolve: (event, _args, ctx) => getConversation({ ctx: chatScope(ctx), id: event.conversationId }),
     }),
   }),
 })
@@ -46,7 +47,7 @@ builder.relayMutationField(
   },
   {
     description: 'Posts a custom event in a conversation the caller participates in.',
-    resolve: (_root, { input }, ctx) => ({ event: createEvent({ ctx: chatScope(ctx), input }) }),
+    resolve: async (_root, { input }, ctx) => ({ event: await createEvent({ ctx: chatScope(ctx), input }) }),
   },
   { subGraphs: ['chat'], outputFields: (t) => ({ event: t.expose('event', { type: Event }) }) },
 )

@@ -1,12 +1,13 @@
 import type { MessageRow } from '../../db/schema.ts'
 import { createMessage, deleteMessage, getMessage, listMessages } from '../../domain/messages.ts'
-import { loadParticipation, loadUser } from '../../domain/loaders.ts'
+import { getConversation } from '../../domain/conversations.ts'
+import { loadUser } from '../../domain/loaders.ts'
 import { builder } from '../builder.ts'
 import { chatScope } from '../context.ts'
 import { visibleOrNull } from '../nodes.ts'
 import { pageConnection } from '../paging.ts'
 import { Conversation } from './conversation.ts'
-import { MessagePayloadUnion, type StoredPayload } from './payload.ts'
+import { MessagePayloadUnion } from './payload.ts'
 import { MessagePayloadInput, payloadFromInput } from './payload-input.ts'
 import { User } from './user.ts'
 
@@ -20,7 +21,7 @@ export const Message = builder.node(builder.objectRef<MessageRow>('Message'), {
     conversationId: t.exposeString('conversationId'),
     userId: t.exposeString('userId', { description: 'The author.' }),
     createdAt: t.expose('createdAt', { type: 'DateTime' }),
-    payload: t.field({ type: MessagePayloadUnion, resolve: (message) => message.payload as StoredPayload }),
+    payload: t.field({ type: MessagePayloadUnion, resolve: (message) => message.payload }),
     rawPayload: t.field({
       type: 'JSONObject',
       description: 'The payload exactly as it was written, with the properties its kind does not name.',
@@ -30,7 +31,7 @@ export const Message = builder.node(builder.objectRef<MessageRow>('Message'), {
     author: t.field({ type: User, resolve: (message, _args, ctx) => loadUser(chatScope(ctx), message.userId) }),
     conversation: t.field({
       type: Conversation,
-      resolve: (message, _args, ctx) => loadParticipation(chatScope(ctx), message.conversationId),
+      resolve: (message, _args, ctx) => getConversation({ ctx: chatScope(ctx), id: message.conversationId }),
     }),
   }),
 })
@@ -56,8 +57,8 @@ builder.relayMutationField(
   },
   {
     description: 'Posts a message in a conversation the caller participates in.',
-    resolve: (_root, { input }, ctx) => ({
-      message: createMessage({ ctx: chatScope(ctx), input: { ...input, payload: payloadFromInput(input.payload) } }),
+    resolve: async (_root, { input }, ctx) => ({
+      message: await createMessage({ ctx: chatScope(ctx), input: { ...input, payload: payloadFromInput(input.payload) } }),
     }),
   },
   { subGraphs: ['chat'], outputFields: (t) => ({ message: t.expose('message', { type: Message }) }) },
@@ -77,8 +78,8 @@ builder.relayMutationField(
   { subGraphs: ['chat'], inputFields: (t) => ({ id: t.string({ required: true }) }) },
   {
     description: 'Deletes a message; only its author may.',
-    resolve: (_root, { input }, ctx) => {
-      deleteMessage({ ctx: chatScope(ctx), id: input.id })
+    resolve: async (_root, { input }, ctx) => {
+      await deleteMessage({ ctx: chatScope(ctx), id: input.id })
       return { messageId: input.id }
     },
   },

@@ -1,241 +1,146 @@
+import type { InputObjectRef } from '@pothos/core'
+import {
+  type Field,
+  type Fields,
+  type Item,
+  type Kind,
+  messagePayload,
+  type ObjectOf,
+  type OneOf,
+} from '../../domain/payload-kinds.ts'
 import { builder } from '../builder.ts'
-import { CardActionKind } from './payload.ts'
+import { builtOnce, enumRef, type Types, typeName } from './payload.ts'
 
 /*
- * The payload of createMessage as a @oneOf input: one field per payload kind, so that a typed client
- * sends exactly one kind. Every object level has an `extra` JSON object for the properties its kind
- * does not name, which the Chat API keeps; `payloadFromInput` and `payloadToInput` convert between
- * this input and the Chat API's `{type, …}` JSON, keeping known fields first and extras after them.
+ * The payload of createMessage as a @oneOf input, derived from the payload table
+ * (domain/payload-kinds.ts): one field per kind, so that a typed client sends exactly one kind.
+ * Every object level has an `extra` JSON object for the properties its kind does not name, which
+ * the Chat API keeps; `payloadFromInput` and `payloadToInput` convert between this input and the
+ * Chat API's `{type, …}` JSON, keeping `type` and the known fields first (in table order) and the
+ * extras after them.
  */
 
 type Json = Record<string, unknown>
-
-/** How one object level of a payload maps: its known fields, and for nested ones, their shape. */
-interface Shape {
-  fields: Record<string, Shape | Shape[] | OneOf[] | null>
-  /** The `type` literal this level carries in the Chat API JSON, if any. */
-  type?: string
-}
-/** A list whose items are themselves one of several kinds (bloc items). */
-interface OneOf {
-  oneOf: Record<string, Shape>
-}
-
-const action: Shape = { fields: { action: null, label: null, value: null } }
-const option: Shape = { fields: { label: null, value: null } }
-const card = (type?: string): Shape => ({
-  type,
-  fields: { title: null, subtitle: null, imageUrl: null, actions: [action] },
-})
-const leaf = (type: string, ...fields: string[]): Shape => ({
-  type,
-  fields: Object.fromEntries(fields.map((field) => [field, null])),
-})
-
-const blocKinds = {
-  text: leaf('text', 'text'),
-  markdown: leaf('markdown', 'markdown'),
-  image: leaf('image', 'imageUrl'),
-  audio: leaf('audio', 'audioUrl'),
-  video: leaf('video', 'videoUrl'),
-  file: leaf('file', 'fileUrl', 'title'),
-  location: leaf('location', 'latitude', 'longitude', 'address', 'title'),
-}
-
-export const payloadKinds: Record<string, Shape> = {
-  ...blocKinds,
-  card: card('card'),
-  carousel: { type: 'carousel', fields: { items: [card('card')] } },
-  choice: { type: 'choice', fields: { text: null, options: [option] } },
-  dropdown: { type: 'dropdown', fields: { text: null, options: [option] } },
-  bloc: { type: 'bloc', fields: { items: [{ oneOf: blocKinds }] } },
-}
+type FieldBuilder = PothosSchemaTypes.InputFieldBuilder<Types, 'InputObject'>
 
 const isObject = (value: unknown): value is Json => typeof value === 'object' && value !== null && !Array.isArray(value)
 
-function toInputLevel(shape: Shape, json: Json): Json {
-  const input: Json = {}
-  const extra: Json = {}
-  for (const [key, value] of Object.entries(json)) {
-    if (key === 'type' && shape.type !== undefined) continue
-    if (!(key in shape.fields)) {
-      extra[key] = value
-      continue
-    }
-    const nested = shape.fields[key]
-    const item = Array.isArray(nested) ? nested[0] : undefined
-    input[key] = item && Array.isArray(value) ? value.map((v) => toInputItem(item, v)) : value
+interface Conversion {
+  level(level: Kind | ObjectOf, json: Json): Json
+  oneOf(oneOf: OneOf, json: Json): unknown
+}
+
+/** Converts the objects inside a value as its field declares them; anything else passes as is for GraphQL to refuse. */
+function convert(field: Field, value: unknown, conversion: Conversion): unknown {
+  if (field.is === 'list') {
+    return Array.isArray(value) ? value.map((each) => convert(field.of, each, conversion)) : value
   }
-  if (Object.keys(extra).length > 0) input.extra = extra
-  return input
-}
-
-function toInputItem(item: Shape | OneOf, value: unknown): unknown {
   if (!isObject(value)) return value
-  if ('oneOf' in item) return toOneOf(item.oneOf, value)
-  return toInputLevel(item, value)
+  if (field.is === 'object' || field.is === 'kind') return conversion.level(field, value)
+  if (field.is === 'oneOf') return conversion.oneOf(field, value)
+  return value
 }
 
-function toOneOf(kinds: Record<string, Shape>, json: Json): unknown {
-  // A missing or unknown kind is passed on for GraphQL to refuse, named after what was sent.
-  if (typeof json.type !== 'string') return json
-  const kind = kinds[json.type]
-  if (!kind) return { [json.type]: Object.fromEntries(Object.entries(json).filter(([key]) => key !== 'type')) }
-  return { [json.type]: toInputLevel(kind, json) }
+const toInput: Conversion = {
+  level(level, json) {
+    const known: [string, unknown][] = []
+    const extra: [string, unknown][] = []
+    for (const [key, value] of Object.entries(json)) {
+      if (key === 'type' && level.is === 'kind') continue
+      const field = Object.hasOwn(level.fields, key) ? level.fields[key] : undefined
+      if (field) known.push([key, convert(field, value, toInput)])
+      else extra.push([key, value])
+    }
+    return Object.fromEntries(extra.length > 0 ? [...known, ['extra', Object.fromEntries(extra)]] : known)
+  },
+  oneOf(oneOf, json) {
+    // A missing or unknown kind is passed on for GraphQL to refuse, named after what was sent.
+    if (typeof json.type !== 'string') return json
+    const kind = oneOf.kinds.find((each) => each.kind === json.type)
+    if (!kind) return { [json.type]: Object.fromEntries(Object.entries(json).filter(([key]) => key !== 'type')) }
+    return { [json.type]: toInput.level(kind, json) }
+  },
+}
+
+const fromInput: Conversion = {
+  level(level, input) {
+    const json: [string, unknown][] = level.is === 'kind' ? [['type', level.kind]] : []
+    for (const [key, field] of Object.entries(level.fields)) {
+      const value = input[key]
+      if (value !== undefined && value !== null) json.push([key, convert(field, value, fromInput)])
+    }
+    const extra = Object.entries(isObject(input.extra) ? input.extra : {})
+    return Object.fromEntries([...json, ...extra.filter(([key]) => !json.some(([name]) => name === key))])
+  },
+  oneOf(oneOf, input) {
+    const [name, value] = Object.entries(input).find(([, v]) => v !== undefined && v !== null) ?? []
+    const kind = oneOf.kinds.find((each) => each.kind === name)
+    return kind && isObject(value) ? fromInput.level(kind, value) : {}
+  },
 }
 
 /** The Chat API payload JSON as a MessagePayloadInput value (what the REST layer sends). */
-export const payloadToInput = (payload: unknown): unknown => (isObject(payload) ? toOneOf(payloadKinds, payload) : payload)
-
-function fromInputLevel(shape: Shape, input: Json): Json {
-  const json: Json = shape.type === undefined ? {} : { type: shape.type }
-  for (const [key, nested] of Object.entries(shape.fields)) {
-    const value = input[key]
-    if (value === undefined || value === null) continue
-    const item = Array.isArray(nested) ? nested[0] : undefined
-    json[key] = item && Array.isArray(value) ? value.map((v) => fromInputItem(item, v as Json)) : value
-  }
-  for (const [key, value] of Object.entries(isObject(input.extra) ? input.extra : {})) {
-    if (!(key in json)) json[key] = value
-  }
-  return json
-}
-
-function fromInputItem(item: Shape | OneOf, value: Json): Json {
-  return 'oneOf' in item ? fromOneOf(item.oneOf, value) : fromInputLevel(item, value)
-}
-
-function fromOneOf(kinds: Record<string, Shape>, input: Json): Json {
-  const [name, value] = Object.entries(input).find(([, v]) => v !== undefined && v !== null) ?? []
-  const kind = name === undefined ? undefined : kinds[name]
-  return kind && isObject(value) ? fromInputLevel(kind, value) : {}
-}
+export const payloadToInput = (payload: unknown): unknown => convert(messagePayload, payload, toInput)
 
 /** A MessagePayloadInput value as the Chat API payload JSON the domain validates and stores. */
-export const payloadFromInput = (input: Json): Json => fromOneOf(payloadKinds, input)
+export const payloadFromInput = (input: Json): Json => fromInput.oneOf(messagePayload, input) as Json
 
-const extra = { description: 'Properties the kind does not name, kept in the stored payload.' }
-
-const CardActionInput = builder.inputType('CardActionInput', {
-  subGraphs: ['chat'],
-  fields: (t) => ({
-    action: t.field({ type: CardActionKind, required: true }),
-    label: t.string({ required: true }),
-    value: t.string({ required: true }),
-    extra: t.field({ type: 'JSONObject', ...extra }),
-  }),
-})
-
-const ChoiceOptionInput = builder.inputType('ChoiceOptionInput', {
-  subGraphs: ['chat'],
-  fields: (t) => ({
-    label: t.string({ required: true }),
-    value: t.string({ required: true }),
-    extra: t.field({ type: 'JSONObject', ...extra }),
-  }),
-})
-
-const CardInput = builder.inputType('CardPayloadInput', {
-  subGraphs: ['chat'],
-  fields: (t) => ({
-    title: t.string({ required: true }),
-    subtitle: t.string(),
-    imageUrl: t.string(),
-    actions: t.field({ type: [CardActionInput], required: true }),
-    extra: t.field({ type: 'JSONObject', ...extra }),
-  }),
-})
-
-const leafInput = (name: string, fields: Record<string, 'String!' | 'String' | 'Float!'>) =>
-  builder.inputType(name, {
-    subGraphs: ['chat'],
-    fields: (t) => ({
-      ...Object.fromEntries(
-        Object.entries(fields).map(([field, type]) => [
-          field,
-          type === 'Float!' ? t.float({ required: true }) : t.string({ required: type === 'String!' }),
-        ]),
-      ),
-      extra: t.field({ type: 'JSONObject', ...extra }),
-    }),
-  })
-
-const TextInput = leafInput('TextPayloadInput', { text: 'String!' })
-const MarkdownInput = leafInput('MarkdownPayloadInput', { markdown: 'String!' })
-const ImageInput = leafInput('ImagePayloadInput', { imageUrl: 'String!' })
-const AudioInput = leafInput('AudioPayloadInput', { audioUrl: 'String!' })
-const VideoInput = leafInput('VideoPayloadInput', { videoUrl: 'String!' })
-const FileInput = leafInput('FilePayloadInput', { fileUrl: 'String!', title: 'String' })
-const LocationInput = leafInput('LocationPayloadInput', {
-  latitude: 'Float!',
-  longitude: 'Float!',
-  address: 'String',
-  title: 'String',
-})
-
-const blocItemFields = {
-  text: TextInput,
-  markdown: MarkdownInput,
-  image: ImageInput,
-  audio: AudioInput,
-  video: VideoInput,
-  file: FileInput,
-  location: LocationInput,
+const descriptions: Record<string, string> = {
+  MessagePayload: 'The content of a new message: exactly one field, named after the payload kind.',
+  BlocItem: 'One item of a bloc: exactly one field, named after the item kind.',
 }
 
-const BlocItemInput = builder.inputType('BlocItemInput', {
-  subGraphs: ['chat'],
-  isOneOf: true,
-  description: 'One item of a bloc: exactly one field, named after the item kind.',
-  fields: (t) =>
-    Object.fromEntries(Object.entries(blocItemFields).map(([name, type]) => [name, t.field({ type })])) as Record<
-      keyof typeof blocItemFields,
-      ReturnType<typeof t.field>
-    >,
-})
+type JsonInputRef = InputObjectRef<Types, Json>
 
-const CarouselInput = builder.inputType('CarouselPayloadInput', {
-  subGraphs: ['chat'],
-  fields: (t) => ({
-    items: t.field({ type: [CardInput], required: true }),
-    extra: t.field({ type: 'JSONObject', ...extra }),
-  }),
-})
+const extraDescription = 'Properties the kind does not name, kept in the stored payload.'
 
-const optionsInput = (name: string) =>
-  builder.inputType(name, {
-    subGraphs: ['chat'],
-    fields: (t) => ({
-      text: t.string({ required: true }),
-      options: t.field({ type: [ChoiceOptionInput], required: true }),
-      extra: t.field({ type: 'JSONObject', ...extra }),
+const objectInput = builtOnce(
+  (level: Kind | ObjectOf): JsonInputRef =>
+    builder.inputType(`${typeName(level)}Input`, {
+      subGraphs: ['chat'],
+      fields: (t) => ({
+        ...fieldsOf(t, level.fields),
+        extra: t.field({ type: 'JSONObject', description: extraDescription }),
+      }),
     }),
-  })
+)
 
-const BlocInput = builder.inputType('BlocPayloadInput', {
-  subGraphs: ['chat'],
-  fields: (t) => ({
-    items: t.field({ type: [BlocItemInput], required: true }),
-    extra: t.field({ type: 'JSONObject', ...extra }),
-  }),
-})
+const oneOfInput = builtOnce(
+  (oneOf: OneOf): JsonInputRef =>
+    builder.inputType(`${typeName(oneOf)}Input`, {
+      subGraphs: ['chat'],
+      isOneOf: true,
+      description: descriptions[oneOf.name],
+      fields: (t) => Object.fromEntries(oneOf.kinds.map((kind) => [kind.kind, t.field({ type: objectInput(kind) })])),
+    }),
+)
 
-const payloadFields = {
-  ...blocItemFields,
-  card: CardInput,
-  carousel: CarouselInput,
-  choice: optionsInput('ChoicePayloadInput'),
-  dropdown: optionsInput('DropdownPayloadInput'),
-  bloc: BlocInput,
+function inputOf(item: Item) {
+  switch (item.is) {
+    case 'string':
+      return 'String' as const
+    case 'float':
+      return 'Float' as const
+    case 'enum':
+      return enumRef(item)
+    case 'object':
+    case 'kind':
+      return objectInput(item)
+    case 'oneOf':
+      return oneOfInput(item)
+  }
 }
 
-export const MessagePayloadInput = builder.inputType('MessagePayloadInput', {
-  subGraphs: ['chat'],
-  isOneOf: true,
-  description: 'The content of a new message: exactly one field, named after the payload kind.',
-  fields: (t) =>
-    Object.fromEntries(Object.entries(payloadFields).map(([name, type]) => [name, t.field({ type })])) as Record<
-      keyof typeof payloadFields,
-      ReturnType<typeof t.field>
-    >,
-})
+function fieldsOf(t: FieldBuilder, fields: Fields) {
+  return Object.fromEntries(
+    Object.entries(fields).map(([name, field]) => [
+      name,
+      t.field({
+        type: field.is === 'list' ? [inputOf(field.of)] : inputOf(field),
+        required: field.optional !== true,
+      }),
+    ]),
+  )
+}
+
+export const MessagePayloadInput = oneOfInput(messagePayload)

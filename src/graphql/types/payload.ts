@@ -1,164 +1,96 @@
-import type { PayloadKind } from '../../domain/payloads.ts'
+import type { ObjectRef, UnionRef } from '@pothos/core'
+import {
+  type Enumeration,
+  type Fields,
+  type Item,
+  type Kind,
+  messagePayload,
+  type ObjectOf,
+  type OneOf,
+} from '../../domain/payload-kinds.ts'
 import { builder } from '../builder.ts'
 
-// One object type per payload kind of the Chat API; each reads the stored JSON field by field.
-interface CardAction {
-  action: 'postback' | 'url' | 'say'
-  label: string
-  value: string
+/*
+ * The GraphQL output types of the payload table (domain/payload-kinds.ts): one object type per kind
+ * (named `<Kind>Payload`, with the kind's `type`) and per nested object, one enum per enumeration,
+ * one union per one-of. Each object type reads the stored JSON field by field.
+ */
+
+type Json = Record<string, unknown>
+type JsonValue = string | number | Json | readonly (string | number | Json)[]
+/** The builder's schema types, for refs built from the table rather than declared one by one. */
+export type Types = typeof builder extends PothosSchemaTypes.SchemaBuilder<infer T> ? T : never
+type JsonObjectRef = ObjectRef<Types, Json>
+
+/** The GraphQL name of a kind, a nested object or a one-of; its input type adds `Input`. */
+export const typeName = (item: Kind | ObjectOf | OneOf): string =>
+  item.is === 'kind' ? `${item.kind.charAt(0).toUpperCase()}${item.kind.slice(1)}Payload` : item.name
+
+/** Builds the type of each table entry once, however many fields use it (cards, choice options). */
+export function builtOnce<K extends object, R>(build: (entry: K) => R): (entry: K) => R {
+  const built = new Map<K, R>()
+  return (entry) => {
+    if (!built.has(entry)) built.set(entry, build(entry))
+    return built.get(entry) as R
+  }
 }
-interface ChoiceOption {
-  label: string
-  value: string
+
+export const enumRef = builtOnce((enumeration: Enumeration) =>
+  builder.enumType(enumeration.name, { subGraphs: ['chat'], values: enumeration.values }),
+)
+
+const descriptions: Record<string, string> = {
+  MessagePayload: 'The content of a message: one member per payload kind, chosen by its `type`.',
 }
-interface Card {
-  type: 'card'
-  title: string
-  subtitle?: string
-  imageUrl?: string
-  actions: CardAction[]
+
+const objectRef = builtOnce(
+  (item: Kind | ObjectOf): JsonObjectRef =>
+    builder.objectRef<Json>(typeName(item)).implement({
+      subGraphs: ['chat'],
+      fields: (t) => fieldsOf(t, item.is === 'kind' ? { type: { is: 'string' }, ...item.fields } : item.fields),
+    }),
+)
+
+const unionRef = builtOnce((oneOf: OneOf): UnionRef<Types, Json> => {
+  const members = new Map(oneOf.kinds.map((kind) => [kind.kind, objectRef(kind)]))
+  return builder.unionType(oneOf.name, {
+    subGraphs: ['chat'],
+    description: descriptions[oneOf.name],
+    types: [...members.values()],
+    resolveType: (value) => members.get(value.type as string) as JsonObjectRef,
+  })
+})
+
+function outputOf(item: Item) {
+  switch (item.is) {
+    case 'string':
+      return 'String' as const
+    case 'float':
+      return 'Float' as const
+    case 'enum':
+      return enumRef(item)
+    case 'object':
+    case 'kind':
+      return objectRef(item)
+    case 'oneOf':
+      return unionRef(item)
+  }
 }
-interface Kinds {
-  audio: { type: 'audio'; audioUrl: string }
-  video: { type: 'video'; videoUrl: string }
-  image: { type: 'image'; imageUrl: string }
-  text: { type: 'text'; text: string }
-  markdown: { type: 'markdown'; markdown: string }
-  file: { type: 'file'; fileUrl: string; title?: string }
-  location: { type: 'location'; latitude: number; longitude: number; address?: string; title?: string }
-  card: Card
-  carousel: { type: 'carousel'; items: Card[] }
-  choice: { type: 'choice'; text: string; options: ChoiceOption[] }
-  dropdown: { type: 'dropdown'; text: string; options: ChoiceOption[] }
-  bloc: { type: 'bloc'; items: Kinds[BlocKind][] }
+
+type FieldBuilder = PothosSchemaTypes.ObjectFieldBuilder<Types, Json>
+
+function fieldsOf(t: FieldBuilder, fields: Fields) {
+  return Object.fromEntries(
+    Object.entries(fields).map(([name, field]) => [
+      name,
+      t.field({
+        type: field.is === 'list' ? [outputOf(field.of)] : outputOf(field),
+        nullable: field.optional === true,
+        // The stored payload passed validation against the same table.
+        resolve: (value) => value[name] as JsonValue | undefined,
+      }),
+    ]),
+  )
 }
-type BlocKind = 'text' | 'markdown' | 'image' | 'audio' | 'video' | 'file' | 'location'
-type Kind<K extends PayloadKind> = Kinds[K]
 
-/** A stored payload as the GraphQL types read it. */
-export type StoredPayload = Kinds[PayloadKind]
-
-export const CardActionKind = builder.enumType('CardActionKind', {
-  subGraphs: ['chat'],
-  values: ['postback', 'url', 'say'] as const,
-})
-
-const CardActionRef = builder.objectRef<CardAction>('CardAction').implement({
-  subGraphs: ['chat'],
-  fields: (t) => ({
-    action: t.expose('action', { type: CardActionKind }),
-    label: t.exposeString('label'),
-    value: t.exposeString('value'),
-  }),
-})
-
-const ChoiceOptionRef = builder.objectRef<ChoiceOption>('ChoiceOption').implement({
-  subGraphs: ['chat'],
-  fields: (t) => ({ label: t.exposeString('label'), value: t.exposeString('value') }),
-})
-
-export const AudioPayload = builder.objectRef<Kind<'audio'>>('AudioPayload').implement({
-  subGraphs: ['chat'],
-  fields: (t) => ({ type: t.exposeString('type'), audioUrl: t.exposeString('audioUrl') }),
-})
-export const VideoPayload = builder.objectRef<Kind<'video'>>('VideoPayload').implement({
-  subGraphs: ['chat'],
-  fields: (t) => ({ type: t.exposeString('type'), videoUrl: t.exposeString('videoUrl') }),
-})
-export const ImagePayload = builder.objectRef<Kind<'image'>>('ImagePayload').implement({
-  subGraphs: ['chat'],
-  fields: (t) => ({ type: t.exposeString('type'), imageUrl: t.exposeString('imageUrl') }),
-})
-export const TextPayload = builder.objectRef<Kind<'text'>>('TextPayload').implement({
-  subGraphs: ['chat'],
-  fields: (t) => ({ type: t.exposeString('type'), text: t.exposeString('text') }),
-})
-export const MarkdownPayload = builder.objectRef<Kind<'markdown'>>('MarkdownPayload').implement({
-  subGraphs: ['chat'],
-  fields: (t) => ({ type: t.exposeString('type'), markdown: t.exposeString('markdown') }),
-})
-export const FilePayload = builder.objectRef<Kind<'file'>>('FilePayload').implement({
-  subGraphs: ['chat'],
-  fields: (t) => ({
-    type: t.exposeString('type'),
-    fileUrl: t.exposeString('fileUrl'),
-    title: t.exposeString('title', { nullable: true }),
-  }),
-})
-export const LocationPayload = builder.objectRef<Kind<'location'>>('LocationPayload').implement({
-  subGraphs: ['chat'],
-  fields: (t) => ({
-    type: t.exposeString('type'),
-    latitude: t.exposeFloat('latitude'),
-    longitude: t.exposeFloat('longitude'),
-    address: t.exposeString('address', { nullable: true }),
-    title: t.exposeString('title', { nullable: true }),
-  }),
-})
-export const CardPayload = builder.objectRef<Card>('CardPayload').implement({
-  subGraphs: ['chat'],
-  fields: (t) => ({
-    type: t.exposeString('type'),
-    title: t.exposeString('title'),
-    subtitle: t.exposeString('subtitle', { nullable: true }),
-    imageUrl: t.exposeString('imageUrl', { nullable: true }),
-    actions: t.expose('actions', { type: [CardActionRef] }),
-  }),
-})
-export const CarouselPayload = builder.objectRef<Kind<'carousel'>>('CarouselPayload').implement({
-  subGraphs: ['chat'],
-  fields: (t) => ({ type: t.exposeString('type'), items: t.expose('items', { type: [CardPayload] }) }),
-})
-export const ChoicePayload = builder.objectRef<Kind<'choice'>>('ChoicePayload').implement({
-  subGraphs: ['chat'],
-  fields: (t) => ({
-    type: t.exposeString('type'),
-    text: t.exposeString('text'),
-    options: t.expose('options', { type: [ChoiceOptionRef] }),
-  }),
-})
-export const DropdownPayload = builder.objectRef<Kind<'dropdown'>>('DropdownPayload').implement({
-  subGraphs: ['chat'],
-  fields: (t) => ({
-    type: t.exposeString('type'),
-    text: t.exposeString('text'),
-    options: t.expose('options', { type: [ChoiceOptionRef] }),
-  }),
-})
-
-const blocItemTypes = {
-  text: TextPayload,
-  markdown: MarkdownPayload,
-  image: ImagePayload,
-  audio: AudioPayload,
-  video: VideoPayload,
-  file: FilePayload,
-  location: LocationPayload,
-} as const
-
-export const BlocItem = builder.unionType('BlocItem', {
-  subGraphs: ['chat'],
-  types: Object.values(blocItemTypes),
-  resolveType: (item) => blocItemTypes[item.type],
-})
-
-export const BlocPayload = builder.objectRef<Kind<'bloc'>>('BlocPayload').implement({
-  subGraphs: ['chat'],
-  fields: (t) => ({ type: t.exposeString('type'), items: t.expose('items', { type: [BlocItem] }) }),
-})
-
-const payloadTypes = {
-  ...blocItemTypes,
-  card: CardPayload,
-  carousel: CarouselPayload,
-  choice: ChoicePayload,
-  dropdown: DropdownPayload,
-  bloc: BlocPayload,
-} as const
-
-export const MessagePayloadUnion = builder.unionType('MessagePayload', {
-  subGraphs: ['chat'],
-  description: 'The content of a message: one member per payload kind, chosen by its `type`.',
-  types: Object.values(payloadTypes),
-  resolveType: (payload: StoredPayload) => payloadTypes[payload.type],
-})
+export const MessagePayloadUnion = unionRef(messagePayload)

@@ -1,4 +1,4 @@
-import { requireParticipation } from '../../domain/conversations.ts'
+import { requireListener } from '../../domain/conversations.ts'
 import type { ConversationSignal } from '../../domain/signals.ts'
 import { builder } from '../builder.ts'
 import { chatScope } from '../context.ts'
@@ -81,9 +81,9 @@ builder.subscriptionField('conversationSignals', (t) =>
     description:
       'The live signals of a conversation the caller participates in; ends when the caller is removed or the conversation is deleted.',
     args: { conversationId: t.arg.string({ required: true }) },
-    subscribe: (_root, { conversationId }, ctx) => {
+    subscribe: async (_root, { conversationId }, ctx) => {
       const chat = chatScope(ctx)
-      const { caller } = requireParticipation(chat, conversationId)
+      const caller = await requireListener({ ctx: chat, conversationId })
       return ctx.signals.listen(chat.integration.id, conversationId, caller.id) as AsyncIterable<ListenerSignal>
     },
     resolve: (signal) => signal,

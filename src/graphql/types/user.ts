@@ -5,7 +5,7 @@ import {
   deleteUser,
   getOrCreateUser,
   getVisibleUser,
-  requireCaller,
+  getCaller,
   updateUser,
 } from '../../domain/users.ts'
 import { builder } from '../builder.ts'
@@ -33,7 +33,7 @@ builder.queryField('me', (t) =>
     subGraphs: ['chat'],
     type: User,
     description: 'The user the x-user-key names.',
-    resolve: (_root, _args, ctx) => requireCaller(chatScope(ctx)),
+    resolve: (_root, _args, ctx) => getCaller({ ctx: chatScope(ctx) }),
   }),
 )
 
@@ -49,7 +49,7 @@ builder.relayMutationField(
   },
   {
     description: 'Returns the user the x-user-key names, creating it with this profile if it does not exist.',
-    resolve: (_root, { input }, ctx) => ({ user: getOrCreateUser({ ctx: chatScope(ctx), input }) }),
+    resolve: async (_root, { input }, ctx) => ({ user: await getOrCreateUser({ ctx: chatScope(ctx), input }) }),
   },
   { subGraphs: ['chat'], outputFields: (t) => ({ user: t.expose('user', { type: User }) }) },
 )
@@ -69,7 +69,7 @@ builder.relayMutationField(
     description: 'Creates a user and returns it with a user key signed by the server. Needs no x-user-key.',
     resolve: async (_root, { input }, ctx) => {
       const chat = chatScope(ctx)
-      const user = createUser({ ctx: chat, input })
+      const user = await createUser({ ctx: chat, input })
       return { user, key: await signUserKey(user.id, chat.integration.encryptionKey) }
     },
   },
@@ -90,7 +90,7 @@ builder.relayMutationField(
   },
   {
     description: 'Updates the profile fields given (null clears one) of the user the x-user-key names.',
-    resolve: (_root, { input }, ctx) => ({ user: updateUser({ ctx: chatScope(ctx), input }) }),
+    resolve: async (_root, { input }, ctx) => ({ user: await updateUser({ ctx: chatScope(ctx), input }) }),
   },
   { subGraphs: ['chat'], outputFields: (t) => ({ user: t.expose('user', { type: User }) }) },
 )
@@ -101,9 +101,9 @@ builder.mutationField('deleteUser', (t) =>
     type: 'String',
     description:
       'Deletes the user the x-user-key names, the conversations it owns and its messages; returns its user id.',
-    resolve: (_root, _args, ctx) => {
+    resolve: async (_root, _args, ctx) => {
       const chat = chatScope(ctx)
-      deleteUser({ ctx: chat })
+      await deleteUser({ ctx: chat })
       return chat.callerId ?? ''
     },
   }),

@@ -1,0 +1,173 @@
+import type Database from 'better-sqlite3'
+import type { After } from '../store.ts'
+
+type Work<Q, T> = (q: Q, after: After) => Promise<T>
+
+interface Unit<Q> {
+  work: Work<Q, unknown>
+  resolve: (value: unknown) => void
+  reject: (error: unknown) => void
+}
+
+type Outcome = { ok: true; value: unknown; effects: (() => void)[] } | { ok: false; error: unknown }
+
+/** Why a unit that ran without fault still failed: the transaction that held it did not commit. */
+export class BatchFailed extends Error {
+  constructor(cause: unknown) {
+    super('the transaction holding this unit of work did not commit', { cause })
+    this.name = 'BatchFailed'
+  }
+}
+
+export interface GroupCommitOptions {
+  /** Where an `after` effect that throws is reported: its unit has committed and cannot fail any more. */
+  onEffectError: (error: unknown) => void
+  /** Told the number of units each commit made durable (metrics, tests). */
+  onCommit?: (units: number) => void
+}
+
+/**
+ * Group commit on one SQLite connection. Units of work submitted by concurrent requests queue up
+ * and run one after another inside one `BEGIN IMMEDIATE … COMMIT`, so that a single fsync
+ * (synchronous = FULL) makes all of them durable. Each unit runs inside its own SAVEPOINT: a unit
+ * that throws is rolled back alone, never its neighbours. Promises settle, and `after` effects run,
+ * only once the COMMIT holding them has returned; a COMMIT that fails fails every unit of its batch.
+ *
+ * A batch is flushed on setImmediate after its first unit arrives, so the units of every request
+ * the event loop has read by then share it; while a batch runs and commits, the next one collects.
+ */
+export class GroupCommit<Q> {
+  private queue: Unit<Q>[] = []
+  private scheduled = false
+  private running = false
+  private drained: (() => void)[] = []
+  private readonly begin: Database.Statement
+  private readonly commit: Database.Statement
+  private readonly rollback: Database.Statement
+  private readonly savepoint: Database.Statement
+  private readonly release: Database.Statement
+  private readonly rollbackTo: Database.Statement
+
+  constructor(
+    private readonly connection: Database.Database,
+    private readonly q: Q,
+    private readonly options: GroupCommitOptions,
+  ) {
+    this.begin = connection.prepare('BEGIN IMMEDIATE')
+    this.commit = connection.prepare('COMMIT')
+    this.rollback = connection.prepare('ROLLBACK')
+    this.savepoint = connection.prepare('SAVEPOINT unit')
+    this.release = connection.prepare('RELEASE unit')
+    this.rollbackTo = connection.prepare('ROLLBACK TO unit')
+  }
+
+  submit<T>(work: Work<Q, T>): Promise<T> {
+    return new Promise<T>((resolve, reject) => {
+      this.queue.push({ work, resolve: resolve as (value: unknown) => void, reject })
+      this.schedule()
+    })
+  }
+
+  /** Resolves once every unit submitted so far has settled. */
+  idle(): Promise<void> {
+    if (!this.running && !this.scheduled && this.queue.length === 0) return Promise.resolve()
+    return new Promise((resolve) => this.drained.push(resolve))
+  }
+
+  private schedule() {
+    if (this.scheduled || this.running) return
+    this.scheduled = true
+    setImmediate(() => {
+      this.scheduled = false
+      this.running = true
+      void this.flush().finally(() => {
+        this.running = false
+        if (this.queue.length > 0) this.schedule()
+        else for (const done of this.drained.splice(0)) done()
+      })
+    })
+  }
+
+  private async flush() {
+    const batch = this.queue.splice(0)
+    try {
+      await this.run(batch)
+    } catch (error) {
+      // The connection itself failed (closed, or a ROLLBACK that could not run): no unit of the
+      // batch is known to be durable. Rejecting a unit already settled changes nothing.
+      if (this.connection.open && this.connection.inTransaction) this.rollback.run()
+      for (const unit of batch) unit.reject(error)
+    }
+  }
+
+  private async run(batch: Unit<Q>[]) {
+    const outcomes: Outcome[] = []
+    try {
+      this.begin.run()
+    } catch (error) {
+      for (const unit of batch) unit.reject(error)
+      return
+    }
+    for (const [index, unit] of batch.entries()) {
+      const outcome = await this.runUnit(unit)
+      outcomes.push(outcome)
+      if (!this.connection.inTransaction) {
+        // SQLite rolled the whole transaction back (a disk or lock failure): the units done so far
+        // are lost, and the ones not yet run go first into the next batch.
+        const cause = outcome.ok ? new Error('the transaction was rolled back') : outcome.error
+        this.settle(batch.slice(0, index + 1), outcomes, new BatchFailed(cause))
+        this.queue.unshift(...batch.slice(index + 1))
+        return
+      }
+    }
+    let failure: BatchFailed | undefined
+    try {
+      this.commit.run()
+    } catch (error) {
+      failure = new BatchFailed(error)
+      if (this.connection.inTransaction) this.rollback.run()
+    }
+    this.settle(batch, outcomes, failure)
+    if (!failure) this.options.onCommit?.(outcomes.filter((outcome) => outcome.ok).length)
+  }
+
+  private async runUnit(unit: Unit<Q>): Promise<Outcome> {
+    const effects: (() => void)[] = []
+    let open = true
+    const after: After = (effect) => {
+      if (!open) throw new Error('after() was called once its unit of work had ended')
+      effects.push(effect)
+    }
+    try {
+      this.savepoint.run()
+      const value = await unit.work(this.q, after)
+      this.release.run()
+      return { ok: true, value, effects }
+    } catch (error) {
+      if (this.connection.inTransaction) {
+        this.rollbackTo.run()
+        this.release.run()
+      }
+      return { ok: false, error }
+    } finally {
+      open = false
+    }
+  }
+
+  /** Settles units after their batch: failed ones with their own error, the others with the batch's fate. */
+  private settle(units: Unit<Q>[], outcomes: Outcome[], failure: BatchFailed | undefined) {
+    units.forEach((unit, index) => {
+      const outcome = outcomes[index] as Outcome
+      if (!outcome.ok) return unit.reject(outcome.error)
+      if (failure) return unit.reject(failure)
+      for (const effect of outcome.effects) {
+        try {
+          effect()
+        } catch (error) {
+          this.options.onEffectError(error)
+        }
+      }
+      unit.resolve(outcome.value)
+    })
+  }
+}

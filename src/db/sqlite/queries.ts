@@ -1,0 +1,591 @@
+import { and, eq, inArray, type Placeholder, type SQL, sql, type SQLWrapper } from 'drizzle-orm'
+import { alias } from 'drizzle-orm/sqlite-core'
+import {
+  adminTokens,
+  botEvents,
+  bots,
+  chatIntegrations,
+  conversations,
+  type MessageRow,
+  messages,
+  events,
+  participants,
+  type UserRow,
+  users,
+  workspaces,
+} from '../schema.ts'
+import type { ParticipantEntry, Participation, Queries } from '../store.ts'
+import type { SqliteDb } from './connection.ts'
+import { type Bounds, boundValues, keyset, placeholderBounds, preparedBy, type Shape, shapeOf } from './keyset.ts'
+
+const p = sql.placeholder
+
+/** A value bound into a statement: its own, or the placeholder a prepared statement takes it by. */
+type Bound<T> = T | Placeholder
+
+/** Lists of ids up to this long run prepared statements (one per length); longer ones are built per batch. */
+const maxPreparedIds = 32
+
+const idPlaceholders = (count: number) => Array.from({ length: count }, (_, i) => p(`id${i}`))
+
+const idValues = (ids: readonly string[]) => Object.fromEntries(ids.map((id, i) => [`id${i}`, id]))
+
+/** A statement made on first use: a reading connection never prepares the writes it will not run. */
+function once<T>(make: () => T): () => T {
+  let made: T | undefined
+  return () => (made ??= make())
+}
+
+/*
+ * Lists of many conversations at once (GraphQL views) are one statement: a UNION ALL of one keyset
+ * query per conversation, each walking its index to its LIMIT. Their SQL depends on how many
+ * conversations there are, so it is built per batch; a single conversation (every REST list) runs
+ * a prepared statement. SQLite allows 500 terms in a compound select; the loaders stay below that.
+ */
+const unionOfPages = (ids: readonly string[], pageOf: (conversationId: string) => SQLWrapper): SQL =>
+  sql.join(
+    ids.map((id) => sql`select * from (${pageOf(id)})`),
+    sql` union all `,
+  )
+
+/** A column under the name a raw row carries it by. */
+const named = (column: SQLWrapper, name: string) => sql`${column}`.as(name)
+
+/** A messages row as SQLite returns it to a raw query. */
+interface MessageRecord {
+  integration_id: string
+  id: string
+  conversation_id: string
+  user_id: string
+  payload: string
+  metadata: string | null
+  created_at: string
+}
+
+const messageOf = (row: MessageRecord): MessageRow => ({
+  integrationId: row.integration_id,
+  id: row.id,
+  conversationId: row.conversation_id,
+  userId: row.user_id,
+  payload: JSON.parse(row.payload) as Record<string, unknown>,
+  metadata: row.metadata === null ? null : (JSON.parse(row.metadata) as Record<string, unknown>),
+  createdAt: row.created_at,
+})
+
+/** A participant row as the page query returns it (SQLite has no booleans: is_bot comes back 0/1). */
+interface ParticipantRecord extends Omit<UserRow, 'isBot'> {
+  isBot: number
+  conversationId: string
+  joinedAt: string
+  joinId: string
+}
+
+const entryOf = ({ conversationId: _c, joinedAt, joinId, isBot, ...user }: ParticipantRecord): ParticipantEntry => ({
+  user: { ...user, isBot: Boolean(isBot) },
+  joinedAt,
+  joinId,
+})
+
+const groupBy = <T>(ids: readonly string[], rows: T[], idOf: (row: T) => string): Map<string, T[]> => {
+  const groups = new Map<string, T[]>(ids.map((id) => [id, []]))
+  for (const row of rows) groups.get(idOf(row))?.push(row)
+  return groups
+}
+
+/** Every named query of the storage API, as SQLite statements on one connection. */
+export function sqliteQueries(db: SqliteDb): Queries {
+  const participantOf = (on: { integrationId: SQLWrapper; conversationId: SQLWrapper; userId: SQLWrapper }) =>
+    and(
+      eq(participants.integrationId, on.integrationId),
+      eq(participants.conversationId, on.conversationId),
+      eq(participants.userId, on.userId),
+    )
+
+  const user = {
+    find: once(() =>
+      db.select().from(users).where(and(eq(users.integrationId, p('integrationId')), eq(users.id, p('id')))).prepare(),
+    ),
+    insert: once(() =>
+      db
+        .insert(users)
+        .values({
+          integrationId: p('integrationId'),
+          id: p('id'),
+          name: p('name'),
+          pictureUrl: p('pictureUrl'),
+          profile: p('profile'),
+          isBot: p('isBot'),
+          createdAt: p('createdAt'),
+          updatedAt: p('updatedAt'),
+        })
+        .onConflictDoNothing()
+        .returning()
+        .prepare(),
+    ),
+    delete: once(() =>
+      db.delete(users).where(and(eq(users.integrationId, p('integrationId')), eq(users.id, p('id')))).prepare(),
+    ),
+    /** Up to `maxPreparedIds` users by id (a page's authors): one prepared statement per count. */
+    findMany: preparedBy((count: number) =>
+      db
+        .select()
+        .from(users)
+        .where(and(eq(users.integrationId, p('integrationId')), inArray(users.id, idPlaceholders(count))))
+        .prepare(),
+    ),
+    shareAConversation: once(() => {
+      const theirs = alias(participants, 'theirs')
+      return db
+        .select({ conversationId: participants.conversationId })
+        .from(participants)
+        .innerJoin(
+          theirs,
+          and(eq(theirs.integrationId, participants.integrationId), eq(theirs.conversationId, participants.conversationId)),
+        )
+        .where(
+          and(
+            eq(participants.integrationId, p('integrationId')),
+            eq(participants.userId, p('userId')),
+            eq(theirs.userId, p('otherId')),
+          ),
+        )
+        .limit(1)
+        .prepare()
+    }),
+  }
+
+  const participationQuery = (conversationIds: SQL) =>
+    db
+      .select({ conversation: conversations, participant: users })
+      .from(conversations)
+      .leftJoin(
+        participants,
+        participantOf({
+          integrationId: conversations.integrationId,
+          conversationId: conversations.id,
+          userId: p('userId'),
+        }),
+      )
+      .leftJoin(users, and(eq(users.integrationId, participants.integrationId), eq(users.id, participants.userId)))
+      .where(and(eq(conversations.integrationId, p('integrationId')), conversationIds))
+
+  const conversation = {
+    find: once(() =>
+      db
+        .select()
+        .from(conversations)
+        .where(and(eq(conversations.integrationId, p('integrationId')), eq(conversations.id, p('id'))))
+        .prepare(),
+    ),
+    insert: once(() =>
+      db
+        .insert(conversations)
+        .values({
+          integrationId: p('integrationId'),
+          id: p('id'),
+          ownerId: p('ownerId'),
+          createdAt: p('createdAt'),
+          updatedAt: p('updatedAt'),
+        })
+        .onConflictDoNothing()
+        .returning()
+        .prepare(),
+    ),
+    delete: once(() =>
+      db
+        .delete(conversations)
+        .where(and(eq(conversations.integrationId, p('integrationId')), eq(conversations.id, p('id'))))
+        .prepare(),
+    ),
+    participation: once(() => participationQuery(eq(conversations.id, p('conversationId'))).prepare()),
+    participations: preparedBy((count: number) =>
+      participationQuery(inArray(conversations.id, idPlaceholders(count))).prepare(),
+    ),
+    pageOfParticipant: preparedBy((shape: Shape) => {
+      const page = keyset([conversations.createdAt, conversations.id], 'desc', placeholderBounds(shape))
+      return db
+        .select({ conversation: conversations })
+        .from(participants)
+        .innerJoin(
+          conversations,
+          and(eq(conversations.integrationId, participants.integrationId), eq(conversations.id, participants.conversationId)),
+        )
+        .where(and(eq(participants.integrationId, p('integrationId')), eq(participants.userId, p('userId')), page.where))
+        .orderBy(...page.orderBy)
+        .limit(p('limit'))
+        .prepare()
+    }),
+  }
+
+  const participant = {
+    insert: once(() =>
+      db
+        .insert(participants)
+        .values({
+          integrationId: p('integrationId'),
+          conversationId: p('conversationId'),
+          userId: p('userId'),
+          joinId: p('joinId'),
+          createdAt: p('createdAt'),
+        })
+        .onConflictDoNothing()
+        .returning({ userId: participants.userId })
+        .prepare(),
+    ),
+    exists: once(() =>
+      db
+        .select({ userId: participants.userId })
+        .from(participants)
+        .where(participantOf({ integrationId: p('integrationId'), conversationId: p('conversationId'), userId: p('userId') }))
+        .prepare(),
+    ),
+    delete: once(() =>
+      db
+        .delete(participants)
+        .where(participantOf({ integrationId: p('integrationId'), conversationId: p('conversationId'), userId: p('userId') }))
+        .returning({ userId: participants.userId })
+        .prepare(),
+    ),
+    conversationsOf: once(() =>
+      db
+        .select({ conversationId: participants.conversationId, ownerId: conversations.ownerId })
+        .from(participants)
+        .innerJoin(
+          conversations,
+          and(eq(conversations.integrationId, participants.integrationId), eq(conversations.id, participants.conversationId)),
+        )
+        .where(and(eq(participants.integrationId, p('integrationId')), eq(participants.userId, p('userId'))))
+        .prepare(),
+    ),
+  }
+
+  /** One conversation's page of participants, as a query the prepared and the batched forms share. */
+  const participantPage = (integrationId: Bound<string>, conversationId: Bound<string>, window: Bounds, limit: Bound<number>) => {
+    const page = keyset([participants.createdAt, participants.joinId], 'asc', window)
+    return db
+      .select({
+        integrationId: named(users.integrationId, 'integrationId'),
+        id: named(users.id, 'id'),
+        name: named(users.name, 'name'),
+        pictureUrl: named(users.pictureUrl, 'pictureUrl'),
+        profile: named(users.profile, 'profile'),
+        isBot: named(users.isBot, 'isBot'),
+        createdAt: named(users.createdAt, 'createdAt'),
+        updatedAt: named(users.updatedAt, 'updatedAt'),
+        conversationId: named(participants.conversationId, 'conversationId'),
+        joinedAt: named(participants.createdAt, 'joinedAt'),
+        joinId: named(participants.joinId, 'joinId'),
+      })
+      .from(participants)
+      .innerJoin(users, and(eq(users.integrationId, participants.integrationId), eq(users.id, participants.userId)))
+      .where(
+        and(
+          eq(participants.integrationId, integrationId),
+          eq(participants.conversationId, conversationId),
+          page.where,
+        ),
+      )
+      .orderBy(...page.orderBy)
+      .limit(limit)
+  }
+  const participantPagePrepared = preparedBy((shape: Shape) =>
+    participantPage(p('integrationId'), p('conversationId'), placeholderBounds(shape), p('limit')).prepare(),
+  )
+
+  /** One conversation's page of messages, newest first. */
+  const messagePage = (integrationId: Bound<string>, conversationId: Bound<string>, window: Bounds, limit: Bound<number>) => {
+    const page = keyset([messages.createdAt, messages.id], 'desc', window)
+    return db
+      .select()
+      .from(messages)
+      .where(
+        and(
+          eq(messages.integrationId, integrationId),
+          eq(messages.conversationId, conversationId),
+          page.where,
+        ),
+      )
+      .orderBy(...page.orderBy)
+      .limit(limit)
+  }
+  const messagePagePrepared = preparedBy((shape: Shape) =>
+    messagePage(p('integrationId'), p('conversationId'), placeholderBounds(shape), p('limit')).prepare(),
+  )
+
+  const message = {
+    insert: once(() =>
+      db
+        .insert(messages)
+        .values({
+          integrationId: p('integrationId'),
+          id: p('id'),
+          conversationId: p('conversationId'),
+          userId: p('userId'),
+          payload: p('payload'),
+          // A raw placeholder: the column's JSON encoder would store a null metadata as the text 'null'.
+          metadata: sql`${p('metadata')}`,
+          createdAt: p('createdAt'),
+        })
+        .prepare(),
+    ),
+    find: once(() =>
+      db.select().from(messages).where(and(eq(messages.integrationId, p('integrationId')), eq(messages.id, p('id')))).prepare(),
+    ),
+    delete: once(() =>
+      db.delete(messages).where(and(eq(messages.integrationId, p('integrationId')), eq(messages.id, p('id')))).prepare(),
+    ),
+  }
+
+  const event = {
+    insert: once(() =>
+      db
+        .insert(events)
+        .values({
+          integrationId: p('integrationId'),
+          id: p('id'),
+          conversationId: p('conversationId'),
+          userId: p('userId'),
+          payload: p('payload'),
+          createdAt: p('createdAt'),
+        })
+        .prepare(),
+    ),
+    find: once(() =>
+      db.select().from(events).where(and(eq(events.integrationId, p('integrationId')), eq(events.id, p('id')))).prepare(),
+    ),
+  }
+
+  const bot = {
+    insert: once(() =>
+      db
+        .insert(bots)
+        .values({
+          id: p('id'),
+          workspaceId: p('workspaceId'),
+          name: p('name'),
+          handler: p('handler'),
+          tags: p('tags'),
+          createdAt: p('createdAt'),
+          updatedAt: p('updatedAt'),
+          deployedAt: p('deployedAt'),
+        })
+        .prepare(),
+    ),
+    find: once(() =>
+      db.select().from(bots).where(and(eq(bots.workspaceId, p('workspaceId')), eq(bots.id, p('id')))).prepare(),
+    ),
+    page: preparedBy((key: string) => {
+      const [field, direction, shape] = key.split(':') as ['createdAt' | 'updatedAt', 'asc' | 'desc', string]
+      const page = keyset([bots[field], bots.id], direction, placeholderBounds(Number(shape)))
+      return db
+        .select()
+        .from(bots)
+        .where(and(eq(bots.workspaceId, p('workspaceId')), page.where))
+        .orderBy(...page.orderBy)
+        .limit(p('limit'))
+        .prepare()
+    }),
+    ofIntegration: once(() =>
+      db
+        .select({ bot: bots, integration: chatIntegrations })
+        .from(chatIntegrations)
+        .innerJoin(bots, eq(bots.id, chatIntegrations.botId))
+        .where(eq(chatIntegrations.id, p('integrationId')))
+        .prepare(),
+    ),
+  }
+
+  const botEvent = {
+    insert: once(() =>
+      db
+        .insert(botEvents)
+        .values({
+          id: p('id'),
+          botId: p('botId'),
+          integrationId: p('integrationId'),
+          conversationId: p('conversationId'),
+          userId: p('userId'),
+          messageId: p('messageId'),
+          type: p('type'),
+          direction: p('direction'),
+          payload: p('payload'),
+          preview: p('preview'),
+          createdAt: p('createdAt'),
+        })
+        .prepare(),
+    ),
+  }
+
+  const tenancy = {
+    anyWorkspace: once(() => db.select({ id: workspaces.id }).from(workspaces).limit(1).prepare()),
+    insertWorkspace: once(() =>
+      db
+        .insert(workspaces)
+        .values({ id: p('id'), name: p('name'), createdAt: p('createdAt'), updatedAt: p('updatedAt') })
+        .prepare(),
+    ),
+    insertAdminToken: once(() =>
+      db
+        .insert(adminTokens)
+        .values({ id: p('id'), workspaceId: p('workspaceId'), tokenHash: p('tokenHash'), createdAt: p('createdAt') })
+        .prepare(),
+    ),
+    adminTokenByHash: once(() => db.select().from(adminTokens).where(eq(adminTokens.tokenHash, p('tokenHash'))).prepare()),
+    insertChatIntegration: once(() =>
+      db
+        .insert(chatIntegrations)
+        .values({
+          id: p('id'),
+          botId: p('botId'),
+          webhookId: p('webhookId'),
+          encryptionKey: p('encryptionKey'),
+          createdAt: p('createdAt'),
+        })
+        .prepare(),
+    ),
+    chatIntegrationByWebhook: once(() =>
+      db.select().from(chatIntegrations).where(eq(chatIntegrations.webhookId, p('webhookId'))).prepare(),
+    ),
+  }
+
+  return {
+    users: {
+      find: async (integrationId, id) => user.find().get({ integrationId, id }),
+      findMany: async (integrationId, ids) =>
+        ids.length <= maxPreparedIds
+          ? user.findMany(ids.length).all({ integrationId, ...idValues(ids) })
+          : db
+              .select()
+              .from(users)
+              .where(and(eq(users.integrationId, integrationId), inArray(users.id, [...ids])))
+              .all(),
+      insert: async (row) => user.insert().get(row),
+      update: async (integrationId, id, changes) =>
+        db
+          .update(users)
+          .set(changes)
+          .where(and(eq(users.integrationId, integrationId), eq(users.id, id)))
+          .returning()
+          .get(),
+      delete: async (integrationId, id) => {
+        user.delete().run({ integrationId, id })
+      },
+      shareAConversation: async (integrationId, userId, otherId) =>
+        user.shareAConversation().get({ integrationId, userId, otherId }) !== undefined,
+    },
+
+    conversations: {
+      find: async (integrationId, id) => conversation.find().get({ integrationId, id }),
+      insert: async (row) => conversation.insert().get(row),
+      delete: async (integrationId, id) => {
+        conversation.delete().run({ integrationId, id })
+      },
+      participation: async (integrationId, conversationId, userId) =>
+        participationOf(conversation.participation().get({ integrationId, conversationId, userId })),
+      participations: async (integrationId, conversationIds, userId) => {
+        const rows =
+          conversationIds.length <= maxPreparedIds
+            ? conversation.participations(conversationIds.length).all({ integrationId, userId, ...idValues(conversationIds) })
+            : participationQuery(inArray(conversations.id, [...conversationIds])).all({ integrationId, userId })
+        const found = new Map<string, Participation>()
+        for (const row of rows) found.set(row.conversation.id, participationOf(row))
+        return found
+      },
+      pageOfParticipant: async (integrationId, userId, window) =>
+        conversation
+          .pageOfParticipant(shapeOf(window))
+          .all({ integrationId, userId, ...boundValues(window) })
+          .map((row) => row.conversation),
+    },
+
+    participants: {
+      insert: async (row) => participant.insert().get(row) !== undefined,
+      exists: async (integrationId, conversationId, userId) =>
+        participant.exists().get({ integrationId, conversationId, userId }) !== undefined,
+      delete: async (integrationId, conversationId, userId) =>
+        participant.delete().get({ integrationId, conversationId, userId }) !== undefined,
+      conversationsOf: async (integrationId, userId) => participant.conversationsOf().all({ integrationId, userId }),
+      pages: async (integrationId, conversationIds, window) => {
+        const rows: ParticipantRecord[] =
+          conversationIds.length === 1
+            ? (participantPagePrepared(shapeOf(window)).all({
+                integrationId,
+                conversationId: conversationIds[0],
+                ...boundValues(window),
+              }) as ParticipantRecord[])
+            : db.all<ParticipantRecord>(
+                unionOfPages(conversationIds, (conversationId) =>
+                  participantPage(integrationId, conversationId, window, window.limit),
+                ),
+              )
+        const groups = groupBy(conversationIds, rows, (row) => row.conversationId)
+        return new Map([...groups].map(([id, group]) => [id, group.map(entryOf)]))
+      },
+    },
+
+    messages: {
+      insert: async (row) => {
+        message.insert().run({ ...row, metadata: row.metadata === null ? null : JSON.stringify(row.metadata) })
+      },
+      find: async (integrationId, id) => message.find().get({ integrationId, id }),
+      delete: async (integrationId, id) => {
+        message.delete().run({ integrationId, id })
+      },
+      pages: async (integrationId, conversationIds, window) => {
+        if (conversationIds.length === 1) {
+          const conversationId = conversationIds[0] as string
+          const rows = messagePagePrepared(shapeOf(window)).all({ integrationId, conversationId, ...boundValues(window) })
+          return new Map([[conversationId, rows]])
+        }
+        const rows = db
+          .all<MessageRecord>(
+            unionOfPages(conversationIds, (conversationId) => messagePage(integrationId, conversationId, window, window.limit)),
+          )
+          .map(messageOf)
+        return groupBy(conversationIds, rows, (row) => row.conversationId)
+      },
+    },
+
+    events: {
+      insert: async (row) => {
+        event.insert().run(row)
+      },
+      find: async (integrationId, id) => event.find().get({ integrationId, id }),
+    },
+
+    bots: {
+      insert: async (row) => {
+        bot.insert().run(row)
+      },
+      find: async (workspaceId, id) => bot.find().get({ workspaceId, id }),
+      page: async (workspaceId, sort, window) =>
+        bot.page(`${sort.field}:${sort.direction}:${shapeOf(window)}`).all({ workspaceId, ...boundValues(window) }),
+      ofIntegration: async (integrationId) => bot.ofIntegration().get({ integrationId }),
+    },
+
+    botEvents: {
+      insert: async (row) => {
+        botEvent.insert().run(row)
+      },
+    },
+
+    tenancy: {
+      anyWorkspace: async () => tenancy.anyWorkspace().get() !== undefined,
+      insertWorkspace: async (row) => {
+        tenancy.insertWorkspace().run(row)
+      },
+      insertAdminToken: async (row) => {
+        tenancy.insertAdminToken().run(row)
+      },
+      adminTokenByHash: async (tokenHash) => tenancy.adminTokenByHash().get({ tokenHash }),
+      insertChatIntegration: async (row) => {
+        tenancy.insertChatIntegration().run(row)
+      },
+      chatIntegrationByWebhook: async (webhookId) => tenancy.chatIntegrationByWebhook().get({ webhookId }),
+    },
+  }
+}
+
+const participationOf = (
+  row: { conversation: Participation['conversation']; participant: UserRow | null } | undefined,
+): Participation => ({ conversation: row?.conversation, participant: row?.participant ?? undefined })

@@ -1,0 +1,70 @@
+import { mkdirSync, mkdtempSync, rmSync } from 'node:fs'
+import { tmpdir } from 'node:os'
+import { dirname, join, resolve } from 'node:path'
+import type { After, Queries, Store } from '../store.ts'
+import { openReader, openWriter, type QueryLog, type SqliteDb } from './connection.ts'
+import { GroupCommit, type GroupCommitOptions } from './group-commit.ts'
+import { sqliteQueries } from './queries.ts'
+
+export interface SqliteStoreOptions extends Partial<GroupCommitOptions> {
+  /** Called with every SQL statement run (statement counts, debugging). */
+  onQuery?: QueryLog
+}
+
+/**
+ * The storage API on one SQLite file: a writing connection whose units of work are group-committed,
+ * and a read-only connection for reads outside units.
+ *
+ * `:memory:` opens a private temporary file instead, deleted on close: an in-memory database
+ * cannot be shared by two connections, and a test should run the same two-connection path as
+ * production does.
+ */
+export class SqliteStore implements Store {
+  /** The writing connection, for tools and tests that look at the tables directly. */
+  readonly db: SqliteDb
+  private readonly reader: SqliteDb
+  private readonly readQueries: Queries
+  private readonly commits: GroupCommit<Queries>
+  private readonly temporaryDir: string | undefined
+  private closing: Promise<void> | undefined
+
+  constructor(databaseUrl: string, { onQuery, onEffectError = reportLater, onCommit }: SqliteStoreOptions = {}) {
+    this.temporaryDir = databaseUrl === ':memory:' ? mkdtempSync(join(tmpdir(), 'confab-')) : undefined
+    const path = this.temporaryDir ? join(this.temporaryDir, 'confab.db') : resolve(databaseUrl)
+    mkdirSync(dirname(path), { recursive: true })
+    this.db = openWriter(path, onQuery)
+    this.reader = openReader(path, onQuery)
+    this.readQueries = sqliteQueries(this.reader)
+    this.commits = new GroupCommit(this.db.$client, sqliteQueries(this.db), { onEffectError, onCommit })
+  }
+
+  read<T>(work: (q: Queries) => Promise<T>): Promise<T> {
+    if (this.closing) return Promise.reject(closedError())
+    return work(this.readQueries)
+  }
+
+  write<T>(work: (q: Queries, after: After) => Promise<T>): Promise<T> {
+    if (this.closing) return Promise.reject(closedError())
+    return this.commits.submit(work)
+  }
+
+  close(): Promise<void> {
+    this.closing ??= this.commits.idle().then(() => {
+      // The reader goes first: the last connection to close checkpoints and removes the WAL, which
+      // only the writer can do.
+      this.reader.$client.close()
+      this.db.$client.close()
+      if (this.temporaryDir) rmSync(this.temporaryDir, { recursive: true, force: true })
+    })
+    return this.closing
+  }
+}
+
+const closedError = () => new Error('the store is closed')
+
+const reportLater = (error: unknown) =>
+  queueMicrotask(() => {
+    throw error
+  })
+
+export const openSqliteStore = (databaseUrl: string, options?: SqliteStoreOptions) => new SqliteStore(databaseUrl, options)

@@ -1,0 +1,149 @@
+import type {
+  AdminTokenRow,
+  BotEventRow,
+  BotRow,
+  ChatIntegrationRow,
+  ConversationRow,
+  EventRow,
+  MessageRow,
+  ParticipantRow,
+  UserRow,
+  WorkspaceRow,
+} from './schema.ts'
+
+/*
+ * The storage API the domain runs on. The domain keeps the rules; every statement lives behind a
+ * named query below, so that each engine (SQLite today, PostgreSQL next) provides the same names
+ * with its own SQL and no verb branches on the dialect.
+ */
+
+/** A keyset position: the sort value of a row and its id (the tie-breaker). */
+export type Position = readonly [sortValue: string, id: string]
+
+/**
+ * A window of a list in its natural order (newest first for messages and conversations, oldest
+ * first for participants): rows strictly after `after` and before `before`, at most `limit` of
+ * them, walked from the far end when `inverted` (a `last: n` page), always returned in list order
+ * of the walk. Never an OFFSET: a page costs the same wherever it is.
+ */
+export interface KeysetWindow {
+  after?: Position
+  before?: Position
+  limit: number
+  inverted: boolean
+}
+
+export type SortDirection = 'asc' | 'desc'
+
+/** A conversation, and the caller's user row when the caller participates in it. */
+export interface Participation {
+  conversation: ConversationRow | undefined
+  participant: UserRow | undefined
+}
+
+/** A participant as a page lists it: the user, with when and in what order it joined. */
+export interface ParticipantEntry {
+  user: UserRow
+  joinedAt: string
+  joinId: string
+}
+
+export type ProfileChanges = Partial<Pick<UserRow, 'name' | 'pictureUrl' | 'profile'>> & { updatedAt: string }
+
+export interface UserQueries {
+  find(integrationId: string, id: string): Promise<UserRow | undefined>
+  findMany(integrationId: string, ids: readonly string[]): Promise<UserRow[]>
+  /** The new row, or undefined when the id is taken. */
+  insert(row: UserRow): Promise<UserRow | undefined>
+  update(integrationId: string, id: string, changes: ProfileChanges): Promise<UserRow | undefined>
+  /** Deletes the user with everything that cascades from it (owned conversations, messages, participations). */
+  delete(integrationId: string, id: string): Promise<void>
+  /** Whether the two users are participants of at least one same conversation. */
+  shareAConversation(integrationId: string, userId: string, otherId: string): Promise<boolean>
+}
+
+export interface ConversationQueries {
+  find(integrationId: string, id: string): Promise<ConversationRow | undefined>
+  /** The new row, or undefined when the id is taken. */
+  insert(row: ConversationRow): Promise<ConversationRow | undefined>
+  /** Deletes the conversation with its participants, messages and events. */
+  delete(integrationId: string, id: string): Promise<void>
+  participation(integrationId: string, conversationId: string, userId: string): Promise<Participation>
+  /** `participation` for many conversations at once, by conversation id (absent: no such conversation). */
+  participations(integrationId: string, conversationIds: readonly string[], userId: string): Promise<Map<string, Participation>>
+  /** The conversations the user participates in, newest first. */
+  pageOfParticipant(integrationId: string, userId: string, window: KeysetWindow): Promise<ConversationRow[]>
+}
+
+export interface ParticipantQueries {
+  /** False when the user already participates. */
+  insert(row: ParticipantRow): Promise<boolean>
+  exists(integrationId: string, conversationId: string, userId: string): Promise<boolean>
+  /** False when the user did not participate. */
+  delete(integrationId: string, conversationId: string, userId: string): Promise<boolean>
+  /** The conversations the user participates in, with their owners. */
+  conversationsOf(integrationId: string, userId: string): Promise<{ conversationId: string; ownerId: string }[]>
+  /** A page of each conversation's participants, in the order they joined. */
+  pages(integrationId: string, conversationIds: readonly string[], window: KeysetWindow): Promise<Map<string, ParticipantEntry[]>>
+}
+
+export interface MessageQueries {
+  insert(row: MessageRow): Promise<void>
+  find(integrationId: string, id: string): Promise<MessageRow | undefined>
+  delete(integrationId: string, id: string): Promise<void>
+  /** A page of each conversation's messages, newest first. */
+  pages(integrationId: string, conversationIds: readonly string[], window: KeysetWindow): Promise<Map<string, MessageRow[]>>
+}
+
+export interface EventQueries {
+  insert(row: EventRow): Promise<void>
+  find(integrationId: string, id: string): Promise<EventRow | undefined>
+}
+
+export interface BotQueries {
+  insert(row: BotRow): Promise<void>
+  find(workspaceId: string, id: string): Promise<BotRow | undefined>
+  page(workspaceId: string, sort: { field: 'createdAt' | 'updatedAt'; direction: SortDirection }, window: KeysetWindow): Promise<BotRow[]>
+  /** The bot answering a chat integration, with the integration. */
+  ofIntegration(integrationId: string): Promise<{ bot: BotRow; integration: ChatIntegrationRow } | undefined>
+}
+
+export interface BotEventQueries {
+  insert(row: BotEventRow): Promise<void>
+}
+
+export interface TenancyQueries {
+  anyWorkspace(): Promise<boolean>
+  insertWorkspace(row: WorkspaceRow): Promise<void>
+  insertAdminToken(row: AdminTokenRow): Promise<void>
+  adminTokenByHash(tokenHash: string): Promise<AdminTokenRow | undefined>
+  insertChatIntegration(row: ChatIntegrationRow): Promise<void>
+  chatIntegrationByWebhook(webhookId: string): Promise<ChatIntegrationRow | undefined>
+}
+
+export interface Queries {
+  users: UserQueries
+  conversations: ConversationQueries
+  participants: ParticipantQueries
+  messages: MessageQueries
+  events: EventQueries
+  bots: BotQueries
+  botEvents: BotEventQueries
+  tenancy: TenancyQueries
+}
+
+/** Registers what to do once the unit has committed (publishing signals): never if it rolls back. */
+export type After = (effect: () => void) => void
+
+export interface Store {
+  /** Runs reads on committed data; a unit of work's rows are seen once its commit is done. */
+  read<T>(work: (q: Queries) => Promise<T>): Promise<T>
+  /**
+   * Runs a unit of work: all of its writes commit together or not at all, whatever the work
+   * throws rolls back the unit alone, and the promise settles once the unit is durable (or not).
+   * The work must reach the database through `q` only, and must not wait on another unit.
+   */
+  write<T>(work: (q: Queries, after: After) => Promise<T>): Promise<T>
+  /** Finishes the units already submitted, then closes; later calls are refused. */
+  close(): Promise<void>
+}
