@@ -1,26 +1,53 @@
 import type { IncomingMessage, ServerResponse } from 'node:http'
-import { Readable, pipeline } from 'node:stream'
 import { createServerAdapter, sendNodeResponse } from '@whatwg-node/server'
 import type { Logger } from 'pino'
+import { takeOverEventStream } from './sse.ts'
 
 const isEventStream = (response: Response) =>
   response.body !== null && (response.headers.get('content-type') ?? '').startsWith('text/event-stream')
 
+/** Resolves when the response can take more, or is gone. */
+const drained = (res: ServerResponse) =>
+  new Promise<void>((resolve) => {
+    const done = () => {
+      res.off('drain', done)
+      res.off('close', done)
+      resolve()
+    }
+    res.on('drain', done)
+    res.on('close', done)
+  })
+
 /**
- * Writes an event stream with node's own stream plumbing. whatwg-node pumps a streamed body by a
- * recursion through promises in which each chunk's promise is resolved with the next one's, so a
- * stream holds every chunk's promises until it ends: about 115 bytes a chunk, which for 10,000
- * listeners and a heartbeat every 2 seconds is 2 GB an hour.
+ * Writes an event stream: one of SseStreams straight to the socket, any other (yoga's) with a plain
+ * loop. whatwg-node pumps a streamed body by a recursion through promises in which each chunk's
+ * promise is resolved with the next one's, so a stream holds every chunk's promises until it ends:
+ * about 115 bytes a chunk, which for 10,000 listeners and a heartbeat every 2 seconds is 2 GB an hour.
  */
-function sendEventStream(response: Response, req: IncomingMessage, res: ServerResponse): void {
+async function sendEventStream(response: Response, req: IncomingMessage, res: ServerResponse): Promise<void> {
   // As whatwg-node does for a streamed body: no idle timeout, no Nagle delay, TCP keep-alive.
   req.socket.setTimeout(0)
   req.socket.setNoDelay(true)
   req.socket.setKeepAlive(true)
   res.writeHead(response.status, response.statusText, [...response.headers].flat())
-  // Read as an async iterable: yoga's bodies are whatwg-node's own streams, not node's web streams.
-  // pipeline destroys the reading (cancelling the body) when the client goes away.
-  pipeline(Readable.from(response.body as unknown as AsyncIterable<Uint8Array>, { objectMode: false }), res, () => {})
+  const close = takeOverEventStream(response, { write: (chunk) => void res.write(chunk), end: () => res.end() })
+  if (close) res.once('close', close)
+  else await relay((response.body as ReadableStream<Uint8Array>).getReader(), res)
+}
+
+/** Copies a body to the response until either ends (holding nothing of the Response meanwhile). */
+async function relay(reader: ReadableStreamDefaultReader<Uint8Array>, res: ServerResponse): Promise<void> {
+  // The client going away cancels the body, which ends what feeds it (and settles a pending read).
+  res.once('close', () => void reader.cancel().catch(() => {}))
+  try {
+    for (;;) {
+      const { done, value } = await reader.read()
+      if (done || res.destroyed) break
+      if (!res.write(value)) await drained(res)
+    }
+  } finally {
+    res.end()
+  }
 }
 
 /**
@@ -32,7 +59,7 @@ export function nodeListener(fetch: (request: Request) => Promise<Response>, log
   return (req: IncomingMessage, res: ServerResponse): void => {
     void (async () => {
       const response = await adapter.handleNodeRequestAndResponse(req, res)
-      if (isEventStream(response)) sendEventStream(response, req, res)
+      if (isEventStream(response)) await sendEventStream(response, req, res)
       else await sendNodeResponse(response, res, req, true)
     })().catch((error: unknown) => {
       // The app answers its own errors; this is the adapter or the socket failing.

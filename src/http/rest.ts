@@ -125,7 +125,7 @@ export function restTransport({ schema, yoga, routes, bodyLimit, streams, log }:
       contextValue: await enveloped.contextFactory(),
     }
     if (c.route.kind === 'stream') {
-      const events = await streamEvents(c.route, args)
+      const events = await streamEvents(c.route, args, JSON.stringify(mount))
       if ('next' in events) return streams.open(events, request.signal)
       throw firstError(events) ?? new Error('the live stream could not start')
     }

@@ -28,6 +28,26 @@ const commentAndPing = encoder.encode(`: keep-alive\n\ndata: ${JSON.stringify({ 
 /** One unnamed SSE `data:` message carrying a JSON text, encoded. */
 export const sseMessage = (json: string): Uint8Array => encoder.encode(`data: ${json}\n\n`)
 
+/** Where a server writes a stream it takes over: its socket. */
+export interface EventStreamSink {
+  write(chunk: Uint8Array): void
+  end(): void
+}
+
+const takeovers = new WeakMap<Response, (sink: EventStreamSink) => (() => void) | undefined>()
+
+/**
+ * Lets a node server write an event stream of SseStreams straight to its socket instead of reading
+ * the Response's body: no ReadableStream, no pending read and no promise per chunk, which with
+ * thousands of listeners is most of what a heartbeat costs. Returns the stream's close (for when
+ * the client goes away), or undefined for any other response, or one whose body is being read.
+ */
+export function takeOverEventStream(response: Response, sink: EventStreamSink): (() => void) | undefined {
+  const takeOver = takeovers.get(response)
+  takeovers.delete(response)
+  return takeOver?.(sink)
+}
+
 /** An open stream: its writer, and the slot of the heartbeat cycle in which it gets its heartbeat. */
 interface OpenStream {
   write: (chunk: Uint8Array) => void
@@ -97,44 +117,74 @@ export class SseStreams {
   }
 
   open(source: AsyncIterator<Uint8Array>, abort?: AbortSignal): Response {
-    let close = () => {}
-    const body = new ReadableStream<Uint8Array>({
-      start: (controller) => {
-        let closed = false
-        const write = (chunk: Uint8Array) => {
-          if (!closed) controller.enqueue(chunk)
-        }
-        close = () => {
-          if (closed) return
-          closed = true
-          this.removed(close)
-          void source.return?.()
-          try {
-            controller.close()
-          } catch {
-            // Already cancelled by the client.
-          }
-        }
-        this.added(close, write)
-        abort?.addEventListener('abort', close, { once: true })
-        write(connected)
-        void (async () => {
-          try {
-            for (;;) {
-              const next = await source.next()
-              if (next.done) break
-              write(next.value)
-            }
-          } catch (error) {
-            this.log.error({ err: error }, 'a live stream failed')
-          } finally {
-            close()
-          }
-        })()
+    // Chunks wait here until the stream has a reader: the Response's body, or a server that takes
+    // the stream over (see takeOverEventStream) and writes it straight to its socket.
+    let pending: Uint8Array[] | undefined = []
+    let output: (chunk: Uint8Array) => void = (chunk) => pending?.push(chunk)
+    let end = () => {}
+    let closed = false
+    const write = (chunk: Uint8Array) => {
+      if (!closed) output(chunk)
+    }
+    const close = () => {
+      if (closed) return
+      closed = true
+      this.removed(close)
+      void source.return?.()
+      end()
+    }
+    /** Sends what waited, then writes straight to `sink`. */
+    const attach = (sink: (chunk: Uint8Array) => void, ending: () => void) => {
+      const waited = pending ?? []
+      pending = undefined
+      output = sink
+      end = ending
+      for (const chunk of waited) sink(chunk)
+      if (closed) ending()
+    }
+    const body = new ReadableStream<Uint8Array>(
+      {
+        // Called on the first read only (high-water mark 0), when the body becomes the reader.
+        pull: (controller) => {
+          if (!pending) return
+          attach(
+            (chunk) => controller.enqueue(chunk),
+            () => {
+              try {
+                controller.close()
+              } catch {
+                // Already cancelled by the client.
+              }
+            },
+          )
+        },
+        cancel: () => close(),
       },
-      cancel: () => close(),
+      { highWaterMark: 0 },
+    )
+    this.added(close, write)
+    abort?.addEventListener('abort', close, { once: true })
+    write(connected)
+    void (async () => {
+      try {
+        for (;;) {
+          const next = await source.next()
+          if (next.done) break
+          write(next.value)
+        }
+      } catch (error) {
+        this.log.error({ err: error }, 'a live stream failed')
+      } finally {
+        close()
+      }
+    })()
+    const response = new Response(body, { status: 200, headers })
+    takeovers.set(response, (sink) => {
+      if (!pending) return undefined
+      attach(sink.write, sink.end)
+      return close
     })
-    return new Response(body, { status: 200, headers })
+    return response
   }
 
   closeAll(): void {

@@ -36,24 +36,57 @@ export function createStreamEvents(log: Logger) {
     return message
   }
 
-  /** Subscribes one listener: its stream of encoded messages, or the result that refused it. */
-  return async function subscribe(route: StreamRoute, args: ExecutionArgs): Promise<AsyncIterator<Uint8Array> | ExecutionResult> {
+  /**
+   * What renders each route and variables' signals: the arguments of the first of their listeners
+   * (less the HTTP request its context carries), held while any of them listens, so that an idle
+   * listener holds no context of its own. Any listener's would do: the event is the same for all.
+   */
+  const renderers = new Map<string, { args: ExecutionArgs; listeners: number }>()
+
+  const join = (key: string, args: ExecutionArgs) => {
+    let renderer = renderers.get(key)
+    if (!renderer) {
+      renderer = { args: { ...args, contextValue: { ...(args.contextValue as object), request: undefined } }, listeners: 0 }
+      renderers.set(key, renderer)
+    }
+    renderer.listeners++
+    let left = false
+    const leave = () => {
+      if (left) return
+      left = true
+      if (--(renderer as { listeners: number }).listeners === 0) renderers.delete(key)
+    }
+    return { renderArgs: renderer.args, leave }
+  }
+
+  /**
+   * Subscribes one listener: its stream of encoded messages, or the result that refused it. `scope`
+   * names where the route is mounted (e.g. the webhook id): listeners share renderings within it.
+   */
+  return async function subscribe(
+    route: StreamRoute,
+    args: ExecutionArgs,
+    scope = '',
+  ): Promise<AsyncIterator<Uint8Array> | ExecutionResult> {
     const source = await createSourceEventStream(args)
     if (!(Symbol.asyncIterator in source)) return source
     const signals = source[Symbol.asyncIterator]()
-    const key = `${route.operation} ${JSON.stringify(args.variableValues ?? {})}`
-    // What rendering needs, less the HTTP request the context carries: an idle listener holds less.
-    const renderArgs = { ...args, contextValue: { ...(args.contextValue as object), request: undefined } }
+    const key = `${scope} ${route.operation} ${JSON.stringify(args.variableValues ?? {})}`
+    const { renderArgs, leave } = join(key, args)
     return {
       async next() {
         for (;;) {
           const next = await signals.next()
-          if (next.done) return { done: true, value: undefined }
+          if (next.done) {
+            leave()
+            return { done: true, value: undefined }
+          }
           const message = await renderOnce(route, renderArgs, key, next.value)
           if (message) return { done: false, value: message }
         }
       },
       async return() {
+        leave()
         await signals.return?.()
         return { done: true, value: undefined }
       },
