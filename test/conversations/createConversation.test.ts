@@ -1,154 +1,159 @@
-import { afterEach, beforeEach, describe, expect, it } from 'vitest'
-import { signUserKey } from '../../src/auth/user-key.ts'
-import { createTenant } from '../../src/domain/tenancy.ts'
-import { createTestApp, errorBody, BASE, type TestApp } from '../helpers/app.ts'
+import { describe, expect, it } from 'vitest'
+import { CLIENT_ID, iso, type TestApp, useTestApp } from '../helpers/app.ts'
+import { describeAccess } from '../helpers/access.ts'
+import { ownerOf } from '../helpers/graphql.ts'
+import { INVALID_IDS, LONGEST_ID } from '../helpers/ids.ts'
+import { useOfficialClient, withoutKey } from '../helpers/listening.ts'
+import { expectRefusal, TRANSPORTS } from '../helpers/transports.ts'
 
-const ISO = /^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d\.\d{3}Z$/
+const CREATE_CONVERSATION = /* GraphQL */ `
+  mutation ($input: CreateConversationInput!) {
+    createConversation(input: $input) {
+      conversation {
+        id
+        conversationId
+        createdAt
+        updatedAt
+        owner { userId name }
+        participants { edges { node { userId } } pageInfo { hasNextPage } }
+      }
+    }
+  }
+`
 
-let t: TestApp
-beforeEach(() => {
-  t = createTestApp()
-})
-afterEach(() => t.close())
+type Chat = Pick<TestApp, 'chat' | 'graphql'>
 
-const participantIds = async (key: string, conversationId: string) => {
-  const res = await t.chat('GET', `/conversations/${conversationId}/participants`, { key })
-  expect(res.status).toBe(200)
-  return (res.body.participants as { id: string }[]).map((p) => p.id)
+const createConversation = {
+  REST: (app: Chat, key: string | undefined, body?: object) => app.chat('POST', '/conversations', { key, body }),
+  GraphQL: (app: Chat, key: string | undefined, input: object = {}) => app.graphql(CREATE_CONVERSATION, { input }, { key }),
 }
 
-describe('createConversation — POST /conversations', () => {
-  it('creates a conversation under the chosen id', async () => {
-    const alice = await t.user('alice')
-    const res = await t.chat('POST', '/conversations', { key: alice.key, body: { id: 'support-42' } })
-    expect(res.status).toBe(200)
-    expect(res.body).toEqual({
-      conversation: { id: 'support-42', createdAt: expect.stringMatching(ISO), updatedAt: expect.stringMatching(ISO) },
+/** The id of the conversation a transport answered with. */
+const createdId = {
+  REST: (res: { body: any }) => res.body.conversation.id as string,
+  GraphQL: (res: { body: any }) => res.body.data.createConversation.conversation.conversationId as string,
+}
+
+describe('createConversation', () => {
+  const t = useTestApp({ handlers: {} })
+
+  describe('REST POST /conversations', () => {
+    it('creates the conversation under the chosen id, owned by the caller, its only participant', async () => {
+      const alice = await t.user('alice', { name: 'Alice' })
+      const res = await createConversation.REST(t, alice.key, { id: 'support-42' })
+      expect(res.status).toBe(200)
+      expect(res.body).toEqual({ conversation: { id: 'support-42', createdAt: iso, updatedAt: iso } })
+      expect((await t.chat('GET', '/conversations/support-42/participants', { key: alice.key })).body).toEqual({
+        participants: [alice.user],
+        meta: {},
+      })
+      expect(await ownerOf(t, alice.key, 'support-42')).toBe('alice')
+    })
+
+    it.each([
+      ['an empty body', {}],
+      ['no body at all', undefined],
+    ])('generates an id from %s, a new one for every conversation', async (_what, body) => {
+      const alice = await t.user('alice')
+      const first = await createConversation.REST(t, alice.key, body)
+      expect(first.status).toBe(200)
+      expect(first.body).toEqual({ conversation: { id: expect.stringMatching(CLIENT_ID), createdAt: iso, updatedAt: iso } })
+      expect(createdId.REST(await createConversation.REST(t, alice.key, body))).not.toBe(first.body.conversation.id)
+    })
+
+    it('refuses an id that is not a string with 400 InvalidPayload', async () => {
+      const alice = await t.user('alice')
+      expectRefusal(await createConversation.REST(t, alice.key, { id: 42 }), 'REST', 400, 'InvalidPayload', null)
     })
   })
 
-  it('generates an id when none is given, a new one for every conversation', async () => {
-    const alice = await t.user('alice')
-    const first = await t.chat('POST', '/conversations', { key: alice.key, body: {} })
-    const second = await t.chat('POST', '/conversations', { key: alice.key, body: {} })
-    expect(first.status).toBe(200)
-    expect(first.body).toEqual({
-      conversation: { id: expect.any(String), createdAt: expect.stringMatching(ISO), updatedAt: expect.stringMatching(ISO) },
+  describe('GraphQL createConversation', () => {
+    it('creates the conversation under the chosen id, owned by the caller, its first participant', async () => {
+      const alice = await t.user('alice', { name: 'Alice' })
+      const res = await createConversation.GraphQL(t, alice.key, { id: 'c1' })
+      expect(res.status).toBe(200)
+      expect(res.body).toEqual({
+        data: {
+          createConversation: {
+            conversation: {
+              id: expect.any(String),
+              conversationId: 'c1',
+              createdAt: iso,
+              updatedAt: iso,
+              owner: { userId: 'alice', name: 'Alice' },
+              participants: { edges: [{ node: { userId: 'alice' } }], pageInfo: { hasNextPage: false } },
+            },
+          },
+        },
+      })
     })
-    expect(first.body.conversation.id).toMatch(/^[A-Za-z0-9._:-]{1,64}$/)
-    expect(second.status).toBe(200)
-    expect(second.body.conversation.id).not.toBe(first.body.conversation.id)
-  })
 
-  it('generates an id for a request without a body', async () => {
-    const alice = await t.user('alice')
-    const res = await t.chat('POST', '/conversations', { key: alice.key })
-    expect(res.status).toBe(200)
-    expect(res.body.conversation).toEqual({
-      id: expect.any(String),
-      createdAt: expect.stringMatching(ISO),
-      updatedAt: expect.stringMatching(ISO),
+    it('generates an id when none is given, a new one for every conversation, which the caller can read', async () => {
+      const alice = await t.user('alice')
+      const first = createdId.GraphQL(await createConversation.GraphQL(t, alice.key))
+      expect(first).toMatch(CLIENT_ID)
+      expect(createdId.GraphQL(await createConversation.GraphQL(t, alice.key))).not.toBe(first)
+      const read = await t.graphql('query ($id: String!) { conversation(id: $id) { conversationId owner { userId } } }', { id: first }, { key: alice.key })
+      expect(read.body).toEqual({ data: { conversation: { conversationId: first, owner: { userId: 'alice' } } } })
     })
   })
 
-  it('makes the caller the owner and the only participant', async () => {
-    const alice = await t.user('alice', { name: 'Alice' })
-    await t.chat('POST', '/conversations', { key: alice.key, body: { id: 'c1' } })
-    const list = await t.chat('GET', '/conversations/c1/participants', { key: alice.key })
-    expect(list.status).toBe(200)
-    expect(list.body).toEqual({ participants: [alice.user], meta: {} })
-    const owner = await t.graphql('query { conversation(id: "c1") { owner { userId } } }', {}, { key: alice.key })
-    expect(owner.body.data).toEqual({ conversation: { owner: { userId: 'alice' } } })
-  })
-
-  it('refuses an id that exists with 409 AlreadyExists and leaves the conversation as it was', async () => {
-    const alice = await t.user('alice')
-    const bob = await t.user('bob')
-    const created = await t.chat('POST', '/conversations', { key: alice.key, body: { id: 'c1' } })
-    const res = await t.chat('POST', '/conversations', { key: bob.key, body: { id: 'c1' } })
-    expect(res.status).toBe(409)
-    expect(res.body).toEqual(errorBody(409, 'AlreadyExists'))
-    expect(await participantIds(alice.key, 'c1')).toEqual(['alice'])
-    const asBob = await t.chat('GET', '/conversations/c1/participants', { key: bob.key })
-    expect(asBob.status).toBe(403)
-    const owner = await t.graphql('query { conversation(id: "c1") { createdAt owner { userId } } }', {}, { key: alice.key })
-    expect(owner.body.data).toEqual({ conversation: { createdAt: created.body.conversation.createdAt, owner: { userId: 'alice' } } })
-  })
-
-  it('refuses an id the caller already used with 409 AlreadyExists', async () => {
-    const alice = await t.user('alice')
-    await t.chat('POST', '/conversations', { key: alice.key, body: { id: 'c1' } })
-    const res = await t.chat('POST', '/conversations', { key: alice.key, body: { id: 'c1' } })
-    expect(res.status).toBe(409)
-    expect(res.body).toEqual(errorBody(409, 'AlreadyExists'))
-  })
-
-  it('accepts an id of 64 characters drawn from [A-Za-z0-9._:-]', async () => {
-    const alice = await t.user('alice')
-    const id = `Az09._:-${'y'.repeat(56)}`
-    const res = await t.chat('POST', '/conversations', { key: alice.key, body: { id } })
-    expect(res.status).toBe(200)
-    expect(res.body.conversation.id).toBe(id)
-    expect(await participantIds(alice.key, encodeURIComponent(id))).toEqual(['alice'])
-  })
-
-  it.each([
-    ['is empty', ''],
-    ['has 65 characters', 'y'.repeat(65)],
-    ['has a space', 'c 1'],
-    ['has a slash', 'c/1'],
-    ['has a non-ASCII letter', 'cé'],
-    ['has a #', 'c#1'],
-  ])('refuses an id that %s with 400 InvalidPayload and creates nothing', async (_what, id) => {
-    const alice = await t.user('alice')
-    const res = await t.chat('POST', '/conversations', { key: alice.key, body: { id } })
-    expect(res.status).toBe(400)
-    expect(res.body).toEqual(errorBody(400, 'InvalidPayload'))
-    const rows = t.db.$client.prepare('select count(*) as n from conversations').get() as { n: number }
-    expect(rows.n).toBe(0)
-  })
-
-  it('refuses an id that is not a string with 400 InvalidPayload', async () => {
-    const alice = await t.user('alice')
-    const res = await t.chat('POST', '/conversations', { key: alice.key, body: { id: 42 } })
-    expect(res.status).toBe(400)
-    expect(res.body).toEqual(errorBody(400, 'InvalidPayload'))
-  })
-
-  it('refuses a request without x-user-key with 401 Unauthorized', async () => {
-    const res = await t.chat('POST', '/conversations', { body: { id: 'c1' } })
-    expect(res.status).toBe(401)
-    expect(res.body).toEqual(errorBody(401, 'Unauthorized'))
-  })
-
-  it('refuses a valid key whose user was never created with 401 Unauthorized, creating nothing', async () => {
-    const res = await t.chat('POST', '/conversations', { key: await t.keyFor('ghost'), body: { id: 'c1' } })
-    expect(res.status).toBe(401)
-    expect(res.body).toEqual(errorBody(401, 'Unauthorized'))
-    const alice = await t.user('alice')
-    const again = await t.chat('POST', '/conversations', { key: alice.key, body: { id: 'c1' } })
-    expect(again.status).toBe(200)
-  })
-
-  it('keeps conversations of two chat integrations apart, even under the same id', async () => {
-    createTenant(t.db, {
-      workspaceId: 'wkspace_other',
-      adminToken: 'bp_pat_other',
-      webhookId: 'other-webhook',
-      encryptionKey: 'other-encryption-key',
-      botName: 'Other bot',
-      botHandler: 'echo',
+  describe.each(TRANSPORTS)('%s: the id', (transport) => {
+    it('accepts 64 characters of every allowed class', async () => {
+      const alice = await t.user('alice')
+      const res = await createConversation[transport](t, alice.key, { id: LONGEST_ID })
+      expect(createdId[transport](res)).toBe(LONGEST_ID)
+      expect(await t.participantIds(alice.key, encodeURIComponent(LONGEST_ID))).toEqual(['alice'])
     })
-    const alice = await t.user('alice')
-    await t.conversation(alice.key, 'c1')
-    const otherKey = await signUserKey('alice', 'other-encryption-key')
-    const other = (method: string, path: string, body?: unknown) =>
-      t.send(method, `${BASE}/other-webhook${path}`, { key: otherKey, body })
-    expect((await other('POST', '/users/get-or-create', {})).status).toBe(200)
-    const res = await other('POST', '/conversations', { id: 'c1' })
-    expect(res.status).toBe(200)
-    expect(await res.json()).toEqual({
-      conversation: { id: 'c1', createdAt: expect.stringMatching(ISO), updatedAt: expect.stringMatching(ISO) },
+
+    it('refuses an id that exists, whoever created it, with 409 AlreadyExists, leaving the conversation as it was', async () => {
+      const alice = await t.user('alice')
+      const bob = await t.user('bob')
+      const created = await createConversation.REST(t, alice.key, { id: 'c1' })
+      for (const key of [alice.key, bob.key]) {
+        expectRefusal(await createConversation[transport](t, key, { id: 'c1' }), transport, 409, 'AlreadyExists', ['createConversation'])
+      }
+      expect(await t.participantIds(alice.key, 'c1')).toEqual(['alice'])
+      expect((await t.chat('GET', '/conversations/c1', { key: alice.key })).body).toEqual(created.body)
+      expect(await ownerOf(t, alice.key, 'c1')).toBe('alice')
+    })
+
+    it.each(INVALID_IDS)('refuses an id that is %s with 400 InvalidPayload, creating nothing', async (_what, id) => {
+      const alice = await t.user('alice')
+      expectRefusal(await createConversation[transport](t, alice.key, { id }), transport, 400, 'InvalidPayload', ['createConversation'])
+      expect(t.count('select count(*) as n from conversations')).toBe(0)
+    })
+
+    it('keeps the conversations of two chat integrations apart, even under the same id', async () => {
+      const alice = await t.user('alice')
+      await t.conversation(alice.key, 'c1')
+      const other = t.otherTenant()
+      const key = await other.keyFor('alice')
+      expect((await other.chat('POST', '/users/get-or-create', { key })).status).toBe(200)
+      expect(createdId[transport](await createConversation[transport](other, key, { id: 'c1' }))).toBe('c1')
+      expect(await t.participantIds(alice.key, 'c1')).toEqual(['alice'])
+    })
+  })
+
+  describeAccess(t, {
+    call: {
+      REST: (key) => createConversation.REST(t, key, { id: 'c2' }),
+      GraphQL: (key) => createConversation.GraphQL(t, key, { id: 'c2' }),
+    },
+    field: 'createConversation',
+    rules: ['no key', 'unknown user'],
+  })
+
+  describe('official client', () => {
+    const client = useOfficialClient(t)
+
+    it('creates the conversation under the given id, or a new generated one, with the caller as its participant', async () => {
+      const alice = await client.connect('alice')
+      expect(await alice.createConversation({ id: 'support-1' })).toEqual({ conversation: { id: 'support-1', createdAt: iso, updatedAt: iso } })
+      expect(await alice.listParticipants({ conversationId: 'support-1' })).toEqual({ participants: [withoutKey(alice.user)], meta: {} })
+      const first = await alice.createConversation({})
+      expect(first).toEqual({ conversation: { id: expect.stringMatching(CLIENT_ID), createdAt: iso, updatedAt: iso } })
+      expect((await alice.createConversation({})).conversation.id).not.toBe(first.conversation.id)
     })
   })
 })

@@ -1,137 +1,128 @@
-import { afterEach, beforeEach, describe, expect, it } from 'vitest'
-import { createTestApp, errorBody, type TestApp } from '../helpers/app.ts'
+import { describe, expect, it } from 'vitest'
+import { CLIENT_ID, iso, type JsonResponse, useTestApp } from '../helpers/app.ts'
+import { describeAccess } from '../helpers/access.ts'
+import { expectRequestError } from '../helpers/graphql.ts'
+import { useOfficialClient } from '../helpers/listening.ts'
+import { expectRefusal, TRANSPORTS } from '../helpers/transports.ts'
 
-const ISO = /^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d\.\d{3}Z$/
-
-let t: TestApp
-let alice: Awaited<ReturnType<TestApp['user']>>
-beforeEach(async () => {
-  t = createTestApp()
-  alice = await t.user('alice')
-  await t.conversation(alice.key, 'c1')
-})
-afterEach(() => t.close())
-
-const post = (body: unknown, key = alice.key) => t.chat('POST', '/events', { key, body })
-
-// Events users created; the echo bot's answers are its own and are not counted here.
-const eventCount = () =>
-  (t.db.$client.prepare('select count(*) as n from events where user_id not in (select id from users where is_bot)').get() as { n: number }).n
-
-const readBack = async (id: string) => {
-  const res = await t.graphql(
-    'query ($id: String!) { event(id: $id) { eventId userId conversationId createdAt payload } }',
-    { id },
-    { key: alice.key },
-  )
-  expect(res.body.errors).toBeUndefined()
-  return res.body.data.event
-}
-
-describe('createEvent — POST /events', () => {
-  it('creates the event and returns every field of it', async () => {
-    const res = await post({ conversationId: 'c1', payload: { kind: 'typing', on: true } })
-    expect(res.status).toBe(200)
-    expect(res.body).toEqual({
-      event: {
-        id: expect.any(String),
-        createdAt: expect.stringMatching(ISO),
-        payload: { kind: 'typing', on: true },
-        conversationId: 'c1',
-        userId: 'alice',
-      },
-    })
-    expect(res.body.event.id).not.toBe('')
-    expect(eventCount()).toBe(1)
-    expect(await readBack(res.body.event.id)).toEqual({
-      eventId: res.body.event.id,
-      userId: 'alice',
-      conversationId: 'c1',
-      createdAt: res.body.event.createdAt,
-      payload: { kind: 'typing', on: true },
-    })
-  })
-
-  it('keeps a free-form payload exactly as written', async () => {
-    const payload = {
-      type: 'not-a-message-kind',
-      nested: { deep: { deeper: [1, 2.5, 'three', null, { four: false }] } },
-      empty: {},
-      list: [],
-      text: 'ünïcødé 🎉 "quoted"\n',
+const CREATE_EVENT = /* GraphQL */ `
+  mutation ($input: CreateEventInput!) {
+    createEvent(input: $input) {
+      event { id eventId conversationId userId createdAt payload user { userId name } conversation { conversationId owner { userId } } }
     }
-    const res = await post({ conversationId: 'c1', payload })
-    expect(res.status).toBe(200)
-    expect(res.body.event.payload).toEqual(payload)
-    expect((await readBack(res.body.event.id)).payload).toEqual(payload)
-  })
+  }
+`
 
-  it('accepts an empty payload object', async () => {
-    const res = await post({ conversationId: 'c1', payload: {} })
-    expect(res.status).toBe(200)
-    expect(res.body.event.payload).toEqual({})
-  })
+type Event = { id: string; createdAt: string; payload: unknown; conversationId: string; userId: string }
 
-  it('gives every event its own id and the user of its key', async () => {
-    const bob = await t.user('bob')
-    await t.chat('POST', '/conversations/c1/participants', { key: alice.key, body: { userId: 'bob' } })
-    const first = await post({ conversationId: 'c1', payload: { n: 1 } })
-    const second = await post({ conversationId: 'c1', payload: { n: 2 } }, bob.key)
-    expect(second.status).toBe(200)
-    expect(second.body).toEqual({
-      event: {
-        id: expect.any(String),
-        createdAt: expect.stringMatching(ISO),
-        payload: { n: 2 },
-        conversationId: 'c1',
-        userId: 'bob',
-      },
+describe('createEvent', () => {
+  const t = useTestApp({ handlers: {} })
+  const createEvent = {
+    REST: (key: string | undefined, body: { conversationId: unknown; payload: unknown }) => t.chat('POST', '/events', { key, body }),
+    GraphQL: (key: string | undefined, input: { conversationId: unknown; payload: unknown }) => t.graphql(CREATE_EVENT, { input }, { key }),
+  }
+  /** The event a transport answered with, in the REST shape. */
+  const created: Record<string, (res: JsonResponse) => Event> = {
+    REST: (res) => res.body.event,
+    GraphQL: (res) => {
+      const { eventId, createdAt, payload, conversationId, userId } = res.body.data.createEvent.event
+      return { id: eventId, createdAt, payload, conversationId, userId }
+    },
+  }
+  const events = () => t.count('select count(*) as n from events')
+  const getEvent = async (key: string, id: string) => (await t.chat('GET', `/events/${id}`, { key })).body.event
+  const aliceAndBobInC1 = async () => {
+    const alice = await t.user('alice', { name: 'Alice' })
+    const bob = await t.user('bob', { name: 'Bob' })
+    await t.conversation(alice.key, 'c1', ['bob'])
+    return { alice, bob }
+  }
+
+  describe.each(TRANSPORTS)('%s', (transport) => {
+    it('creates the event by the caller, answers every field of it, a new id each time, and getEvent reads it back', async () => {
+      const { alice, bob } = await aliceAndBobInC1()
+      const first = created[transport](await createEvent[transport](alice.key, { conversationId: 'c1', payload: { kind: 'typing', on: true } }))
+      const res = await createEvent[transport](bob.key, { conversationId: 'c1', payload: { n: 2 } })
+      expect(res.status).toBe(200)
+      const second = created[transport](res)
+      expect(second).toStrictEqual({ id: expect.stringMatching(CLIENT_ID), createdAt: iso, payload: { n: 2 }, conversationId: 'c1', userId: 'bob' })
+      expect(second.id).not.toBe(first.id)
+      expect(events()).toBe(2)
+      expect(await getEvent(alice.key, first.id)).toEqual({ ...first, payload: { kind: 'typing', on: true }, userId: 'alice' })
     })
-    expect(second.body.event.id).not.toBe(first.body.event.id)
-    expect(eventCount()).toBe(2)
+
+    it.each([
+      ['a free-form payload', { type: 'not-a-message-kind', nested: { deep: { deeper: [1, 2.5, 'three', null, { four: false }] } }, empty: {}, list: [], text: 'ünïcødé 🎉 "quoted"\n' }],
+      ['an empty payload object', {}],
+    ])('keeps %s exactly as written', async (_what, payload) => {
+      const { alice } = await aliceAndBobInC1()
+      const event = created[transport](await createEvent[transport](alice.key, { conversationId: 'c1', payload }))
+      expect(event.payload).toEqual(payload)
+      expect((await getEvent(alice.key, event.id)).payload).toEqual(payload)
+    })
+
+    it.each([
+      ['a string', 'ping'],
+      ['a number', 42],
+      ['an array', [{ a: 1 }]],
+      ['null', null],
+    ])('refuses a payload that is %s, writing nothing', async (_what, payload) => {
+      const { alice } = await aliceAndBobInC1()
+      const res = await createEvent[transport](alice.key, { conversationId: 'c1', payload })
+      if (transport === 'REST') expectRefusal(res, 'REST', 400, 'InvalidPayload', null)
+      else expectRequestError(res.body)
+      expect(events()).toBe(0)
+    })
   })
 
   it.each([
     ['without conversationId', { payload: { a: 1 } }],
     ['without payload', { conversationId: 'c1' }],
     ['with a conversationId that is a number', { conversationId: 1, payload: { a: 1 } }],
-    ['with a payload that is a string', { conversationId: 'c1', payload: 'ping' }],
-    ['with a payload that is a number', { conversationId: 'c1', payload: 42 }],
-    ['with a payload that is an array', { conversationId: 'c1', payload: [{ a: 1 }] }],
-    ['with a payload that is null', { conversationId: 'c1', payload: null }],
-  ])('refuses a body %s with 400 InvalidPayload, writing nothing', async (_what, body) => {
-    const res = await post(body)
-    expect(res.status).toBe(400)
-    expect(res.body).toEqual(errorBody(400, 'InvalidPayload'))
-    expect(eventCount()).toBe(0)
+  ])('REST refuses a body %s with 400 InvalidPayload, writing nothing', async (_what, body) => {
+    const { alice } = await aliceAndBobInC1()
+    expectRefusal(await t.chat('POST', '/events', { key: alice.key, body }), 'REST', 400, 'InvalidPayload', null)
+    expect(events()).toBe(0)
   })
 
-  it('refuses a caller who is not a participant with 403 Forbidden, writing nothing', async () => {
-    const bob = await t.user('bob')
-    const res = await post({ conversationId: 'c1', payload: { a: 1 } }, bob.key)
-    expect(res.status).toBe(403)
-    expect(res.body).toEqual(errorBody(403, 'Forbidden'))
-    expect(eventCount()).toBe(0)
+  it('GraphQL createEvent resolves the author and the conversation of the event', async () => {
+    const { bob } = await aliceAndBobInC1()
+    const res = await createEvent.GraphQL(bob.key, { conversationId: 'c1', payload: { kind: 'typing' } })
+    expect(res.body).toEqual({
+      data: {
+        createEvent: {
+          event: {
+            id: expect.any(String),
+            eventId: expect.any(String),
+            conversationId: 'c1',
+            userId: 'bob',
+            createdAt: iso,
+            payload: { kind: 'typing' },
+            user: { userId: 'bob', name: 'Bob' },
+            conversation: { conversationId: 'c1', owner: { userId: 'alice' } },
+          },
+        },
+      },
+    })
   })
 
-  it('refuses a conversation that does not exist with 404 ResourceNotFound', async () => {
-    const res = await post({ conversationId: 'nope', payload: { a: 1 } })
-    expect(res.status).toBe(404)
-    expect(res.body).toEqual(errorBody(404, 'ResourceNotFound'))
-    expect(eventCount()).toBe(0)
+  describeAccess(t, {
+    call: {
+      REST: (key, { conversationId }) => createEvent.REST(key, { conversationId, payload: { kind: 'intrusion' } }),
+      GraphQL: (key, { conversationId }) => createEvent.GraphQL(key, { conversationId, payload: { kind: 'intrusion' } }),
+    },
+    field: 'createEvent',
   })
 
-  it('refuses a request without x-user-key with 401 Unauthorized', async () => {
-    const res = await t.chat('POST', '/events', { body: { conversationId: 'c1', payload: { a: 1 } } })
-    expect(res.status).toBe(401)
-    expect(res.body).toEqual(errorBody(401, 'Unauthorized'))
-    expect(eventCount()).toBe(0)
-  })
+  describe('official client', () => {
+    const client = useOfficialClient(t)
 
-  it('refuses a valid key whose user was never created with 401 Unauthorized', async () => {
-    const res = await post({ conversationId: 'c1', payload: { a: 1 } }, await t.keyFor('ghost'))
-    expect(res.status).toBe(401)
-    expect(res.body).toEqual(errorBody(401, 'Unauthorized'))
-    expect(eventCount()).toBe(0)
+    it('creates the custom event and answers it', async () => {
+      const alice = await client.connect('alice')
+      await alice.createConversation({ id: 'c1' })
+      expect(await alice.createEvent({ conversationId: 'c1', payload: { type: 'typing', on: true, n: [1, 2] } })).toEqual({
+        event: { id: expect.stringMatching(CLIENT_ID), createdAt: iso, payload: { type: 'typing', on: true, n: [1, 2] }, conversationId: 'c1', userId: 'alice' },
+      })
+    })
   })
 })

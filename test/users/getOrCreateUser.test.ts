@@ -1,157 +1,153 @@
-import { afterEach, beforeEach, describe, expect, it } from 'vitest'
-import { signUserKey } from '../../src/auth/user-key.ts'
-import { createTenant } from '../../src/domain/tenancy.ts'
-import { createTestApp, errorBody, BASE, type TestApp } from '../helpers/app.ts'
+import { UnauthorizedError } from '@botpress/chat'
+import { describe, expect, it } from 'vitest'
+import { type Actor, iso, type TestApp, useTestApp } from '../helpers/app.ts'
+import { describeAccess } from '../helpers/access.ts'
+import { INVALID_IDS, LONGEST_ID } from '../helpers/ids.ts'
+import { expectApiError, sign, useOfficialClient, verifiedClaims, withoutKey } from '../helpers/listening.ts'
+import { expectRefusal, TRANSPORTS } from '../helpers/transports.ts'
 
-const ISO = /^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d\.\d{3}Z$/
+const GET_OR_CREATE_USER = /* GraphQL */ `
+  mutation ($input: GetOrCreateUserInput!) {
+    getOrCreateUser(input: $input) { user { id userId name pictureUrl profile createdAt updatedAt } }
+  }
+`
 
-let t: TestApp
-beforeEach(() => {
-  t = createTestApp()
-})
-afterEach(() => t.close())
+type Chat = Pick<TestApp, 'chat' | 'graphql'>
 
-const getOrCreate = async (id: string, body: unknown = {}) =>
-  t.chat('POST', '/users/get-or-create', { key: await t.keyFor(id), body })
+/** getOrCreateUser over each transport, for the user `key` names, in this app or through another integration's `chat`. */
+const getOrCreateUser = {
+  REST: (app: Chat, key: string | undefined, profile?: object) => app.chat('POST', '/users/get-or-create', { key, body: profile }),
+  GraphQL: (app: Chat, key: string | undefined, profile: object = {}) => app.graphql(GET_OR_CREATE_USER, { input: profile }, { key }),
+}
 
-describe('getOrCreateUser — POST /users/get-or-create', () => {
-  it('creates the user the key names, with every profile field of the body', async () => {
-    const res = await getOrCreate('alice', { name: 'Alice', pictureUrl: 'https://pics.test/alice.png', profile: '{"tier":"gold"}' })
-    expect(res.status).toBe(200)
-    expect(res.body).toEqual({
-      user: {
-        id: 'alice',
-        name: 'Alice',
-        pictureUrl: 'https://pics.test/alice.png',
-        profile: '{"tier":"gold"}',
-        createdAt: expect.stringMatching(ISO),
-        updatedAt: expect.stringMatching(ISO),
-      },
+/** The user a transport answered with, in the REST shape (absent fields left out). */
+const answered = {
+  REST: (res: { body: any }) => res.body.user,
+  GraphQL: (res: { body: any }) => {
+    const { id: _, userId, ...fields } = res.body.data.getOrCreateUser.user
+    return Object.fromEntries([['id', userId], ...Object.entries(fields).filter(([, value]) => value !== null)])
+  },
+}
+
+describe('getOrCreateUser', () => {
+  const t = useTestApp({ handlers: {} })
+
+  describe('REST POST /users/get-or-create', () => {
+    it('creates the user the key names with every profile field of the body; the key then opens the API', async () => {
+      const key = await t.keyFor('alice')
+      const res = await getOrCreateUser.REST(t, key, { name: 'Alice', pictureUrl: 'https://pics.test/alice.png', profile: '{"tier":"gold"}' })
+      expect(res.status).toBe(200)
+      expect(res.body).toEqual({
+        user: { id: 'alice', name: 'Alice', pictureUrl: 'https://pics.test/alice.png', profile: '{"tier":"gold"}', createdAt: iso, updatedAt: iso },
+      })
+      expect((await t.chat('POST', '/conversations', { key, body: { id: 'c1' } })).status).toBe(200)
+    })
+
+    it.each([
+      ['an empty body', {}, {}],
+      ['no body at all', undefined, {}],
+      ['a name alone', { name: 'Dave' }, { name: 'Dave' }],
+    ])('creates the user from %s, leaving the absent fields out instead of sending null', async (_what, body, fields) => {
+      const res = await getOrCreateUser.REST(t, await t.keyFor('dave'), body)
+      expect(res.status).toBe(200)
+      expect(res.body).toStrictEqual({ user: { id: 'dave', ...fields, createdAt: iso, updatedAt: iso } })
+    })
+
+    it.each([
+      ['name', { name: 5 }],
+      ['pictureUrl', { pictureUrl: true }],
+      ['profile', { profile: { tier: 'gold' } }],
+    ])('refuses a %s of the wrong type with 400 InvalidPayload and creates no user', async (_field, body) => {
+      const key = await t.keyFor('erin')
+      expectRefusal(await getOrCreateUser.REST(t, key, body), 'REST', 400, 'InvalidPayload', null)
+      expect(t.count("select count(*) as n from users where id = 'erin'")).toBe(0)
+      expect((await getOrCreateUser.REST(t, key, { name: 'Erin' })).body.user).toEqual({ id: 'erin', name: 'Erin', createdAt: iso, updatedAt: iso })
     })
   })
 
-  it('leaves absent optional fields out of the user instead of sending null', async () => {
-    const res = await getOrCreate('bob', {})
-    expect(res.status).toBe(200)
-    expect(res.body).toEqual({ user: { id: 'bob', createdAt: expect.stringMatching(ISO), updatedAt: expect.stringMatching(ISO) } })
-    expect(Object.keys(res.body.user).sort()).toEqual(['createdAt', 'id', 'updatedAt'])
-  })
+  describe('GraphQL getOrCreateUser', () => {
+    it('creates the user the key names with the given profile', async () => {
+      const input = { name: 'Alice', pictureUrl: 'https://example.com/alice.png', profile: '{"plan":"pro"}' }
+      const res = await getOrCreateUser.GraphQL(t, await t.keyFor('alice'), input)
+      expect(res.status).toBe(200)
+      expect(res.body).toEqual({
+        data: { getOrCreateUser: { user: { id: expect.any(String), userId: 'alice', ...input, createdAt: iso, updatedAt: iso } } },
+      })
+    })
 
-  it('creates the user from a request without a body', async () => {
-    const res = await t.chat('POST', '/users/get-or-create', { key: await t.keyFor('carol') })
-    expect(res.status).toBe(200)
-    expect(res.body).toEqual({ user: { id: 'carol', createdAt: expect.stringMatching(ISO), updatedAt: expect.stringMatching(ISO) } })
-  })
-
-  it('keeps only the fields that were given', async () => {
-    const res = await getOrCreate('dave', { name: 'Dave' })
-    expect(res.status).toBe(200)
-    expect(res.body).toEqual({
-      user: { id: 'dave', name: 'Dave', createdAt: expect.stringMatching(ISO), updatedAt: expect.stringMatching(ISO) },
+    it('leaves the profile fields that are not given null', async () => {
+      const res = await getOrCreateUser.GraphQL(t, await t.keyFor('bob'))
+      expect(res.body.data.getOrCreateUser.user).toEqual({
+        id: expect.any(String),
+        userId: 'bob',
+        name: null,
+        pictureUrl: null,
+        profile: null,
+        createdAt: iso,
+        updatedAt: iso,
+      })
     })
   })
 
-  it('returns an existing user unchanged, ignoring the profile of a later call', async () => {
-    const first = await getOrCreate('alice', { name: 'Alice', pictureUrl: 'https://pics.test/a.png' })
-    const second = await getOrCreate('alice', { name: 'Someone else', pictureUrl: 'https://pics.test/b.png', profile: 'p' })
-    expect(second.status).toBe(200)
-    expect(second.body).toEqual(first.body)
-    expect(second.body.user).toEqual({
-      id: 'alice',
-      name: 'Alice',
-      pictureUrl: 'https://pics.test/a.png',
-      createdAt: first.body.user.createdAt,
-      updatedAt: first.body.user.updatedAt,
+  describe.each(TRANSPORTS)('%s', (transport) => {
+    it('returns an existing user unchanged, ignoring the profile of a later call, and keeps every user its own', async () => {
+      const alice = await t.user('alice', { name: 'Alice', pictureUrl: 'https://pics.test/a.png' })
+      const bob = await getOrCreateUser[transport](t, await t.keyFor('bob'), { name: 'Bob' })
+      const again = await getOrCreateUser[transport](t, alice.key, { name: 'Someone else', pictureUrl: 'https://pics.test/b.png', profile: 'p' })
+      expect(again.status).toBe(200)
+      expect(answered[transport](again)).toEqual(alice.user)
+      expect(answered[transport](bob)).toEqual({ id: 'bob', name: 'Bob', createdAt: iso, updatedAt: iso })
+    })
+
+    it('keeps the users of two chat integrations apart, even under the same id', async () => {
+      const here: Actor = await t.user('alice', { name: 'Alice here' })
+      const other = t.otherTenant()
+      const there = await getOrCreateUser[transport](other, await other.keyFor('alice'), { name: 'Alice there' })
+      expect(there.status).toBe(200)
+      expect(answered[transport](there)).toEqual({ id: 'alice', name: 'Alice there', createdAt: iso, updatedAt: iso })
+      expect(await t.me(here.key)).toEqual(here.user)
+    })
+
+    it('accepts a key naming a user id of 64 characters of every allowed class', async () => {
+      const res = await getOrCreateUser[transport](t, await t.keyFor(LONGEST_ID))
+      expect(res.status).toBe(200)
+      expect(answered[transport](res).id).toBe(LONGEST_ID)
+    })
+
+    it.each(INVALID_IDS)('refuses a key naming a user id %s with 400 InvalidPayload, creating nobody', async (_what, id) => {
+      expectRefusal(await getOrCreateUser[transport](t, await t.keyFor(id), { name: 'X' }), transport, 400, 'InvalidPayload', null)
+      expect(t.count('select count(*) as n from users where not is_bot')).toBe(0)
     })
   })
 
-  it('gives every user its own record', async () => {
-    const alice = await getOrCreate('alice', { name: 'Alice' })
-    const bob = await getOrCreate('bob', { name: 'Bob' })
-    expect(alice.body.user).toMatchObject({ id: 'alice', name: 'Alice' })
-    expect(bob.body.user).toMatchObject({ id: 'bob', name: 'Bob' })
-    const again = await getOrCreate('alice')
-    expect(again.body.user.name).toBe('Alice')
+  describeAccess(t, {
+    call: { REST: (key) => getOrCreateUser.REST(t, key, {}), GraphQL: (key) => getOrCreateUser.GraphQL(t, key) },
+    field: 'getOrCreateUser',
+    rules: ['no key'],
   })
 
-  it('accepts a user id of 64 characters drawn from [A-Za-z0-9._:-]', async () => {
-    const id = `Az09._:-${'x'.repeat(56)}`
-    expect(id).toHaveLength(64)
-    const res = await getOrCreate(id)
-    expect(res.status).toBe(200)
-    expect(res.body.user.id).toBe(id)
-  })
+  describe('official client', () => {
+    const client = useOfficialClient(t)
 
-  it.each([
-    ['65 characters', 'x'.repeat(65)],
-    ['a space', 'al ice'],
-    ['a slash', 'al/ice'],
-    ['a non-ASCII letter', 'alicé'],
-  ])('refuses a key naming a user id with %s with 400 InvalidPayload', async (_what, id) => {
-    const res = await getOrCreate(id, { name: 'X' })
-    expect(res.status).toBe(400)
-    expect(res.body).toEqual(errorBody(400, 'InvalidPayload'))
-  })
-
-  it('refuses a request without x-user-key with 401 Unauthorized', async () => {
-    const res = await t.chat('POST', '/users/get-or-create', { body: { name: 'Nobody' } })
-    expect(res.status).toBe(401)
-    expect(res.body).toEqual(errorBody(401, 'Unauthorized'))
-  })
-
-  it.each([
-    ['name', { name: 5 }],
-    ['pictureUrl', { pictureUrl: true }],
-    ['profile', { profile: { tier: 'gold' } }],
-  ])('refuses a %s of the wrong type with 400 InvalidPayload and creates no user', async (_field, body) => {
-    const res = await getOrCreate('erin', body)
-    expect(res.status).toBe(400)
-    expect(res.body).toEqual(errorBody(400, 'InvalidPayload'))
-    const later = await getOrCreate('erin', { name: 'Erin' })
-    expect(later.body.user).toEqual({
-      id: 'erin',
-      name: 'Erin',
-      createdAt: expect.stringMatching(ISO),
-      updatedAt: expect.stringMatching(ISO),
+    it('creates the user the key names with the given profile, then returns it unchanged', async () => {
+      const key = await sign({ id: 'dave' })
+      const created = await client.bare().getOrCreateUser({ 'x-user-key': key, name: 'Dave', pictureUrl: 'https://pics.test/d.png' })
+      expect(created).toEqual({ user: { id: 'dave', name: 'Dave', pictureUrl: 'https://pics.test/d.png', createdAt: iso, updatedAt: iso } })
+      expect(await client.bare().getOrCreateUser({ 'x-user-key': key, name: 'Somebody else' })).toEqual(created)
     })
-  })
 
-  it('keeps users of two chat integrations apart, even under the same id', async () => {
-    createTenant(t.db, {
-      workspaceId: 'wkspace_other',
-      adminToken: 'bp_pat_other',
-      webhookId: 'other-webhook',
-      encryptionKey: 'other-encryption-key',
-      botName: 'Other bot',
-      botHandler: 'echo',
+    it('Client.connect with a userId and the encryption key signs its own key and gets or creates that user', async () => {
+      const first = await client.connect('carol')
+      expect(first.user).toEqual({ id: 'carol', createdAt: iso, updatedAt: iso, key: expect.any(String) })
+      expect(await verifiedClaims(first.user.key)).toEqual({ alg: 'HS256', id: 'carol' })
+      const again = await client.connect('carol')
+      expect(withoutKey(again.user)).toEqual(withoutKey(first.user))
+      expect(await again.getUser({})).toEqual({ user: withoutKey(first.user) })
     })
-    const here = await getOrCreate('alice', { name: 'Alice here' })
-    const otherKey = await signUserKey('alice', 'other-encryption-key')
-    const there = await t.send('POST', `${BASE}/other-webhook/users/get-or-create`, {
-      key: otherKey,
-      body: { name: 'Alice there' },
-    })
-    expect(there.status).toBe(200)
-    expect((await there.json()).user).toEqual({
-      id: 'alice',
-      name: 'Alice there',
-      createdAt: expect.stringMatching(ISO),
-      updatedAt: expect.stringMatching(ISO),
-    })
-    expect((await getOrCreate('alice')).body).toEqual(here.body)
-  })
 
-  it('refuses a key signed for another chat integration with 401 Unauthorized', async () => {
-    createTenant(t.db, {
-      workspaceId: 'wkspace_other',
-      adminToken: 'bp_pat_other',
-      webhookId: 'other-webhook',
-      encryptionKey: 'other-encryption-key',
-      botName: 'Other bot',
-      botHandler: 'echo',
+    it('reports a key signed with another secret as UnauthorizedError', async () => {
+      const key = await sign({ id: 'dave' }, 'another-secret')
+      await expectApiError(client.bare().getOrCreateUser({ 'x-user-key': key }), UnauthorizedError, 401, 'Unauthorized')
     })
-    const res = await t.chat('POST', '/users/get-or-create', { key: await signUserKey('alice', 'other-encryption-key') })
-    expect(res.status).toBe(401)
-    expect(res.body).toEqual(errorBody(401, 'Unauthorized'))
   })
 })
