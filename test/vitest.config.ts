@@ -11,7 +11,7 @@ export default defineConfig({
   },
   test: {
     include: ['test/**/*.test.ts'],
-    testTimeout: 15_000,
+    testTimeout: 30_000,
     hookTimeout: 60_000,
   },
 })

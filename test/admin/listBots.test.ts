@@ -1,25 +1,26 @@
+import { Client, UnauthorizedError } from '@botpress/client'
 import { eq } from 'drizzle-orm'
-import { afterEach, beforeEach, describe, expect, it } from 'vitest'
+import { describe, expect, it } from 'vitest'
 import { type BotRow, bots } from '../../src/db/schema.ts'
-import { createTenant } from '../../src/domain/tenancy.ts'
-import { ADMIN_TOKEN, BASE, createTestApp, errorBody, type TestApp, WORKSPACE_ID } from '../helpers/app.ts'
+import { ADMIN_TOKEN, BASE, errorBody, iso, type JsonResponse, OTHER, type TestApp, toJson, useTestApp, WORKSPACE_ID } from '../helpers/app.ts'
+import { requestError } from '../helpers/graphql.ts'
+import { serve } from '../helpers/listening.ts'
+import { expectSpoiledTokensRefused, foreignToken } from '../helpers/paging.ts'
+import { expectRefusal, type Transport, TRANSPORTS } from '../helpers/transports.ts'
 
-const OTHER_WORKSPACE_ID = 'wkspace_other'
-const OTHER_ADMIN_TOKEN = 'bp_pat_other_admin_token'
-const ISO = /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}\.\d{3}Z$/
+// listBots — GET /v1/admin/bots and the admin schema's `bots` connection, for the bearer of an
+// admin token and its x-workspace-id.
 
-let t: TestApp
-beforeEach(() => {
-  t = createTestApp()
-})
-afterEach(() => t.close())
+const BOTS = /* GraphQL */ `
+  query ($first: Int, $after: String, $last: Int, $before: String, $sortField: BotSortField, $sortDirection: SortDirection) {
+    bots(first: $first, after: $after, last: $last, before: $before, sortField: $sortField, sortDirection: $sortDirection) {
+      edges { cursor node { id botId name createdAt updatedAt deployedAt tags } }
+      pageInfo { hasNextPage hasPreviousPage startCursor endCursor }
+    }
+  }
+`
 
-/** A GET of the admin API with exactly `headers` (t.admin always adds the valid credentials). */
-async function getWith(path: string, headers: Record<string, string>) {
-  const response = await t.send('GET', `${BASE}/v1/admin${path}`, { headers })
-  const text = await response.text()
-  return { status: response.status, headers: response.headers, body: text ? JSON.parse(text) : undefined }
-}
+const otherHeaders = { authorization: `Bearer ${OTHER.adminToken}`, 'x-workspace-id': OTHER.workspaceId }
 
 /** The listBots body of a row: optional fields are left out, never null. */
 const botBody = (row: BotRow) => ({
@@ -33,214 +34,121 @@ const botBody = (row: BotRow) => ({
 
 const at = (base: string, seconds: number) => new Date(Date.parse(base) + seconds * 1000).toISOString()
 
-/**
- * 45 bots whose ids, createdAt and updatedAt orders all differ: createdAt comes in groups of 3 and
- * updatedAt in pairs, so ties must be broken by id; every 4th bot was never deployed.
- */
-function seedBots(workspaceId = WORKSPACE_ID, count = 45, prefix = 'bot') {
-  const rows = Array.from({ length: count }, (_, i): BotRow => ({
-    id: `${prefix}_${String(count - 1 - ((i * 29) % count)).padStart(2, '0')}`,
-    workspaceId,
-    name: `Bot ${i}`,
-    handler: 'echo',
-    tags: i % 5 === 0 ? { team: `t${i}` } : {},
-    createdAt: at('2020-01-01T00:00:00.000Z', Math.floor(i / 3) * 60),
-    updatedAt: at('2021-01-01T00:00:00.000Z', Math.floor(((i * 17) % count) / 2)),
-    deployedAt: i % 4 === 0 ? null : at('2022-01-01T00:00:00.000Z', i),
-  }))
-  t.db.insert(bots).values(rows).run()
-}
+type Sort = { sortField?: 'createdAt' | 'updatedAt'; sortDirection?: 'asc' | 'desc' }
+const SORTS = [
+  ['createdAt', 'asc'],
+  ['createdAt', 'desc'],
+  ['updatedAt', 'asc'],
+  ['updatedAt', 'desc'],
+] as const
 
-const workspaceRows = (workspaceId = WORKSPACE_ID) =>
-  t.db.select().from(bots).where(eq(bots.workspaceId, workspaceId)).all()
+describe('listBots', () => {
+  const t = useTestApp({ handlers: {} })
 
-/** The workspace's bots in the order asked: by the field, then by id; desc is asc reversed. */
-function expectedOrder(field: 'createdAt' | 'updatedAt', direction: 'asc' | 'desc', workspaceId = WORKSPACE_ID) {
-  const key = (row: BotRow) => [row[field], row.id] as const
-  const sorted = workspaceRows(workspaceId).sort((a, b) => {
-    const [ka, kb] = [key(a), key(b)]
-    if (ka[0] !== kb[0]) return ka[0] < kb[0] ? -1 : 1
-    return ka[1] < kb[1] ? -1 : ka[1] > kb[1] ? 1 : 0
-  })
-  return direction === 'asc' ? sorted : sorted.reverse()
-}
+  /**
+   * `count` bots whose ids, createdAt and updatedAt orders all differ: createdAt comes in groups of 3
+   * and updatedAt in pairs, so ties must be broken by id; every 4th bot was never deployed.
+   */
+  function seedBots(workspaceId = WORKSPACE_ID, count = 45, prefix = 'bot') {
+    const rows = Array.from({ length: count }, (_, i): BotRow => ({
+      id: `${prefix}_${String(count - 1 - ((i * 29) % count)).padStart(2, '0')}`,
+      workspaceId,
+      name: `Bot ${i}`,
+      handler: 'echo',
+      tags: i % 5 === 0 ? { team: `t${i}` } : {},
+      createdAt: at('2020-01-01T00:00:00.000Z', Math.floor(i / 3) * 60),
+      updatedAt: at('2021-01-01T00:00:00.000Z', Math.floor(((i * 17) % count) / 2)),
+      deployedAt: i % 4 === 0 ? null : at('2022-01-01T00:00:00.000Z', i),
+    }))
+    t.db.insert(bots).values(rows).run()
+  }
 
-/** Walks listBots page by page until meta.nextToken is absent; returns the pages. */
-async function walk(query: Record<string, string>, headers?: Record<string, string>) {
-  const pages: { bots: any[]; meta: { nextToken?: string } }[] = []
-  let nextToken: string | undefined
-  do {
-    const params = new URLSearchParams({ ...query, ...(nextToken === undefined ? {} : { nextToken }) })
-    const res = await t.admin('GET', `/bots?${params}`, { headers })
-    expect(res.status, JSON.stringify(res.body)).toBe(200)
-    pages.push(res.body)
-    nextToken = res.body.meta.nextToken
-    if (pages.length > 60) throw new Error('listBots never stops paging')
-  } while (nextToken !== undefined)
-  return pages
-}
+  const workspaceRows = (workspaceId = WORKSPACE_ID) => t.db.select().from(bots).where(eq(bots.workspaceId, workspaceId)).all()
 
-describe('listBots (GET /v1/admin/bots)', () => {
-  it('lists the bootstrap bot with exactly the Bot fields', async () => {
-    const res = await t.admin('GET', '/bots')
-    expect(res.status).toBe(200)
-    expect(res.headers.get('content-type')).toMatch(/^application\/json/)
-    const [row] = workspaceRows()
-    expect(row?.createdAt).toMatch(ISO)
-    expect(res.body).toEqual({
-      bots: [
-        {
-          id: t.tenant?.botId,
-          createdAt: row?.createdAt,
-          updatedAt: row?.createdAt,
-          name: 'Echo bot',
-          deployedAt: row?.createdAt,
-          tags: {},
-        },
-      ],
-      meta: {},
+  /** The workspace's bots in the order asked: by the field, then by id; desc is asc reversed. */
+  function expectedOrder({ sortField = 'createdAt', sortDirection = 'asc' }: Sort, workspaceId = WORKSPACE_ID) {
+    const sorted = workspaceRows(workspaceId).sort((a, b) =>
+      a[sortField] !== b[sortField] ? (a[sortField] < b[sortField] ? -1 : 1) : a.id < b.id ? -1 : a.id > b.id ? 1 : 0,
+    )
+    return (sortDirection === 'asc' ? sorted : sorted.reverse()).map(botBody)
+  }
+
+  /** One page of listBots over a transport, in the REST shape, with the token of the next page. */
+  const page: Record<Transport, (query: Sort & { size?: number; token?: string }, headers?: Record<string, string>) => Promise<{ res: JsonResponse; bots: unknown[]; next?: string }>> = {
+    REST: async ({ size, token, ...sort }, headers) => {
+      const params = new URLSearchParams({ ...sort, ...(size === undefined ? {} : { pageSize: String(size) }), ...(token === undefined ? {} : { nextToken: token }) })
+      const res = await t.admin('GET', `/bots?${params}`, { headers })
+      return { res, bots: res.body.bots, next: res.body.meta?.nextToken }
+    },
+    GraphQL: async ({ size, token, ...sort }, headers) => {
+      const res = await t.adminGraphql(BOTS, { first: size, after: token, ...sort }, headers)
+      const connection = res.body.data?.bots
+      const nodes = connection?.edges.map(({ node: { id: _, botId, deployedAt, ...fields } }: { node: any }) => ({
+        id: botId,
+        ...fields,
+        ...(deployedAt === null ? {} : { deployedAt }),
+      }))
+      return { res, bots: nodes, next: connection?.pageInfo.hasNextPage ? connection.pageInfo.endCursor : undefined }
+    },
+  }
+
+  /** Walks listBots page by page until there is no next page; returns the size of each page and every bot. */
+  async function walk(transport: Transport, query: Sort & { size?: number }, headers?: Record<string, string>) {
+    const sizes: number[] = []
+    const all: unknown[] = []
+    let token: string | undefined
+    do {
+      const { res, bots: found, next } = await page[transport]({ ...query, token }, headers)
+      expect(res.status, JSON.stringify(res.body)).toBe(200)
+      sizes.push(found.length)
+      all.push(...found)
+      token = next
+      if (sizes.length > 60) throw new Error('listBots never stops paging')
+    } while (token !== undefined)
+    return { sizes, bots: all }
+  }
+
+  describe.each(TRANSPORTS)('%s', (transport) => {
+    it('lists the bootstrapped Echo bot, alone on its page', async () => {
+      const [row] = workspaceRows()
+      expect(row?.createdAt).toEqual(iso)
+      const { res, bots: found, next } = await page[transport]({})
+      expect(res.status).toBe(200)
+      expect(found).toEqual([{ id: t.tenant?.botId, createdAt: row?.createdAt, updatedAt: row?.createdAt, name: 'Echo bot', deployedAt: row?.createdAt, tags: {} }])
+      expect(next).toBeUndefined()
     })
-  })
 
-  it('leaves deployedAt out for a bot that was never deployed', async () => {
-    seedBots()
-    const res = await t.admin('GET', '/bots?pageSize=100')
-    expect(res.status).toBe(200)
-    const never = res.body.bots.filter((bot: any) => bot.name === 'Bot 0')
-    expect(never).toEqual([
-      { id: 'bot_44', createdAt: expect.any(String), updatedAt: expect.any(String), name: 'Bot 0', tags: { team: 't0' } },
-    ])
-  })
-
-  describe.each([
-    ['createdAt', 'asc'],
-    ['createdAt', 'desc'],
-    ['updatedAt', 'asc'],
-    ['updatedAt', 'desc'],
-  ] as const)('pagination by %s %s', (sortField, sortDirection) => {
-    it('lists every bot once, in that order, pageSize at a time, until meta.nextToken is absent', async () => {
+    it.each(SORTS)('lists every bot once, by %s %s then id, page by page, with no trailing empty page', async (sortField, sortDirection) => {
       seedBots()
-      const pages = await walk({ pageSize: '10', sortField, sortDirection })
-      expect(pages.map((p) => p.bots.length)).toEqual([10, 10, 10, 10, 6])
-      for (const page of pages.slice(0, -1)) expect(page.meta).toEqual({ nextToken: expect.any(String) })
-      expect(pages.at(-1)?.meta).toEqual({})
-      expect(pages.flatMap((p) => p.bots)).toEqual(expectedOrder(sortField, sortDirection).map(botBody))
+      const expected = expectedOrder({ sortField, sortDirection })
+      expect(await walk(transport, { size: 10, sortField, sortDirection })).toEqual({ sizes: [10, 10, 10, 10, 6], bots: expected })
+      expect(await walk(transport, { size: 23, sortField, sortDirection })).toEqual({ sizes: [23, 23], bots: expected })
     })
 
-    it('ends on a full last page without a trailing empty page', async () => {
+    it('sorts by createdAt ascending when no sort is given, and answers from 1 to 100 bots a page', async () => {
       seedBots()
-      const pages = await walk({ pageSize: '23', sortField, sortDirection })
-      expect(pages.map((p) => p.bots.length)).toEqual([23, 23])
-      expect(pages[1]?.meta).toEqual({})
-      expect(pages.flatMap((p) => p.bots.map((b) => b.id))).toEqual(
-        expectedOrder(sortField, sortDirection).map((r) => r.id),
-      )
-    })
-  })
-
-  it('lists every bot once when no page size or sort is given', async () => {
-    seedBots()
-    const pages = await walk({})
-    const ids = pages.flatMap((p) => p.bots.map((b) => b.id))
-    expect(ids).toHaveLength(46)
-    expect(new Set(ids)).toEqual(new Set(workspaceRows().map((r) => r.id)))
-  })
-
-  it('accepts the page size bounds 1 and 100', async () => {
-    seedBots()
-    const one = await t.admin('GET', '/bots?pageSize=1&sortField=createdAt&sortDirection=asc')
-    expect(one.status).toBe(200)
-    expect(one.body).toEqual({
-      bots: [botBody(expectedOrder('createdAt', 'asc')[0] as BotRow)],
-      meta: { nextToken: expect.any(String) },
-    })
-    const hundred = await t.admin('GET', '/bots?pageSize=100&sortField=createdAt&sortDirection=asc')
-    expect(hundred.status).toBe(200)
-    expect(hundred.body).toEqual({ bots: expectedOrder('createdAt', 'asc').map(botBody), meta: {} })
-  })
-
-  describe('workspaces', () => {
-    beforeEach(() => {
-      createTenant(t.db, {
-        workspaceId: OTHER_WORKSPACE_ID,
-        adminToken: OTHER_ADMIN_TOKEN,
-        webhookId: 'other-webhook',
-        encryptionKey: 'other-encryption-key',
-        botName: 'Other bot',
-        botHandler: 'echo',
-      })
-      seedBots(OTHER_WORKSPACE_ID, 7, 'other')
+      const expected = expectedOrder({})
+      expect((await walk(transport, {})).bots).toEqual(expected)
+      const one = await page[transport]({ size: 1 })
+      expect({ bots: one.bots, next: one.next }).toEqual({ bots: expected.slice(0, 1), next: expect.any(String) })
+      const hundred = await page[transport]({ size: 100 })
+      expect({ bots: hundred.bots, next: hundred.next }).toEqual({ bots: expected, next: undefined })
     })
 
-    it('never lists the bots of another workspace', async () => {
+    it("lists only the caller's workspace: never another's bots, and the other's token its own", async () => {
       seedBots()
-      const pages = await walk({ pageSize: '10' })
-      const ids = pages.flatMap((p) => p.bots.map((b) => b.id))
-      expect(ids).toHaveLength(46)
-      expect(new Set(ids)).toEqual(new Set(workspaceRows().map((r) => r.id)))
-      expect(ids.filter((id) => id.startsWith('other'))).toEqual([])
+      t.otherTenant()
+      seedBots(OTHER.workspaceId, 7, 'other')
+      expect((await walk(transport, { size: 10 })).bots).toEqual(expectedOrder({}))
+      const theirs = await walk(transport, { size: 3, sortField: 'updatedAt', sortDirection: 'desc' }, otherHeaders)
+      expect(theirs.bots).toEqual(expectedOrder({ sortField: 'updatedAt', sortDirection: 'desc' }, OTHER.workspaceId))
+      expect(theirs.bots.map((bot) => (bot as { name: string }).name)).toContain('Other bot')
     })
 
-    it("lists only the other workspace's bots with that workspace's token", async () => {
-      const pages = await walk(
-        { pageSize: '3', sortField: 'updatedAt', sortDirection: 'desc' },
-        { authorization: `Bearer ${OTHER_ADMIN_TOKEN}`, 'x-workspace-id': OTHER_WORKSPACE_ID },
-      )
-      expect(pages.flatMap((p) => p.bots)).toEqual(expectedOrder('updatedAt', 'desc', OTHER_WORKSPACE_ID).map(botBody))
-      expect(pages.flatMap((p) => p.bots).map((b) => b.name)).toContain('Other bot')
-    })
-
-    it("refuses a token with another workspace's x-workspace-id (401)", async () => {
-      const res = await getWith('/bots', { authorization: `Bearer ${ADMIN_TOKEN}`, 'x-workspace-id': OTHER_WORKSPACE_ID })
-      expect(res.status).toBe(401)
-      expect(res.body).toEqual(errorBody(401, 'Unauthorized'))
-      const other = await getWith('/bots', { authorization: `Bearer ${OTHER_ADMIN_TOKEN}`, 'x-workspace-id': WORKSPACE_ID })
-      expect(other.status).toBe(401)
-      expect(other.body).toEqual(errorBody(401, 'Unauthorized'))
-    })
-  })
-
-  describe('authentication', () => {
-    it.each([
-      ['no Authorization header', { 'x-workspace-id': WORKSPACE_ID }],
-      ['a wrong token', { authorization: 'Bearer bp_pat_wrong', 'x-workspace-id': WORKSPACE_ID }],
-      ['the token without the Bearer scheme', { authorization: ADMIN_TOKEN, 'x-workspace-id': WORKSPACE_ID }],
-      ['no x-workspace-id header', { authorization: `Bearer ${ADMIN_TOKEN}` }],
-      ['an unknown x-workspace-id', { authorization: `Bearer ${ADMIN_TOKEN}`, 'x-workspace-id': 'wkspace_nope' }],
-    ])('answers 401 Unauthorized for %s', async (_case, headers) => {
-      const res = await getWith('/bots', headers)
-      expect(res.status).toBe(401)
-      expect(res.body).toEqual(errorBody(401, 'Unauthorized'))
-      expect(res.headers.get('x-request-id')).toBe(res.body.id)
-    })
-  })
-
-  describe('query parameters', () => {
-    it.each([
-      ['pageSize=0'],
-      ['pageSize=101'],
-      ['pageSize=abc'],
-      ['pageSize=1.5'],
-      ['pageSize=-1'],
-      ['sortField=name'],
-      ['sortDirection=up'],
-      ['nextToken=not-a-token'],
-    ])('answers 400 InvalidPayload for %s', async (query) => {
-      const res = await t.admin('GET', `/bots?${query}`)
-      expect(res.status).toBe(400)
-      expect(res.body).toEqual(errorBody(400, 'InvalidPayload'))
-    })
-
-    it('refuses a tampered nextToken (400)', async () => {
+    it('refuses a spoiled page token with 400 InvalidPayload', async () => {
       seedBots()
-      const first = await t.admin('GET', '/bots?pageSize=5')
-      const token: string = first.body.meta.nextToken
-      expect(token).toEqual(expect.any(String))
-      for (const tampered of [`AAAA${token.slice(4)}`, token.slice(0, -3), [...token].reverse().join('')]) {
-        const res = await t.admin('GET', `/bots?pageSize=5&nextToken=${encodeURIComponent(tampered)}`)
-        expect(res.status, tampered).toBe(400)
-        expect(res.body).toEqual(errorBody(400, 'InvalidPayload'))
-      }
+      const { next } = await page[transport]({ size: 5 })
+      await expectSpoiledTokensRefused(next as string, foreignToken('conversations'), async (token) => (await page[transport]({ size: 5, token })).res, transport, ['bots'])
     })
 
     it.each([
@@ -248,36 +156,108 @@ describe('listBots (GET /v1/admin/bots)', () => {
       ['createdAt', 'asc', 'createdAt', 'desc'],
       ['updatedAt', 'desc', 'createdAt', 'desc'],
       ['updatedAt', 'desc', 'updatedAt', 'asc'],
-    ])('refuses a nextToken of %s %s reused with %s %s (400)', async (field, direction, otherField, otherDirection) => {
+    ] as const)('refuses a page token of %s %s reused with %s %s with 400 InvalidPayload', async (sortField, sortDirection, otherField, otherDirection) => {
       seedBots()
-      const first = await t.admin('GET', `/bots?pageSize=5&sortField=${field}&sortDirection=${direction}`)
-      const token: string = first.body.meta.nextToken
-      expect(token).toEqual(expect.any(String))
-      const params = new URLSearchParams({ pageSize: '5', sortField: otherField, sortDirection: otherDirection, nextToken: token })
-      const res = await t.admin('GET', `/bots?${params}`)
-      expect(res.status).toBe(400)
-      expect(res.body).toEqual(errorBody(400, 'InvalidPayload'))
+      const { next } = await page[transport]({ size: 5, sortField, sortDirection })
+      const { res } = await page[transport]({ size: 5, sortField: otherField, sortDirection: otherDirection, token: next })
+      expectRefusal(res, transport, 400, 'InvalidPayload', ['bots'])
+    })
+
+    it.each([
+      ['no Authorization header', { 'x-workspace-id': WORKSPACE_ID }],
+      ['a wrong token', { authorization: 'Bearer bp_pat_wrong', 'x-workspace-id': WORKSPACE_ID }],
+      ['the token without the Bearer scheme', { authorization: ADMIN_TOKEN, 'x-workspace-id': WORKSPACE_ID }],
+      ['no x-workspace-id header', { authorization: `Bearer ${ADMIN_TOKEN}` }],
+      ['an unknown x-workspace-id', { authorization: `Bearer ${ADMIN_TOKEN}`, 'x-workspace-id': 'wkspace_nope' }],
+      ['the token with the id of another workspace', { authorization: `Bearer ${ADMIN_TOKEN}`, 'x-workspace-id': OTHER.workspaceId }],
+      ["another workspace's token with this workspace's id", { authorization: `Bearer ${OTHER.adminToken}`, 'x-workspace-id': WORKSPACE_ID }],
+      ['a chat user key instead of a token', { 'x-user-key': 'a-user-key', 'x-workspace-id': WORKSPACE_ID }],
+    ])('answers 401 Unauthorized for %s', async (_case, headers) => {
+      t.otherTenant()
+      const res = await send(t, transport, headers)
+      if (transport === 'REST') {
+        expect({ status: res.status, body: res.body }).toEqual({ status: 401, body: errorBody(401, 'Unauthorized') })
+        expect(res.headers.get('x-request-id')).toBe(res.body.id)
+      } else {
+        expect({ status: res.status, body: res.body }).toEqual({ status: 401, body: requestError('Unauthorized', 401) })
+      }
+    })
+  })
+
+  describe('REST GET /v1/admin/bots', () => {
+    it('leaves deployedAt out for a bot that was never deployed', async () => {
+      seedBots()
+      const res = await t.admin('GET', '/bots?pageSize=100')
+      expect(res.body.bots.filter((bot: { name: string }) => bot.name === 'Bot 0')).toEqual([
+        { id: 'bot_44', createdAt: expect.any(String), updatedAt: expect.any(String), name: 'Bot 0', tags: { team: 't0' } },
+      ])
+      expect(res.headers.get('content-type')).toMatch(/^application\/json/)
+    })
+
+    it.each([['pageSize=0'], ['pageSize=101'], ['pageSize=abc'], ['pageSize=1.5'], ['pageSize=-1'], ['sortField=name'], ['sortDirection=up'], ['nextToken=not-a-token']])(
+      'answers 400 InvalidPayload for %s',
+      async (query) => {
+        expectRefusal(await t.admin('GET', `/bots?${query}`), 'REST', 400, 'InvalidPayload', null)
+      },
+    )
+  })
+
+  describe('GraphQL bots', () => {
+    it('reads every field of a bot, with deployedAt null when it never was deployed, and a cursor for each', async () => {
+      seedBots()
+      const res = await t.adminGraphql(BOTS, { first: 1, sortField: 'updatedAt', sortDirection: 'desc' })
+      const first = expectedOrder({ sortField: 'updatedAt', sortDirection: 'desc' })[0] as ReturnType<typeof botBody>
+      expect(res.body.data.bots.edges).toEqual([
+        {
+          cursor: expect.any(String),
+          node: { id: expect.any(String), botId: first.id, name: first.name, createdAt: first.createdAt, updatedAt: first.updatedAt, deployedAt: first.deployedAt ?? null, tags: first.tags },
+        },
+      ])
+      const never = (await t.adminGraphql(BOTS, { first: 100 })).body.data.bots.edges.find((e: { node: { name: string } }) => e.node.name === 'Bot 0')
+      expect(never.node).toEqual(expect.objectContaining({ botId: 'bot_44', deployedAt: null, tags: { team: 't0' } }))
+    })
+
+    it('pages backwards with last and before', async () => {
+      seedBots()
+      const ids = expectedOrder({}).map((bot) => bot.id)
+      const tail = (await t.adminGraphql(BOTS, { last: 2 })).body.data.bots
+      expect(tail.edges.map((e: { node: { botId: string } }) => e.node.botId)).toEqual(ids.slice(-2))
+      expect(tail.pageInfo).toEqual(expect.objectContaining({ hasPreviousPage: true, hasNextPage: false }))
+      const previous = (await t.adminGraphql(BOTS, { last: 2, before: tail.pageInfo.startCursor })).body.data.bots
+      expect(previous.edges.map((e: { node: { botId: string } }) => e.node.botId)).toEqual(ids.slice(-4, -2))
+      expect(previous.pageInfo.hasPreviousPage).toBe(true)
+    })
+
+    it('refuses an unknown sortField before execution', async () => {
+      const res = await t.adminGraphql(BOTS, { sortField: 'name' })
+      expect(res.body.data).toBeUndefined()
+      expect(res.body.errors).toEqual([expect.objectContaining({ message: expect.stringContaining('BotSortField') })])
+    })
+  })
+
+  describe('@botpress/client', () => {
+    it('listBots returns the bootstrapped bot, list.bots collects every bot, and a wrong token is an UnauthorizedError', async () => {
+      const served = await serve(t)
+      try {
+        const client = (token = ADMIN_TOKEN) => new Client({ apiUrl: served.baseUrl, token, workspaceId: WORKSPACE_ID })
+        expect(await client().listBots({})).toEqual({
+          bots: [{ id: t.tenant?.botId, name: 'Echo bot', createdAt: iso, updatedAt: iso, deployedAt: iso, tags: {} }],
+          meta: {},
+        })
+        seedBots()
+        expect((await client().list.bots({}).collect()).map((bot) => bot.id)).toEqual(expectedOrder({}).map((bot) => bot.id))
+        const error = await client('bp_pat_wrong').listBots({}).catch((e: unknown) => e)
+        expect(error).toBeInstanceOf(UnauthorizedError)
+        expect(error).toMatchObject({ code: 401, type: 'Unauthorized' })
+      } finally {
+        await served.close()
+      }
     })
   })
 })
 
-describe('unknown administration paths', () => {
-  it('answers 404 ResourceNotFound with the error body', async () => {
-    const res = await t.admin('GET', '/no-such-thing')
-    expect(res.status).toBe(404)
-    expect(res.body).toEqual(errorBody(404, 'ResourceNotFound'))
-    expect(res.headers.get('x-request-id')).toBe(res.body.id)
-  })
-
-  it('answers 404 for an unknown path under /bots', async () => {
-    const res = await t.admin('GET', '/bots/some-bot/no-such-thing')
-    expect(res.status).toBe(404)
-    expect(res.body).toEqual(errorBody(404, 'ResourceNotFound'))
-  })
-
-  it('answers 405 MethodNotFound for a method /bots does not take', async () => {
-    const res = await t.admin('DELETE', '/bots')
-    expect(res.status).toBe(405)
-    expect(res.body).toEqual(errorBody(405, 'MethodNotFound'))
-  })
-})
+/** listBots with exactly `headers` (t.admin and t.adminGraphql otherwise send the valid credentials). */
+async function send(t: TestApp, transport: Transport, headers: Record<string, string>) {
+  if (transport === 'GraphQL') return t.adminGraphql('{ bots { edges { node { name } } } }', {}, headers)
+  return toJson(await t.send('GET', `${BASE}/v1/admin/bots`, { headers }))
+}

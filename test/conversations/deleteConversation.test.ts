@@ -61,24 +61,16 @@ describe('deleteConversation', () => {
     expect((await t.chat('POST', '/conversations', { key: alice.key, body: { id: 'c1' } })).status).toBe(200)
   })
 
-  describeAccess(t, {
-    call: {
-      REST: (key, { conversationId }) => deleteConversation.REST(key, conversationId),
-      GraphQL: (key, { conversationId }) => deleteConversation.GraphQL(key, conversationId),
-    },
-    field: 'deleteConversation',
-  })
-
   describe('official client', () => {
     const client = useOfficialClient(t)
 
     it('lets the owner delete it: {} and it is gone for every participant', async () => {
-      const alice = await client.connect('alice')
-      const bob = await client.connect('bob')
-      await client.conversationOf(alice, 'c1', bob)
+      const [alice, bob] = await client.inConversation('c1', 'alice', 'bob')
       expect(await alice.deleteConversation({ id: 'c1' })).toEqual({})
       await expectApiError(bob.getConversation({ id: 'c1' }), ResourceNotFoundError, 404, 'ResourceNotFound')
       expect(await bob.listConversations({})).toEqual({ conversations: [], meta: {} })
     })
   })
+
+  describeAccess(t, 'deleteConversation', deleteConversation, ({ conversationId }) => [conversationId])
 })

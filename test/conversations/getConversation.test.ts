@@ -10,6 +10,10 @@ const CONVERSATION = /* GraphQL */ `
 
 describe('getConversation', () => {
   const t = useTestApp({ handlers: {} })
+  const getConversation = {
+    REST: (key: string | undefined, id: string) => t.chat('GET', `/conversations/${id}`, { key }),
+    GraphQL: (key: string | undefined, id: string) => t.graphql(CONVERSATION, { id }, { key }),
+  }
 
   it('REST GET /conversations/{id} returns the conversation, as created, to every participant', async () => {
     const alice = await t.user('alice')
@@ -17,7 +21,7 @@ describe('getConversation', () => {
     const created = await t.chat('POST', '/conversations', { key: alice.key, body: { id: 'c1' } })
     await t.chat('POST', '/conversations/c1/participants', { key: alice.key, body: { userId: 'bob' } })
     for (const key of [alice.key, bob.key]) {
-      const res = await t.chat('GET', '/conversations/c1', { key })
+      const res = await getConversation.REST(key, 'c1')
       expect(res.status).toBe(200)
       expect(res.body).toEqual({ conversation: { id: 'c1', createdAt: iso, updatedAt: iso } })
       expect(res.body).toEqual(created.body)
@@ -30,20 +34,13 @@ describe('getConversation', () => {
     await t.conversation(alice.key, 'c1', ['bob'])
     const { createdAt, updatedAt } = (await t.chat('GET', '/conversations/c1', { key: alice.key })).body.conversation
     for (const key of [alice.key, bob.key]) {
-      const res = await t.graphql(CONVERSATION, { id: 'c1' }, { key })
+      const res = await getConversation.GraphQL(key, 'c1')
       expect(res.body).toEqual({
         data: { conversation: { id: expect.any(String), conversationId: 'c1', createdAt, updatedAt, owner: { userId: 'alice' } } },
       })
     }
   })
 
-  describeAccess(t, {
-    call: {
-      REST: (key, { conversationId }) => t.chat('GET', `/conversations/${conversationId}`, { key }),
-      GraphQL: (key, { conversationId }) => t.graphql(CONVERSATION, { id: conversationId }, { key }),
-    },
-    field: 'conversation',
-  })
 
   describe('official client', () => {
     const client = useOfficialClient(t)
@@ -58,4 +55,6 @@ describe('getConversation', () => {
       await expectApiError(mallory.getConversation({ id: 'c1' }), ForbiddenError, 403, 'Forbidden')
     })
   })
+
+  describeAccess(t, 'conversation', getConversation, ({ conversationId }) => [conversationId])
 })

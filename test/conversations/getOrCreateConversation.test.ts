@@ -42,14 +42,13 @@ describe('getOrCreateConversation', () => {
     })
 
     it('returns an existing conversation, unchanged, to every participant, creating nothing', async () => {
-      const alice = await t.user('alice')
-      const bob = await t.user('bob')
-      const created = await t.chat('POST', '/conversations', { key: alice.key, body: { id: 'c1' } })
-      await t.chat('POST', '/conversations/c1/participants', { key: alice.key, body: { userId: 'bob' } })
+      const [alice, bob] = [await t.user('alice'), await t.user('bob')]
+      await t.conversation(alice.key, 'c1', ['bob'])
+      const { conversation } = (await t.chat('GET', '/conversations/c1', { key: alice.key })).body
       for (const key of [alice.key, bob.key]) {
         const res = await getOrCreateConversation[transport](key, { id: 'c1' })
         expect(res.status).toBe(200)
-        expect(answered[transport](res)).toEqual(created.body.conversation)
+        expect(answered[transport](res)).toEqual(conversation)
       }
       expect(conversations()).toBe(1)
       expect(await ownerOf(t, bob.key, 'c1')).toBe('alice')
@@ -91,15 +90,6 @@ describe('getOrCreateConversation', () => {
     })
   })
 
-  describeAccess(t, {
-    call: {
-      REST: (key, { conversationId }) => getOrCreateConversation.REST(key, { id: conversationId }),
-      GraphQL: (key, { conversationId }) => getOrCreateConversation.GraphQL(key, { id: conversationId }),
-    },
-    field: 'getOrCreateConversation',
-    rules: ['no key', 'unknown user', 'not a participant'],
-  })
-
   describe('official client', () => {
     const client = useOfficialClient(t)
 
@@ -115,5 +105,9 @@ describe('getOrCreateConversation', () => {
       await expectApiError(bob.deleteConversation({ id: 'c1' }), ForbiddenError, 403, 'Forbidden')
       expect(await alice.deleteConversation({ id: 'c1' })).toEqual({})
     })
+  })
+
+  describeAccess(t, 'getOrCreateConversation', getOrCreateConversation, ({ conversationId }) => [{ id: conversationId }], {
+    rules: ['no key', 'unknown user', 'not a participant'],
   })
 })

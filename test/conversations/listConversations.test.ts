@@ -20,7 +20,7 @@ const second = (n: number) => `2030-01-01T00:00:${String(n).padStart(2, '0')}.00
 
 describe('listConversations', () => {
   const t = useTestApp({ handlers: {} })
-  const list = (key: string, nextToken?: string) => t.chat('GET', withToken('/conversations', nextToken), { key })
+  const list = (key: string | undefined, nextToken?: string) => t.chat('GET', withToken('/conversations', nextToken), { key })
 
   /** alice owns a1 and a2 and joined b1; bob owns b1 and b2; created a1, b1, b2, a2, one second apart. */
   async function fourConversations() {
@@ -112,14 +112,7 @@ describe('listConversations', () => {
     })
   })
 
-  describeAccess(t, {
-    call: {
-      REST: (key) => t.chat('GET', '/conversations', { key }),
-      GraphQL: (key) => t.graphql(CONVERSATIONS, {}, { key }),
-    },
-    field: 'conversations',
-    rules: ['no key', 'unknown user'],
-  })
+  const listConversations = { REST: (key?: string) => list(key), GraphQL: (key?: string) => t.graphql(CONVERSATIONS, {}, { key }) }
 
   describe('official client', () => {
     const client = useOfficialClient(t)
@@ -139,4 +132,6 @@ describe('listConversations', () => {
       expect(first.conversations[0]).toEqual({ id: 'conv-24', createdAt: iso, updatedAt: iso })
     })
   })
+
+  describeAccess(t, 'conversations', listConversations, () => [], { rules: ['no key', 'unknown user'] })
 })

@@ -3,7 +3,7 @@ import { CLIENT_ID, iso, type JsonResponse, useTestApp } from '../helpers/app.ts
 import { describeAccess } from '../helpers/access.ts'
 import { expectRequestError } from '../helpers/graphql.ts'
 import { useOfficialClient } from '../helpers/listening.ts'
-import { expectRefusal, TRANSPORTS } from '../helpers/transports.ts'
+import { expectRefusal, type Transport, TRANSPORTS } from '../helpers/transports.ts'
 
 const CREATE_EVENT = /* GraphQL */ `
   mutation ($input: CreateEventInput!) {
@@ -22,7 +22,7 @@ describe('createEvent', () => {
     GraphQL: (key: string | undefined, input: { conversationId: unknown; payload: unknown }) => t.graphql(CREATE_EVENT, { input }, { key }),
   }
   /** The event a transport answered with, in the REST shape. */
-  const created: Record<string, (res: JsonResponse) => Event> = {
+  const created: Record<Transport, (res: JsonResponse) => Event> = {
     REST: (res) => res.body.event,
     GraphQL: (res) => {
       const { eventId, createdAt, payload, conversationId, userId } = res.body.data.createEvent.event
@@ -31,12 +31,7 @@ describe('createEvent', () => {
   }
   const events = () => t.count('select count(*) as n from events')
   const getEvent = async (key: string, id: string) => (await t.chat('GET', `/events/${id}`, { key })).body.event
-  const aliceAndBobInC1 = async () => {
-    const alice = await t.user('alice', { name: 'Alice' })
-    const bob = await t.user('bob', { name: 'Bob' })
-    await t.conversation(alice.key, 'c1', ['bob'])
-    return { alice, bob }
-  }
+  const aliceAndBobInC1 = () => t.c1({ members: ['bob'], profiles: { alice: { name: 'Alice' }, bob: { name: 'Bob' } } })
 
   describe.each(TRANSPORTS)('%s', (transport) => {
     it('creates the event by the caller, answers every field of it, a new id each time, and getEvent reads it back', async () => {
@@ -106,14 +101,6 @@ describe('createEvent', () => {
     })
   })
 
-  describeAccess(t, {
-    call: {
-      REST: (key, { conversationId }) => createEvent.REST(key, { conversationId, payload: { kind: 'intrusion' } }),
-      GraphQL: (key, { conversationId }) => createEvent.GraphQL(key, { conversationId, payload: { kind: 'intrusion' } }),
-    },
-    field: 'createEvent',
-  })
-
   describe('official client', () => {
     const client = useOfficialClient(t)
 
@@ -125,4 +112,6 @@ describe('createEvent', () => {
       })
     })
   })
+
+  describeAccess(t, 'createEvent', createEvent, ({ conversationId }) => [{ conversationId, payload: { kind: 'intrusion' } }])
 })

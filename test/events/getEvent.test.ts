@@ -16,12 +16,7 @@ describe('getEvent', () => {
     REST: (key: string | undefined, id: string) => t.chat('GET', `/events/${id}`, { key }),
     GraphQL: (key: string | undefined, id: string) => t.graphql(EVENT, { id }, { key }),
   }
-  const aliceAndBobInC1 = async () => {
-    const alice = await t.user('alice', { name: 'Alice' })
-    const bob = await t.user('bob')
-    await t.conversation(alice.key, 'c1', ['bob'])
-    return { alice, bob }
-  }
+  const aliceAndBobInC1 = () => t.c1({ members: ['bob'], profiles: { alice: { name: 'Alice' } } })
 
   it('REST GET /events/{id} returns the event exactly as created, to every participant', async () => {
     const { alice, bob } = await aliceAndBobInC1()
@@ -63,24 +58,16 @@ describe('getEvent', () => {
     expectRefusal(await getEvent[transport](alice.key, message.id), transport, 404, 'ResourceNotFound', ['event'])
   })
 
-  describeAccess(t, {
-    call: {
-      REST: (key, { eventId }) => getEvent.REST(key, eventId),
-      GraphQL: (key, { eventId }) => getEvent.GraphQL(key, eventId),
-    },
-    field: 'event',
-  })
-
   describe('official client', () => {
     const client = useOfficialClient(t)
 
     it('returns the event as created to every participant', async () => {
-      const alice = await client.connect('alice')
-      const bob = await client.connect('bob')
-      await client.conversationOf(alice, 'c1', bob)
+      const [alice, bob] = await client.inConversation('c1', 'alice', 'bob')
       const { event } = await alice.createEvent({ conversationId: 'c1', payload: { kind: 'ping' } })
       expect(await alice.getEvent({ id: event.id })).toEqual({ event })
       expect(await bob.getEvent({ id: event.id })).toEqual({ event })
     })
   })
+
+  describeAccess(t, 'event', getEvent, ({ eventId }) => [eventId])
 })

@@ -11,16 +11,8 @@ export interface Target {
 
 type Call = (key: string | undefined, target: Target) => Promise<JsonResponse>
 
-export interface Access {
-  /** The operation over each transport it has. */
-  call: Partial<Record<Transport, Call>>
-  /** The GraphQL field an error is reported on. */
-  field: string
-  /** Which rules apply: every operation needs a user key; the default is all four. */
-  rules?: readonly Rule[]
-  /** What the call does, when an operation is described more than once. */
-  variant?: string
-}
+/** An operation over each transport it has, called with a user key and its arguments. */
+export type Operation = Partial<Record<Transport, (key: string | undefined, ...args: any[]) => Promise<JsonResponse>>>
 
 export type Rule = 'no key' | 'unknown user' | 'not a participant' | 'not found'
 const ALL_RULES: readonly Rule[] = ['no key', 'unknown user', 'not a participant', 'not found']
@@ -53,7 +45,7 @@ async function world(t: TestApp): Promise<World> {
 const snapshot = async (t: TestApp, w: World) => ({
   participants: await t.participantIds(w.alice.key, 'c1'),
   messages: await t.messageIds(w.alice.key, 'c1'),
-  rows: ['users', 'conversations', 'participants', 'messages', 'events'].map((table) => t.count(`select count(*) as n from ${table}`)),
+  rows: t.rows(),
   streams: t.app.streams.size,
   subscriptions: t.app.signals.activeSubscriptions(),
 })
@@ -87,9 +79,21 @@ const refusals: Record<Rule, { code: number; type: string; title: string; run: (
 
 /**
  * The rules of who may call an operation, once per transport: a refused call answers the error
- * the transport maps it to and changes nothing, live streams and subscriptions included.
+ * the transport maps it to (GraphQL on `field`) and changes nothing, live streams and
+ * subscriptions included. `args` aims the call at a target; `rules` are those that apply (every
+ * operation needs a user key; the default is all four); `variant` names what the call does when
+ * an operation is described more than once.
  */
-export function describeAccess(t: TestApp, { call, field, rules = ALL_RULES, variant }: Access) {
+export function describeAccess(
+  t: TestApp,
+  field: string,
+  operation: Operation,
+  args: (target: Target) => unknown[] = () => [],
+  { rules = ALL_RULES, variant }: { rules?: readonly Rule[]; variant?: string } = {},
+) {
+  const call = Object.fromEntries(
+    Object.entries(operation).map(([transport, fn]) => [transport, (key: string | undefined, target: Target) => fn(key, ...args(target))]),
+  )
   describe(variant === undefined ? 'who may call it' : `who may call it (${variant})`, () => {
     let w: World
     beforeEach(async () => {

@@ -121,6 +121,18 @@ export function createTestApp(
     return conversationId
   }
 
+  /** alice's conversation c1 with `members` in it, and `others`, users outside it, with the profiles given. */
+  const c1 = async <const M extends string = never, const O extends string = never>({
+    members = [],
+    others = [],
+    profiles = {},
+  }: { members?: M[]; others?: O[]; profiles?: Partial<Record<string, { name?: string }>> } = {}) => {
+    const actors: Record<string, Awaited<ReturnType<typeof user>>> = {}
+    for (const id of ['alice', ...members, ...others]) actors[id] = await user(id, profiles[id])
+    await conversation(actors.alice!.key, 'c1', members)
+    return actors as Record<'alice' | M | O, Awaited<ReturnType<typeof user>>>
+  }
+
   /** A message posted by `key` through createMessage, as the API returned it. */
   const message = async (key: string, conversationId: string, payload: object = { type: 'text', text: 'hi' }, metadata?: object) =>
     (await ok(chat('POST', '/messages', { key, body: { conversationId, payload, ...(metadata && { metadata }) } }), 'post a message'))
@@ -152,6 +164,10 @@ export function createTestApp(
   /** A count read straight from the database, for side effects the API does not show. */
   const count = (sql: string, ...params: unknown[]) => (db.$client.prepare(sql).get(...params) as { n: number }).n
 
+  /** How many rows each chat table holds: what a refused request must leave as it was. */
+  const rows = () =>
+    Object.fromEntries(['users', 'conversations', 'participants', 'messages', 'events'].map((table) => [table, count(`select count(*) as n from ${table}`)]))
+
   /** Adds the second chat integration of `OTHER`, with its own bot, users and keys. */
   const otherTenant = () => {
     createTenant(db, { ...OTHER, botName: 'Other bot', botHandler: 'echo' })
@@ -168,6 +184,7 @@ export function createTestApp(
     app,
     db,
     count,
+    rows,
     otherTenant,
     tenant,
     send,
@@ -179,6 +196,7 @@ export function createTestApp(
     adminGraphql,
     user,
     conversation,
+    c1,
     message,
     event,
     participantIds,
@@ -224,3 +242,25 @@ export const errorBody = (code: number, type: string) => ({
   message: expect.any(String),
 })
 
+
+/**
+ * alice's conversation c1 with `members` in it, and `others`, users outside it, made before each
+ * test of the enclosing describe (after its app), with the profiles given. The object returned
+ * maps each user id to the current test's user.
+ */
+export function useC1<const M extends string = never, const O extends string = never>(
+  t: TestApp,
+  { members = [], others = [], profiles = {} }: { members?: M[]; others?: O[]; profiles?: Partial<Record<string, { name?: string }>> } = {},
+): Record<'alice' | M | O, Actor> {
+  let actors: Record<string, Actor> = {}
+  beforeEach(async () => {
+    actors = await t.c1({ members, others, profiles })
+  })
+  return new Proxy({} as Record<'alice' | M | O, Actor>, {
+    get(_target, id) {
+      const actor = actors[id as string]
+      if (!actor) throw new Error(`no user ${String(id)} in this test`)
+      return actor
+    },
+  })
+}

@@ -1,6 +1,6 @@
 import { expect } from 'vitest'
 import { payloadToInput } from '../../src/graphql/types/payload-input.ts'
-import type { TestApp } from './app.ts'
+import { BASE, type TestApp, WEBHOOK_ID } from './app.ts'
 
 /** A field error as the chat and admin schemas report it: the field's path, the type and status, no data. */
 export const fieldError = (type: string, status: number, path: (string | number)[]) => ({
@@ -46,3 +46,13 @@ export const ownerOf = async (t: TestApp, key: string, conversationId: string): 
   expect(res.body.errors).toBeUndefined()
   return res.body.data.conversation.owner.userId
 }
+
+/** A GraphQL operation over graphql-yoga's own SSE (POST with Accept: text/event-stream), in-process. */
+export const subscribeOverSse = (t: TestApp, key: string | undefined, query: string, variables: Record<string, unknown> = {}) =>
+  t.app.fetch(
+    new Request(`${BASE}/${WEBHOOK_ID}/graphql`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json', accept: 'text/event-stream', ...(key === undefined ? {} : { 'x-user-key': key }) },
+      body: JSON.stringify({ query, variables }),
+    }),
+  )

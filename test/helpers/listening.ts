@@ -122,6 +122,15 @@ export function useOfficialClient(t: TestApp) {
     connect: (userId: string) => Client.connect({ apiUrl: current().apiUrl, userId, encryptionKey: ENCRYPTION_KEY }),
     /** The client without a user, for the operations that take no key or an explicit one. */
     bare: () => new Client({ apiUrl: current().apiUrl }),
+    /** The users of these ids, connected; the first creates the conversation and adds the others. */
+    async inConversation<const Ids extends string[]>(conversationId: string, ...userIds: Ids) {
+      const clients: AuthenticatedClient[] = []
+      for (const userId of userIds) clients.push(await Client.connect({ apiUrl: current().apiUrl, userId, encryptionKey: ENCRYPTION_KEY }))
+      const [owner, ...others] = clients as [AuthenticatedClient, ...AuthenticatedClient[]]
+      await owner.createConversation({ id: conversationId })
+      for (const other of others) await owner.addParticipant({ conversationId, userId: other.user.id })
+      return clients as { [K in keyof Ids]: AuthenticatedClient }
+    },
     /** A conversation of `owner` with the given participants added. */
     async conversationOf(owner: AuthenticatedClient, id: string, ...others: AuthenticatedClient[]) {
       const { conversation } = await owner.createConversation({ id })

@@ -26,33 +26,22 @@ const fullCardRead = { type: 'card', title: 'A card', subtitle: 'Its subtitle', 
 const bareCard = { type: 'card', title: 'Bare', actions: [{ action: 'say', label: 'L', value: 'V' }] }
 const bareCardRead = { type: 'card', title: 'Bare', subtitle: null, imageUrl: null, actions: [{ action: 'say', label: 'L', value: 'V' }] }
 
+type Kind = [kind: string, written: Record<string, unknown>, read: Record<string, unknown>]
+
+/** A kind of one field, which the union member reads as `read` (ImagePayload's imageUrl is aliased image). */
+const single = (type: string, field: string, value: string, typename: string, read = field): Kind => [
+  type,
+  { type, [field]: value, ...extra },
+  { __typename: typename, type, [read]: value },
+]
+
 /** [kind, payload written, what the GraphQL union reads]. */
-export const KINDS: [string, Record<string, unknown>, Record<string, unknown>][] = [
-  [
-    'text',
-    { type: 'text', text: 'Hello 👋, "quoted" \\ back\nslash', ...extra },
-    { __typename: 'TextPayload', type: 'text', text: 'Hello 👋, "quoted" \\ back\nslash' },
-  ],
-  [
-    'markdown',
-    { type: 'markdown', markdown: '# Title\n\n**bold** _it_ — ünïcødé 🎉', ...extra },
-    { __typename: 'MarkdownPayload', type: 'markdown', markdown: '# Title\n\n**bold** _it_ — ünïcødé 🎉' },
-  ],
-  [
-    'image',
-    { type: 'image', imageUrl: 'https://media.test/cat.png', ...extra },
-    { __typename: 'ImagePayload', type: 'image', image: 'https://media.test/cat.png' },
-  ],
-  [
-    'audio',
-    { type: 'audio', audioUrl: 'https://media.test/clip.mp3', ...extra },
-    { __typename: 'AudioPayload', type: 'audio', audioUrl: 'https://media.test/clip.mp3' },
-  ],
-  [
-    'video',
-    { type: 'video', videoUrl: 'https://media.test/movie.mp4', ...extra },
-    { __typename: 'VideoPayload', type: 'video', videoUrl: 'https://media.test/movie.mp4' },
-  ],
+export const KINDS: Kind[] = [
+  single('text', 'text', 'Hello 👋, "quoted" \\ back\nslash', 'TextPayload'),
+  single('markdown', 'markdown', '# Title\n\n**bold** _it_ — ünïcødé 🎉', 'MarkdownPayload'),
+  single('image', 'imageUrl', 'https://media.test/cat.png', 'ImagePayload', 'image'),
+  single('audio', 'audioUrl', 'https://media.test/clip.mp3', 'AudioPayload'),
+  single('video', 'videoUrl', 'https://media.test/movie.mp4', 'VideoPayload'),
   [
     'file with a title',
     { type: 'file', fileUrl: 'https://media.test/report.pdf', title: 'Report', ...extra },

@@ -5,7 +5,7 @@ import { describeAccess } from '../helpers/access.ts'
 import { expectRequestError, graphqlMessage } from '../helpers/graphql.ts'
 import { expectApiError, useOfficialClient } from '../helpers/listening.ts'
 import { INVALID_PAYLOADS, KINDS } from '../helpers/payloads.ts'
-import { expectRefusal, TRANSPORTS } from '../helpers/transports.ts'
+import { expectRefusal, type Transport, TRANSPORTS } from '../helpers/transports.ts'
 
 // Each kind's members; FilePayload/LocationPayload `title` (String) and ImagePayload `imageUrl`
 // (String!) would clash with CardPayload's fields of the same name, so those are aliased.
@@ -44,7 +44,7 @@ describe('createMessage', () => {
     GraphQL: (key: string | undefined, input: { conversationId: string; payload: unknown; metadata?: unknown }) => graphqlMessage(t, key, input),
   }
   /** The message a transport answered with, in the REST shape (no metadata when there is none). */
-  const created: Record<string, (res: JsonResponse) => Message> = {
+  const created: Record<Transport, (res: JsonResponse) => Message> = {
     REST: (res) => res.body.message,
     GraphQL: (res) => {
       const { messageId, rawPayload, metadata, ...fields } = res.body.data.createMessage.message
@@ -54,11 +54,7 @@ describe('createMessage', () => {
   const messages = () => t.count('select count(*) as n from messages')
   const getMessage = async (key: string, id: string) => (await t.chat('GET', `/messages/${id}`, { key })).body.message
   const text = (value: string) => ({ type: 'text', text: value })
-  const aliceInC1 = async () => {
-    const alice = await t.user('alice', { name: 'Alice' })
-    await t.conversation(alice.key, 'c1')
-    return alice
-  }
+  const aliceInC1 = async () => (await t.c1({ profiles: { alice: { name: 'Alice' } } })).alice
 
   describe.each(TRANSPORTS)('%s', (transport) => {
     it('creates the message by the caller, answers every field of it, and getMessage reads it back', async () => {
@@ -168,14 +164,6 @@ describe('createMessage', () => {
     })
   })
 
-  describeAccess(t, {
-    call: {
-      REST: (key, { conversationId }) => createMessage.REST(key, { conversationId, payload: text('intrusion') }),
-      GraphQL: (key, { conversationId }) => createMessage.GraphQL(key, { conversationId, payload: text('intrusion') }),
-    },
-    field: 'createMessage',
-  })
-
   describe('official client', () => {
     const client = useOfficialClient(t)
 
@@ -200,4 +188,6 @@ describe('createMessage', () => {
       await expectApiError(alice.createMessage({ conversationId: 'c1', payload: { type: 'text' } as never }), InvalidPayloadError, 400, 'InvalidPayload')
     })
   })
+
+  describeAccess(t, 'createMessage', createMessage, ({ conversationId }) => [{ conversationId, payload: text('intrusion') }])
 })

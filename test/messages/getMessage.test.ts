@@ -18,12 +18,11 @@ const MESSAGE = /* GraphQL */ `
 
 describe('getMessage', () => {
   const t = useTestApp({ handlers: {} })
-  const aliceAndBobInC1 = async () => {
-    const alice = await t.user('alice', { name: 'Alice' })
-    const bob = await t.user('bob', { name: 'Bob' })
-    await t.conversation(alice.key, 'c1', ['bob'])
-    return { alice, bob }
+  const getMessage = {
+    REST: (key: string | undefined, id: string) => t.chat('GET', `/messages/${id}`, { key }),
+    GraphQL: (key: string | undefined, id: string) => t.graphql(MESSAGE, { id }, { key }),
   }
+  const aliceAndBobInC1 = () => t.c1({ members: ['bob'], profiles: { alice: { name: 'Alice' }, bob: { name: 'Bob' } } })
 
   it('REST GET /messages/{id} returns the message exactly as created, to every participant', async () => {
     const { alice, bob } = await aliceAndBobInC1()
@@ -32,7 +31,7 @@ describe('getMessage', () => {
       body: { conversationId: 'c1', payload: { type: 'text', text: 'hi', extra: [1] }, metadata: { a: { b: 1 } } },
     })
     for (const key of [alice.key, bob.key]) {
-      const res = await t.chat('GET', `/messages/${created.body.message.id}`, { key })
+      const res = await getMessage.REST(key, created.body.message.id)
       expect(res.status).toBe(200)
       expect(res.body).toEqual({
         message: {
@@ -51,7 +50,7 @@ describe('getMessage', () => {
   it('GraphQL message(id) resolves the message, its author and its conversation, the same for every participant', async () => {
     const { alice, bob } = await aliceAndBobInC1()
     const message = await t.message(bob.key, 'c1', { type: 'text', text: 'from bob' })
-    const asAlice = await t.graphql(MESSAGE, { id: message.id }, { key: alice.key })
+    const asAlice = await getMessage.GraphQL(alice.key, message.id)
     expect(asAlice.body).toEqual({
       data: {
         message: {
@@ -67,28 +66,21 @@ describe('getMessage', () => {
         },
       },
     })
-    expect((await t.graphql(MESSAGE, { id: message.id }, { key: bob.key })).body).toEqual(asAlice.body)
+    expect((await getMessage.GraphQL(bob.key, message.id)).body).toEqual(asAlice.body)
   })
 
-  describeAccess(t, {
-    call: {
-      REST: (key, { messageId }) => t.chat('GET', `/messages/${messageId}`, { key }),
-      GraphQL: (key, { messageId }) => t.graphql(MESSAGE, { id: messageId }, { key }),
-    },
-    field: 'message',
-  })
 
   describe('official client', () => {
     const client = useOfficialClient(t)
 
     it('returns the message as created to every participant, and reports a missing one as ResourceNotFoundError', async () => {
-      const alice = await client.connect('alice')
-      const bob = await client.connect('bob')
-      await client.conversationOf(alice, 'c1', bob)
+      const [alice, bob] = await client.inConversation('c1', 'alice', 'bob')
       const { message } = await alice.createMessage({ conversationId: 'c1', payload: { type: 'text', text: 'Hello' }, metadata: { a: 1 } })
       expect(await alice.getMessage({ id: message.id })).toEqual({ message })
       expect(await bob.getMessage({ id: message.id })).toEqual({ message })
       await expectApiError(alice.getMessage({ id: 'nope' }), ResourceNotFoundError, 404, 'ResourceNotFound')
     })
   })
+
+  describeAccess(t, 'message', getMessage, ({ messageId }) => [messageId])
 })

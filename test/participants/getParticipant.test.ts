@@ -56,23 +56,15 @@ describe('getParticipant', () => {
     }
   })
 
-  describeAccess(t, {
-    call: {
-      REST: (key, { conversationId }) => getParticipant.REST(key, conversationId, 'alice'),
-      GraphQL: (key, { conversationId }) => getParticipant.GraphQL(key, conversationId, 'alice'),
-    },
-    field: 'conversation',
-  })
-
   describe('official client', () => {
     const client = useOfficialClient(t)
 
     it('returns a participant, the owner included', async () => {
-      const alice = await client.connect('alice')
-      const bob = await client.connect('bob')
-      await client.conversationOf(alice, 'c1', bob)
+      const [alice, bob] = await client.inConversation('c1', 'alice', 'bob')
       expect(await bob.getParticipant({ conversationId: 'c1', userId: 'alice' })).toEqual({ participant: withoutKey(alice.user) })
       expect(await alice.getParticipant({ conversationId: 'c1', userId: 'bob' })).toEqual({ participant: withoutKey(bob.user) })
     })
   })
+
+  describeAccess(t, 'conversation', getParticipant, ({ conversationId }) => [conversationId, 'alice'])
 })

@@ -20,7 +20,7 @@ const PARTICIPANTS = /* GraphQL */ `
 
 describe('listParticipants', () => {
   const t = useTestApp({ handlers: {} })
-  const list = (key: string, conversationId: string, nextToken?: string) =>
+  const list = (key: string | undefined, conversationId: string, nextToken?: string) =>
     t.chat('GET', withToken(`/conversations/${conversationId}/participants`, nextToken), { key })
   const graphqlPage = async (key: string, variables: { id: string; first?: number; after?: string }) =>
     (await t.graphql(PARTICIPANTS, variables, { key })).body.data.conversation.participants
@@ -61,12 +61,9 @@ describe('listParticipants', () => {
       expect(new Set(pages.map((page) => page.meta.nextToken)).size).toBe(lengths.length)
       expect(pages.flatMap((page) => page.items.map((user) => user.id))).toEqual(joined)
       expect(pages.flatMap((page) => page.items)).toEqual(users)
-    })
-
-    it('refuses a spoiled nextToken with 400 InvalidPayload', async () => {
-      const { owner } = await crowd(21)
-      const token = (await list(owner.key, 'big')).body.meta.nextToken
-      await expectSpoiledTokensRefused(token, foreignToken('conversations'), (bad) => list(owner.key, 'big', bad), 'REST', [])
+      // A nextToken is good only as the list issued it.
+      const token = pages[0]?.meta.nextToken
+      if (token !== undefined) await expectSpoiledTokensRefused(token, foreignToken('conversations'), (bad) => list(owner.key, 'big', bad), 'REST', [])
     })
   })
 
@@ -130,13 +127,7 @@ describe('listParticipants', () => {
     expect(nodeIds(await graphqlPage(owner.key, { id: 'same-ms', first: 100 }), 'userId')).toEqual(['owner', ...joined])
   })
 
-  describeAccess(t, {
-    call: {
-      REST: (key, { conversationId }) => t.chat('GET', `/conversations/${conversationId}/participants`, { key }),
-      GraphQL: (key, { conversationId }) => t.graphql(PARTICIPANTS, { id: conversationId }, { key }),
-    },
-    field: 'conversation',
-  })
+  const listParticipants = { REST: (key: string | undefined, id: string) => list(key, id), GraphQL: (key: string | undefined, id: string) => t.graphql(PARTICIPANTS, { id }, { key }) }
 
   describe('official client', () => {
     const client = useOfficialClient(t)
@@ -160,4 +151,6 @@ describe('listParticipants', () => {
       expect(await alice.list.participants({ conversationId: 'c1' }).collect()).toEqual(joined)
     })
   })
+
+  describeAccess(t, 'conversation', listParticipants, ({ conversationId }) => [conversationId])
 })

@@ -3,9 +3,9 @@ import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { Client, UnauthorizedError } from '@botpress/client'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
-import { signUserKey } from '../src/auth/user-key.ts'
-import { errorBody } from './helpers/app.ts'
-import { type ExitStatus, type RunningServer, START_TIMEOUT, startServer } from './helpers/server.ts'
+import { signUserKey } from '../../src/auth/user-key.ts'
+import { errorBody } from '../helpers/app.ts'
+import { type ExitStatus, type RunningServer, START_TIMEOUT, startServer } from '../helpers/server.ts'
 
 const WORKSPACE_ID = 'wkspace_main_test'
 const ADMIN_TOKEN = 'bp_pat_main_test_admin_token'
@@ -25,7 +25,6 @@ const LATER_ENV = {
   CONFAB_ENCRYPTION_KEY: 'later-encryption-key',
 }
 const MiB = 1024 * 1024
-const ISO = /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}\.\d{3}Z$/
 
 const dir = mkdtempSync(join(tmpdir(), 'confab-main-'))
 const databaseUrl = join(dir, 'confab.db')
@@ -105,46 +104,6 @@ describe('first-run bootstrap output', () => {
     expect(lines(firstStdout, WEBHOOK_ID).filter((line) => !line.includes('http://'))).toHaveLength(1)
     expect(lines(firstStdout, WORKSPACE_ID)).toHaveLength(1)
     expect(lines(firstStdout, ADMIN_TOKEN)).toHaveLength(1)
-  })
-})
-
-describe('administration API through @botpress/client', () => {
-  it('listBots returns the bootstrap bot', async () => {
-    const result = await adminClient().listBots({})
-    expect(result).toEqual({
-      bots: [
-        {
-          id: expect.any(String),
-          name: 'Echo bot',
-          createdAt: expect.stringMatching(ISO),
-          updatedAt: expect.stringMatching(ISO),
-          deployedAt: expect.stringMatching(ISO),
-          tags: {},
-        },
-      ],
-      meta: {},
-    })
-  })
-
-  it('list.bots() collects every bot and stops', async () => {
-    const all = await adminClient().list.bots({}).collect()
-    expect(all.map((bot) => bot.name)).toEqual(['Echo bot'])
-  })
-
-  it('a wrong token is an UnauthorizedError', async () => {
-    const error = await adminClient('bp_pat_wrong').listBots({}).catch((e: unknown) => e)
-    expect(error).toBeInstanceOf(UnauthorizedError)
-    expect(error).toMatchObject({ code: 401, type: 'Unauthorized' })
-  })
-})
-
-describe('unknown webhook id', () => {
-  it('answers 404 ResourceNotFound with the error body', async () => {
-    const key = await keyFor('someone')
-    const res = await request('POST', '/no-such-webhook/users/get-or-create', { key, body: {} })
-    expect(res.status).toBe(404)
-    expect(res.body).toEqual(errorBody(404, 'ResourceNotFound'))
-    expect(res.headers.get('x-request-id')).toBe(res.body.id)
   })
 })
 

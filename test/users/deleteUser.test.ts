@@ -59,12 +59,6 @@ describe('deleteUser', () => {
     expect({ status: res.status, body: res.body }).toEqual({ status: 200, body: {} })
   })
 
-  describeAccess(t, {
-    call: { REST: (key) => deleteUser.REST(key), GraphQL: (key) => deleteUser.GraphQL(key) },
-    field: 'deleteUser',
-    rules: ['no key', 'unknown user'],
-  })
-
   describe('official client', () => {
     const client = useOfficialClient(t)
 
@@ -75,4 +69,6 @@ describe('deleteUser', () => {
       await expectApiError(alice.createConversation({}), UnauthorizedError, 401, 'Unauthorized')
     })
   })
+
+  describeAccess(t, 'deleteUser', deleteUser, () => [], { rules: ['no key', 'unknown user'] })
 })

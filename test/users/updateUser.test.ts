@@ -60,14 +60,10 @@ describe('updateUser', () => {
     expect((await t.graphql(`query { me { ${USER_FIELDS} } }`, {}, { key: alice.key })).body).toEqual({ data: { me: user } })
   })
 
-  describeAccess(t, {
-    call: {
-      REST: (key) => t.chat('PUT', '/users/me', { key, body: { name: 'X' } }),
-      GraphQL: (key) => t.graphql(UPDATE_USER, { input: { name: 'X' } }, { key }),
-    },
-    field: 'updateUser',
-    rules: ['no key', 'unknown user'],
-  })
+  const updateUser = {
+    REST: (key: string | undefined, body: object) => t.chat('PUT', '/users/me', { key, body }),
+    GraphQL: (key: string | undefined, input: object) => t.graphql(UPDATE_USER, { input }, { key }),
+  }
 
   describe('official client', () => {
     const client = useOfficialClient(t)
@@ -85,4 +81,6 @@ describe('updateUser', () => {
       expect(await alice.getUser({})).toEqual(second)
     })
   })
+
+  describeAccess(t, 'updateUser', updateUser, () => [{ name: 'X' }], { rules: ['no key', 'unknown user'] })
 })
