@@ -1,4 +1,4 @@
-import { beforeEach, describe, expect, it } from 'vitest'
+import { describe, expect, it } from 'vitest'
 import { BASE, type JsonResponse, toJson, useC1, useTestApp, WEBHOOK_ID } from '../helpers/app.ts'
 
 // The REST error body: {id, code, type, message}, its id the request id that x-request-id carries.
