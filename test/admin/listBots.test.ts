@@ -177,7 +177,7 @@ describe('listBots', () => {
       const res = await send(t, transport, headers)
       if (transport === 'REST') {
         expect({ status: res.status, body: res.body }).toEqual({ status: 401, body: errorBody(401, 'Unauthorized') })
-        expect(res.headers.get('x-request-id')).toBe(res.body.id)
+        expect(res.body.id).toBe(`err_${res.headers.get('x-request-id')}`)
       } else {
         expect({ status: res.status, body: res.body }).toEqual({ status: 401, body: requestError('Unauthorized', 401) })
       }

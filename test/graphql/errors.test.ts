@@ -35,7 +35,7 @@ describe('GraphQL errors', () => {
     })
 
     it('answers a request whose context cannot be made (the database is closed) with a generic Internal error and 500', async () => {
-      t.db.$client.close()
+      await t.store.close()
       const res = await post('query { me { userId } }')
       expect(res.status).toBe(500)
       expect(res.body).toEqual({
@@ -59,14 +59,14 @@ describe('GraphQL errors', () => {
         'a validation error',
         () => post('query { nope }'),
         200,
-        { message: 'Cannot query field "nope" on type "Query". Did you mean "node" or "nodes"?', locations: [{ line: 1, column: 9 }], extensions: { code: 'GRAPHQL_VALIDATION_FAILED' } },
+        { message: 'Cannot query field "nope" on type "Query". Did you mean "node" or "nodes"?', locations: [{ line: 1, column: 9 }], extensions: { code: 'GRAPHQL_VALIDATION_FAILED', type: 'InvalidPayload', status: 400 } },
       ],
-      ['a syntax error', () => post('query {'), 200, { extensions: { code: 'GRAPHQL_PARSE_FAILED' } }],
+      ['a syntax error', () => post('query {'), 200, { extensions: { code: 'GRAPHQL_PARSE_FAILED', type: 'InvalidPayload', status: 400 } }],
       [
         'a variables error',
         () => post('query ($id: String!) { conversation(id: $id) { conversationId } }'),
         400,
-        { message: 'Variable "$id" of required type "String!" was not provided.' },
+        { message: 'Variable "$id" of required type "String!" was not provided.', extensions: { type: 'InvalidPayload', status: 400 } },
       ],
       ['a field error', () => post('query { conversation(id: "nope") { conversationId } }'), 200, { path: ['conversation'], extensions: { type: 'ResourceNotFound', status: 404 } }],
       ['a field error for a missing key', () => post('query { me { userId } }', ''), 200, { path: ['me'], extensions: { type: 'Unauthorized', status: 401 } }],
@@ -77,7 +77,7 @@ describe('GraphQL errors', () => {
         { message: 'the user key is not valid for this chat integration', extensions: { type: 'Unauthorized', status: 401 } },
       ],
       ['a context error: an unknown webhook id', () => post('query { me { userId } }', users.alice.key, 'no-such-webhook'), 404, { extensions: { type: 'ResourceNotFound', status: 404 } }],
-      ['an admin validation error', () => t.adminGraphql('query { nope }'), 200, { extensions: { code: 'GRAPHQL_VALIDATION_FAILED' } }],
+      ['an admin validation error', () => t.adminGraphql('query { nope }'), 200, { extensions: { code: 'GRAPHQL_VALIDATION_FAILED', type: 'InvalidPayload', status: 400 } }],
       [
         'an admin request with a bad token',
         () => t.adminGraphql('query { bots { edges { node { id } } } }', {}, { authorization: 'Bearer wrong', 'x-workspace-id': 'wkspace_test' }),

@@ -29,7 +29,12 @@ describe('execution limits', () => {
     expect(requestId).toMatch(/^[0-9a-f-]{36}$/)
     expect(response.status).toBe(200)
     expect(response.body).toEqual({
-      errors: [{ message: typeof message === 'string' ? message : expect.stringMatching(message), extensions: { ...extensions, requestId } }],
+      errors: [
+        {
+          message: typeof message === 'string' ? message : expect.stringMatching(message),
+          extensions: { ...extensions, type: 'InvalidPayload', status: 400, requestId },
+        },
+      ],
     })
     expect(ran).toEqual([])
   }

@@ -234,8 +234,10 @@ export type Actor = Awaited<ReturnType<TestApp['user']>>
  */
 export function useTestApp(options: TestAppOptions = {}): TestApp {
   let current: TestApp | undefined
-  beforeEach(() => {
+  beforeEach(async () => {
     current = createTestApp(options)
+    // The bootstrap commits asynchronously: a test may look at the tables before its first request.
+    await current.ready
   })
   afterEach(async () => {
     await current?.close()
@@ -249,9 +251,9 @@ export function useTestApp(options: TestAppOptions = {}): TestApp {
   })
 }
 
-/** The error body of the contract, with any request id. */
+/** The error body of the contract, with any request id (`err_` and the request id). */
 export const errorBody = (code: number, type: string) => ({
-  id: expect.any(String),
+  id: expect.stringMatching(/^err_/),
   code,
   type,
   message: expect.any(String),

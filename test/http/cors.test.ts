@@ -70,7 +70,7 @@ describe('CORS_ORIGINS lists the origin', () => {
     const rest = await t.chat('GET', '/conversations/c1', { headers: { origin: ALLOWED } })
     expect({ status: rest.status, body: rest.body }).toEqual({
       status: 401,
-      body: { id: rest.headers.get('x-request-id'), code: 401, type: 'Unauthorized', message: expect.any(String) },
+      body: { id: `err_${rest.headers.get('x-request-id')}`, code: 401, type: 'Unauthorized', message: expect.any(String) },
     })
     const graphql = await t.graphql('query { me { userId } }', {}, { key: 'not-a-jwt', headers: { origin: ALLOWED } })
     expect(graphql.status).toBe(401)
@@ -146,7 +146,7 @@ describe('CORS by default (no CORS_ORIGINS)', () => {
   it('answers an OPTIONS that is not a preflight as any other unsupported method: 405', async () => {
     const response = await t.chat('OPTIONS', '/conversations')
     expect(response.status).toBe(405)
-    expect(response.body).toEqual({ id: response.headers.get('x-request-id'), code: 405, type: 'MethodNotFound', message: expect.any(String) })
+    expect(response.body).toEqual({ id: `err_${response.headers.get('x-request-id')}`, code: 405, type: 'MethodNotFound', message: expect.any(String) })
     expect(corsHeaders(await t.send('OPTIONS', `${BASE}/${WEBHOOK_ID}/conversations`))).toEqual({})
   })
 })

@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest'
 import { BASE, type JsonResponse, toJson, useC1, useTestApp, WEBHOOK_ID } from '../helpers/app.ts'
 
-// The REST error body: {id, code, type, message}, its id the request id that x-request-id carries.
+// The REST error body: {id, code, type, message}, its id err_ and the request id that x-request-id carries.
 
 const REQUEST_ID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/
 
@@ -31,14 +31,14 @@ describe('REST error body', () => {
     ['an unknown top-level path', async () => toJson(await t.send('GET', `${BASE}/`)), 404, 'ResourceNotFound'],
   ]
 
-  it.each(cases)('answers %s with exactly {id, code, type, message}, its id the x-request-id of the response', async (_what, request, code, type) => {
+  it.each(cases)('answers %s with exactly {id, code, type, message}, its id err_ and the x-request-id of the response', async (_what, request, code, type) => {
     const res = await request()
     const requestId = res.headers.get('x-request-id')
     expect(requestId).toMatch(REQUEST_ID)
     expect({ status: res.status, contentType: res.headers.get('content-type'), body: res.body }).toStrictEqual({
       status: code,
       contentType: 'application/json',
-      body: { id: requestId, code, type, message: expect.any(String) },
+      body: { id: `err_${requestId}`, code, type, message: expect.any(String) },
     })
   })
 
@@ -52,7 +52,7 @@ describe('REST error body', () => {
     const response = await t.send('GET', `${BASE}/${WEBHOOK_ID}/conversations/c1/messages`, { key: users.alice.key })
     const text = await response.text()
     expect(response.status).toBe(500)
-    expect(JSON.parse(text)).toEqual({ id: response.headers.get('x-request-id'), code: 500, type: 'Internal', message: expect.any(String) })
+    expect(JSON.parse(text)).toEqual({ id: `err_${response.headers.get('x-request-id')}`, code: 500, type: 'Internal', message: expect.any(String) })
     expect(text).not.toMatch(/payload_gone|no such column|SqliteError|SQLITE|select |\bat .+\.(ts|js):\d+/i)
   })
 })
