@@ -114,6 +114,12 @@ describe('echo bot — answers createMessage', () => {
     expect(res.body.messages[0].id).not.toBe(mine.id)
   })
 
+  it("never copies the web chat's clientMessageId, the marker of the user's own message", async () => {
+    await post(text('mine'), { clientMessageId: 'cm-1', trace: 't-2' })
+    await eventually(() => expect(botMessages()).toHaveLength(1))
+    expect(botMessages()[0]?.metadata).toEqual({ trace: 't-2' })
+  })
+
   it('posts no metadata when the user message has none', async () => {
     await post(text('plain'))
     await eventually(() => expect(botMessages()).toHaveLength(1))
