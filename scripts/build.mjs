@@ -1,6 +1,8 @@
 // Builds dist/: compiles src/ with tsc and bundles the web chat with esbuild.
-//   node scripts/build.mjs             always builds (npm run build, and npm ci's `prepare`)
+//   node scripts/build.mjs             always builds (npm run build)
 //   node scripts/build.mjs --if-stale  builds only when an input is newer than the last good build (npm start)
+//   node scripts/build.mjs --prepare   as npm ci's `prepare`: builds, unless the dev dependencies were left out
+//                                      (npm ci --omit=dev), where dist/ is expected to come built
 // A build that succeeds leaves dist/.built, dated when the build started: an input edited during the build
 // is newer than the stamp, so the next start rebuilds. The check stats the inputs (a few ms), so a start
 // after `npm ci` goes straight to `node dist/main.js`, and a start after editing src/ still serves the edit.
@@ -35,10 +37,20 @@ function builtAt() {
 
 const stale = () => inputs.reduce((latest, input) => Math.max(latest, newest(join(root, input))), -Infinity) > builtAt()
 
+const require = createRequire(import.meta.url)
+const tsc = () => {
+  try {
+    return require.resolve('typescript/bin/tsc')
+  } catch {
+    return undefined
+  }
+}
+
 async function build() {
   const startedAt = new Date()
-  const require = createRequire(import.meta.url)
-  execFileSync(process.execPath, [require.resolve('typescript/bin/tsc'), '-p', 'src'], { cwd: root, stdio: 'inherit' })
+  const compiler = tsc()
+  if (compiler === undefined) throw new Error('TypeScript is not installed: run npm ci (with the dev dependencies) to build')
+  execFileSync(process.execPath, [compiler, '-p', 'src'], { cwd: root, stdio: 'inherit' })
   const esbuild = await import('esbuild')
   // The web chat's options as the server uses them (compiled just now), with its entry point in src/.
   const { webChatBundle } = await import('../dist/webchat/bundle.js')
@@ -52,7 +64,9 @@ async function build() {
   utimesSync(stamp, startedAt, startedAt)
 }
 
-if (!process.argv.includes('--if-stale') || stale()) {
+if (process.argv.includes('--prepare') && tsc() === undefined) {
+  process.stdout.write('Confab: the dev dependencies are not installed; not building (npm start needs dist/ built)\n')
+} else if (!process.argv.includes('--if-stale') || stale()) {
   if (process.argv.includes('--if-stale')) process.stdout.write('Confab: src/ changed since the last build; building\n')
   try {
     await build()
