@@ -84,11 +84,12 @@ export function createApp({
     bodyLimit: bodyLimits.admin,
     streams,
     log,
-    context: ({ requestId, headers }) =>
+    context: ({ requestId, headers, baseUrl }) =>
       createAdminContext(deps, {
         requestId,
         authorization: headers.get('authorization') ?? undefined,
         workspaceId: headers.get('x-workspace-id') ?? undefined,
+        baseUrl,
       }),
   })
 

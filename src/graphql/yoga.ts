@@ -70,6 +70,7 @@ export function createAdminYoga(deps: ContextDeps) {
       requestId: init.requestId,
       authorization: credential(init, 'authorization'),
       workspaceId: credential(init, 'x-workspace-id'),
+      baseUrl: new URL(init.request.url).origin,
     }),
   )
 }

@@ -24,7 +24,8 @@ export interface RestScope {
   streams: SseStreams
   log: Logger
   /** `scope` holds what the mount point names, e.g. the webhook id of /{webhookId}/…. */
-  context: (init: { requestId: string; scope: Record<string, string>; headers: Headers }) => Promise<GraphQLContext>
+  /** `baseUrl` is the request's origin. */
+  context: (init: { requestId: string; scope: Record<string, string>; headers: Headers; baseUrl: string }) => Promise<GraphQLContext>
 }
 
 interface CompiledRoute {
@@ -100,9 +101,10 @@ export function createRestHandler(scope: RestScope) {
       const params = Object.fromEntries(c.paramNames.map((name, i) => [name, decodePathSegment(match[i + 1] ?? '')]))
       const raw = await readJsonObject(request, scope.bodyLimit)
       const body = c.route.mapBody ? c.route.mapBody(raw) : raw
-      const restRequest: RestRequest = { params, query: new URL(request.url).searchParams, body }
+      const url = new URL(request.url)
+      const restRequest: RestRequest = { params, query: url.searchParams, body }
       const variableValues = c.route.variables ? c.route.variables(restRequest) : pickVariables(c, restRequest)
-      const contextValue = await scope.context({ requestId, scope: mount, headers: request.headers })
+      const contextValue = await scope.context({ requestId, scope: mount, headers: request.headers, baseUrl: url.origin })
       const operation = { schema: scope.schema, document: c.route.document, variableValues, contextValue }
       if (c.route.kind === 'stream') {
         const results = await subscribe(operation)
