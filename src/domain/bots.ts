@@ -223,10 +223,16 @@ export function updateBot({ ctx, id, input }: { ctx: AdminContext; id: string; i
   })
 }
 
-/** Deletes the bot with its chat integration and everything in it (users, conversations, messages, logs). */
-export async function deleteBot({ ctx, id }: { ctx: AdminContext; id: string }): Promise<void> {
-  const deleted = await ctx.store.write((q) => q.bots.delete(ctx.workspaceId, id))
-  if (!deleted) throw notFound('Bot', id)
+/**
+ * Deletes the bot with its chat integration and everything in it (users, conversations, messages,
+ * logs); once committed, the integration's listeners end, as a deleted conversation's do.
+ */
+export function deleteBot({ ctx, id }: { ctx: AdminContext; id: string }): Promise<void> {
+  return ctx.store.write(async (q, after) => {
+    const integration = await q.bots.integrationOf(id)
+    if (!(await q.bots.delete(ctx.workspaceId, id))) throw notFound('Bot', id)
+    if (integration) after(() => ctx.signals.closeIntegration(integration.id))
+  })
 }
 
 export interface BotSetup {

@@ -75,7 +75,7 @@ export function createAdminContext(
 ): Promise<GraphQLContext> {
   return refusingWithStatus(async () => {
     const workspaceId = await authenticateAdmin(deps.store, bearerToken(authorization), claimedWorkspaceId)
-    return { requestId, log: deps.log, signals: deps.signals, admin: { store: deps.store, workspaceId }, baseUrl }
+    return { requestId, log: deps.log, signals: deps.signals, admin: { store: deps.store, workspaceId, signals: deps.signals }, baseUrl }
   })
 }
 

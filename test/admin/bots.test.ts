@@ -224,8 +224,16 @@ describe('deleteBot', () => {
     const { conversation } = await client.createConversation({})
     await client.createMessage({ conversationId: conversation.id, payload: { type: 'text', text: 'bye' } })
     await botAnswer(client, conversation.id, bot.id)
+    const listening = await fetch(`${chat.webhookUrl}/conversations/${conversation.id}/listen`, {
+      headers: { 'x-user-key': client.user.key },
+    })
+    expect(listening.status).toBe(200)
 
     expect(await admin.deleteBot({ id: bot.id })).toEqual({})
+    // Its live listeners end, as a deleted conversation's do.
+    const reader = listening.body!.getReader()
+    while (!(await reader.read()).done);
+
     await expectApiError(admin.getBot({ id: bot.id }), ResourceNotFoundError, 404, 'ResourceNotFound')
     expect((await admin.listBots({})).bots.map((b) => b.id)).toEqual([s.botId])
 
