@@ -34,6 +34,8 @@ export const bots = sqliteTable(
       .references(() => workspaces.id, { onDelete: 'cascade' }),
     name: text('name').notNull(),
     handler: text('handler').notNull(),
+    // Where events are delivered (issue 9); without one the bot runs in process (its handler).
+    url: text('url'),
     tags: text('tags', { mode: 'json' }).$type<Record<string, string>>().notNull(),
     createdAt: createdAt(),
     updatedAt: updatedAt(),
@@ -43,6 +45,25 @@ export const bots = sqliteTable(
     index('bots_workspace_created_idx').on(t.workspaceId, t.createdAt, t.id),
     index('bots_workspace_updated_idx').on(t.workspaceId, t.updatedAt, t.id),
   ],
+)
+
+/**
+ * The secrets a bot's deliveries are signed with (Standard Webhooks `whsec_…`). The current one has
+ * no expiry; a rotation gives the previous one an expiry, 24 hours on, and it signs beside the new
+ * one until then.
+ */
+export const botSigningSecrets = sqliteTable(
+  'bot_signing_secrets',
+  {
+    id: text('id').primaryKey(),
+    botId: text('bot_id')
+      .notNull()
+      .references(() => bots.id, { onDelete: 'cascade' }),
+    secret: text('secret').notNull(),
+    createdAt: createdAt(),
+    expiresAt: text('expires_at'),
+  },
+  (t) => [index('bot_signing_secrets_bot_idx').on(t.botId, t.createdAt, t.id)],
 )
 
 export const chatIntegrations = sqliteTable(
@@ -197,6 +218,23 @@ export const botEvents = sqliteTable(
   (t) => [index('bot_events_conversation_idx').on(t.integrationId, t.conversationId, t.createdAt, t.id)],
 )
 
+/** What happened to a bot's events (deliveries, refusals, failures), as getBotLogs reads it. */
+export const botLogs = sqliteTable(
+  'bot_logs',
+  {
+    id: text('id').primaryKey(),
+    botId: text('bot_id')
+      .notNull()
+      .references(() => bots.id, { onDelete: 'cascade' }),
+    timestamp: text('timestamp').notNull(),
+    level: text('level', { enum: ['debug', 'info', 'warn', 'error'] }).notNull(),
+    message: text('message').notNull(),
+    conversationId: text('conversation_id'),
+    userId: text('user_id'),
+  },
+  (t) => [index('bot_logs_bot_time_idx').on(t.botId, t.timestamp, t.id)],
+)
+
 export type WorkspaceRow = typeof workspaces.$inferSelect
 export type BotRow = typeof bots.$inferSelect
 export type ChatIntegrationRow = typeof chatIntegrations.$inferSelect
@@ -206,4 +244,6 @@ export type ParticipantRow = typeof participants.$inferSelect
 export type MessageRow = typeof messages.$inferSelect
 export type EventRow = typeof events.$inferSelect
 export type BotEventRow = typeof botEvents.$inferSelect
+export type BotSigningSecretRow = typeof botSigningSecrets.$inferSelect
+export type BotLogRow = typeof botLogs.$inferSelect
 export type AdminTokenRow = typeof adminTokens.$inferSelect

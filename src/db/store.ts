@@ -1,7 +1,9 @@
 import type {
   AdminTokenRow,
   BotEventRow,
+  BotLogRow,
   BotRow,
+  BotSigningSecretRow,
   ChatIntegrationRow,
   ConversationRow,
   EventRow,
@@ -100,12 +102,42 @@ export interface EventQueries {
   find(integrationId: string, id: string): Promise<EventRow | undefined>
 }
 
+export type BotChanges = Partial<Pick<BotRow, 'name' | 'url' | 'tags'>> & { updatedAt: string }
+
 export interface BotQueries {
   insert(row: BotRow): Promise<void>
   find(workspaceId: string, id: string): Promise<BotRow | undefined>
+  update(workspaceId: string, id: string, changes: BotChanges): Promise<BotRow | undefined>
+  /** Deletes the bot with everything that cascades from it (its chat integration and all it holds); false when there was none. */
+  delete(workspaceId: string, id: string): Promise<boolean>
+  /** The bot's chat integration. */
+  integrationOf(botId: string): Promise<ChatIntegrationRow | undefined>
   page(workspaceId: string, sort: { field: 'createdAt' | 'updatedAt'; direction: SortDirection }, window: KeysetWindow): Promise<BotRow[]>
   /** The bot answering a chat integration, with the integration. */
   ofIntegration(integrationId: string): Promise<{ bot: BotRow; integration: ChatIntegrationRow } | undefined>
+}
+
+export interface BotSigningSecretQueries {
+  insert(row: BotSigningSecretRow): Promise<void>
+  /** Gives the bot's current secret (the one without an expiry) the expiry `expiresAt`. */
+  expireCurrent(botId: string, expiresAt: string): Promise<void>
+  /** The secrets that sign at `at` (current, or expiring later), newest first. */
+  valid(botId: string, at: string): Promise<BotSigningSecretRow[]>
+}
+
+/** Which of a bot's logs a page holds: from `timeStart` to `timeEnd` (both inclusive), the others filters when set. */
+export interface BotLogFilter {
+  timeStart: string
+  timeEnd?: string
+  conversationId?: string
+  userId?: string
+  level?: string
+}
+
+export interface BotLogQueries {
+  insert(row: BotLogRow): Promise<void>
+  /** A page of the bot's logs, newest first, keyset on (timestamp, id). */
+  page(botId: string, filter: BotLogFilter, window: KeysetWindow): Promise<BotLogRow[]>
 }
 
 export interface BotEventQueries {
@@ -129,6 +161,8 @@ export interface Queries {
   events: EventQueries
   bots: BotQueries
   botEvents: BotEventQueries
+  botSigningSecrets: BotSigningSecretQueries
+  botLogs: BotLogQueries
   tenancy: TenancyQueries
 }
 

@@ -20,4 +20,5 @@ export interface ChatContext {
 export interface AdminContext {
   store: Store
   workspaceId: string
+  signals: SignalPublisher
 }

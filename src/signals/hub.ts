@@ -33,7 +33,8 @@ export function createSignalHub(): SignalHub {
     all: [routed: RoutedSignal]
   }>()
   let active = 0
-  const listeners = new Set<Repeater<ConversationSignal>>()
+  /** Each live conversation subscription, with the integration it belongs to. */
+  const listeners = new Map<Repeater<ConversationSignal>, string>()
 
   const counted = <T>(source: Repeater<T>, onEnd?: () => void): Repeater<T> =>
     new Repeater<T>(async (push, stop) => {
@@ -53,7 +54,7 @@ export function createSignalHub(): SignalHub {
       pubSub.subscribe('conversation', `${integrationId}/${conversationId}`),
       () => listeners.delete(subscription),
     )
-    listeners.add(subscription)
+    listeners.set(subscription, integrationId)
     return subscription
   }
 
@@ -78,8 +79,13 @@ export function createSignalHub(): SignalHub {
     },
     all: () => counted(pubSub.subscribe('all')),
     activeSubscriptions: () => active,
+    closeIntegration(integrationId) {
+      for (const [subscription, of] of [...listeners]) {
+        if (of === integrationId) void subscription.return(undefined)
+      }
+    },
     closeListeners() {
-      for (const subscription of [...listeners]) void subscription.return(undefined)
+      for (const subscription of [...listeners.keys()]) void subscription.return(undefined)
       listeners.clear()
     },
   }

@@ -1,9 +1,11 @@
-import { and, eq, inArray, type Placeholder, type SQL, sql, type SQLWrapper } from 'drizzle-orm'
+import { and, eq, gte, inArray, isNull, or, type Placeholder, type SQL, sql, type SQLWrapper } from 'drizzle-orm'
 import { alias } from 'drizzle-orm/sqlite-core'
 import {
   adminTokens,
   botEvents,
+  botLogs,
   bots,
+  botSigningSecrets,
   chatIntegrations,
   conversations,
   type MessageRow,
@@ -364,6 +366,7 @@ export function sqliteQueries(db: SqliteDb): Queries {
           workspaceId: p('workspaceId'),
           name: p('name'),
           handler: p('handler'),
+          url: p('url'),
           tags: p('tags'),
           createdAt: p('createdAt'),
           updatedAt: p('updatedAt'),
@@ -374,6 +377,14 @@ export function sqliteQueries(db: SqliteDb): Queries {
     find: once(() =>
       db.select().from(bots).where(and(eq(bots.workspaceId, p('workspaceId')), eq(bots.id, p('id')))).prepare(),
     ),
+    delete: once(() =>
+      db
+        .delete(bots)
+        .where(and(eq(bots.workspaceId, p('workspaceId')), eq(bots.id, p('id'))))
+        .returning({ id: bots.id })
+        .prepare(),
+    ),
+    integrationOf: once(() => db.select().from(chatIntegrations).where(eq(chatIntegrations.botId, p('botId'))).prepare()),
     page: preparedBy((key: string) => {
       const [field, direction, shape] = key.split(':') as ['createdAt' | 'updatedAt', 'asc' | 'desc', string]
       const page = keyset([bots[field], bots.id], direction, placeholderBounds(Number(shape)))
@@ -414,6 +425,76 @@ export function sqliteQueries(db: SqliteDb): Queries {
         })
         .prepare(),
     ),
+  }
+
+  const signingSecret = {
+    insert: once(() =>
+      db
+        .insert(botSigningSecrets)
+        .values({ id: p('id'), botId: p('botId'), secret: p('secret'), createdAt: p('createdAt'), expiresAt: p('expiresAt') })
+        .prepare(),
+    ),
+    expireCurrent: once(() =>
+      db
+        .update(botSigningSecrets)
+        .set({ expiresAt: sql`${p('expiresAt')}` })
+        .where(and(eq(botSigningSecrets.botId, p('botId')), isNull(botSigningSecrets.expiresAt)))
+        .prepare(),
+    ),
+    valid: once(() =>
+      db
+        .select()
+        .from(botSigningSecrets)
+        .where(
+          and(
+            eq(botSigningSecrets.botId, p('botId')),
+            or(isNull(botSigningSecrets.expiresAt), sql`${botSigningSecrets.expiresAt} > ${p('at')}`),
+          ),
+        )
+        .orderBy(sql`${botSigningSecrets.createdAt} desc`, sql`${botSigningSecrets.id} desc`)
+        .prepare(),
+    ),
+  }
+
+  /** An optional filter as one prepared statement: a null parameter lets every row through. */
+  const ifSet = (column: SQLWrapper, name: string, compare: (column: SQLWrapper, value: Placeholder) => SQL) =>
+    or(sql`${p(name)} is null`, compare(column, p(name)))
+
+  const botLog = {
+    insert: once(() =>
+      db
+        .insert(botLogs)
+        .values({
+          id: p('id'),
+          botId: p('botId'),
+          timestamp: p('timestamp'),
+          level: p('level'),
+          message: p('message'),
+          conversationId: p('conversationId'),
+          userId: p('userId'),
+        })
+        .prepare(),
+    ),
+    page: preparedBy((shape: Shape) => {
+      const page = keyset([botLogs.timestamp, botLogs.id], 'desc', placeholderBounds(shape))
+      return db
+        .select()
+        .from(botLogs)
+        .where(
+          and(
+            eq(botLogs.botId, p('botId')),
+            gte(botLogs.timestamp, p('timeStart')),
+            ifSet(botLogs.timestamp, 'timeEnd', (column, value) => sql`${column} <= ${value}`),
+            ifSet(botLogs.conversationId, 'conversationId', (column, value) => sql`${column} = ${value}`),
+            ifSet(botLogs.userId, 'userId', (column, value) => sql`${column} = ${value}`),
+            ifSet(botLogs.level, 'level', (column, value) => sql`${column} = ${value}`),
+            page.where,
+          ),
+        )
+        .orderBy(...page.orderBy)
+        .limit(p('limit'))
+        .prepare()
+    }),
   }
 
   const tenancy = {
@@ -558,6 +639,15 @@ export function sqliteQueries(db: SqliteDb): Queries {
         bot.insert().run(row)
       },
       find: async (workspaceId, id) => bot.find().get({ workspaceId, id }),
+      update: async (workspaceId, id, changes) =>
+        db
+          .update(bots)
+          .set(changes)
+          .where(and(eq(bots.workspaceId, workspaceId), eq(bots.id, id)))
+          .returning()
+          .get(),
+      delete: async (workspaceId, id) => bot.delete().get({ workspaceId, id }) !== undefined,
+      integrationOf: async (botId) => bot.integrationOf().get({ botId }),
       page: async (workspaceId, sort, window) =>
         bot.page(`${sort.field}:${sort.direction}:${shapeOf(window)}`).all({ workspaceId, ...boundValues(window) }),
       ofIntegration: async (integrationId) => bot.ofIntegration().get({ integrationId }),
@@ -567,6 +657,32 @@ export function sqliteQueries(db: SqliteDb): Queries {
       insert: async (row) => {
         botEvent.insert().run(row)
       },
+    },
+
+    botSigningSecrets: {
+      insert: async (row) => {
+        signingSecret.insert().run(row)
+      },
+      expireCurrent: async (botId, expiresAt) => {
+        signingSecret.expireCurrent().run({ botId, expiresAt })
+      },
+      valid: async (botId, at) => signingSecret.valid().all({ botId, at }),
+    },
+
+    botLogs: {
+      insert: async (row) => {
+        botLog.insert().run(row)
+      },
+      page: async (botId, filter, window) =>
+        botLog.page(shapeOf(window)).all({
+          botId,
+          timeStart: filter.timeStart,
+          timeEnd: filter.timeEnd ?? null,
+          conversationId: filter.conversationId ?? null,
+          userId: filter.userId ?? null,
+          level: filter.level ?? null,
+          ...boundValues(window),
+        }),
     },
 
     tenancy: {
