@@ -20,3 +20,6 @@ export const newId = (): string => ulid()
 
 /** A random secret (admin tokens, encryption keys, webhook ids): url-safe, 256 bits by default. */
 export const newSecret = (bytes = 32): string => randomBytes(bytes).toString('base64url')
+
+/** A bot's signing secret, as Standard Webhooks writes one: `whsec_` + base64 of 32 random bytes. */
+export const newSigningSecret = (): string => `whsec_${randomBytes(32).toString('base64')}`

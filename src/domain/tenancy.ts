@@ -3,7 +3,7 @@ import type { ChatIntegrationRow } from '../db/schema.ts'
 import type { Queries, Store } from '../db/store.ts'
 import { now } from './clock.ts'
 import { notFound, unauthorized } from './errors.ts'
-import { newId } from './ids.ts'
+import { newId, newSigningSecret } from './ids.ts'
 
 /** Admin tokens are stored as SHA-256 digests: they are random 256-bit secrets, so no slow hash is needed. */
 export const hashToken = (token: string): string => createHash('sha256').update(token).digest('hex')
@@ -69,6 +69,7 @@ async function insertTenant(q: Queries, input: TenantInput): Promise<{ botId: st
     createdAt: at,
     updatedAt: at,
     deployedAt: at,
+    signingSecret: newSigningSecret(),
   })
   await q.tenancy.insertChatIntegration({
     id: integrationId,
