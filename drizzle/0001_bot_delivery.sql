@@ -11,7 +11,8 @@ CREATE TABLE `bot_deliveries` (
 	`next_attempt_at` text NOT NULL,
 	`created_at` text NOT NULL,
 	FOREIGN KEY (`bot_id`) REFERENCES `bots`(`id`) ON UPDATE no action ON DELETE cascade,
-	FOREIGN KEY (`integration_id`) REFERENCES `chat_integrations`(`id`) ON UPDATE no action ON DELETE cascade
+	FOREIGN KEY (`integration_id`) REFERENCES `chat_integrations`(`id`) ON UPDATE no action ON DELETE cascade,
+	FOREIGN KEY (`integration_id`,`conversation_id`) REFERENCES `conversations`(`integration_id`,`id`) ON UPDATE no action ON DELETE cascade
 );
 --> statement-breakpoint
 CREATE UNIQUE INDEX `bot_deliveries_id_unique` ON `bot_deliveries` (`id`);--> statement-breakpoint

@@ -29,6 +29,10 @@ export interface AppOptions {
   /** Bot handlers by name (bots.handler); the built-in echo bot by default. */
   handlers?: Record<string, BotHandler>
   botTimeoutMs?: number
+  /** Seconds before each delivery attempt (CONFAB_BOT_RETRY_SCHEDULE); the Standard Webhooks schedule by default. */
+  botRetrySchedule?: readonly number[]
+  /** The clock bot deliveries come due by (tests move it instead of waiting). */
+  clock?: () => Date
   sseTiming?: SseTiming
   /** Origins allowed to call cross-origin (CORS_ORIGINS); none by default. */
   corsOrigins?: CorsOrigins
@@ -55,13 +59,23 @@ export function createApp({
   log,
   handlers = builtInHandlers,
   botTimeoutMs,
+  botRetrySchedule,
+  clock,
   sseTiming = defaultSseTiming,
   corsOrigins = [],
 }: AppOptions): App {
   const cors = createCors(corsOrigins)
   const signals = createSignalHub()
   const streams = new SseStreams(log, sseTiming)
-  const bots = startBotRuntime({ store, log, signals, handlers, timeoutMs: botTimeoutMs })
+  const bots = startBotRuntime({
+    store,
+    log,
+    signals,
+    handlers,
+    timeoutMs: botTimeoutMs,
+    retrySchedule: botRetrySchedule,
+    clock,
+  })
   const deps = { store, log, signals, bots }
   const chatYoga = createChatYoga(deps)
   const adminYoga = createAdminYoga(deps)

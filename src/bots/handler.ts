@@ -1,6 +1,7 @@
 import type { Logger } from 'pino'
 import type { EventRow, MessageRow } from '../db/schema.ts'
 import type { BotEvent } from '../domain/bot-event.ts'
+import type { BotState } from '../domain/bot-state.ts'
 
 /** What a bot handler gets for one incoming event, and how it answers. */
 export interface BotContext {
@@ -11,6 +12,8 @@ export interface BotContext {
   reply(payload: Record<string, unknown>, metadata?: Record<string, unknown>): Promise<MessageRow>
   /** Creates a custom event in the event's conversation as the bot. */
   emit(payload: Record<string, unknown>): Promise<EventRow>
+  /** Stores the bot's state (`event.state` of later events): each part given replaces the stored one. */
+  setState(state: Partial<BotState>): Promise<void>
   log: Logger
 }
 

@@ -233,6 +233,11 @@ export const botDeliveries = sqliteTable(
     createdAt: createdAt(),
   },
   (t) => [
+    // A deleted conversation takes its pending deliveries with it.
+    foreignKey({
+      columns: [t.integrationId, t.conversationId],
+      foreignColumns: [conversations.integrationId, conversations.id],
+    }).onDelete('cascade'),
     index('bot_deliveries_conversation_idx').on(t.integrationId, t.conversationId, t.seq),
     index('bot_deliveries_due_idx').on(t.nextAttemptAt),
   ],

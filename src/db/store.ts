@@ -132,7 +132,8 @@ export interface BotDeliveryQueries {
   due(now: string, limit: number): Promise<DueDelivery[]>
   /** When the next such delivery comes due after `now`, if any does. */
   nextDueAfter(now: string): Promise<string | undefined>
-  reschedule(id: string, attempts: number, nextAttemptAt: string): Promise<void>
+  /** False when it was already gone (its bot or conversation deleted). */
+  reschedule(id: string, attempts: number, nextAttemptAt: string): Promise<boolean>
   /** False when it was already gone (its bot or conversation deleted). */
   remove(id: string): Promise<boolean>
 }

@@ -1,11 +1,11 @@
 import type { BotRow, ChatIntegrationRow, EventRow, MessageRow } from '../db/schema.ts'
-import type { Store } from '../db/store.ts'
+import type { After, Queries, Store } from '../db/store.ts'
 import { type BotEvent, customEventType, previewOf } from './bot-event.ts'
 import { type BotInbox, botEventRow } from './bot-deliveries.ts'
 import type { AdminContext, ChatContext } from './context.ts'
 import { notFound } from './errors.ts'
-import { checkEvent, postEvent } from './events.ts'
-import { checkMessage, postMessage } from './messages.ts'
+import { checkEvent, type CreateEventInput, postEvent } from './events.ts'
+import { type CheckedMessage, checkMessage, postMessage } from './messages.ts'
 import { type Cursored, keysetWindow, type PageWindow, type SortDirection, withCursors } from './paging.ts'
 import { joinConversation } from './participants.ts'
 import type { MessagePayload } from './payloads.ts'
@@ -61,34 +61,52 @@ const outgoing = (
 ) => botEventRow(ctx.integration.id, { ...incoming, ...fields, id: newId(), direction: 'outgoing', createdOn: new Date() })
 
 /**
- * The bot answers an incoming event with a message, in one unit of work: it joins the conversation
- * (the first time), posts, and its outgoing event is recorded.
+ * Inside a unit: the bot answers an incoming event with a checked message: it joins the
+ * conversation (the first time), posts, and its outgoing event is recorded.
  */
-export async function replyAsBot(
+export async function postAsBot(
+  ctx: ChatContext,
+  q: Queries,
+  after: After,
+  incoming: BotEvent,
+  message: CheckedMessage,
+): Promise<MessageRow> {
+  await joinConversation(ctx, q, after, message.conversationId, ctx.integration.botId)
+  const row = await postMessage(ctx, q, after, message)
+  const preview = previewOf(message.payload as MessagePayload)
+  await q.botEvents.insert(outgoing(ctx, incoming, { type: 'message', payload: message.payload, preview, messageId: row.id }))
+  return row
+}
+
+/** Inside a unit: the bot answers an incoming event with a checked custom event, as postAsBot does. */
+export async function emitInUnitAsBot(
+  ctx: ChatContext,
+  q: Queries,
+  after: After,
+  incoming: BotEvent,
+  event: CreateEventInput,
+): Promise<EventRow> {
+  await joinConversation(ctx, q, after, event.conversationId, ctx.integration.botId)
+  const row = await postEvent(ctx, q, after, event)
+  const { payload } = event
+  const fields = { type: customEventType(payload), payload, preview: JSON.stringify(payload), messageId: undefined }
+  await q.botEvents.insert(outgoing(ctx, incoming, fields))
+  return row
+}
+
+/** The bot answers an incoming event with a message, in one unit of work (postAsBot). */
+export function replyAsBot(
   ctx: ChatContext,
   incoming: BotEvent,
   payload: Record<string, unknown>,
   metadata?: Record<string, unknown>,
 ): Promise<MessageRow> {
-  const conversationId = incoming.conversationId ?? ''
-  const message = checkMessage({ conversationId, payload, metadata })
-  return ctx.store.write(async (q, after) => {
-    await joinConversation(ctx, q, after, conversationId, ctx.integration.botId)
-    const row = await postMessage(ctx, q, after, message)
-    const preview = previewOf(message.payload as MessagePayload)
-    await q.botEvents.insert(outgoing(ctx, incoming, { type: 'message', payload, preview, messageId: row.id }))
-    return row
-  })
+  const message = checkMessage({ conversationId: incoming.conversationId ?? '', payload, metadata })
+  return ctx.store.write((q, after) => postAsBot(ctx, q, after, incoming, message))
 }
 
-/** The bot answers an incoming event with a custom event, in one unit of work, as replyAsBot does. */
-export async function emitAsBot(ctx: ChatContext, incoming: BotEvent, payload: Record<string, unknown>): Promise<EventRow> {
+/** The bot answers an incoming event with a custom event, in one unit of work (emitInUnitAsBot). */
+export function emitAsBot(ctx: ChatContext, incoming: BotEvent, payload: Record<string, unknown>): Promise<EventRow> {
   const event = checkEvent({ conversationId: incoming.conversationId ?? '', payload })
-  return ctx.store.write(async (q, after) => {
-    await joinConversation(ctx, q, after, event.conversationId, ctx.integration.botId)
-    const row = await postEvent(ctx, q, after, event)
-    const fields = { type: customEventType(payload), payload, preview: JSON.stringify(payload), messageId: undefined }
-    await q.botEvents.insert(outgoing(ctx, incoming, fields))
-    return row
-  })
+  return ctx.store.write((q, after) => emitInUnitAsBot(ctx, q, after, incoming, event))
 }

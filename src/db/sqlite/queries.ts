@@ -424,11 +424,10 @@ export function sqliteQueries(db: SqliteDb): Queries {
     ),
   }
 
-  const earlier = alias(botDeliveries, 'earlier')
   /** A delivery its conversation waits on (none older), to a bot whose delivery is on. */
   const deliverable = and(
-    sql`not exists (select 1 from ${earlier} where ${earlier.integrationId} = ${botDeliveries.integrationId}
-      and ${earlier.conversationId} = ${botDeliveries.conversationId} and ${earlier.seq} < ${botDeliveries.seq})`,
+    sql`not exists (select 1 from ${botDeliveries} as earlier where earlier.integration_id = ${botDeliveries.integrationId}
+      and earlier.conversation_id = ${botDeliveries.conversationId} and earlier.seq < ${botDeliveries.seq})`,
     or(isNull(bots.goneUrl), isNull(bots.url), ne(bots.url, bots.goneUrl)),
   )
   const botDelivery = {
@@ -472,6 +471,7 @@ export function sqliteQueries(db: SqliteDb): Queries {
         .update(botDeliveries)
         .set({ attempts: sql`${p('attempts')}`, nextAttemptAt: sql`${p('nextAttemptAt')}` })
         .where(eq(botDeliveries.id, p('id')))
+        .returning({ id: botDeliveries.id })
         .prepare(),
     ),
     remove: once(() =>
@@ -693,13 +693,12 @@ export function sqliteQueries(db: SqliteDb): Queries {
 
     botDeliveries: {
       insert: async (row) => {
-        botDelivery.insert().run({ ...row, event: JSON.stringify(row.event) })
+        botDelivery.insert().run(row)
       },
       due: async (now, limit): Promise<DueDelivery[]> => botDelivery.due().all({ now, limit }),
       nextDueAfter: async (now) => botDelivery.nextDueAfter().get({ now })?.at ?? undefined,
-      reschedule: async (id, attempts, nextAttemptAt) => {
-        botDelivery.reschedule().run({ id, attempts, nextAttemptAt })
-      },
+      reschedule: async (id, attempts, nextAttemptAt) =>
+        botDelivery.reschedule().get({ id, attempts, nextAttemptAt }) !== undefined,
       remove: async (id) => botDelivery.remove().get({ id }) !== undefined,
     },
 
@@ -712,7 +711,7 @@ export function sqliteQueries(db: SqliteDb): Queries {
     botStates: {
       find: async (botId, conversationId, userId) => botState.find().all({ botId, conversationId, userId }),
       put: async (row) => {
-        botState.put().run({ ...row, value: JSON.stringify(row.value) })
+        botState.put().run(row)
       },
     },
 
