@@ -1,3 +1,5 @@
+import { parseRetrySchedule } from './bots/retry-schedule.ts'
+
 export interface BootstrapValues {
   workspaceId?: string
   adminToken?: string
@@ -14,6 +16,10 @@ export interface Config {
   /** Browser origins allowed to call the API cross-origin: CORS_ORIGINS, comma-separated, or `*`. */
   corsOrigins: readonly string[] | '*'
   bootstrap: BootstrapValues
+  /** CONFAB_BOT_RETRY_SCHEDULE: seconds before each delivery attempt; the Standard Webhooks schedule when unset. */
+  botRetrySchedule: number[] | undefined
+  /** CONFAB_BOT_MODULE: an ES module whose default export handles the events of bots without url. */
+  botModule: string | undefined
 }
 
 export class ConfigError extends Error {}
@@ -35,6 +41,15 @@ function parseOrigins(raw: string | undefined): readonly string[] | '*' {
     .filter((origin) => origin !== '')
 }
 
+function parseSchedule(raw: string | undefined): number[] | undefined {
+  if (raw === undefined) return undefined
+  try {
+    return parseRetrySchedule(raw)
+  } catch (error) {
+    throw new ConfigError((error as Error).message)
+  }
+}
+
 const nonEmpty = (value: string | undefined) => (value === undefined || value === '' ? undefined : value)
 
 export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
@@ -45,6 +60,8 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     logLevel: nonEmpty(env.LOG_LEVEL) ?? 'info',
     production: env.NODE_ENV === 'production',
     corsOrigins: parseOrigins(env.CORS_ORIGINS),
+    botRetrySchedule: parseSchedule(nonEmpty(env.CONFAB_BOT_RETRY_SCHEDULE)),
+    botModule: nonEmpty(env.CONFAB_BOT_MODULE),
     bootstrap: {
       workspaceId: nonEmpty(env.CONFAB_WORKSPACE_ID),
       adminToken: nonEmpty(env.CONFAB_ADMIN_TOKEN),

@@ -2,6 +2,8 @@ import { createServer } from 'node:http'
 import type { AddressInfo } from 'node:net'
 import { createServerAdapter } from '@whatwg-node/server'
 import { createApp } from './app.ts'
+import { builtInHandlers } from './bots/handlers.ts'
+import { loadBotModule } from './bots/module.ts'
 import { bootstrap, describeBootstrap, firstTenant } from './bootstrap.ts'
 import { loadConfig } from './config.ts'
 import { openStore } from './db/open.ts'
@@ -14,7 +16,8 @@ async function main() {
     onEffectError: (error) => log.error({ err: error }, 'an effect of a committed write failed'),
   })
   const created = await bootstrap(store, firstTenant(config.bootstrap))
-  const app = createApp({ store, log, corsOrigins: config.corsOrigins })
+  const handlers = config.botModule ? { ...builtInHandlers, echo: await loadBotModule(config.botModule) } : builtInHandlers
+  const app = createApp({ store, log, corsOrigins: config.corsOrigins, handlers, botRetrySchedule: config.botRetrySchedule })
   const server = createServer(createServerAdapter(app.fetch))
   app.attach(server)
 

@@ -1,13 +1,13 @@
 import type { BotRow, ChatIntegrationRow, EventRow, MessageRow } from '../db/schema.ts'
-import type { BotChanges, Queries, Store } from '../db/store.ts'
+import type { After, BotChanges, Queries, Store } from '../db/store.ts'
 import { type BotEvent, customEventType, previewOf } from './bot-event.ts'
 import { type BotInbox, botEventRow } from './bot-deliveries.ts'
 import type { AdminContext, ChatContext } from './context.ts'
-import { addSigningSecret, currentSigningSecret } from './bot-secrets.ts'
+import { newSigningSecret } from './bot-secrets.ts'
 import { now } from './clock.ts'
 import { invalidPayload, notFound } from './errors.ts'
-import { checkEvent, postEvent } from './events.ts'
-import { checkMessage, postMessage } from './messages.ts'
+import { checkEvent, type CreateEventInput, postEvent } from './events.ts'
+import { type CheckedMessage, checkMessage, postMessage } from './messages.ts'
 import { type Cursored, keysetWindow, type PageWindow, type SortDirection, withCursors } from './paging.ts'
 import { joinConversation } from './participants.ts'
 import type { MessagePayload } from './payloads.ts'
@@ -63,36 +63,54 @@ const outgoing = (
 ) => botEventRow(ctx.integration.id, { ...incoming, ...fields, id: newId(), direction: 'outgoing', createdOn: new Date() })
 
 /**
- * The bot answers an incoming event with a message, in one unit of work: it joins the conversation
- * (the first time), posts, and its outgoing event is recorded.
+ * Inside a unit: the bot answers an incoming event with a checked message: it joins the
+ * conversation (the first time), posts, and its outgoing event is recorded.
  */
-export async function replyAsBot(
+export async function postAsBot(
+  ctx: ChatContext,
+  q: Queries,
+  after: After,
+  incoming: BotEvent,
+  message: CheckedMessage,
+): Promise<MessageRow> {
+  await joinConversation(ctx, q, after, message.conversationId, ctx.integration.botId)
+  const row = await postMessage(ctx, q, after, message)
+  const preview = previewOf(message.payload as MessagePayload)
+  await q.botEvents.insert(outgoing(ctx, incoming, { type: 'message', payload: message.payload, preview, messageId: row.id }))
+  return row
+}
+
+/** Inside a unit: the bot answers an incoming event with a checked custom event, as postAsBot does. */
+export async function emitInUnitAsBot(
+  ctx: ChatContext,
+  q: Queries,
+  after: After,
+  incoming: BotEvent,
+  event: CreateEventInput,
+): Promise<EventRow> {
+  await joinConversation(ctx, q, after, event.conversationId, ctx.integration.botId)
+  const row = await postEvent(ctx, q, after, event)
+  const { payload } = event
+  const fields = { type: customEventType(payload), payload, preview: JSON.stringify(payload), messageId: undefined }
+  await q.botEvents.insert(outgoing(ctx, incoming, fields))
+  return row
+}
+
+/** The bot answers an incoming event with a message, in one unit of work (postAsBot). */
+export function replyAsBot(
   ctx: ChatContext,
   incoming: BotEvent,
   payload: Record<string, unknown>,
   metadata?: Record<string, unknown>,
 ): Promise<MessageRow> {
-  const conversationId = incoming.conversationId ?? ''
-  const message = checkMessage({ conversationId, payload, metadata })
-  return ctx.store.write(async (q, after) => {
-    await joinConversation(ctx, q, after, conversationId, ctx.integration.botId)
-    const row = await postMessage(ctx, q, after, message)
-    const preview = previewOf(message.payload as MessagePayload)
-    await q.botEvents.insert(outgoing(ctx, incoming, { type: 'message', payload, preview, messageId: row.id }))
-    return row
-  })
+  const message = checkMessage({ conversationId: incoming.conversationId ?? '', payload, metadata })
+  return ctx.store.write((q, after) => postAsBot(ctx, q, after, incoming, message))
 }
 
-/** The bot answers an incoming event with a custom event, in one unit of work, as replyAsBot does. */
-export async function emitAsBot(ctx: ChatContext, incoming: BotEvent, payload: Record<string, unknown>): Promise<EventRow> {
+/** The bot answers an incoming event with a custom event, in one unit of work (emitInUnitAsBot). */
+export function emitAsBot(ctx: ChatContext, incoming: BotEvent, payload: Record<string, unknown>): Promise<EventRow> {
   const event = checkEvent({ conversationId: incoming.conversationId ?? '', payload })
-  return ctx.store.write(async (q, after) => {
-    await joinConversation(ctx, q, after, event.conversationId, ctx.integration.botId)
-    const row = await postEvent(ctx, q, after, event)
-    const fields = { type: customEventType(payload), payload, preview: JSON.stringify(payload), messageId: undefined }
-    await q.botEvents.insert(outgoing(ctx, incoming, fields))
-    return row
-  })
+  return ctx.store.write((q, after) => emitInUnitAsBot(ctx, q, after, incoming, event))
 }
 
 export interface BotInput {
@@ -164,10 +182,13 @@ export async function insertBot(q: Queries, input: NewBot): Promise<BotRow> {
     createdAt: at,
     updatedAt: at,
     deployedAt: at,
+    signingSecret: newSigningSecret(),
+    previousSigningSecret: null,
+    previousSigningSecretExpiresAt: null,
+    goneUrl: null,
   }
   const integrationId = newId()
   await q.bots.insert(bot)
-  await addSigningSecret(q, bot.id, at)
   await q.tenancy.insertChatIntegration({
     id: integrationId,
     botId: bot.id,
@@ -201,14 +222,18 @@ export function createBot({ ctx, input }: { ctx: AdminContext; input: BotInput }
 
 /**
  * Changes the fields given: `url: null` removes the url, and `tags` are merged into the bot's (a
- * tag set to null or '' is removed).
+ * tag set to null or '' is removed). A url given turns delivery back on (after a 410 Gone), so
+ * the delivery worker is woken once committed.
  */
 export function updateBot({ ctx, id, input }: { ctx: AdminContext; id: string; input: BotInput }): Promise<BotRow> {
   const changes: BotChanges = { updatedAt: now() }
   if (input.name != null) changes.name = checkName(input.name)
-  if (input.url !== undefined) changes.url = input.url === null ? null : checkUrl(input.url)
+  if (input.url !== undefined) {
+    changes.url = input.url === null ? null : checkUrl(input.url)
+    changes.goneUrl = null
+  }
   const tagChanges = input.tags == null ? undefined : checkTags(input.tags, true)
-  return ctx.store.write(async (q) => {
+  return ctx.store.write(async (q, after) => {
     const bot = await q.bots.find(ctx.workspaceId, id)
     if (!bot) throw notFound('Bot', id)
     if (tagChanges) {
@@ -219,6 +244,7 @@ export function updateBot({ ctx, id, input }: { ctx: AdminContext; id: string; i
       }
       changes.tags = merged
     }
+    if (input.url !== undefined) after(() => ctx.bots.wake())
     return (await q.bots.update(ctx.workspaceId, id, changes)) ?? bot
   })
 }
@@ -250,9 +276,9 @@ export function getBotSetup({ ctx, id }: { ctx: AdminContext; id: string }): Pro
   let setup = ofRequest.get(id)
   if (!setup) {
     setup = ctx.store.read(async (q) => {
-      const integration = await q.bots.integrationOf(id)
-      if (!integration) throw notFound('Chat integration of bot', id)
-      return { integration, signingSecret: await currentSigningSecret(q, id) }
+      const [integration, bot] = await Promise.all([q.bots.integrationOf(id), q.bots.find(ctx.workspaceId, id)])
+      if (!integration || !bot?.signingSecret) throw notFound('Chat integration of bot', id)
+      return { integration, signingSecret: bot.signingSecret }
     })
     ofRequest.set(id, setup)
   }

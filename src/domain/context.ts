@@ -21,4 +21,6 @@ export interface AdminContext {
   store: Store
   workspaceId: string
   signals: SignalPublisher
+  /** Woken when a bot's url changes (delivery to it may resume). */
+  bots: BotInbox
 }

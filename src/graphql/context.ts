@@ -78,7 +78,13 @@ export function createAdminContext(
 ): Promise<GraphQLContext> {
   return refusingWithStatus(async () => {
     const workspaceId = await authenticateAdmin(deps.store, bearerToken(authorization), claimedWorkspaceId)
-    return { requestId, log: deps.log, signals: deps.signals, admin: { store: deps.store, workspaceId, signals: deps.signals }, baseUrl }
+    return {
+      requestId,
+      log: deps.log,
+      signals: deps.signals,
+      admin: { store: deps.store, workspaceId, signals: deps.signals, bots: deps.bots },
+      baseUrl,
+    }
   })
 }
 

@@ -2,7 +2,7 @@ import { type AuthenticatedClient, Client as ChatClient } from '@botpress/chat'
 import { Client, InvalidPayloadError, ResourceNotFoundError } from '@botpress/client'
 import { eq } from 'drizzle-orm'
 import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest'
-import { chatIntegrations, conversations, users } from '../../src/db/schema.ts'
+import { type BotRow, chatIntegrations, conversations, users } from '../../src/db/schema.ts'
 import { signingSecretsOf } from '../../src/domain/bot-secrets.ts'
 import { createTenant } from '../../src/domain/tenancy.ts'
 import { ADMIN_TOKEN, ENCRYPTION_KEY, errorBody, WEBHOOK_ID, WORKSPACE_ID } from '../helpers/app.ts'
@@ -279,15 +279,17 @@ describe('rotateBotSigningSecrets', () => {
     expect(newSigningSecret).not.toBe(bot.signingSecret)
     expect((await admin.getBot({ id: bot.id })).bot).toEqual({ ...bot, signingSecret: newSigningSecret })
 
-    const secretsAt = (ms: number) => s.t.store.read((q) => signingSecretsOf(q, bot.id, new Date(ms).toISOString()))
+    const stored = await s.t.store.read((q) => q.bots.find(WORKSPACE_ID, bot.id))
+    const secretsAt = (ms: number) => signingSecretsOf(stored as BotRow, new Date(ms).toISOString())
     const day = 24 * 60 * 60 * 1000
-    expect(await secretsAt(after)).toEqual([newSigningSecret, bot.signingSecret])
-    expect(await secretsAt(before + day - 1)).toEqual([newSigningSecret, bot.signingSecret])
-    expect(await secretsAt(after + day)).toEqual([newSigningSecret])
+    expect(secretsAt(after)).toEqual([newSigningSecret, bot.signingSecret])
+    expect(secretsAt(before + day - 1)).toEqual([newSigningSecret, bot.signingSecret])
+    expect(secretsAt(after + day)).toEqual([newSigningSecret])
 
-    // A second rotation keeps both earlier secrets until each one's expiry.
+    // A second rotation keeps the secret it replaces, and retires the one before it at once.
     const { newSigningSecret: third } = await admin.rotateBotSigningSecrets({ id: bot.id })
-    expect(await secretsAt(Date.now())).toEqual([third, newSigningSecret, bot.signingSecret])
+    const rotatedTwice = await s.t.store.read((q) => q.bots.find(WORKSPACE_ID, bot.id))
+    expect(signingSecretsOf(rotatedTwice as BotRow)).toEqual([third, newSigningSecret])
   })
 
   it('answers exactly {newSigningSecret}', async () => {

@@ -7,6 +7,7 @@ import { drizzle } from 'drizzle-orm/better-sqlite3'
 import { migrate } from 'drizzle-orm/better-sqlite3/migrator'
 import { Webhook } from 'standardwebhooks'
 import { afterEach, expect, it } from 'vitest'
+import type { BotRow } from '../../src/db/schema.ts'
 import { openSqliteStore } from '../../src/db/sqlite/store.ts'
 import { signingSecretsOf } from '../../src/domain/bot-secrets.ts'
 
@@ -40,7 +41,8 @@ function databaseBeforeSigningSecrets(): string {
 it('gives a bot made before signing secrets a secret that Standard Webhooks accepts', async () => {
   const store = openSqliteStore(databaseBeforeSigningSecrets())
   try {
-    const secrets = await store.read((q) => signingSecretsOf(q, 'old-bot'))
+    const bot = await store.read((q) => q.bots.find('wkspace_old', 'old-bot'))
+    const secrets = signingSecretsOf(bot as BotRow)
     expect(secrets).toEqual([expect.stringMatching(/^whsec_[0-9a-f]{48}$/)])
     const webhook = new Webhook(secrets[0] as string)
     const timestamp = new Date()
