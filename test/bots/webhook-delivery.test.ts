@@ -288,9 +288,11 @@ describe('webhook delivery — retries', () => {
     expect(texts()).toEqual(['gone'])
     expect(pendingDeliveries(t).map((d) => d.event.preview)).toEqual(['kept'])
 
-    setBot(t, botId, { url: `${receiver.url}?v=2` })
-    t.app.bots.wake()
+    // updateBot through the admin API: the same url given again counts as a change, and wakes the worker.
+    const updated = await t.admin('PUT', `/bots/${botId}`, { body: { url: receiver.url } })
+    expect(updated.status).toBe(200)
     await vi.waitFor(() => expect(texts()).toEqual(['gone', 'kept']))
+    expect(pendingDeliveries(t)).toEqual([])
   })
 })
 
