@@ -99,7 +99,7 @@ export async function webhookBotApp(options: {
   return { t, botId, secret }
 }
 
-/** Changes the bot row directly (the admin API that does it is another part of the work). */
+/** Changes the bot row directly: a url and a secret the test knows, in one step. */
 export const setBot = (t: TestApp, botId: string, changes: Partial<typeof bots.$inferInsert>) =>
   t.db.update(bots).set(changes).where(eq(bots.id, botId)).run()
 
