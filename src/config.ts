@@ -1,5 +1,3 @@
-import { parseRetrySchedule } from './bots/retry-schedule.ts'
-
 export interface BootstrapValues {
   workspaceId?: string
   adminToken?: string
@@ -41,13 +39,14 @@ function parseOrigins(raw: string | undefined): readonly string[] | '*' {
     .filter((origin) => origin !== '')
 }
 
+/** `CONFAB_BOT_RETRY_SCHEDULE`: comma-separated seconds before each attempt (`0,1,1`: three attempts). */
 function parseSchedule(raw: string | undefined): number[] | undefined {
   if (raw === undefined) return undefined
-  try {
-    return parseRetrySchedule(raw)
-  } catch (error) {
-    throw new ConfigError((error as Error).message)
+  const schedule = raw.split(',').map((part) => Number(part.trim()))
+  if (schedule.some((seconds) => !Number.isFinite(seconds) || seconds < 0) || raw.trim() === '') {
+    throw new ConfigError(`CONFAB_BOT_RETRY_SCHEDULE must be comma-separated seconds (e.g. "0,5,300"), got "${raw}"`)
   }
+  return schedule
 }
 
 const nonEmpty = (value: string | undefined) => (value === undefined || value === '' ? undefined : value)

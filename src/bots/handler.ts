@@ -26,6 +26,8 @@ export interface BotCustomEvent {
 export interface BotContext {
   /** The spec's event object. */
   event: BotEvent
+  /** `event.state`, typed: what the bot stored for this conversation, this user and itself (`{}` each until set). */
+  state: BotState
   /** The incoming message itself, for a `message` event (its metadata is not part of the event). */
   message?: BotMessage
   /** Posts a message in the event's conversation as the bot. */

@@ -4,15 +4,6 @@
  */
 export const standardRetrySchedule: readonly number[] = [0, 5, 300, 1800, 7200, 18000, 36000, 50400, 72000, 86400]
 
-/** `CONFAB_BOT_RETRY_SCHEDULE`: comma-separated seconds before each attempt (`0,1,1`: three attempts). */
-export function parseRetrySchedule(raw: string): number[] {
-  const schedule = raw.split(',').map((part) => Number(part.trim()))
-  if (schedule.length === 0 || schedule.some((seconds) => !Number.isFinite(seconds) || seconds < 0) || raw.trim() === '') {
-    throw new Error(`CONFAB_BOT_RETRY_SCHEDULE must be comma-separated seconds (e.g. "0,5,300"), got "${raw}"`)
-  }
-  return schedule
-}
-
 /**
  * Milliseconds to wait before the next attempt once `attemptsMade` have failed, with ±10 % jitter
  * so that deliveries failed together do not retry together; undefined when the schedule is spent.

@@ -10,7 +10,7 @@ import {
   type PendingDelivery,
 } from '../domain/bot-deliveries.ts'
 import type { BotEvent } from '../domain/bot-event.ts'
-import { getBotState, setBotState, type StateKey } from '../domain/bot-state.ts'
+import { type BotState, getBotState, setBotState, type StateKey } from '../domain/bot-state.ts'
 import { botChatContext, emitAsBot, findBotOfIntegration, replyAsBot } from '../domain/bots.ts'
 import { DomainError } from '../domain/errors.ts'
 import { type LogLine, type Settlement, settleDelivery } from '../domain/delivery-settlement.ts'
@@ -125,10 +125,11 @@ export function startBotRuntime({
   })
 
   async function deliver(delivery: PendingDelivery) {
-    const event: BotEvent = { ...delivery.event, state: { ...(await getBotState(store, stateKey(delivery))) } }
+    const state = await getBotState(store, stateKey(delivery))
+    const event: BotEvent = { ...delivery.event, state: { ...state } }
     const settlement = delivery.target.url
       ? await callWebhook(delivery, delivery.target.url, event)
-      : await callHandler(delivery, event)
+      : await callHandler(delivery, event, state)
     await settle(delivery, settlement)
   }
 
@@ -202,7 +203,7 @@ export function startBotRuntime({
     }
   }
 
-  async function callHandler(delivery: PendingDelivery, event: BotEvent): Promise<Settlement> {
+  async function callHandler(delivery: PendingDelivery, event: BotEvent, state: BotState): Promise<Settlement> {
     const { target } = delivery
     const handler = handlers[target.handler]
     const found = await findBotOfIntegration(store, delivery.integrationId)
@@ -221,6 +222,7 @@ export function startBotRuntime({
         Promise.resolve().then(() =>
           handler({
             event,
+            state,
             message: message && toBotMessage(message),
             reply: (payload, metadata) => act(() => replyAsBot(ctx, event, payload, metadata)).then(toBotMessage),
             emit: (payload) => act(() => emitAsBot(ctx, event, payload)).then(toBotCustomEvent),
