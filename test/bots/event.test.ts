@@ -28,6 +28,20 @@ const eventRow = (payload: Record<string, unknown>): EventRow => ({
   createdAt: CREATED_AT,
 })
 
+/** The event of an incoming row of alice's in conv_1, with the fields of its kind. */
+const incoming = (fields: Record<string, unknown>) => ({
+  botId: BOT,
+  conversationId: 'conv_1',
+  createdOn: new Date(CREATED_AT),
+  direction: 'incoming',
+  id: EVENT_ID,
+  integration: 'chat',
+  state: {},
+  tags: { conversation: {}, message: {}, user: {} },
+  userId: 'alice',
+  ...fields,
+})
+
 const card = (title: string, subtitle?: string) => ({
   type: 'card',
   title,
@@ -123,21 +137,7 @@ describe('incomingMessageEvent', () => {
 
   it.each(payloads)('builds the event of a %s message, field by field', (_name, payload, preview) => {
     const event = incomingMessageEvent(BOT, EVENT_ID, messageRow(payload))
-    expect(event).toStrictEqual({
-      botId: BOT,
-      conversationId: 'conv_1',
-      createdOn: new Date(CREATED_AT),
-      direction: 'incoming',
-      id: EVENT_ID,
-      integration: 'chat',
-      messageId: 'msg_1',
-      payload,
-      preview,
-      state: {},
-      tags: { conversation: {}, message: {}, user: {} },
-      type: 'message',
-      userId: 'alice',
-    })
+    expect(event).toStrictEqual(incoming({ messageId: 'msg_1', payload, preview, type: 'message' }))
     expect(event.createdOn).toBeInstanceOf(Date)
     expect(event.createdOn.toISOString()).toBe(CREATED_AT)
   })
@@ -187,20 +187,7 @@ describe('incomingCustomEvent', () => {
     ['custom for an empty payload', {}, 'custom'],
   ])('builds the event field by field, typed by %s', (_what, payload, type) => {
     const event = incomingCustomEvent(BOT, EVENT_ID, eventRow(payload))
-    expect(event).toStrictEqual({
-      botId: BOT,
-      conversationId: 'conv_1',
-      createdOn: new Date(CREATED_AT),
-      direction: 'incoming',
-      id: EVENT_ID,
-      integration: 'chat',
-      payload,
-      preview: JSON.stringify(payload),
-      state: {},
-      tags: { conversation: {}, message: {}, user: {} },
-      type,
-      userId: 'alice',
-    })
+    expect(event).toStrictEqual(incoming({ payload, preview: JSON.stringify(payload), type }))
     expect(event).not.toHaveProperty('messageId')
   })
 

@@ -1,11 +1,11 @@
-import { afterEach, beforeEach, describe, expect, it } from 'vitest'
-import { createTestApp, type TestApp } from '../helpers/app.ts'
+import { describe, expect, it } from 'vitest'
+import { bots } from '../../src/db/schema.ts'
+import { OTHER, useTestApp, WORKSPACE_ID } from '../helpers/app.ts'
 
-let t: TestApp
-beforeEach(() => {
-  t = createTestApp()
-})
-afterEach(() => t.close())
+// Relay's node(id) and nodes(ids): every object by its global id, for whoever may see it, and null
+// for anything else.
+
+const t = useTestApp({ handlers: {} })
 
 const NODE_FIELDS = /* GraphQL */ `
   fragment NodeFields on Node {
@@ -67,61 +67,40 @@ async function world() {
   }
 }
 
+type World = Awaited<ReturnType<typeof world>>
+
+/** What node(id) answers for the things of the world. */
+const nodeOf = (w: World) => {
+  const message = (c: World['c1'], conversationId: string, userId: string) => ({
+    __typename: 'Message',
+    id: c.message.id,
+    messageId: c.message.messageId,
+    conversationId,
+    userId,
+    rawPayload: { type: 'text', text: `in ${conversationId}` },
+  })
+  return {
+    alice: { __typename: 'User', id: w.alice.nodeId, userId: 'alice', name: 'Alice' },
+    bob: { __typename: 'User', id: w.bob.nodeId, userId: 'bob', name: 'Bob' },
+    c1: { __typename: 'Conversation', id: w.c1.conversationNodeId, conversationId: 'c1', owner: { userId: 'alice' } },
+    c1Message: message(w.c1, 'c1', 'alice'),
+    c2Message: message(w.c2, 'c2', 'carol'),
+    c1Event: { __typename: 'Event', id: w.c1.event.id, eventId: w.c1.event.eventId, conversationId: 'c1', userId: 'alice', payload: { in: 'c1' } },
+  }
+}
+
 describe('node', () => {
-  it('fetches the caller as a User', async () => {
+  it.each([
+    ['the caller as a User', 'alice', 'alice'],
+    ['a user who shares a conversation with the caller', 'bob', 'alice'],
+    ['a Conversation', 'c1', 'bob'],
+    ['a Message', 'c1Message', 'bob'],
+    ['an Event', 'c1Event', 'alice'],
+  ] as const)('fetches %s', async (_what, thing, caller) => {
     const w = await world()
-    const res = await t.graphql(NODE, { id: w.alice.nodeId }, { key: w.alice.key })
-    expect(res.body).toEqual({ data: { node: { __typename: 'User', id: w.alice.nodeId, userId: 'alice', name: 'Alice' } } })
-  })
-
-  it('fetches a user who shares a conversation with the caller', async () => {
-    const w = await world()
-    const res = await t.graphql(NODE, { id: w.bob.nodeId }, { key: w.alice.key })
-    expect(res.body).toEqual({ data: { node: { __typename: 'User', id: w.bob.nodeId, userId: 'bob', name: 'Bob' } } })
-  })
-
-  it('fetches a Conversation', async () => {
-    const w = await world()
-    const res = await t.graphql(NODE, { id: w.c1.conversationNodeId }, { key: w.bob.key })
-    expect(res.body).toEqual({
-      data: {
-        node: { __typename: 'Conversation', id: w.c1.conversationNodeId, conversationId: 'c1', owner: { userId: 'alice' } },
-      },
-    })
-  })
-
-  it('fetches a Message', async () => {
-    const w = await world()
-    const res = await t.graphql(NODE, { id: w.c1.message.id }, { key: w.bob.key })
-    expect(res.body).toEqual({
-      data: {
-        node: {
-          __typename: 'Message',
-          id: w.c1.message.id,
-          messageId: w.c1.message.messageId,
-          conversationId: 'c1',
-          userId: 'alice',
-          rawPayload: { type: 'text', text: 'in c1' },
-        },
-      },
-    })
-  })
-
-  it('fetches an Event', async () => {
-    const w = await world()
-    const res = await t.graphql(NODE, { id: w.c1.event.id }, { key: w.alice.key })
-    expect(res.body).toEqual({
-      data: {
-        node: {
-          __typename: 'Event',
-          id: w.c1.event.id,
-          eventId: w.c1.event.eventId,
-          conversationId: 'c1',
-          userId: 'alice',
-          payload: { in: 'c1' },
-        },
-      },
-    })
+    const node = nodeOf(w)[thing]
+    const res = await t.graphql(NODE, { id: node.id }, { key: w[caller].key })
+    expect(res.body).toEqual({ data: { node } })
   })
 
   it('tells a user and a conversation with the same id apart', async () => {
@@ -160,64 +139,50 @@ describe('node', () => {
 describe('nodes', () => {
   it('fetches several nodes of every type, in the order asked, with null for what the caller may not see', async () => {
     const w = await world()
-    const ids = [
-      w.c1.event.id,
-      w.c2.conversationNodeId,
-      w.alice.nodeId,
-      w.c1.message.id,
-      w.c2.message.id,
-      w.c1.conversationNodeId,
-      w.bob.nodeId,
-      w.c2.event.id,
-    ]
+    const node = nodeOf(w)
+    const ids = [node.c1Event.id, w.c2.conversationNodeId, node.alice.id, node.c1Message.id, node.c2Message.id, node.c1.id, node.bob.id, w.c2.event.id]
     const res = await t.graphql(NODES, { ids }, { key: w.alice.key })
-    expect(res.body).toEqual({
-      data: {
-        nodes: [
-          {
-            __typename: 'Event',
-            id: w.c1.event.id,
-            eventId: w.c1.event.eventId,
-            conversationId: 'c1',
-            userId: 'alice',
-            payload: { in: 'c1' },
-          },
-          null,
-          { __typename: 'User', id: w.alice.nodeId, userId: 'alice', name: 'Alice' },
-          {
-            __typename: 'Message',
-            id: w.c1.message.id,
-            messageId: w.c1.message.messageId,
-            conversationId: 'c1',
-            userId: 'alice',
-            rawPayload: { type: 'text', text: 'in c1' },
-          },
-          null,
-          { __typename: 'Conversation', id: w.c1.conversationNodeId, conversationId: 'c1', owner: { userId: 'alice' } },
-          { __typename: 'User', id: w.bob.nodeId, userId: 'bob', name: 'Bob' },
-          null,
-        ],
-      },
-    })
+    expect(res.body).toEqual({ data: { nodes: [node.c1Event, null, node.alice, node.c1Message, null, node.c1, node.bob, null] } })
   })
 
   it('answers the same node twice when its id is given twice', async () => {
     const w = await world()
-    const res = await t.graphql(NODES, { ids: [w.c2.message.id, w.c2.message.id] }, { key: w.carol.key })
-    const node = {
-      __typename: 'Message',
-      id: w.c2.message.id,
-      messageId: w.c2.message.messageId,
-      conversationId: 'c2',
-      userId: 'carol',
-      rawPayload: { type: 'text', text: 'in c2' },
-    }
-    expect(res.body).toEqual({ data: { nodes: [node, node] } })
+    const { c2Message } = nodeOf(w)
+    const res = await t.graphql(NODES, { ids: [c2Message.id, c2Message.id] }, { key: w.carol.key })
+    expect(res.body).toEqual({ data: { nodes: [c2Message, c2Message] } })
   })
 
   it('answers an empty list for no ids', async () => {
     const w = await world()
     const res = await t.graphql(NODES, { ids: [] }, { key: w.alice.key })
     expect(res.body).toEqual({ data: { nodes: [] } })
+  })
+})
+
+describe('admin node and nodes', () => {
+  const NODE = /* GraphQL */ `
+    query ($id: ID!) { node(id: $id) { __typename id ... on Bot { botId name } } }
+  `
+  const botNodes = async (headers?: Record<string, string>) =>
+    (await t.adminGraphql('{ bots { edges { node { id botId } } } }', {}, headers)).body.data.bots.edges.map(
+      (edge: { node: { id: string; botId: string } }) => edge.node,
+    )
+
+  it('fetch a Bot by its global id, alone and several at once, in the order asked', async () => {
+    t.db
+      .insert(bots)
+      .values({ id: 'bot-2', workspaceId: WORKSPACE_ID, name: 'Bot 2', handler: 'echo', tags: {}, createdAt: '2099-01-01T00:00:00.000Z', updatedAt: '2099-01-01T00:00:00.000Z', deployedAt: null })
+      .run()
+    const [echo, second] = await botNodes()
+    expect(second.botId).toBe('bot-2')
+    expect((await t.adminGraphql(NODE, { id: second.id })).body).toEqual({ data: { node: { __typename: 'Bot', id: second.id, botId: 'bot-2', name: 'Bot 2' } } })
+    const many = await t.adminGraphql('query ($ids: [ID!]!) { nodes(ids: $ids) { id ... on Bot { botId } } }', { ids: [second.id, echo.id] })
+    expect(many.body).toEqual({ data: { nodes: [{ id: second.id, botId: 'bot-2' }, { id: echo.id, botId: echo.botId }] } })
+  })
+
+  it('answer null for a bot of another workspace', async () => {
+    await t.otherTenant()
+    const [theirs] = await botNodes({ authorization: `Bearer ${OTHER.adminToken}`, 'x-workspace-id': OTHER.workspaceId })
+    expect((await t.adminGraphql(NODE, { id: theirs.id })).body).toEqual({ data: { node: null } })
   })
 })

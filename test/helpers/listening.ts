@@ -1,18 +1,16 @@
 import { createServer } from 'node:http'
 import type { AddressInfo } from 'node:net'
-import type { SignalListener, Signals } from '@botpress/chat'
+import { type AuthenticatedClient, Client, type SignalListener, type Signals } from '@botpress/chat'
 import { createServerAdapter } from '@whatwg-node/server'
-import { createTestApp, WEBHOOK_ID } from './app.ts'
-
-export type ListeningOptions = Parameters<typeof createTestApp>[0]
+import { jwtVerify, SignJWT } from 'jose'
+import { afterEach, beforeEach, expect } from 'vitest'
+import { createTestApp, ENCRYPTION_KEY, type TestApp, type TestAppOptions, WEBHOOK_ID } from './app.ts'
 
 /**
- * The harness app behind a real HTTP server on a free port of 127.0.0.1, mounted exactly as
- * src/main.ts mounts it, for clients that only speak HTTP (the official @botpress/chat client).
+ * An app behind a real HTTP server on a free port of 127.0.0.1, mounted exactly as src/main.ts
+ * mounts it (WebSockets included), for clients that only speak HTTP.
  */
-export async function startListening(options: ListeningOptions = {}) {
-  const t = createTestApp(options)
-  if (!t.tenant) throw new Error('the harness database was not bootstrapped')
+export async function serve(t: TestApp) {
   const server = createServer(createServerAdapter(t.app.fetch))
   t.app.attach(server)
   await new Promise<void>((resolve, reject) => {
@@ -21,25 +19,29 @@ export async function startListening(options: ListeningOptions = {}) {
   })
   const { port } = server.address() as AddressInfo
   const baseUrl = `http://127.0.0.1:${port}`
-
   let closed = false
   const close = async () => {
     if (closed) return
     closed = true
-    // Streams end first, then every connection goes (kept-alive ones included), and the database
-    // is closed once nothing can reach it any more.
+    // Streams end first, then every connection goes (kept-alive ones included).
     await t.app.close()
     server.closeAllConnections()
     await new Promise<void>((resolve, reject) => server.close((error) => (error ? reject(error) : resolve())))
-    await t.close()
   }
+  return { server, baseUrl, apiUrl: `${baseUrl}/${WEBHOOK_ID}`, wsUrl: `ws://127.0.0.1:${port}`, close }
+}
 
-  return { t, server, baseUrl, apiUrl: `${baseUrl}/${WEBHOOK_ID}`, botId: t.tenant.botId, close }
+export type Served = Awaited<ReturnType<typeof serve>>
+
+/** A fresh app of its own behind a real HTTP server (for a page in a browser); close ends both. */
+export async function startListening(options: TestAppOptions = {}) {
+  const t = createTestApp(options)
+  const served = await serve(t)
+  if (!t.tenant) throw new Error('the test database was not bootstrapped')
+  return { ...served, t, botId: t.tenant.botId, close: () => served.close().then(() => t.close()) }
 }
 
 export type Listening = Awaited<ReturnType<typeof startListening>>
-
-export const ISO = /^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d\.\d{3}Z$/
 
 export type SignalType = Exclude<keyof Signals, 'unknown'>
 
@@ -71,5 +73,85 @@ export function recordSignals(listener: SignalListener) {
   }
   listener.on('unknown', (data) => (data === PING ? pings : unknown).push(data))
   listener.on('error', (error) => errors.push(error))
-  return { received, unknown, pings, errors }
+  return { listener, received, unknown, pings, errors }
+}
+
+/** A user as the API returns it: the official client's `user` without its key. */
+export const withoutKey = ({ key: _, ...user }: AuthenticatedClient['user']) => user
+
+/** A user key signed with `secret` (the integration's encryption key by default). */
+export const sign = (claims: Record<string, unknown>, secret = ENCRYPTION_KEY) =>
+  new SignJWT(claims).setProtectedHeader({ alg: 'HS256', typ: 'JWT' }).sign(new TextEncoder().encode(secret))
+
+export async function verifiedClaims(key: string) {
+  const { payload, protectedHeader } = await jwtVerify(key, new TextEncoder().encode(ENCRYPTION_KEY))
+  return { alg: protectedHeader.alg, id: payload.id }
+}
+
+type ErrorClass = abstract new (...args: never[]) => Error
+
+/** The call fails with this typed error of the client, carrying the API's code, type and request id. */
+export async function expectApiError(call: Promise<unknown>, ErrorClass: ErrorClass, code: number, type: string) {
+  const error: unknown = await call.then(
+    (value) => {
+      throw new Error(`expected ${type}, got ${JSON.stringify(value)}`)
+    },
+    (thrown: unknown) => thrown,
+  )
+  expect(error).toBeInstanceOf(ErrorClass)
+  expect(error).toMatchObject({ code, type, isApiError: true, id: expect.stringMatching(/.+/) })
+}
+
+/**
+ * The official @botpress/chat client against `t` served over HTTP, for every test of the enclosing
+ * describe; the listeners it opens are disconnected after each test.
+ */
+export function useOfficialClient(t: TestApp) {
+  let served: Served | undefined
+  const listeners: SignalListener[] = []
+  beforeEach(async () => {
+    served = await serve(t)
+  })
+  afterEach(async () => {
+    for (const listener of listeners.splice(0)) await listener.disconnect()
+    await served?.close()
+    served = undefined
+  })
+  const current = () => {
+    if (!served) throw new Error('the server exists only while a test runs')
+    return served
+  }
+  return {
+    get apiUrl() {
+      return current().apiUrl
+    },
+    get baseUrl() {
+      return current().baseUrl
+    },
+    /** A user signing its own key with the integration's encryption key (getOrCreateUser). */
+    connect: (userId: string) => Client.connect({ apiUrl: current().apiUrl, userId, encryptionKey: ENCRYPTION_KEY }),
+    /** The client without a user, for the operations that take no key or an explicit one. */
+    bare: () => new Client({ apiUrl: current().apiUrl }),
+    /** The users of these ids, connected; the first creates the conversation and adds the others. */
+    async inConversation<const Ids extends string[]>(conversationId: string, ...userIds: Ids) {
+      const clients: AuthenticatedClient[] = []
+      for (const userId of userIds) clients.push(await Client.connect({ apiUrl: current().apiUrl, userId, encryptionKey: ENCRYPTION_KEY }))
+      const [owner, ...others] = clients as [AuthenticatedClient, ...AuthenticatedClient[]]
+      await owner.createConversation({ id: conversationId })
+      for (const other of others) await owner.addParticipant({ conversationId, userId: other.user.id })
+      return clients as { [K in keyof Ids]: AuthenticatedClient }
+    },
+    /** A conversation of `owner` with the given participants added. */
+    async conversationOf(owner: AuthenticatedClient, id: string, ...others: AuthenticatedClient[]) {
+      const { conversation } = await owner.createConversation({ id })
+      for (const other of others) await owner.addParticipant({ conversationId: id, userId: other.user.id })
+      return conversation
+    },
+    /** A listener of the conversation, recording what it hears. */
+    async listen(client: AuthenticatedClient, conversationId: string) {
+      const listener = await client.listenConversation({ id: conversationId })
+      listeners.push(listener)
+      return recordSignals(listener)
+    },
+  }
 }

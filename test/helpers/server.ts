@@ -6,7 +6,7 @@ import { fileURLToPath } from 'node:url'
 export const ROOT = fileURLToPath(new URL('../..', import.meta.url))
 
 /** `npm start` builds with tsc before it listens. */
-export const START_TIMEOUT = 60_000
+export const START_TIMEOUT = 120_000
 const EXIT_TIMEOUT = 15_000
 
 const LISTENING = /^Confab listening on (http:\/\/127\.0\.0\.1:(\d+))$/m

@@ -1,0 +1,173 @@
+import { beforeEach, describe, expect, it } from 'vitest'
+import { WebChatConversationDocument, WebChatSendTextDocument } from '../../src/webchat/__generated__/graphql.ts'
+import { type JsonResponse, useC1, useTestApp } from '../helpers/app.ts'
+import { USER_FIELDS } from '../helpers/graphql.ts'
+
+// Execution limits (graphql-armor: depth 12, 20 aliases, 2000 tokens, cost 100,000): an operation
+// over a limit is refused before it runs, and the operations the API's own clients send pass.
+
+describe('execution limits', () => {
+  let statements: string[] = []
+  const t = useTestApp({ onQuery: (sql) => statements.push(sql), handlers: {} })
+  const users = useC1(t, { profiles: { alice: { name: 'Alice' } } })
+  beforeEach(async () => {
+    await t.message(users.alice.key, 'c1', { type: 'text', text: 'hello' })
+  })
+
+  const conversationIds = () => (t.db.$client.prepare('select id from conversations order by id').all() as { id: string }[]).map((row) => row.id)
+
+  /** Sends one operation as alice and returns the response with the SQL statements it ran. */
+  async function run(query: string, variables: Record<string, unknown> = {}) {
+    statements = []
+    const response = await t.graphql(query, variables, { key: users.alice.key })
+    return { response, statements: [...statements] }
+  }
+
+  /** A refusal before execution: one error naming the limit, the request id, no data, no SQL run. */
+  function expectRefused({ response, statements: ran }: { response: JsonResponse; statements: string[] }, message: string | RegExp, extensions = {}) {
+    const requestId = response.headers.get('x-request-id')
+    expect(requestId).toMatch(/^[0-9a-f-]{36}$/)
+    expect(response.status).toBe(200)
+    expect(response.body).toEqual({
+      errors: [
+        {
+          message: typeof message === 'string' ? message : expect.stringMatching(message),
+          extensions: { ...extensions, type: 'InvalidPayload', status: 400, requestId },
+        },
+      ],
+    })
+    expect(ran).toEqual([])
+  }
+
+  describe('depth (12)', () => {
+    it('refuses a mutation nested 14 deep without running it', async () => {
+      const result = await run(/* GraphQL */ `
+        mutation {
+          createConversation(input: { id: "deep" }) {
+            conversation { messages { edges { node {
+              conversation { messages { edges { node {
+                conversation { messages { edges { node { messageId } } } }
+              } } } }
+            } } } }
+          }
+        }
+      `)
+      expectRefused(result, 'Syntax Error: Query depth limit of 12 exceeded, found 14.')
+      expect(conversationIds()).toEqual(['c1'])
+    })
+
+    it('refuses a query 13 deep and answers the same path 12 deep', async () => {
+      const path = (leaf: string) => /* GraphQL */ `
+        query {
+          conversation(id: "c1") { messages { edges { node {
+            conversation { messages { edges { node {
+              conversation { messages { ${leaf} } }
+            } } } }
+          } } } }
+        }
+      `
+      expectRefused(await run(path('edges { node { messageId } }')), 'Syntax Error: Query depth limit of 12 exceeded, found 13.')
+      const { response } = await run(path('pageInfo { hasNextPage }'))
+      expect(response.status).toBe(200)
+      const leaf = { conversation: { messages: { pageInfo: { hasNextPage: false } } } }
+      expect(response.body).toEqual({
+        data: { conversation: { messages: { edges: [{ node: { conversation: { messages: { edges: [{ node: leaf }] } } } }] } } },
+      })
+    })
+  })
+
+  describe('aliases (20)', () => {
+    const aliased = (count: number) =>
+      `mutation { ${Array.from({ length: count }, (_, i) => `c${i}: createConversation(input: { id: "alias-${i}" }) { conversation { conversationId } }`).join('\n')} }`
+
+    it('refuses 21 aliased mutations without running any', async () => {
+      expectRefused(await run(aliased(21)), 'Syntax Error: Aliases limit of 20 exceeded, found 21.')
+      expect(conversationIds()).toEqual(['c1'])
+    })
+
+    it('runs 20', async () => {
+      const { response } = await run(aliased(20))
+      expect(response.status).toBe(200)
+      expect(response.body.errors).toBeUndefined()
+      expect(Object.keys(response.body.data)).toHaveLength(20)
+      expect(conversationIds()).toHaveLength(21)
+    })
+  })
+
+  it('refuses an operation of more than 2000 tokens without running it', async () => {
+    const result = await run(`mutation { createConversation(input: { id: "tokens" }) { conversation { conversationId ${'__typename '.repeat(2000)} } } }`)
+    expectRefused(result, 'Syntax Error: Token limit of 2000 exceeded.', { code: 'GRAPHQL_PARSE_FAILED' })
+    expect(conversationIds()).toEqual(['c1'])
+  })
+
+  it('refuses a wide mutation within the depth limit over the cost limit (100,000) without running it', async () => {
+    const message = `id messageId conversationId userId createdAt rawPayload metadata author { ${USER_FIELDS} }`
+    const conversation = (inner: string) => `conversationId owner { ${USER_FIELDS} } participants(first: 100) { edges { cursor node { ${USER_FIELDS} } } } ${inner}`
+    const result = await run(/* GraphQL */ `
+      mutation {
+        createConversation(input: { id: "wide" }) {
+          conversation {
+            ${conversation(`messages(first: 100) { edges { cursor node { ${message} conversation { ${conversation(`messages(first: 100) { edges { cursor node { ${message} } } }`)} } } } }`)}
+          }
+        }
+      }
+    `)
+    expectRefused(result, /^Syntax Error: Query Cost limit of 100000 exceeded, found \d+(\.\d+)?\.$/)
+    expect(Number(/found ([\d.]+)\.$/.exec(result.response.body.errors[0].message)?.[1])).toBeGreaterThan(100_000)
+    expect(conversationIds()).toEqual(['c1'])
+  })
+
+  describe('the operations the API itself sends pass', () => {
+    it("the web chat's conversation query", async () => {
+      const { response } = await run(WebChatConversationDocument.toString(), { id: 'c1' })
+      expect(response.status).toBe(200)
+      expect(response.body).toEqual({
+        data: {
+          me: { userId: 'alice' },
+          conversation: {
+            messages: {
+              edges: [
+                {
+                  node: {
+                    messageId: expect.any(String),
+                    userId: 'alice',
+                    createdAt: expect.any(String),
+                    author: { isBot: false, name: 'Alice' },
+                    payload: { __typename: 'TextPayload', text: 'hello' },
+                  },
+                },
+              ],
+            },
+          },
+        },
+      })
+    })
+
+    it("the web chat's send-text mutation", async () => {
+      const { response } = await run(WebChatSendTextDocument.toString(), { conversationId: 'c1', text: 'hi' })
+      expect(response.status).toBe(200)
+      expect(response.body.errors).toBeUndefined()
+      expect(response.body.data.createMessage.message.payload).toEqual({ __typename: 'TextPayload', text: 'hi' })
+    })
+
+    it('the deepest path the REST layer reads: conversations → messages → author', async () => {
+      const { response } = await run(/* GraphQL */ `
+        query {
+          conversations(first: 20) {
+            edges { cursor node {
+              conversationId
+              messages(first: 20) {
+                edges { cursor node { messageId createdAt rawPayload metadata author { ${USER_FIELDS} } } }
+                pageInfo { hasNextPage endCursor }
+              }
+            } }
+            pageInfo { hasNextPage endCursor }
+          }
+        }
+      `)
+      expect(response.status).toBe(200)
+      expect(response.body.errors).toBeUndefined()
+      expect(response.body.data.conversations.edges[0].node.messages.edges[0].node.author.userId).toBe('alice')
+    })
+  })
+})

@@ -1,0 +1,70 @@
+import { describe, expect, it } from 'vitest'
+import { BASE, useTestApp, WEBHOOK_ID } from '../helpers/app.ts'
+import { expectRequestError } from '../helpers/graphql.ts'
+
+// Two schemas from one builder: the chat schema (a user's operations) and the admin schema (bots),
+// each on its own endpoint, neither exposing the other's fields.
+
+const FIELDS = '{ __schema { queryType { fields { name } } mutationType { fields { name } } } }'
+const names = (type: { fields: { name: string }[] } | null) => type?.fields.map((f) => f.name).sort() ?? null
+
+describe('chat and admin schemas', () => {
+  const t = useTestApp({ handlers: {} })
+
+  it('the chat schema has the chat fields and no admin field', async () => {
+    const alice = await t.user('alice')
+    const { data } = (await t.graphql(FIELDS, {}, { key: alice.key })).body
+    expect(names(data.__schema.queryType)).toEqual(['conversation', 'conversations', 'event', 'me', 'message', 'node', 'nodes'])
+    expect(names(data.__schema.mutationType)).toEqual([
+      'addParticipant',
+      'createConversation',
+      'createEvent',
+      'createMessage',
+      'createUser',
+      'deleteConversation',
+      'deleteMessage',
+      'deleteUser',
+      'getOrCreateConversation',
+      'getOrCreateUser',
+      'removeParticipant',
+      'updateUser',
+    ])
+  })
+
+  it('the admin schema has the admin fields and no chat field', async () => {
+    const res = await t.adminGraphql(FIELDS)
+    expect(names(res.body.data.__schema.queryType)).toEqual(['bot', 'botLogs', 'bots', 'node', 'nodes'])
+    expect(names(res.body.data.__schema.mutationType)).toEqual(['createBot', 'deleteBot', 'rotateBotSigningSecrets', 'updateBot'])
+  })
+
+  it.each([
+    ['the chat schema rejects bots', async () => t.graphql('{ bots { edges { node { name } } } }', {}, { key: (await t.user('alice')).key })],
+    ['the admin schema rejects me', async () => t.adminGraphql('{ me { userId } }')],
+  ])('%s with a validation error', async (_what, request) => {
+    const res = await request()
+    expect(res.body.data).toBeUndefined()
+    expect(res.body.errors).toEqual([expect.objectContaining({ extensions: expect.objectContaining({ code: 'GRAPHQL_VALIDATION_FAILED' }) })])
+  })
+
+  it('the admin schema rejects chat mutations before execution', async () => {
+    const res = await t.adminGraphql('mutation { createConversation(input: {}) { conversation { id } } }')
+    expect(res.body.errors).toHaveLength(1)
+    expectRequestError({ ...res.body, data: res.body.data ?? undefined })
+  })
+
+  it.each([
+    ['chat', `${BASE}/${WEBHOOK_ID}/graphql`, `/${WEBHOOK_ID}/graphql`],
+    ['admin', `${BASE}/v1/admin/graphql`, '/v1/admin/graphql'],
+  ])('serves GraphiQL on GET for the %s endpoint, posting to that endpoint', async (_name, url, path) => {
+    const response = await t.send('GET', url, { headers: { accept: 'text/html' } })
+    expect(response.status).toBe(200)
+    expect(response.headers.get('content-type')).toMatch(/^text\/html/)
+    const html = await response.text()
+    expect(html).toMatch(/^\s*<!doctype html>/i)
+    expect(html).toContain(`"endpoint":"${path}"`)
+    // Offline: everything it runs is inlined, and its Content-Security-Policy lets it load nothing from elsewhere.
+    expect(html).not.toMatch(/<script[^>]*\ssrc=|<link[^>]*\shref=["']?(https?:)?\/\//i)
+    expect(response.headers.get('content-security-policy')).toContain("default-src 'none'")
+    expect(response.headers.get('content-security-policy')).toContain("connect-src 'self'")
+  })
+})
