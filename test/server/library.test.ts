@@ -2,7 +2,7 @@ import { Client as ChatClient } from '@botpress/chat'
 import { Client } from '@botpress/client'
 import { pino } from 'pino'
 import { afterEach, expect, it, vi } from 'vitest'
-import { type BotHandler, type ConfabServer, createServer } from '../src/index.ts'
+import { type BotHandler, type ConfabServer, createServer } from '../../src/index.ts'
 
 // Confab used as a library, as the README shows it: createServer with a handler of one's own.
 
