@@ -14,6 +14,10 @@ export interface Config {
   /** Browser origins allowed to call the API cross-origin: CORS_ORIGINS, comma-separated, or `*`. */
   corsOrigins: readonly string[] | '*'
   bootstrap: BootstrapValues
+  /** CONFAB_BOT_RETRY_SCHEDULE: seconds before each delivery attempt; the Standard Webhooks schedule when unset. */
+  botRetrySchedule: number[] | undefined
+  /** CONFAB_BOT_MODULE: an ES module whose default export handles the events of bots without url. */
+  botModule: string | undefined
 }
 
 export class ConfigError extends Error {}
@@ -35,6 +39,16 @@ function parseOrigins(raw: string | undefined): readonly string[] | '*' {
     .filter((origin) => origin !== '')
 }
 
+/** `CONFAB_BOT_RETRY_SCHEDULE`: comma-separated seconds before each attempt (`0,1,1`: three attempts). */
+function parseSchedule(raw: string | undefined): number[] | undefined {
+  if (raw === undefined) return undefined
+  const schedule = raw.split(',').map((part) => Number(part.trim()))
+  if (schedule.some((seconds) => !Number.isFinite(seconds) || seconds < 0) || raw.trim() === '') {
+    throw new ConfigError(`CONFAB_BOT_RETRY_SCHEDULE must be comma-separated seconds (e.g. "0,5,300"), got "${raw}"`)
+  }
+  return schedule
+}
+
 const nonEmpty = (value: string | undefined) => (value === undefined || value === '' ? undefined : value)
 
 export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
@@ -45,6 +59,8 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     logLevel: nonEmpty(env.LOG_LEVEL) ?? 'info',
     production: env.NODE_ENV === 'production',
     corsOrigins: parseOrigins(env.CORS_ORIGINS),
+    botRetrySchedule: parseSchedule(nonEmpty(env.CONFAB_BOT_RETRY_SCHEDULE)),
+    botModule: nonEmpty(env.CONFAB_BOT_MODULE),
     bootstrap: {
       workspaceId: nonEmpty(env.CONFAB_WORKSPACE_ID),
       adminToken: nonEmpty(env.CONFAB_ADMIN_TOKEN),

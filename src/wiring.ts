@@ -19,15 +19,35 @@ export interface WiringOptions {
   /** Bot handlers by name (bots.handler); the built-in echo bot by default. */
   handlers?: Record<string, BotHandler>
   botTimeoutMs?: number
+  /** Seconds before each delivery attempt (CONFAB_BOT_RETRY_SCHEDULE); the Standard Webhooks schedule by default. */
+  botRetrySchedule?: readonly number[]
+  /** The clock bot deliveries come due by (tests move it instead of waiting). */
+  clock?: () => Date
   sseTiming?: SseTiming
 }
 
 /** The parts of the server and what each is made from; createApp mounts them. */
-export function wire({ store, log, handlers = builtInHandlers, botTimeoutMs, sseTiming = defaultSseTiming }: WiringOptions) {
+export function wire({
+  store,
+  log,
+  handlers = builtInHandlers,
+  botTimeoutMs,
+  botRetrySchedule,
+  clock,
+  sseTiming = defaultSseTiming,
+}: WiringOptions) {
   const errors = createErrorPath(log)
   const signals = createSignalHub()
   const streams = new SseStreams(log, sseTiming)
-  const bots = startBotRuntime({ store, log, signals, handlers, timeoutMs: botTimeoutMs })
+  const bots = startBotRuntime({
+    store,
+    log,
+    signals,
+    handlers,
+    timeoutMs: botTimeoutMs,
+    retrySchedule: botRetrySchedule,
+    clock,
+  })
   const deps = { store, log, signals, bots, errors }
   const chatYoga = createChatYoga(deps)
   const adminYoga = createAdminYoga(deps)

@@ -22,7 +22,8 @@ const layers: Record<string, number> = {
   http: 6,
   webchat: 6,
   app: 6,
-  main: 7,
+  server: 7,
+  main: 8,
 }
 
 /** Where a path under src/ belongs (a folder by its name; the top-level files by what they are). */
@@ -34,6 +35,8 @@ function layerOf(path: string): string {
     'app.ts': 'app',
     'wiring.ts': 'app',
     'bootstrap.ts': 'app',
+    'server.ts': 'server',
+    'index.ts': 'server',
     'main.ts': 'main',
     __generated__: 'graphql',
   }

@@ -1,5 +1,6 @@
 import type { Logger } from 'pino'
 import type { BotEvent } from '../domain/bot-event.ts'
+import type { BotState } from '../domain/bot-state.ts'
 import type { MessagePayload } from '../domain/payloads.ts'
 
 /** A message as bot code reads it: the Chat API's message object (metadata only when it has some). */
@@ -25,12 +26,16 @@ export interface BotCustomEvent {
 export interface BotContext {
   /** The spec's event object. */
   event: BotEvent
+  /** `event.state`, typed: what the bot stored for this conversation, this user and itself (`{}` each until set). */
+  state: BotState
   /** The incoming message itself, for a `message` event (its metadata is not part of the event). */
   message?: BotMessage
   /** Posts a message in the event's conversation as the bot. */
   reply(payload: Record<string, unknown>, metadata?: Record<string, unknown>): Promise<BotMessage>
   /** Creates a custom event in the event's conversation as the bot. */
   emit(payload: Record<string, unknown>): Promise<BotCustomEvent>
+  /** Stores the bot's state (`event.state` of later events): each part given replaces the stored one. */
+  setState(state: Partial<BotState>): Promise<void>
   log: Logger
 }
 

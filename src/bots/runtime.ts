@@ -1,25 +1,59 @@
+import { performance } from 'node:perf_hooks'
 import type { Logger } from 'pino'
 import type { Store } from '../db/store.ts'
-import type { BotDelivery, BotInbox } from '../domain/bot-deliveries.ts'
+import { answerApplier, parseBotAnswer } from '../domain/bot-answers.ts'
+import {
+  type BotInbox,
+  deliveredMessage,
+  dueDeliveries,
+  nextDeliveryAfter,
+  type PendingDelivery,
+} from '../domain/bot-deliveries.ts'
+import type { BotEvent } from '../domain/bot-event.ts'
+import { type BotState, getBotState, setBotState, type StateKey } from '../domain/bot-state.ts'
 import { botChatContext, emitAsBot, findBotOfIntegration, replyAsBot } from '../domain/bots.ts'
+import { DomainError } from '../domain/errors.ts'
+import { type LogLine, type Settlement, settleDelivery } from '../domain/delivery-settlement.ts'
 import type { SignalPublisher } from '../domain/signals.ts'
 import { type BotHandler, toBotCustomEvent, toBotMessage } from './handler.ts'
+import { retryAfterDelay, retryDelay, standardRetrySchedule } from './retry-schedule.ts'
+import { AttemptAbandoned, postWebhook, runtimeLimit } from './webhook.ts'
 
 export interface BotRuntime extends BotInbox {
-  /** Resolves when every event delivered so far has been handled. */
+  /** Resolves once no delivery is under way and none is due. */
   idle(): Promise<void>
-  /** Takes no more deliveries and waits for the ones under way. */
+  /** Starts no more attempts, abandons the webhook attempts under way (they stay due) and waits for the handlers. */
   stop(): Promise<void>
+}
+
+export interface BotRuntimeOptions {
+  store: Store
+  log: Logger
+  signals: SignalPublisher
+  handlers: Record<string, BotHandler>
+  /** How long one attempt may take (the webhook exchange, or the in-process handler). */
+  timeoutMs?: number
+  /** Seconds before each attempt; the Standard Webhooks schedule by default. */
+  retrySchedule?: readonly number[]
+  /** The time deliveries are due by, injectable so that tests need not wait for a retry. */
+  clock?: () => Date
+  /** The jitter of retries. */
+  random?: () => number
+  /** Attempts under way at once (one per conversation at most). */
+  concurrency?: number
 }
 
 class HandlerTimeout extends Error {}
 
+const maxTimer = 2 ** 31 - 1
+
 /**
- * Hands every user message and custom event to the bot of its chat integration. A delivery comes
- * once the unit that recorded the incoming event has committed; the runtime handles one event at
- * a time per conversation so that replies keep the order of what they answer, and a handler that
- * throws or hangs past `timeoutMs` is logged and cut off without touching the user's request.
- * Each reply or emit is one unit of work: the bot joins, posts and records its outgoing event.
+ * The delivery worker: takes the events of the bot_deliveries outbox as they come due, the oldest
+ * of each conversation first (an event waits until the one before it was taken or died), and hands
+ * each to its bot: a signed POST to the bot's url, or its in-process handler. Each attempt's
+ * outcome (the bot's answer, a retry on the schedule, a dead or gone delivery) is settled in one
+ * unit of work with its log lines. It is woken after each commit that records a delivery, by a
+ * timer for the next retry, and once at start for what a previous process left.
  */
 export function startBotRuntime({
   store,
@@ -27,81 +61,212 @@ export function startBotRuntime({
   signals,
   handlers,
   timeoutMs = 10_000,
-}: {
-  store: Store
-  log: Logger
-  signals: SignalPublisher
-  handlers: Record<string, BotHandler>
-  timeoutMs?: number
-}): BotRuntime {
-  const queues = new Map<string, Promise<void>>()
+  retrySchedule = standardRetrySchedule,
+  clock = () => new Date(),
+  random = Math.random,
+  concurrency = 16,
+}: BotRuntimeOptions): BotRuntime {
+  const underWay = new Map<string, Promise<void>>()
+  const shutdown = new AbortController()
+  let polling: Promise<void> | undefined
+  let again = false
+  let timer: NodeJS.Timeout | undefined
   let stopped = false
 
-  const enqueue = (key: string, task: () => Promise<void>) => {
-    const next = (queues.get(key) ?? Promise.resolve()).then(task)
-    queues.set(key, next)
-    void next.finally(() => {
-      if (queues.get(key) === next) queues.delete(key)
-    })
+  async function poll() {
+    do {
+      again = false
+      const at = clock()
+      const due = await dueDeliveries(store, at, concurrency + underWay.size)
+      for (const delivery of due) {
+        if (underWay.size >= concurrency) break
+        if (!underWay.has(delivery.id)) start(delivery)
+      }
+      const next = await nextDeliveryAfter(store, at)
+      clearTimeout(timer)
+      if (next && !stopped) {
+        timer = setTimeout(wake, Math.min(Math.max(next.getTime() - clock().getTime(), 0), maxTimer))
+        timer.unref()
+      }
+    } while (again && !stopped)
   }
 
-  async function handle({ integrationId, event, message }: BotDelivery) {
-    const found = await findBotOfIntegration(store, integrationId)
-    if (!found) return
-    const { bot, integration } = found
-    const handler = handlers[bot.handler]
-    if (!handler) {
-      log.warn({ botId: bot.id, handler: bot.handler }, 'bot has no known handler; event left unanswered')
+  function wake() {
+    if (stopped) return
+    if (polling) {
+      again = true
       return
     }
-    const ctx = botChatContext(store, integration, signals, runtime)
+    polling = poll()
+      .catch((error: unknown) => log.error({ err: error }, 'bot delivery worker failed to poll'))
+      .finally(() => {
+        polling = undefined
+      })
+  }
+
+  function start(delivery: PendingDelivery) {
+    const attempt = deliver(delivery)
+      .catch((error: unknown) => {
+        if (!(error instanceof AttemptAbandoned)) {
+          log.error({ err: error, deliveryId: delivery.id, conversationId: delivery.conversationId }, 'bot delivery failed')
+        }
+      })
+      .finally(() => {
+        underWay.delete(delivery.id)
+        wake()
+      })
+    underWay.set(delivery.id, attempt)
+  }
+
+  const stateKey = (delivery: PendingDelivery): StateKey => ({
+    botId: delivery.target.botId,
+    conversationId: delivery.conversationId,
+    userId: delivery.userId,
+  })
+
+  async function deliver(delivery: PendingDelivery) {
+    const state = await getBotState(store, stateKey(delivery))
+    const event: BotEvent = { ...delivery.event, state: { ...state } }
+    const settlement = delivery.target.url
+      ? await callWebhook(delivery, delivery.target.url, event)
+      : await callHandler(delivery, event, state)
+    await settle(delivery, settlement)
+  }
+
+  /** Settles the attempt; an answer that fails once applied is refused, and the attempt settled without it. */
+  async function settle(delivery: PendingDelivery, settlement: Settlement) {
+    try {
+      await settleDelivery(store, delivery, settlement, clock())
+    } catch (error) {
+      if (!settlement.answer || !(error instanceof DomainError)) throw error
+      const refused = { level: 'warn', message: `answer refused, nothing of it applied: ${error.message}` } as const
+      await settleDelivery(store, delivery, { ...settlement, answer: undefined, lines: [...settlement.lines, refused] }, clock())
+    }
+  }
+
+  const attemptName = (delivery: PendingDelivery) => `attempt ${delivery.attempts + 1} of ${retrySchedule.length}`
+
+  /** A failed attempt: retried on the schedule (or when the bot asked), else dead. */
+  function failed(delivery: PendingDelivery, line: LogLine, retryAfterMs?: number): Settlement {
+    const delay = retryDelay(retrySchedule, delivery.attempts + 1, random)
+    if (delay === undefined) {
+      const dead = `delivery ${delivery.id} is dead after ${delivery.attempts + 1} attempts; the event was not delivered`
+      log.warn({ deliveryId: delivery.id, botId: delivery.target.botId }, dead)
+      return { lines: [line, { level: 'error', message: dead }] }
+    }
+    return { lines: [line], retryAt: new Date(clock().getTime() + (retryAfterMs ?? delay)) }
+  }
+
+  const dead = (message: string): Settlement => ({ lines: [{ level: 'error', message }] })
+
+  async function callWebhook(delivery: PendingDelivery, url: string, event: BotEvent): Promise<Settlement> {
+    const body = JSON.stringify({ type: event.type, timestamp: event.createdOn.toISOString(), data: event })
+    const size = Buffer.byteLength(body)
+    if (size > runtimeLimit) return dead(`event body of ${size} bytes exceeds the Runtime limit of 1 MB; not delivered`)
+    if (delivery.target.signingSecrets.length === 0) return dead('the bot has no signing secret; not delivered')
+    const began = performance.now()
+    const result = await postWebhook({
+      url,
+      id: delivery.id,
+      body,
+      secrets: delivery.target.signingSecrets,
+      now: clock(),
+      timeoutMs,
+      shutdown: shutdown.signal,
+    })
+    const took = `${Math.round(performance.now() - began)} ms`
+    const what = `POST ${url} (${attemptName(delivery)})`
+    if (result.kind === 'failed') return failed(delivery, { level: 'warn', message: `${what}: ${result.error}, after ${took}` })
+    const line = (level: LogLine['level']) => ({ level, message: `${what}: HTTP ${result.status} in ${took}` })
+    if (result.kind === 'answerTooLarge') {
+      const refused = { level: 'warn', message: 'answer of more than 1 MB (the Runtime limit) refused' } as const
+      return { lines: [line('info'), refused] }
+    }
+    if (result.status === 410) {
+      const off = { level: 'warn', message: `delivery is off until the bot's url changes (${url} answered 410 Gone)` } as const
+      return { lines: [line('warn'), off], goneUrl: url }
+    }
+    if (result.status < 200 || result.status > 299) {
+      const asked = result.status === 429 || result.status === 503 ? retryAfterDelay(result.retryAfter, clock()) : undefined
+      return failed(delivery, line('warn'), asked)
+    }
+    try {
+      const answer = parseBotAnswer(result.contentType, result.body)
+      if (!answer) return { lines: [line('info')] }
+      const found = await findBotOfIntegration(store, delivery.integrationId)
+      if (!found) return { lines: [line('info')] }
+      const ctx = botChatContext(store, found.integration, signals, runtime)
+      return { lines: [line('info')], answer: answerApplier(ctx, event, stateKey(delivery), answer) }
+    } catch (error) {
+      if (!(error instanceof DomainError)) throw error
+      return { lines: [line('info'), { level: 'warn', message: `answer refused, nothing of it applied: ${error.message}` }] }
+    }
+  }
+
+  async function callHandler(delivery: PendingDelivery, event: BotEvent, state: BotState): Promise<Settlement> {
+    const { target } = delivery
+    const handler = handlers[target.handler]
+    const found = await findBotOfIntegration(store, delivery.integrationId)
+    if (!handler || !found) return dead(`the bot has no url and no known handler "${target.handler}"; not delivered`)
+    const ctx = botChatContext(store, found.integration, signals, runtime)
+    const message = await deliveredMessage(store, delivery)
     let open = true
     const act = <T>(answer: () => Promise<T>): Promise<T> =>
       open ? answer() : Promise.reject(new HandlerTimeout('the handler ran past its time; its answer was dropped'))
-
+    const what = `handler "${target.handler}" (${attemptName(delivery)})`
+    const began = performance.now()
+    const took = () => `${Math.round(performance.now() - began)} ms`
     let timer: NodeJS.Timeout | undefined
     try {
       await Promise.race([
         Promise.resolve().then(() =>
           handler({
             event,
+            state,
             message: message && toBotMessage(message),
             reply: (payload, metadata) => act(() => replyAsBot(ctx, event, payload, metadata)).then(toBotMessage),
             emit: (payload) => act(() => emitAsBot(ctx, event, payload)).then(toBotCustomEvent),
-            log: log.child({ botId: bot.id, eventId: event.id }),
+            setState: (state) => act(() => setBotState(store, stateKey(delivery), state)),
+            log: log.child({ botId: target.botId, eventId: event.id }),
           }),
         ),
         new Promise<never>((_, reject) => {
           timer = setTimeout(() => reject(new HandlerTimeout(`bot handler timed out after ${timeoutMs} ms`)), timeoutMs)
         }),
       ])
+      return { lines: [{ level: 'info', message: `${what}: done in ${took()}` }] }
     } catch (error) {
-      log.error({ err: error, botId: bot.id, eventId: event.id, conversationId: event.conversationId }, 'bot handler failed')
+      log.error({ err: error, botId: target.botId, eventId: event.id, conversationId: event.conversationId }, 'bot handler failed')
+      const reason = error instanceof Error ? error.message : String(error)
+      return failed(delivery, { level: 'warn', message: `${what}: failed (${reason}) after ${took()}` })
     } finally {
       open = false
       clearTimeout(timer)
     }
   }
 
-  const idle = async () => {
-    while (queues.size > 0) await Promise.allSettled([...queues.values()])
-  }
-
   const runtime: BotRuntime = {
-    deliver(delivery) {
-      // After stop, a delivery stays recorded in bot_events; it is not handled by this process.
-      if (stopped) return
-      enqueue(`${delivery.integrationId}/${delivery.event.conversationId}`, () =>
-        handle(delivery).catch((error: unknown) => {
-          log.error({ err: error, conversationId: delivery.event.conversationId }, 'bot runtime failed on a delivery')
-        }),
-      )
+    wake,
+    async idle() {
+      for (;;) {
+        if (polling) await polling
+        if (underWay.size > 0) {
+          await Promise.allSettled([...underWay.values()])
+          continue
+        }
+        if (stopped || (await dueDeliveries(store, clock(), 1)).length === 0) return
+        wake()
+        await polling
+      }
     },
-    idle,
     async stop() {
       stopped = true
-      await idle()
+      clearTimeout(timer)
+      shutdown.abort()
+      await polling
+      await Promise.allSettled([...underWay.values()])
     },
   }
+  wake()
   return runtime
 }

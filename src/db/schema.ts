@@ -38,6 +38,15 @@ export const bots = sqliteTable(
     createdAt: createdAt(),
     updatedAt: updatedAt(),
     deployedAt: text('deployed_at'),
+    /** Where events are POSTed; none: the bot's handler runs in-process. */
+    url: text('url'),
+    /** `whsec_` + base64 of random bytes (Standard Webhooks): signs every delivery. */
+    signingSecret: text('signing_secret'),
+    /** The secret before the last rotation, still signing (beside the new one) until it expires. */
+    previousSigningSecret: text('previous_signing_secret'),
+    previousSigningSecretExpiresAt: text('previous_signing_secret_expires_at'),
+    /** The url that answered 410 Gone: delivery stays off while `url` is still this one. */
+    goneUrl: text('gone_url'),
   },
   (t) => [
     index('bots_workspace_created_idx').on(t.workspaceId, t.createdAt, t.id),
@@ -197,6 +206,77 @@ export const botEvents = sqliteTable(
   (t) => [index('bot_events_conversation_idx').on(t.integrationId, t.conversationId, t.createdAt, t.id)],
 )
 
+/**
+ * The outbox of events for bots: a row is written in the unit of work of the message or event that
+ * causes it, and removed once the bot took it (2xx) or it died. A conversation's rows are
+ * delivered one at a time, in `seq` order.
+ */
+export const botDeliveries = sqliteTable(
+  'bot_deliveries',
+  {
+    seq: integer('seq').primaryKey({ autoIncrement: true }),
+    /** The `webhook-id`: the same on every attempt, so that a receiver can dedupe. */
+    id: text('id').notNull().unique(),
+    botId: text('bot_id')
+      .notNull()
+      .references(() => bots.id, { onDelete: 'cascade' }),
+    integrationId: text('integration_id')
+      .notNull()
+      .references(() => chatIntegrations.id, { onDelete: 'cascade' }),
+    conversationId: text('conversation_id').notNull(),
+    userId: text('user_id').notNull(),
+    /** The spec's event object (without its state, read when the attempt is made). */
+    event: text('event', { mode: 'json' }).$type<Record<string, unknown>>().notNull(),
+    messageId: text('message_id'),
+    attempts: integer('attempts').notNull().default(0),
+    nextAttemptAt: text('next_attempt_at').notNull(),
+    createdAt: createdAt(),
+  },
+  (t) => [
+    // A deleted conversation takes its pending deliveries with it.
+    foreignKey({
+      columns: [t.integrationId, t.conversationId],
+      foreignColumns: [conversations.integrationId, conversations.id],
+    }).onDelete('cascade'),
+    index('bot_deliveries_conversation_idx').on(t.integrationId, t.conversationId, t.seq),
+    index('bot_deliveries_due_idx').on(t.nextAttemptAt),
+  ],
+)
+
+/** What happened to a bot's events (deliveries, refusals, failures), as getBotLogs reads it. */
+export const botLogs = sqliteTable(
+  'bot_logs',
+  {
+    id: text('id').primaryKey(),
+    botId: text('bot_id')
+      .notNull()
+      .references(() => bots.id, { onDelete: 'cascade' }),
+    timestamp: text('timestamp').notNull(),
+    level: text('level', { enum: ['debug', 'info', 'warn', 'error'] }).notNull(),
+    message: text('message').notNull(),
+    conversationId: text('conversation_id'),
+    userId: text('user_id'),
+  },
+  (t) => [index('bot_logs_bot_time_idx').on(t.botId, t.timestamp, t.id)],
+)
+
+export type BotStateScope = 'conversation' | 'user' | 'bot'
+
+/** What a bot stored for a conversation, a user (across conversations) or itself (`scope_id` '') */
+export const botStates = sqliteTable(
+  'bot_states',
+  {
+    botId: text('bot_id')
+      .notNull()
+      .references(() => bots.id, { onDelete: 'cascade' }),
+    scope: text('scope', { enum: ['conversation', 'user', 'bot'] }).notNull(),
+    scopeId: text('scope_id').notNull(),
+    value: text('value', { mode: 'json' }).$type<Record<string, unknown>>().notNull(),
+    updatedAt: updatedAt(),
+  },
+  (t) => [primaryKey({ columns: [t.botId, t.scope, t.scopeId] })],
+)
+
 export type WorkspaceRow = typeof workspaces.$inferSelect
 export type BotRow = typeof bots.$inferSelect
 export type ChatIntegrationRow = typeof chatIntegrations.$inferSelect
@@ -206,4 +286,7 @@ export type ParticipantRow = typeof participants.$inferSelect
 export type MessageRow = typeof messages.$inferSelect
 export type EventRow = typeof events.$inferSelect
 export type BotEventRow = typeof botEvents.$inferSelect
+export type BotLogRow = typeof botLogs.$inferSelect
 export type AdminTokenRow = typeof adminTokens.$inferSelect
+export type BotDeliveryRow = typeof botDeliveries.$inferSelect
+export type BotStateRow = typeof botStates.$inferSelect

@@ -1,7 +1,10 @@
 import type {
   AdminTokenRow,
+  BotDeliveryRow,
   BotEventRow,
+  BotLogRow,
   BotRow,
+  BotStateRow,
   ChatIntegrationRow,
   ConversationRow,
   EventRow,
@@ -100,12 +103,68 @@ export interface EventQueries {
   find(integrationId: string, id: string): Promise<EventRow | undefined>
 }
 
+export type BotChanges = Partial<Omit<BotRow, 'id' | 'workspaceId' | 'createdAt'>>
+
+/** A new bot: its optional columns (url, secrets) may be left out. */
+export type NewBot = Omit<BotRow, OptionalBotColumn> & Partial<Pick<BotRow, OptionalBotColumn>>
+type OptionalBotColumn = 'url' | 'signingSecret' | 'previousSigningSecret' | 'previousSigningSecretExpiresAt' | 'goneUrl'
+
 export interface BotQueries {
-  insert(row: BotRow): Promise<void>
+  insert(row: NewBot): Promise<void>
   find(workspaceId: string, id: string): Promise<BotRow | undefined>
+  update(workspaceId: string, id: string, changes: BotChanges): Promise<BotRow | undefined>
+  /** Deletes the bot with everything that cascades from it (its chat integration and all it holds); false when there was none. */
+  delete(workspaceId: string, id: string): Promise<boolean>
+  /** The bot's chat integration. */
+  integrationOf(botId: string): Promise<ChatIntegrationRow | undefined>
   page(workspaceId: string, sort: { field: 'createdAt' | 'updatedAt'; direction: SortDirection }, window: KeysetWindow): Promise<BotRow[]>
   /** The bot answering a chat integration, with the integration. */
   ofIntegration(integrationId: string): Promise<{ bot: BotRow; integration: ChatIntegrationRow } | undefined>
+  /** Turns delivery off while the bot's url is still `url` (it answered 410 Gone). */
+  markUrlGone(id: string, url: string): Promise<void>
+}
+
+/** A delivery whose turn has come, with the bot it goes to. */
+export interface DueDelivery {
+  delivery: BotDeliveryRow
+  bot: BotRow
+}
+
+export interface BotDeliveryQueries {
+  insert(row: Omit<BotDeliveryRow, 'seq'>): Promise<void>
+  /**
+   * Up to `limit` deliveries due at `now`, each the oldest of its conversation (the ones behind it
+   * wait their turn), of bots whose delivery is on; the most overdue first.
+   */
+  due(now: string, limit: number): Promise<DueDelivery[]>
+  /** When the next such delivery comes due after `now`, if any does. */
+  nextDueAfter(now: string): Promise<string | undefined>
+  /** False when it was already gone (its bot or conversation deleted). */
+  reschedule(id: string, attempts: number, nextAttemptAt: string): Promise<boolean>
+  /** False when it was already gone (its bot or conversation deleted). */
+  remove(id: string): Promise<boolean>
+}
+
+export interface BotStateQueries {
+  /** The bot's stored state for this conversation, this user and itself (the rows that exist). */
+  find(botId: string, conversationId: string, userId: string): Promise<BotStateRow[]>
+  /** Replaces (or creates) one scope's state. */
+  put(row: BotStateRow): Promise<void>
+}
+
+/** Which of a bot's logs a page holds: from `timeStart` to `timeEnd` (both inclusive), the others filters when set. */
+export interface BotLogFilter {
+  timeStart: string
+  timeEnd?: string
+  conversationId?: string
+  userId?: string
+  level?: string
+}
+
+export interface BotLogQueries {
+  insert(row: BotLogRow): Promise<void>
+  /** A page of the bot's logs, newest first, keyset on (timestamp, id). */
+  page(botId: string, filter: BotLogFilter, window: KeysetWindow): Promise<BotLogRow[]>
 }
 
 export interface BotEventQueries {
@@ -129,6 +188,9 @@ export interface Queries {
   events: EventQueries
   bots: BotQueries
   botEvents: BotEventQueries
+  botDeliveries: BotDeliveryQueries
+  botLogs: BotLogQueries
+  botStates: BotStateQueries
   tenancy: TenancyQueries
 }
 

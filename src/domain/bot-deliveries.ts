@@ -1,19 +1,12 @@
-import type { BotEventRow, MessageRow } from '../db/schema.ts'
-import type { After, Queries } from '../db/store.ts'
+import type { BotDeliveryRow, BotEventRow, BotRow, MessageRow } from '../db/schema.ts'
+import type { After, Queries, Store } from '../db/store.ts'
 import type { BotEvent } from './bot-event.ts'
+import { signingSecretsOf } from './bot-secrets.ts'
 import type { ChatContext } from './context.ts'
 
-/** An incoming event for the bot of a chat integration. */
-export interface BotDelivery {
-  integrationId: string
-  event: BotEvent
-  /** The user message, for a `message` event (its metadata is not part of the event). */
-  message?: MessageRow
-}
-
-/** The bot runtime of this process: told of each delivery once the unit that recorded it has committed. */
+/** The bot delivery worker of this process: woken once a unit that recorded a delivery has committed. */
 export interface BotInbox {
-  deliver(delivery: BotDelivery): void
+  wake(): void
 }
 
 export const botEventRow = (integrationId: string, event: BotEvent): BotEventRow => ({
@@ -31,16 +24,81 @@ export const botEventRow = (integrationId: string, event: BotEvent): BotEventRow
 })
 
 /**
- * Records an incoming event in the unit of work of the user's write that causes it, so that a
- * message answered 200 has its bot event stored with it; the runtime hears of it after the commit.
+ * Records an incoming event, and its delivery to the bot, in the unit of work of the user's write
+ * that causes it: a message answered 200 is delivered even if the process dies right after. The
+ * delivery's id (the `webhook-id`) is the event's id.
  */
-export async function recordIncomingEvent(
-  ctx: ChatContext,
-  q: Queries,
-  after: After,
-  event: BotEvent,
-  message?: MessageRow,
-): Promise<void> {
+export async function recordIncomingEvent(ctx: ChatContext, q: Queries, after: After, event: BotEvent): Promise<void> {
   await q.botEvents.insert(botEventRow(ctx.integration.id, event))
-  after(() => ctx.bots.deliver({ integrationId: ctx.integration.id, event, message }))
+  await q.botDeliveries.insert({
+    id: event.id,
+    botId: event.botId,
+    integrationId: ctx.integration.id,
+    conversationId: event.conversationId ?? '',
+    userId: event.userId ?? '',
+    event: { ...event, createdOn: event.createdOn.toISOString() },
+    messageId: event.messageId ?? null,
+    attempts: 0,
+    nextAttemptAt: event.createdOn.toISOString(),
+    createdAt: event.createdOn.toISOString(),
+  })
+  after(() => ctx.bots.wake())
 }
+
+/** Where a bot's deliveries go: its url (signed with every secret still valid), or its in-process handler. */
+export interface BotTarget {
+  botId: string
+  /** The in-process handler's name, for a bot without url. */
+  handler: string
+  url: string | undefined
+  signingSecrets: string[]
+}
+
+export const botTarget = (bot: BotRow, at: Date): BotTarget => ({
+  botId: bot.id,
+  handler: bot.handler,
+  url: bot.url ?? undefined,
+  signingSecrets: signingSecretsOf(bot, at.toISOString()),
+})
+
+/** A delivery whose turn has come: the event (its state not read yet) and where it goes. */
+export interface PendingDelivery {
+  id: string
+  integrationId: string
+  conversationId: string
+  userId: string
+  messageId: string | undefined
+  /** Attempts made before this one. */
+  attempts: number
+  event: BotEvent
+  target: BotTarget
+}
+
+const pendingOf = (row: BotDeliveryRow, bot: BotRow, at: Date): PendingDelivery => ({
+  id: row.id,
+  integrationId: row.integrationId,
+  conversationId: row.conversationId,
+  userId: row.userId,
+  messageId: row.messageId ?? undefined,
+  attempts: row.attempts,
+  event: { ...(row.event as unknown as BotEvent), createdOn: new Date(row.event.createdOn as string) },
+  target: botTarget(bot, at),
+})
+
+/** The deliveries due at `at`: the oldest of each conversation, of bots whose delivery is on. */
+export const dueDeliveries = (store: Store, at: Date, limit: number): Promise<PendingDelivery[]> =>
+  store.read(async (q) =>
+    (await q.botDeliveries.due(at.toISOString(), limit)).map(({ delivery, bot }) => pendingOf(delivery, bot, at)),
+  )
+
+/** When the next delivery comes due after `at`, if one does. */
+export const nextDeliveryAfter = async (store: Store, at: Date): Promise<Date | undefined> => {
+  const next = await store.read((q) => q.botDeliveries.nextDueAfter(at.toISOString()))
+  return next === undefined ? undefined : new Date(next)
+}
+
+/** The message a `message` delivery is about, for an in-process handler (undefined once deleted). */
+export const deliveredMessage = (store: Store, delivery: PendingDelivery): Promise<MessageRow | undefined> =>
+  delivery.messageId === undefined
+    ? Promise.resolve(undefined)
+    : store.read((q) => q.messages.find(delivery.integrationId, delivery.messageId as string))

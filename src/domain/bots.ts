@@ -1,16 +1,18 @@
 import type { BotRow, ChatIntegrationRow, EventRow, MessageRow } from '../db/schema.ts'
-import type { Store } from '../db/store.ts'
+import type { After, BotChanges, Queries, Store } from '../db/store.ts'
 import { type BotEvent, customEventType, previewOf } from './bot-event.ts'
 import { type BotInbox, botEventRow } from './bot-deliveries.ts'
 import type { AdminContext, ChatContext } from './context.ts'
-import { notFound } from './errors.ts'
-import { checkEvent, postEvent } from './events.ts'
-import { checkMessage, postMessage } from './messages.ts'
+import { newSigningSecret } from './bot-secrets.ts'
+import { now } from './clock.ts'
+import { invalidPayload, notFound } from './errors.ts'
+import { checkEvent, type CreateEventInput, postEvent } from './events.ts'
+import { type CheckedMessage, checkMessage, postMessage } from './messages.ts'
 import { type Cursored, keysetWindow, type PageWindow, type SortDirection, withCursors } from './paging.ts'
 import { joinConversation } from './participants.ts'
 import type { MessagePayload } from './payloads.ts'
 import type { SignalPublisher } from './signals.ts'
-import { newId } from './ids.ts'
+import { newId, newSecret } from './ids.ts'
 
 export type BotSortField = 'createdAt' | 'updatedAt'
 
@@ -61,34 +63,224 @@ const outgoing = (
 ) => botEventRow(ctx.integration.id, { ...incoming, ...fields, id: newId(), direction: 'outgoing', createdOn: new Date() })
 
 /**
- * The bot answers an incoming event with a message, in one unit of work: it joins the conversation
- * (the first time), posts, and its outgoing event is recorded.
+ * Inside a unit: the bot answers an incoming event with a checked message: it joins the
+ * conversation (the first time), posts, and its outgoing event is recorded.
  */
-export async function replyAsBot(
+export async function postAsBot(
+  ctx: ChatContext,
+  q: Queries,
+  after: After,
+  incoming: BotEvent,
+  message: CheckedMessage,
+): Promise<MessageRow> {
+  await joinConversation(ctx, q, after, message.conversationId, ctx.integration.botId)
+  const row = await postMessage(ctx, q, after, message)
+  const preview = previewOf(message.payload as MessagePayload)
+  await q.botEvents.insert(outgoing(ctx, incoming, { type: 'message', payload: message.payload, preview, messageId: row.id }))
+  return row
+}
+
+/** Inside a unit: the bot answers an incoming event with a checked custom event, as postAsBot does. */
+export async function emitInUnitAsBot(
+  ctx: ChatContext,
+  q: Queries,
+  after: After,
+  incoming: BotEvent,
+  event: CreateEventInput,
+): Promise<EventRow> {
+  await joinConversation(ctx, q, after, event.conversationId, ctx.integration.botId)
+  const row = await postEvent(ctx, q, after, event)
+  const { payload } = event
+  const fields = { type: customEventType(payload), payload, preview: JSON.stringify(payload), messageId: undefined }
+  await q.botEvents.insert(outgoing(ctx, incoming, fields))
+  return row
+}
+
+/** The bot answers an incoming event with a message, in one unit of work (postAsBot). */
+export function replyAsBot(
   ctx: ChatContext,
   incoming: BotEvent,
   payload: Record<string, unknown>,
   metadata?: Record<string, unknown>,
 ): Promise<MessageRow> {
-  const conversationId = incoming.conversationId ?? ''
-  const message = checkMessage({ conversationId, payload, metadata })
-  return ctx.store.write(async (q, after) => {
-    await joinConversation(ctx, q, after, conversationId, ctx.integration.botId)
-    const row = await postMessage(ctx, q, after, message)
-    const preview = previewOf(message.payload as MessagePayload)
-    await q.botEvents.insert(outgoing(ctx, incoming, { type: 'message', payload, preview, messageId: row.id }))
-    return row
+  const message = checkMessage({ conversationId: incoming.conversationId ?? '', payload, metadata })
+  return ctx.store.write((q, after) => postAsBot(ctx, q, after, incoming, message))
+}
+
+/** The bot answers an incoming event with a custom event, in one unit of work (emitInUnitAsBot). */
+export function emitAsBot(ctx: ChatContext, incoming: BotEvent, payload: Record<string, unknown>): Promise<EventRow> {
+  const event = checkEvent({ conversationId: incoming.conversationId ?? '', payload })
+  return ctx.store.write((q, after) => emitInUnitAsBot(ctx, q, after, incoming, event))
+}
+
+export interface BotInput {
+  name?: string | null
+  url?: string | null
+  tags?: Record<string, unknown> | null
+}
+
+/** What a new bot starts with: its own chat integration and signing secret. */
+export interface NewBot {
+  workspaceId: string
+  name: string
+  handler: string
+  url: string | null
+  tags: Record<string, string>
+  /** Generated when absent. */
+  id?: string
+  webhookId?: string
+  encryptionKey?: string
+}
+
+const maxNameLength = 255
+
+function checkName(name: string): string {
+  if (name.length < 1 || name.length > maxNameLength) {
+    throw invalidPayload(`name must be 1-${maxNameLength} characters, got ${name.length}`)
+  }
+  return name
+}
+
+/** A bot's url: an absolute http or https URL (where its events will be delivered). */
+function checkUrl(url: string): string {
+  let parsed: URL
+  try {
+    parsed = new URL(url)
+  } catch {
+    throw invalidPayload(`url must be an absolute http or https URL, got ${JSON.stringify(url)}`)
+  }
+  if (parsed.protocol !== 'http:' && parsed.protocol !== 'https:') {
+    throw invalidPayload(`url must use http or https, got ${JSON.stringify(parsed.protocol.slice(0, -1))}`)
+  }
+  return url
+}
+
+/** Tags are an object of strings; in an update, null or '' removes a tag (as Botpress's updateBot). */
+function checkTags(tags: Record<string, unknown>, removable: boolean): Record<string, string | null> {
+  const checked: Record<string, string | null> = {}
+  for (const [key, value] of Object.entries(tags)) {
+    if (removable && (value === null || value === '')) checked[key] = null
+    else if (typeof value === 'string') checked[key] = value
+    else throw invalidPayload(`tags.${key} must be a string, got ${value === null ? 'null' : typeof value}`)
+  }
+  return checked
+}
+
+/**
+ * Inside a unit: a bot, its signing secret, its chat integration (a webhook id and an encryption
+ * key of its own) and its own user in that integration (id = bot id), the author of its messages.
+ */
+export async function insertBot(q: Queries, input: NewBot): Promise<BotRow> {
+  const at = now()
+  const bot: BotRow = {
+    id: input.id ?? newId(),
+    workspaceId: input.workspaceId,
+    name: input.name,
+    handler: input.handler,
+    url: input.url,
+    tags: input.tags,
+    createdAt: at,
+    updatedAt: at,
+    deployedAt: at,
+    signingSecret: newSigningSecret(),
+    previousSigningSecret: null,
+    previousSigningSecretExpiresAt: null,
+    goneUrl: null,
+  }
+  const integrationId = newId()
+  await q.bots.insert(bot)
+  await q.tenancy.insertChatIntegration({
+    id: integrationId,
+    botId: bot.id,
+    webhookId: input.webhookId ?? newSecret(18),
+    encryptionKey: input.encryptionKey ?? newSecret(32),
+    createdAt: at,
+  })
+  await q.users.insert({
+    integrationId,
+    id: bot.id,
+    name: bot.name,
+    pictureUrl: null,
+    profile: null,
+    isBot: true,
+    createdAt: at,
+    updatedAt: at,
+  })
+  return bot
+}
+
+/** A new bot of the workspace. It runs the built-in echo handler until it has a url. */
+export function createBot({ ctx, input }: { ctx: AdminContext; input: BotInput }): Promise<BotRow> {
+  const tags = checkTags(input.tags ?? {}, false) as Record<string, string>
+  const url = input.url == null ? null : checkUrl(input.url)
+  const name = input.name == null ? undefined : checkName(input.name)
+  return ctx.store.write(async (q) => {
+    const id = newId()
+    return insertBot(q, { id, workspaceId: ctx.workspaceId, name: name ?? `Bot ${id.slice(-6)}`, handler: 'echo', url, tags })
   })
 }
 
-/** The bot answers an incoming event with a custom event, in one unit of work, as replyAsBot does. */
-export async function emitAsBot(ctx: ChatContext, incoming: BotEvent, payload: Record<string, unknown>): Promise<EventRow> {
-  const event = checkEvent({ conversationId: incoming.conversationId ?? '', payload })
+/**
+ * Changes the fields given: `url: null` removes the url, and `tags` are merged into the bot's (a
+ * tag set to null or '' is removed). A url given turns delivery back on (after a 410 Gone), so
+ * the delivery worker is woken once committed.
+ */
+export function updateBot({ ctx, id, input }: { ctx: AdminContext; id: string; input: BotInput }): Promise<BotRow> {
+  const changes: BotChanges = { updatedAt: now() }
+  if (input.name != null) changes.name = checkName(input.name)
+  if (input.url !== undefined) {
+    changes.url = input.url === null ? null : checkUrl(input.url)
+    changes.goneUrl = null
+  }
+  const tagChanges = input.tags == null ? undefined : checkTags(input.tags, true)
   return ctx.store.write(async (q, after) => {
-    await joinConversation(ctx, q, after, event.conversationId, ctx.integration.botId)
-    const row = await postEvent(ctx, q, after, event)
-    const fields = { type: customEventType(payload), payload, preview: JSON.stringify(payload), messageId: undefined }
-    await q.botEvents.insert(outgoing(ctx, incoming, fields))
-    return row
+    const bot = await q.bots.find(ctx.workspaceId, id)
+    if (!bot) throw notFound('Bot', id)
+    if (tagChanges) {
+      const merged: Record<string, string> = { ...bot.tags }
+      for (const [key, value] of Object.entries(tagChanges)) {
+        if (value === null) delete merged[key]
+        else merged[key] = value
+      }
+      changes.tags = merged
+    }
+    if (input.url !== undefined) after(() => ctx.bots.wake())
+    return (await q.bots.update(ctx.workspaceId, id, changes)) ?? bot
   })
+}
+
+/**
+ * Deletes the bot with its chat integration and everything in it (users, conversations, messages,
+ * logs); once committed, the integration's listeners end, as a deleted conversation's do.
+ */
+export function deleteBot({ ctx, id }: { ctx: AdminContext; id: string }): Promise<void> {
+  return ctx.store.write(async (q, after) => {
+    const integration = await q.bots.integrationOf(id)
+    if (!(await q.bots.delete(ctx.workspaceId, id))) throw notFound('Bot', id)
+    if (integration) after(() => ctx.signals.closeIntegration(integration.id))
+  })
+}
+
+export interface BotSetup {
+  integration: ChatIntegrationRow
+  signingSecret: string
+}
+
+// Read once per request and bot: a bot's fields (its secret, its integration) share one read.
+const setups = new WeakMap<AdminContext, Map<string, Promise<BotSetup>>>()
+
+/** What an administrator needs to reach a bot: its chat integration and its current signing secret. */
+export function getBotSetup({ ctx, id }: { ctx: AdminContext; id: string }): Promise<BotSetup> {
+  let ofRequest = setups.get(ctx)
+  if (!ofRequest) setups.set(ctx, (ofRequest = new Map()))
+  let setup = ofRequest.get(id)
+  if (!setup) {
+    setup = ctx.store.read(async (q) => {
+      const [integration, bot] = await Promise.all([q.bots.integrationOf(id), q.bots.find(ctx.workspaceId, id)])
+      if (!integration || !bot?.signingSecret) throw notFound('Chat integration of bot', id)
+      return { integration, signingSecret: bot.signingSecret }
+    })
+    ofRequest.set(id, setup)
+  }
+  return setup
 }

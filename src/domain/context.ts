@@ -20,4 +20,7 @@ export interface ChatContext {
 export interface AdminContext {
   store: Store
   workspaceId: string
+  signals: SignalPublisher
+  /** Woken when a bot's url changes (delivery to it may resume). */
+  bots: BotInbox
 }

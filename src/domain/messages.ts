@@ -61,7 +61,7 @@ export async function postMessage(
     }),
   )
   if (!caller.isBot) {
-    await recordIncomingEvent(ctx, q, after, incomingMessageEvent(ctx.integration.botId, newId(), row), row)
+    await recordIncomingEvent(ctx, q, after, incomingMessageEvent(ctx.integration.botId, newId(), row))
   }
   return row
 }

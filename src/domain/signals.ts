@@ -15,6 +15,8 @@ export type ConversationSignal =
 
 export interface SignalPublisher {
   publish(integrationId: string, signal: ConversationSignal): void
+  /** Ends every listener of the integration's conversations: the integration is gone (its bot was deleted). */
+  closeIntegration(integrationId: string): void
 }
 
 /** Whether a listener of `userId` has heard the last of the conversation. */

@@ -1,6 +1,7 @@
 import { createHash, timingSafeEqual } from 'node:crypto'
 import type { ChatIntegrationRow } from '../db/schema.ts'
 import type { Queries, Store } from '../db/store.ts'
+import { insertBot } from './bots.ts'
 import { now } from './clock.ts'
 import { notFound, unauthorized } from './errors.ts'
 import { newId } from './ids.ts'
@@ -45,14 +46,9 @@ export interface TenantInput {
   botId?: string
 }
 
-/**
- * Inside a unit: a workspace with its admin token, one bot and that bot's chat integration. The
- * integration gets the bot's own user (id = bot id), the author of the bot's messages.
- */
+/** Inside a unit: a workspace with its admin token and one bot (with its chat integration, see insertBot). */
 async function insertTenant(q: Queries, input: TenantInput): Promise<{ botId: string }> {
   const at = now()
-  const botId = input.botId ?? newId()
-  const integrationId = newId()
   await q.tenancy.insertWorkspace({ id: input.workspaceId, name: 'Default workspace', createdAt: at, updatedAt: at })
   await q.tenancy.insertAdminToken({
     id: newId(),
@@ -60,34 +56,17 @@ async function insertTenant(q: Queries, input: TenantInput): Promise<{ botId: st
     tokenHash: hashToken(input.adminToken),
     createdAt: at,
   })
-  await q.bots.insert({
-    id: botId,
+  const bot = await insertBot(q, {
+    id: input.botId,
     workspaceId: input.workspaceId,
     name: input.botName,
     handler: input.botHandler,
+    url: null,
     tags: {},
-    createdAt: at,
-    updatedAt: at,
-    deployedAt: at,
-  })
-  await q.tenancy.insertChatIntegration({
-    id: integrationId,
-    botId,
     webhookId: input.webhookId,
     encryptionKey: input.encryptionKey,
-    createdAt: at,
   })
-  await q.users.insert({
-    integrationId,
-    id: botId,
-    name: input.botName,
-    pictureUrl: null,
-    profile: null,
-    isBot: true,
-    createdAt: at,
-    updatedAt: at,
-  })
-  return { botId }
+  return { botId: bot.id }
 }
 
 export const hasAnyWorkspace = (store: Store): Promise<boolean> => store.read((q) => q.tenancy.anyWorkspace())

@@ -48,4 +48,4 @@ export const builder = new SchemaBuilder<{
 builder.addScalarType('DateTime', DateTimeResolver)
 builder.addScalarType('JSONObject', JSONObjectResolver)
 builder.queryType()
-builder.mutationType({ subGraphs: ['chat'] })
+builder.mutationType({ subGraphs: ['chat', 'admin'] })

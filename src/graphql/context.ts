@@ -19,6 +19,11 @@ export interface GraphQLContext {
   signals: SignalHub
   chat?: ChatContext
   admin?: AdminContext
+  /**
+   * The base URL the caller reached the server at (the request's origin, from its Host header and
+   * scheme): a bot's webhookUrl is made from it, so that the URL works from where the caller is.
+   */
+  baseUrl?: string
 }
 
 export interface ContextDeps {
@@ -68,11 +73,18 @@ export function createAdminContext(
     requestId,
     authorization,
     workspaceId: claimedWorkspaceId,
-  }: { requestId: string; authorization: string | undefined; workspaceId: string | undefined },
+    baseUrl,
+  }: { requestId: string; authorization: string | undefined; workspaceId: string | undefined; baseUrl: string },
 ): Promise<GraphQLContext> {
   return refusingWithStatus(async () => {
     const workspaceId = await authenticateAdmin(deps.store, bearerToken(authorization), claimedWorkspaceId)
-    return { requestId, log: deps.log, signals: deps.signals, admin: { store: deps.store, workspaceId } }
+    return {
+      requestId,
+      log: deps.log,
+      signals: deps.signals,
+      admin: { store: deps.store, workspaceId, signals: deps.signals, bots: deps.bots },
+      baseUrl,
+    }
   })
 }
 

@@ -88,6 +88,7 @@ export function createAdminYoga(deps: YogaDeps) {
       requestId: init.requestId,
       authorization: credential(init, 'authorization'),
       workspaceId: credential(init, 'x-workspace-id'),
+      baseUrl: new URL(init.request.url).origin,
     }),
   )
 }

@@ -43,7 +43,8 @@ export function createSignalHub(): SignalHub {
   }>()
   let active = 0
   const rooms = new Map<string, Room>()
-  const queues = new Set<SignalQueue<ConversationSignal>>()
+  /** Each live conversation subscription, with the integration it belongs to. */
+  const queues = new Map<SignalQueue<ConversationSignal>, string>()
 
   /**
    * Adds a sink to a conversation's room; returns its removal. The room subscribes to the pub/sub
@@ -80,7 +81,7 @@ export function createSignalHub(): SignalHub {
     const queue: SignalQueue<ConversationSignal> = new SignalQueue(
       () => {
         active++
-        queues.add(queue)
+        queues.set(queue, integrationId)
         leave = join(`${integrationId}/${conversationId}`, (signal) => take(signal, queue))
       },
       () => {
@@ -116,8 +117,11 @@ export function createSignalHub(): SignalHub {
         }
       }),
     activeSubscriptions: () => active,
+    closeIntegration(integrationId) {
+      for (const [queue, of] of [...queues]) if (of === integrationId) queue.end()
+    },
     closeListeners() {
-      for (const queue of [...queues]) queue.end()
+      for (const queue of [...queues.keys()]) queue.end()
     },
   }
 }

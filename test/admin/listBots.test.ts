@@ -59,6 +59,11 @@ describe('listBots', () => {
       createdAt: at('2020-01-01T00:00:00.000Z', Math.floor(i / 3) * 60),
       updatedAt: at('2021-01-01T00:00:00.000Z', Math.floor(((i * 17) % count) / 2)),
       deployedAt: i % 4 === 0 ? null : at('2022-01-01T00:00:00.000Z', i),
+      url: null,
+      signingSecret: null,
+      previousSigningSecret: null,
+      previousSigningSecretExpiresAt: null,
+      goneUrl: null,
     }))
     t.db.insert(bots).values(rows).run()
   }

@@ -23,7 +23,9 @@ let alice: Actor
  * A fresh app whose log lines are kept in `logs`. The harness logs nothing by default; the logger
  * passed here takes the place of its silent one so that the runtime's error lines can be checked.
  */
-async function start(options: { handlers?: Record<string, BotHandler>; botTimeoutMs?: number } = {}) {
+async function start(
+  options: { handlers?: Record<string, BotHandler>; botTimeoutMs?: number; botRetrySchedule?: number[] } = {},
+) {
   logs = []
   const log = pino({ level: 'info' }, { write: (line: string) => void logs.push(JSON.parse(line) as LogEntry) })
   const appOptions = { ...options, log }
@@ -293,7 +295,7 @@ describe('bot handler — what it is given', () => {
       messageId: mine.id,
       payload: text('hello'),
       preview: 'hello',
-      state: {},
+      state: { conversation: {}, user: {}, bot: {} },
       tags: { conversation: {}, message: {}, user: {} },
       type: 'message',
       userId: 'alice',
@@ -320,7 +322,7 @@ describe('bot handler — what it is given', () => {
       integration: 'chat',
       payload: { type: 'typing', on: true },
       preview: '{"type":"typing","on":true}',
-      state: {},
+      state: { conversation: {}, user: {}, bot: {} },
       tags: { conversation: {}, message: {}, user: {} },
       type: 'typing',
       userId: 'alice',
@@ -361,7 +363,8 @@ describe('bot handler — one that throws', () => {
   ]
 
   it.each(throwing)('a handler that %s: the user request still answers 200, the error is logged, later messages are answered', async (_how, handler) => {
-    await start({ handlers: { echo: handler }, botTimeoutMs: 200 })
+    // One attempt: a failed event dies at once, and the conversation's next one goes out.
+    await start({ handlers: { echo: handler }, botTimeoutMs: 200, botRetrySchedule: [0] })
     const boom = await post(text('boom'))
     expect(boom).toEqual({ id: expect.any(String), createdAt: iso, payload: text('boom'), userId: 'alice', conversationId: 'c1' })
     const stored = await t.chat('GET', `/messages/${boom.id}`, { key: alice.key })
@@ -407,6 +410,7 @@ describe('bot handler — one that hangs past botTimeoutMs', () => {
     let late: Promise<string[]> | undefined
     await start({
       botTimeoutMs: 200,
+      botRetrySchedule: [0],
       handlers: {
         echo: async ({ event, reply, emit }) => {
           if (event.preview === 'slow') {

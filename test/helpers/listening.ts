@@ -38,7 +38,8 @@ export type Served = Awaited<ReturnType<typeof serve>>
 export async function startListening(options: TestAppOptions = {}) {
   const t = createTestApp(options)
   const served = await serve(t)
-  return { ...served, t, close: () => served.close().then(() => t.close()) }
+  if (!t.tenant) throw new Error('the test database was not bootstrapped')
+  return { ...served, t, botId: t.tenant.botId, close: () => served.close().then(() => t.close()) }
 }
 
 export type Listening = Awaited<ReturnType<typeof startListening>>

@@ -35,6 +35,8 @@ export interface RunningServer {
    * which this resolves to once the server process is gone.
    */
   terminate: () => Promise<ExitStatus>
+  /** SIGKILL to the whole process group, as a crash would: nothing is flushed or closed. Resolves once the server is gone. */
+  kill: () => Promise<void>
 }
 
 const running = new Set<ChildProcess>()
@@ -177,6 +179,10 @@ export function startServer(options: { databaseUrl: string; env?: Record<string,
             process.kill(serverPid, 'SIGTERM')
           } catch {}
           return settle(exited)
+        },
+        kill: async () => {
+          killGroup('SIGKILL')
+          await settle(exited)
         },
       })
     }

@@ -1,8 +1,11 @@
-import { and, eq, inArray, type Placeholder, type SQL, sql, type SQLWrapper } from 'drizzle-orm'
+import { and, asc, eq, gt, gte, inArray, isNull, lte, min, ne, or, type Placeholder, type SQL, sql, type SQLWrapper } from 'drizzle-orm'
 import { alias } from 'drizzle-orm/sqlite-core'
 import {
   adminTokens,
+  botDeliveries,
   botEvents,
+  botLogs,
+  botStates,
   bots,
   chatIntegrations,
   conversations,
@@ -14,7 +17,7 @@ import {
   users,
   workspaces,
 } from '../schema.ts'
-import type { ParticipantEntry, Participation, Queries } from '../store.ts'
+import type { DueDelivery, ParticipantEntry, Participation, Queries } from '../store.ts'
 import type { SqliteDb } from './connection.ts'
 import { type Bounds, boundValues, keyset, placeholderBounds, preparedBy, type Shape, shapeOf } from './keyset.ts'
 
@@ -364,16 +367,29 @@ export function sqliteQueries(db: SqliteDb): Queries {
           workspaceId: p('workspaceId'),
           name: p('name'),
           handler: p('handler'),
+          url: p('url'),
           tags: p('tags'),
           createdAt: p('createdAt'),
           updatedAt: p('updatedAt'),
           deployedAt: p('deployedAt'),
+          signingSecret: p('signingSecret'),
+          previousSigningSecret: p('previousSigningSecret'),
+          previousSigningSecretExpiresAt: p('previousSigningSecretExpiresAt'),
+          goneUrl: p('goneUrl'),
         })
         .prepare(),
     ),
     find: once(() =>
       db.select().from(bots).where(and(eq(bots.workspaceId, p('workspaceId')), eq(bots.id, p('id')))).prepare(),
     ),
+    delete: once(() =>
+      db
+        .delete(bots)
+        .where(and(eq(bots.workspaceId, p('workspaceId')), eq(bots.id, p('id'))))
+        .returning({ id: bots.id })
+        .prepare(),
+    ),
+    integrationOf: once(() => db.select().from(chatIntegrations).where(eq(chatIntegrations.botId, p('botId'))).prepare()),
     page: preparedBy((key: string) => {
       const [field, direction, shape] = key.split(':') as ['createdAt' | 'updatedAt', 'asc' | 'desc', string]
       const page = keyset([bots[field], bots.id], direction, placeholderBounds(Number(shape)))
@@ -415,6 +431,139 @@ export function sqliteQueries(db: SqliteDb): Queries {
         .prepare(),
     ),
   }
+
+  /** An optional filter as one prepared statement: a null parameter lets every row through. */
+  const ifSet = (column: SQLWrapper, name: string, compare: (column: SQLWrapper, value: Placeholder) => SQL) =>
+    or(sql`${p(name)} is null`, compare(column, p(name)))
+
+  /** A delivery its conversation waits on (none older), to a bot whose delivery is on. */
+  const deliverable = and(
+    sql`not exists (select 1 from ${botDeliveries} as earlier where earlier.integration_id = ${botDeliveries.integrationId}
+      and earlier.conversation_id = ${botDeliveries.conversationId} and earlier.seq < ${botDeliveries.seq})`,
+    or(isNull(bots.goneUrl), isNull(bots.url), ne(bots.url, bots.goneUrl)),
+  )
+  const botDelivery = {
+    insert: once(() =>
+      db
+        .insert(botDeliveries)
+        .values({
+          id: p('id'),
+          botId: p('botId'),
+          integrationId: p('integrationId'),
+          conversationId: p('conversationId'),
+          userId: p('userId'),
+          event: p('event'),
+          messageId: p('messageId'),
+          attempts: p('attempts'),
+          nextAttemptAt: p('nextAttemptAt'),
+          createdAt: p('createdAt'),
+        })
+        .prepare(),
+    ),
+    due: once(() =>
+      db
+        .select({ delivery: botDeliveries, bot: bots })
+        .from(botDeliveries)
+        .innerJoin(bots, eq(bots.id, botDeliveries.botId))
+        .where(and(lte(botDeliveries.nextAttemptAt, p('now')), deliverable))
+        .orderBy(asc(botDeliveries.nextAttemptAt), asc(botDeliveries.seq))
+        .limit(p('limit'))
+        .prepare(),
+    ),
+    nextDueAfter: once(() =>
+      db
+        .select({ at: min(botDeliveries.nextAttemptAt) })
+        .from(botDeliveries)
+        .innerJoin(bots, eq(bots.id, botDeliveries.botId))
+        .where(and(gt(botDeliveries.nextAttemptAt, p('now')), deliverable))
+        .prepare(),
+    ),
+    reschedule: once(() =>
+      db
+        .update(botDeliveries)
+        .set({ attempts: sql`${p('attempts')}`, nextAttemptAt: sql`${p('nextAttemptAt')}` })
+        .where(eq(botDeliveries.id, p('id')))
+        .returning({ id: botDeliveries.id })
+        .prepare(),
+    ),
+    remove: once(() =>
+      db.delete(botDeliveries).where(eq(botDeliveries.id, p('id'))).returning({ id: botDeliveries.id }).prepare(),
+    ),
+  }
+
+  const botLog = {
+    insert: once(() =>
+      db
+        .insert(botLogs)
+        .values({
+          id: p('id'),
+          botId: p('botId'),
+          timestamp: p('timestamp'),
+          level: p('level'),
+          message: p('message'),
+          conversationId: p('conversationId'),
+          userId: p('userId'),
+        })
+        .prepare(),
+    ),
+    page: preparedBy((shape: Shape) => {
+      const page = keyset([botLogs.timestamp, botLogs.id], 'desc', placeholderBounds(shape))
+      return db
+        .select()
+        .from(botLogs)
+        .where(
+          and(
+            eq(botLogs.botId, p('botId')),
+            gte(botLogs.timestamp, p('timeStart')),
+            ifSet(botLogs.timestamp, 'timeEnd', (column, value) => sql`${column} <= ${value}`),
+            ifSet(botLogs.conversationId, 'conversationId', (column, value) => sql`${column} = ${value}`),
+            ifSet(botLogs.userId, 'userId', (column, value) => sql`${column} = ${value}`),
+            ifSet(botLogs.level, 'level', (column, value) => sql`${column} = ${value}`),
+            page.where,
+          ),
+        )
+        .orderBy(...page.orderBy)
+        .limit(p('limit'))
+        .prepare()
+    }),
+  }
+
+  const botState = {
+    find: once(() =>
+      db
+        .select()
+        .from(botStates)
+        .where(
+          and(
+            eq(botStates.botId, p('botId')),
+            or(
+              and(eq(botStates.scope, 'conversation'), eq(botStates.scopeId, p('conversationId'))),
+              and(eq(botStates.scope, 'user'), eq(botStates.scopeId, p('userId'))),
+              and(eq(botStates.scope, 'bot'), eq(botStates.scopeId, '')),
+            ),
+          ),
+        )
+        .prepare(),
+    ),
+    put: once(() =>
+      db
+        .insert(botStates)
+        .values({ botId: p('botId'), scope: p('scope'), scopeId: p('scopeId'), value: p('value'), updatedAt: p('updatedAt') })
+        .onConflictDoUpdate({
+          target: [botStates.botId, botStates.scope, botStates.scopeId],
+          set: { value: sql`excluded.value`, updatedAt: sql`excluded.updated_at` },
+        })
+        .prepare(),
+    ),
+  }
+
+  const markUrlGone = once(() =>
+    db
+      .update(bots)
+      .set({ goneUrl: sql`${p('url')}` })
+      .where(eq(bots.id, p('id')))
+      .prepare(),
+  )
 
   const tenancy = {
     anyWorkspace: once(() => db.select({ id: workspaces.id }).from(workspaces).limit(1).prepare()),
@@ -555,18 +704,71 @@ export function sqliteQueries(db: SqliteDb): Queries {
 
     bots: {
       insert: async (row) => {
-        bot.insert().run(row)
+        bot.insert().run({
+          url: null,
+          signingSecret: null,
+          previousSigningSecret: null,
+          previousSigningSecretExpiresAt: null,
+          goneUrl: null,
+          ...row,
+        })
       },
       find: async (workspaceId, id) => bot.find().get({ workspaceId, id }),
+      update: async (workspaceId, id, changes) =>
+        db
+          .update(bots)
+          .set(changes)
+          .where(and(eq(bots.workspaceId, workspaceId), eq(bots.id, id)))
+          .returning()
+          .get(),
+      delete: async (workspaceId, id) => bot.delete().get({ workspaceId, id }) !== undefined,
+      integrationOf: async (botId) => bot.integrationOf().get({ botId }),
       page: async (workspaceId, sort, window) =>
         bot.page(`${sort.field}:${sort.direction}:${shapeOf(window)}`).all({ workspaceId, ...boundValues(window) }),
       ofIntegration: async (integrationId) => bot.ofIntegration().get({ integrationId }),
+      markUrlGone: async (id, url) => {
+        markUrlGone().run({ id, url })
+      },
+    },
+
+    botDeliveries: {
+      insert: async (row) => {
+        botDelivery.insert().run(row)
+      },
+      due: async (now, limit): Promise<DueDelivery[]> => botDelivery.due().all({ now, limit }),
+      nextDueAfter: async (now) => botDelivery.nextDueAfter().get({ now })?.at ?? undefined,
+      reschedule: async (id, attempts, nextAttemptAt) =>
+        botDelivery.reschedule().get({ id, attempts, nextAttemptAt }) !== undefined,
+      remove: async (id) => botDelivery.remove().get({ id }) !== undefined,
+    },
+
+    botStates: {
+      find: async (botId, conversationId, userId) => botState.find().all({ botId, conversationId, userId }),
+      put: async (row) => {
+        botState.put().run(row)
+      },
     },
 
     botEvents: {
       insert: async (row) => {
         botEvent.insert().run(row)
       },
+    },
+
+    botLogs: {
+      insert: async (row) => {
+        botLog.insert().run(row)
+      },
+      page: async (botId, filter, window) =>
+        botLog.page(shapeOf(window)).all({
+          botId,
+          timeStart: filter.timeStart,
+          timeEnd: filter.timeEnd ?? null,
+          conversationId: filter.conversationId ?? null,
+          userId: filter.userId ?? null,
+          level: filter.level ?? null,
+          ...boundValues(window),
+        }),
     },
 
     tenancy: {

@@ -1,9 +1,44 @@
-import type { BotRow } from '../../db/schema.ts'
-import { getBot, listBots } from '../../domain/bots.ts'
+import type { BotLogRow, BotRow } from '../../db/schema.ts'
+import { getBotLogs } from '../../domain/bot-logs.ts'
+import { rotateBotSigningSecrets } from '../../domain/bot-secrets.ts'
+import { createBot, deleteBot, getBot, getBotSetup, listBots, updateBot } from '../../domain/bots.ts'
 import { builder } from '../builder.ts'
-import { adminScope } from '../context.ts'
+import { adminScope, type GraphQLContext } from '../context.ts'
 import { visibleOrNull } from '../nodes.ts'
 import { pageConnection } from '../paging.ts'
+
+const setupOf = (bot: BotRow, ctx: GraphQLContext) => getBotSetup({ ctx: adminScope(ctx), id: bot.id })
+
+const ChatConfiguration = builder.objectRef<{ encryptionKey: string }>('ChatIntegrationConfiguration').implement({
+  subGraphs: ['admin'],
+  fields: (t) => ({
+    encryptionKey: t.exposeString('encryptionKey', {
+      description: 'The key user keys of this integration are signed with (HS256).',
+    }),
+  }),
+})
+
+const ChatIntegration = builder.objectRef<BotRow>('ChatIntegration').implement({
+  subGraphs: ['admin'],
+  description: "The bot's own chat integration: where @botpress/chat clients talk to it.",
+  fields: (t) => ({
+    enabled: t.boolean({ resolve: () => true }),
+    webhookId: t.string({ resolve: async (bot, _args, ctx) => (await setupOf(bot, ctx)).integration.webhookId }),
+    webhookUrl: t.string({
+      description: 'The apiUrl of a @botpress/chat client for this bot: the base URL the request reached, then the webhook id.',
+      resolve: async (bot, _args, ctx) => `${ctx.baseUrl ?? ''}/${(await setupOf(bot, ctx)).integration.webhookId}`,
+    }),
+    configuration: t.field({
+      type: ChatConfiguration,
+      resolve: async (bot, _args, ctx) => ({ encryptionKey: (await setupOf(bot, ctx)).integration.encryptionKey }),
+    }),
+  }),
+})
+
+const BotIntegrations = builder.objectRef<BotRow>('BotIntegrations').implement({
+  subGraphs: ['admin'],
+  fields: (t) => ({ chat: t.field({ type: ChatIntegration, resolve: (bot) => bot }) }),
+})
 
 export const Bot = builder.node(builder.objectRef<BotRow>('Bot'), {
   subGraphs: ['admin'],
@@ -17,6 +52,15 @@ export const Bot = builder.node(builder.objectRef<BotRow>('Bot'), {
     updatedAt: t.expose('updatedAt', { type: 'DateTime' }),
     deployedAt: t.expose('deployedAt', { type: 'DateTime', nullable: true }),
     tags: t.expose('tags', { type: 'JSONObject' }),
+    url: t.exposeString('url', {
+      nullable: true,
+      description: 'Where the bot receives its events; without one it runs in process (the echo bot by default).',
+    }),
+    signingSecret: t.string({
+      description: 'The current Standard Webhooks secret (whsec_…) its deliveries are signed with.',
+      resolve: async (bot, _args, ctx) => (await setupOf(bot, ctx)).signingSecret,
+    }),
+    integrations: t.field({ type: BotIntegrations, resolve: (bot) => bot }),
   }),
 })
 
@@ -46,6 +90,109 @@ builder.queryField('bots', (t) =>
           sort: { field: args.sortField ?? 'createdAt', direction: args.sortDirection ?? 'asc' },
           window,
         }),
+      ),
+  }),
+)
+
+builder.queryField('bot', (t) =>
+  t.field({
+    subGraphs: ['admin'],
+    type: Bot,
+    description: 'A bot of the workspace by its bot id (ResourceNotFound for any other).',
+    args: { id: t.arg.string({ required: true }) },
+    resolve: (_root, { id }, ctx) => getBot({ ctx: adminScope(ctx), id }),
+  }),
+)
+
+
+builder.relayMutationField(
+  'createBot',
+  {
+    subGraphs: ['admin'],
+    inputFields: (t) => ({
+      name: t.string({ description: 'Generated when absent.' }),
+      url: t.string({ description: 'An http or https URL to deliver events to; without one the echo bot answers.' }),
+      tags: t.field({ type: 'JSONObject', description: 'An object of strings.' }),
+    }),
+  },
+  {
+    description: 'Creates a bot with its own chat integration (webhook id, encryption key) and signing secret.',
+    resolve: async (_root, { input }, ctx) => ({ bot: await createBot({ ctx: adminScope(ctx), input }) }),
+  },
+  { subGraphs: ['admin'], outputFields: (t) => ({ bot: t.expose('bot', { type: Bot }) }) },
+)
+
+builder.relayMutationField(
+  'updateBot',
+  {
+    subGraphs: ['admin'],
+    inputFields: (t) => ({
+      id: t.string({ required: true }),
+      name: t.string(),
+      url: t.string({ description: 'null removes the url (the bot then runs in process).' }),
+      tags: t.field({ type: 'JSONObject', description: "Merged into the bot's tags; a tag set to null or '' is removed." }),
+    }),
+  },
+  {
+    description: 'Changes the fields given.',
+    resolve: async (_root, { input: { id, ...input } }, ctx) => ({ bot: await updateBot({ ctx: adminScope(ctx), id, input }) }),
+  },
+  { subGraphs: ['admin'], outputFields: (t) => ({ bot: t.expose('bot', { type: Bot }) }) },
+)
+
+builder.mutationField('deleteBot', (t) =>
+  t.field({
+    subGraphs: ['admin'],
+    type: 'String',
+    description: 'Deletes the bot with its chat integration, users, conversations and logs; returns its bot id.',
+    args: { id: t.arg.string({ required: true }) },
+    resolve: async (_root, { id }, ctx) => {
+      await deleteBot({ ctx: adminScope(ctx), id })
+      return id
+    },
+  }),
+)
+
+builder.relayMutationField(
+  'rotateBotSigningSecrets',
+  { subGraphs: ['admin'], inputFields: (t) => ({ id: t.string({ required: true }) }) },
+  {
+    description: 'A new signing secret; the previous one keeps signing beside it for 24 hours.',
+    resolve: async (_root, { input }, ctx) => ({
+      newSigningSecret: await rotateBotSigningSecrets({ ctx: adminScope(ctx), id: input.id }),
+    }),
+  },
+  { subGraphs: ['admin'], outputFields: (t) => ({ newSigningSecret: t.exposeString('newSigningSecret') }) },
+)
+
+const BotLog = builder.objectRef<BotLogRow>('BotLog').implement({
+  subGraphs: ['admin'],
+  description: 'One line of what happened to a bot’s events.',
+  fields: (t) => ({
+    timestamp: t.expose('timestamp', { type: 'DateTime' }),
+    level: t.exposeString('level', { description: 'debug, info, warn or error.' }),
+    message: t.exposeString('message'),
+    conversationId: t.exposeString('conversationId', { nullable: true }),
+    userId: t.exposeString('userId', { nullable: true }),
+  }),
+})
+
+builder.queryField('botLogs', (t) =>
+  t.connection({
+    subGraphs: ['admin'],
+    type: BotLog,
+    description: 'The logs of a bot from timeStart to timeEnd (both inclusive, ISO 8601), newest first.',
+    args: {
+      id: t.arg.string({ required: true, description: 'The bot id.' }),
+      timeStart: t.arg.string({ required: true }),
+      timeEnd: t.arg.string(),
+      conversationId: t.arg.string(),
+      userId: t.arg.string(),
+      level: t.arg.string({ description: 'debug, info, warn or error.' }),
+    },
+    resolve: (_root, { id, timeStart, timeEnd, conversationId, userId, level, ...args }, ctx) =>
+      pageConnection(args, (window) =>
+        getBotLogs({ ctx: adminScope(ctx), id, query: { timeStart, timeEnd, conversationId, userId, level }, window }),
       ),
   }),
 )

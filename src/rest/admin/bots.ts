@@ -1,5 +1,15 @@
-import { type BotSortField, ListBotsDocument, type SortDirection } from '../../__generated__/admin-operations.ts'
-import { intParam, nodes, stringParam, toMeta } from '../bodies.ts'
+import {
+  type BotSortField,
+  CreateBotDocument,
+  DeleteBotDocument,
+  GetBotDocument,
+  GetBotLogsDocument,
+  ListBotsDocument,
+  RotateBotSigningSecretsDocument,
+  type SortDirection,
+  UpdateBotDocument,
+} from '../../__generated__/admin-operations.ts'
+import { compact, intParam, nodes, stringParam, toMeta } from '../bodies.ts'
 import { route } from '../route.ts'
 
 export const botRoutes = [
@@ -15,5 +25,56 @@ export const botRoutes = [
       sortDirection: stringParam(query, 'sortDirection') as SortDirection | undefined,
     }),
     response: (d) => ({ bots: nodes(d.bots), meta: toMeta(d.bots) }),
+  }),
+  route({
+    operation: 'createBot',
+    method: 'POST',
+    path: '/bots',
+    document: CreateBotDocument,
+    response: (d) => ({ bot: compact(d.createBot.bot) }),
+  }),
+  route({
+    operation: 'getBot',
+    method: 'GET',
+    path: '/bots/{id}',
+    document: GetBotDocument,
+    response: (d) => ({ bot: compact(d.bot) }),
+  }),
+  route({
+    operation: 'updateBot',
+    method: 'PUT',
+    path: '/bots/{id}',
+    document: UpdateBotDocument,
+    response: (d) => ({ bot: compact(d.updateBot.bot) }),
+  }),
+  route({
+    operation: 'deleteBot',
+    method: 'DELETE',
+    path: '/bots/{id}',
+    document: DeleteBotDocument,
+    response: () => ({}),
+  }),
+  route({
+    operation: 'rotateBotSigningSecrets',
+    method: 'POST',
+    path: '/bots/{id}/signing-secrets/rotate',
+    document: RotateBotSigningSecretsDocument,
+    response: (d) => d.rotateBotSigningSecrets,
+  }),
+  route({
+    operation: 'getBotLogs',
+    method: 'GET',
+    path: '/bots/{id}/logs',
+    document: GetBotLogsDocument,
+    variables: ({ params, query }) => ({
+      id: params.id ?? '',
+      timeStart: stringParam(query, 'timeStart') as string,
+      timeEnd: stringParam(query, 'timeEnd'),
+      conversationId: stringParam(query, 'conversationId'),
+      userId: stringParam(query, 'userId'),
+      level: stringParam(query, 'level'),
+      after: stringParam(query, 'nextToken'),
+    }),
+    response: (d) => ({ logs: nodes(d.botLogs), ...toMeta(d.botLogs) }),
   }),
 ]

@@ -1,0 +1,86 @@
+import { signatureHeader } from './signing.ts'
+
+/** The spec's Runtime limit: an event body or a bot's answer larger than this is refused, never truncated. */
+export const runtimeLimit = 1024 * 1024
+
+export type WebhookResult =
+  | { kind: 'answered'; status: number; retryAfter: string | null; contentType: string | null; body: string }
+  /** A 2xx whose answer exceeds the Runtime limit: the bot took the event, its answer is refused. */
+  | { kind: 'answerTooLarge'; status: number }
+  | { kind: 'failed'; error: string }
+
+/** The process is stopping: the attempt is abandoned, not an outcome (the delivery stays due). */
+export class AttemptAbandoned extends Error {}
+
+export interface WebhookRequest {
+  url: string
+  /** The `webhook-id`, the same on every attempt. */
+  id: string
+  body: string
+  secrets: readonly string[]
+  now: Date
+  timeoutMs: number
+  /** Aborted when the process stops. */
+  shutdown: AbortSignal
+}
+
+/**
+ * One signed POST (Standard Webhooks headers). The timeout covers the whole exchange, answer
+ * included; when it fires the request is aborted, which closes its connection. Redirects are not
+ * followed: a 3xx is a failed attempt like any other non-2xx.
+ */
+export async function postWebhook(request: WebhookRequest): Promise<WebhookResult> {
+  const timestamp = Math.floor(request.now.getTime() / 1000)
+  const timeout = new AbortController()
+  const timer = setTimeout(() => timeout.abort(), request.timeoutMs)
+  try {
+    const response = await fetch(request.url, {
+      method: 'POST',
+      redirect: 'manual',
+      signal: AbortSignal.any([timeout.signal, request.shutdown]),
+      headers: {
+        'content-type': 'application/json',
+        'user-agent': 'Confab-Webhooks',
+        'webhook-id': request.id,
+        'webhook-timestamp': String(timestamp),
+        'webhook-signature': signatureHeader(request.secrets, request.id, timestamp, request.body),
+      },
+      body: request.body,
+    })
+    const { status } = response
+    if (status < 200 || status > 299) {
+      await response.body?.cancel()
+      return { kind: 'answered', status, retryAfter: response.headers.get('retry-after'), contentType: null, body: '' }
+    }
+    const body = await readLimited(response, runtimeLimit)
+    if (body === undefined) return { kind: 'answerTooLarge', status }
+    return { kind: 'answered', status, retryAfter: null, contentType: response.headers.get('content-type'), body }
+  } catch (error) {
+    if (request.shutdown.aborted) throw new AttemptAbandoned('the process is stopping')
+    if (timeout.signal.aborted) return { kind: 'failed', error: `timed out after ${request.timeoutMs} ms` }
+    return { kind: 'failed', error: describeError(error) }
+  } finally {
+    clearTimeout(timer)
+  }
+}
+
+/** The body as text, or undefined (and the rest left unread) once it passes `limit` bytes. */
+async function readLimited(response: Response, limit: number): Promise<string | undefined> {
+  if (!response.body) return ''
+  const chunks: Uint8Array[] = []
+  let size = 0
+  for await (const chunk of response.body as unknown as AsyncIterable<Uint8Array>) {
+    size += chunk.byteLength
+    if (size > limit) return undefined
+    chunks.push(chunk)
+  }
+  return Buffer.concat(chunks).toString('utf8')
+}
+
+/** fetch says "fetch failed"; the cause names what failed (ECONNREFUSED, a reset socket, a bad url). */
+function describeError(error: unknown): string {
+  const cause = error instanceof Error ? (error.cause as { code?: string; message?: string } | undefined) : undefined
+  const detail = cause?.code ?? cause?.message
+  const message = error instanceof Error ? error.message : String(error)
+  return detail ? `connection error: ${detail}` : `connection error: ${message}`
+}

@@ -1,0 +1,44 @@
+import type { After, Queries, Store } from '../db/store.ts'
+import type { PendingDelivery } from './bot-deliveries.ts'
+import { type BotLogLevel, recordBotLog } from './bot-logs.ts'
+
+export interface LogLine {
+  level: BotLogLevel
+  message: string
+}
+
+/** What became of one attempt. */
+export interface Settlement {
+  /** Logged with the delivery's conversation and user. */
+  lines: LogLine[]
+  /** Try again then; without it the delivery is over (taken, dead or gone) and leaves the outbox. */
+  retryAt?: Date
+  /** The url answered 410 Gone: delivery stays off for the bot until its url changes. */
+  goneUrl?: string
+  /** The bot's answer, applied in the same unit. */
+  answer?: (q: Queries, after: After, at: Date) => Promise<void>
+}
+
+/**
+ * Records the outcome of an attempt in one unit: the outbox row, the log lines and the bot's
+ * answer commit together or not at all. Nothing is written for a delivery that is gone meanwhile
+ * (its bot or conversation deleted).
+ */
+export function settleDelivery(store: Store, delivery: PendingDelivery, settlement: Settlement, at: Date): Promise<void> {
+  return store.write(async (q, after) => {
+    const attempts = delivery.attempts + 1
+    const present = settlement.retryAt
+      ? await q.botDeliveries.reschedule(delivery.id, attempts, settlement.retryAt.toISOString())
+      : await q.botDeliveries.remove(delivery.id)
+    if (!present) return
+    const where = {
+      botId: delivery.target.botId,
+      conversationId: delivery.conversationId,
+      userId: delivery.userId,
+      timestamp: at.toISOString(),
+    }
+    for (const line of settlement.lines) await recordBotLog(q, { ...where, ...line })
+    if (settlement.goneUrl !== undefined) await q.bots.markUrlGone(delivery.target.botId, settlement.goneUrl)
+    await settlement.answer?.(q, after, at)
+  })
+}

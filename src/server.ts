@@ -1,0 +1,81 @@
+import { createServer as createHttpServer, type Server } from 'node:http'
+import type { AddressInfo } from 'node:net'
+import type { Logger } from 'pino'
+import { type App, type AppOptions, createApp } from './app.ts'
+import { bootstrap, type BootstrapResult, firstTenant } from './bootstrap.ts'
+import type { BootstrapValues } from './config.ts'
+import { openStore } from './db/open.ts'
+import type { Store } from './db/store.ts'
+import { nodeListener } from './http/node-listener.ts'
+import { createLogger } from './logger.ts'
+
+export interface ServerOptions extends Omit<AppOptions, 'store' | 'log'> {
+  /** A SQLite file path (its directory is created), or `:memory:`; `./data/confab.db` by default. */
+  databaseUrl?: string
+  /** 0 (the default) picks a free port; `url` tells which. */
+  port?: number
+  host?: string
+  /** pino at `info` by default. */
+  log?: Logger
+  /** The first tenant's fixed values (CONFAB_* in main.ts); the others are generated. Ignored once a tenant exists. */
+  bootstrap?: BootstrapValues
+}
+
+export interface ConfabServer {
+  /** `http://host:port`: the admin API is at `${url}/v1/admin`, a bot's chat API at `${url}/${webhookId}`. */
+  url: string
+  /** The tenant this start created, or undefined when the database had one. */
+  created: BootstrapResult | undefined
+  app: App
+  store: Store
+  server: Server
+  /**
+   * Stops: no new connections, in-flight requests finish, live streams end, the bot runtime
+   * finishes the attempts under way (the others stay in the outbox), then the database closes.
+   */
+  close(): Promise<void>
+}
+
+/** Confab listening over HTTP: the store opened and migrated, the first tenant made, the app mounted. */
+export async function createServer({
+  databaseUrl = './data/confab.db',
+  port = 0,
+  host = '127.0.0.1',
+  log = createLogger('info'),
+  bootstrap: bootstrapValues = {},
+  ...appOptions
+}: ServerOptions = {}): Promise<ConfabServer> {
+  const store = await openStore(databaseUrl, {
+    onEffectError: (error) => log.error({ err: error }, 'an effect of a committed write failed'),
+  })
+  const created = await bootstrap(store, firstTenant(bootstrapValues))
+  const app = createApp({ store, log, ...appOptions })
+  const server = createHttpServer(nodeListener(app.fetch, log))
+  app.attach(server)
+  try {
+    await new Promise<void>((resolve, reject) => {
+      server.once('error', reject)
+      server.listen(port, host, resolve)
+    })
+  } catch (error) {
+    await app.close()
+    await store.close()
+    throw error
+  }
+  const address = server.address() as AddressInfo
+  const url = `http://${host.includes(':') ? `[${host}]` : host}:${address.port}`
+
+  let closing: Promise<void> | undefined
+  const close = () =>
+    (closing ??= (async () => {
+      const closed = new Promise<void>((resolve) => server.close(() => resolve()))
+      void app.endLiveConnections()
+      server.closeIdleConnections()
+      const force = setTimeout(() => server.closeAllConnections(), 10_000).unref()
+      await closed
+      clearTimeout(force)
+      await app.close()
+      await store.close()
+    })())
+  return { url, created, app, store, server, close }
+}

@@ -1,0 +1,366 @@
+import { type AuthenticatedClient, Client as ChatClient } from '@botpress/chat'
+import { Client, InvalidPayloadError, ResourceNotFoundError } from '@botpress/client'
+import { eq } from 'drizzle-orm'
+import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest'
+import { type BotRow, chatIntegrations, conversations, users } from '../../src/db/schema.ts'
+import { signingSecretsOf } from '../../src/domain/bot-secrets.ts'
+import { createTenant } from '../../src/domain/tenancy.ts'
+import { ADMIN_TOKEN, ENCRYPTION_KEY, errorBody, ISO, WEBHOOK_ID, WORKSPACE_ID } from '../helpers/app.ts'
+import { type Listening, startListening } from '../helpers/listening.ts'
+
+const OTHER_WORKSPACE = 'wkspace_other'
+const OTHER_TOKEN = 'bp_pat_other_token'
+/** `whsec_` and the standard base64 of 32 random bytes. */
+const SIGNING_SECRET = /^whsec_[A-Za-z0-9+/]{43}=$/
+
+let s: Listening
+let admin: Client
+
+beforeEach(async () => {
+  s = await startListening()
+  admin = new Client({ apiUrl: s.baseUrl, token: ADMIN_TOKEN, workspaceId: WORKSPACE_ID })
+})
+afterEach(() => s.close())
+
+type ErrorClass = abstract new (...args: never[]) => Error
+
+/** The call fails with this typed error of @botpress/client, carrying the API's code and type. */
+async function expectApiError(call: Promise<unknown>, ErrorClass: ErrorClass, code: number, type: string) {
+  const error: unknown = await call.then(
+    (value) => {
+      throw new Error(`expected ${type}, got ${JSON.stringify(value)}`)
+    },
+    (thrown: unknown) => thrown,
+  )
+  expect(error).toBeInstanceOf(ErrorClass)
+  expect(error).toMatchObject({ code, type, isApiError: true, id: expect.stringMatching(/.+/) })
+}
+
+/** The exact bot body: every field, the optional url only when set. */
+const botBody = (fields: { id?: unknown; name: unknown; tags?: Record<string, string>; url?: string }) => ({
+  id: fields.id ?? expect.any(String),
+  name: fields.name,
+  createdAt: expect.stringMatching(ISO),
+  updatedAt: expect.stringMatching(ISO),
+  deployedAt: expect.stringMatching(ISO),
+  tags: fields.tags ?? {},
+  ...(fields.url === undefined ? {} : { url: fields.url }),
+  signingSecret: expect.stringMatching(SIGNING_SECRET),
+  integrations: {
+    chat: {
+      enabled: true,
+      webhookId: expect.stringMatching(/^[A-Za-z0-9_-]{24}$/),
+      webhookUrl: expect.any(String),
+      configuration: { encryptionKey: expect.stringMatching(/^[A-Za-z0-9_-]{43}$/) },
+    },
+  },
+})
+
+/** A raw admin request, to send what the official client would not. */
+async function adminFetch(method: string, path: string, body?: unknown, token = ADMIN_TOKEN, workspaceId = WORKSPACE_ID) {
+  const response = await fetch(`${s.baseUrl}/v1/admin${path}`, {
+    method,
+    headers: {
+      authorization: `Bearer ${token}`,
+      'x-workspace-id': workspaceId,
+      ...(body === undefined ? {} : { 'content-type': 'application/json' }),
+    },
+    body: body === undefined ? undefined : JSON.stringify(body),
+  })
+  const text = await response.text()
+  return { status: response.status, body: text ? JSON.parse(text) : undefined }
+}
+
+async function adminGraphql(query: string, variables: Record<string, unknown> = {}) {
+  const { status, body } = await adminFetch('POST', '/graphql', { query, variables })
+  return { status, body }
+}
+
+/** Waits until the bot's answer is the newest message of the conversation, and returns it. */
+const botAnswer = (client: AuthenticatedClient, conversationId: string, botId: string) =>
+  vi.waitFor(async () => {
+    const { messages } = await client.listMessages({ conversationId })
+    expect(messages[0]?.userId).toBe(botId)
+    return messages[0]!
+  })
+
+describe('createBot and getBot through @botpress/client', () => {
+  it('creates a bot with its own chat integration and signing secret, and getBot returns the same', async () => {
+    const { bot } = await admin.createBot({ name: 'Support', url: 'https://bot.example/hook', tags: { team: 'care' } })
+    expect(bot).toEqual(botBody({ name: 'Support', url: 'https://bot.example/hook', tags: { team: 'care' } }))
+    expect(bot.updatedAt).toBe(bot.createdAt)
+    const chat = bot.integrations.chat!
+    expect(chat.webhookUrl).toBe(`${s.baseUrl}/${chat.webhookId}`)
+    expect(Buffer.from(bot.signingSecret.slice('whsec_'.length), 'base64')).toHaveLength(32)
+    expect(chat.webhookId).not.toBe(WEBHOOK_ID)
+    expect(chat.configuration.encryptionKey).not.toBe(ENCRYPTION_KEY)
+
+    expect(await admin.getBot({ id: bot.id })).toEqual({ bot })
+    const { bots } = await admin.listBots({})
+    expect(bots.map((b) => b.id)).toEqual([s.botId, bot.id])
+  })
+
+  it('names a bot when no name is given, and leaves url out', async () => {
+    const { bot } = await admin.createBot({})
+    expect(bot).toEqual(botBody({ name: expect.stringMatching(/^Bot \w{6}$/) }))
+    expect(bot).not.toHaveProperty('url')
+  })
+
+  it('the bootstrap bot is an ordinary bot: its integration is the bootstrap webhook id and encryption key', async () => {
+    const { bot } = await admin.getBot({ id: s.botId })
+    const expected = botBody({ id: s.botId, name: 'Echo bot' })
+    expect(bot).toEqual({
+      ...expected,
+      integrations: {
+        chat: { enabled: true, webhookId: WEBHOOK_ID, webhookUrl: s.apiUrl, configuration: { encryptionKey: ENCRYPTION_KEY } },
+      },
+    })
+  })
+
+  it('a @botpress/chat client at the webhookUrl chats with the new bot (the echo handler answers)', async () => {
+    const { bot } = await admin.createBot({ name: 'Second' })
+    const chat = bot.integrations.chat!
+    const client = await ChatClient.connect({ apiUrl: chat.webhookUrl })
+    const { conversation } = await client.createConversation({})
+    await client.createMessage({ conversationId: conversation.id, payload: { type: 'text', text: 'hello' } })
+    const answer = await botAnswer(client, conversation.id, bot.id)
+    expect(answer.payload).toEqual({ type: 'text', text: 'hello' })
+
+    // The integrations are apart: the user and the conversation exist under the new webhook id only.
+    const other = new ChatClient({ apiUrl: s.apiUrl })
+    await expectApiError(other.getUser({ 'x-user-key': client.user.key }), Error, 401, 'Unauthorized')
+    const signed = await ChatClient.connect({
+      apiUrl: chat.webhookUrl,
+      userId: client.user.id,
+      encryptionKey: chat.configuration.encryptionKey,
+    })
+    expect((await signed.getConversation({ id: conversation.id })).conversation.id).toBe(conversation.id)
+  })
+
+  it('refuses a bad url, bad tags and properties it does not take with 400 InvalidPayload', async () => {
+    for (const url of ['ftp://bot.example/hook', 'not a url', 'javascript:alert(1)', '/relative']) {
+      await expectApiError(admin.createBot({ url }), InvalidPayloadError, 400, 'InvalidPayload')
+    }
+    await expectApiError(admin.createBot({ tags: { n: 1 } as never }), InvalidPayloadError, 400, 'InvalidPayload')
+    await expectApiError(admin.createBot({ dev: true }), InvalidPayloadError, 400, 'InvalidPayload')
+    for (const body of [{ tags: ['a'] }, { tags: 'a' }, { name: 5 }, { protocol: 'carrier-pigeon' }, { name: '' }]) {
+      expect(await adminFetch('POST', '/bots', body)).toEqual({ status: 400, body: errorBody(400, 'InvalidPayload') })
+    }
+    const { bots } = await admin.listBots({})
+    expect(bots).toHaveLength(1)
+  })
+
+  it('answers 404 for an unknown bot and for another workspace’s bot', async () => {
+    const { botId: otherBot } = await createTenant(s.t.store, {
+      workspaceId: OTHER_WORKSPACE,
+      adminToken: OTHER_TOKEN,
+      webhookId: 'other-webhook',
+      encryptionKey: 'other-key',
+      botName: 'Other',
+      botHandler: 'echo',
+    })
+    for (const id of ['no-such-bot', otherBot]) {
+      await expectApiError(admin.getBot({ id }), ResourceNotFoundError, 404, 'ResourceNotFound')
+      await expectApiError(admin.updateBot({ id, name: 'x' }), ResourceNotFoundError, 404, 'ResourceNotFound')
+      await expectApiError(admin.deleteBot({ id }), ResourceNotFoundError, 404, 'ResourceNotFound')
+      await expectApiError(admin.rotateBotSigningSecrets({ id }), ResourceNotFoundError, 404, 'ResourceNotFound')
+      await expectApiError(
+        admin.getBotLogs({ id, timeStart: '2020-01-01T00:00:00.000Z' }),
+        ResourceNotFoundError,
+        404,
+        'ResourceNotFound',
+      )
+    }
+    // The other workspace's own token still opens it.
+    const other = new Client({ apiUrl: s.baseUrl, token: OTHER_TOKEN, workspaceId: OTHER_WORKSPACE })
+    expect((await other.getBot({ id: otherBot })).bot.name).toBe('Other')
+  })
+})
+
+describe('updateBot', () => {
+  it('changes the fields given, merges tags (null or empty removes one) and clears url with null', async () => {
+    const { bot } = await admin.createBot({ name: 'A', url: 'http://127.0.0.1:9/a', tags: { keep: '1', drop: '2', empty: '3' } })
+    const { bot: renamed } = await admin.updateBot({ id: bot.id, name: 'B', tags: { drop: null, empty: '', add: '4' } })
+    expect(renamed).toEqual({
+      ...bot,
+      name: 'B',
+      tags: { keep: '1', add: '4' },
+      updatedAt: expect.stringMatching(ISO),
+    })
+    expect(renamed.updatedAt >= bot.updatedAt).toBe(true)
+
+    const { bot: moved } = await admin.updateBot({ id: bot.id, url: 'https://bot.example/b' })
+    expect(moved).toEqual({ ...renamed, url: 'https://bot.example/b', updatedAt: expect.stringMatching(ISO) })
+
+    const { bot: cleared } = await admin.updateBot({ id: bot.id, url: null })
+    expect(cleared).not.toHaveProperty('url')
+    const { url: _, ...withoutUrl } = renamed as typeof renamed & { url?: string }
+    expect(cleared).toEqual({ ...withoutUrl, updatedAt: expect.stringMatching(ISO) })
+    expect(await admin.getBot({ id: bot.id })).toEqual({ bot: cleared })
+  })
+
+  it('an update without fields changes only updatedAt', async () => {
+    const { bot } = await admin.createBot({ name: 'Same', url: 'https://bot.example/x' })
+    const { bot: same } = await admin.updateBot({ id: bot.id })
+    expect(same).toEqual({ ...bot, updatedAt: expect.stringMatching(ISO) })
+  })
+
+  it('refuses a bad url, bad tags and unknown properties, and leaves the bot as it was', async () => {
+    const { bot } = await admin.createBot({ name: 'Kept', url: 'https://bot.example/kept' })
+    await expectApiError(admin.updateBot({ id: bot.id, url: 'mailto:bot@example.com' }), InvalidPayloadError, 400, 'InvalidPayload')
+    await expectApiError(admin.updateBot({ id: bot.id, blocked: true }), InvalidPayloadError, 400, 'InvalidPayload')
+    for (const body of [{ tags: ['x'] }, { tags: { n: 2 } }, { url: 'http//no' }, { protocol: 'grpc' }]) {
+      expect(await adminFetch('PUT', `/bots/${bot.id}`, body)).toEqual({ status: 400, body: errorBody(400, 'InvalidPayload') })
+    }
+    expect(await admin.getBot({ id: bot.id })).toEqual({ bot })
+  })
+})
+
+describe('deleteBot', () => {
+  it('deletes the bot with its chat integration, users and conversations; its webhook id is then 404 for every chat route', async () => {
+    const { bot } = await admin.createBot({ name: 'Doomed' })
+    const chat = bot.integrations.chat!
+    const client = await ChatClient.connect({ apiUrl: chat.webhookUrl })
+    const { conversation } = await client.createConversation({})
+    await client.createMessage({ conversationId: conversation.id, payload: { type: 'text', text: 'bye' } })
+    await botAnswer(client, conversation.id, bot.id)
+    const listening = await fetch(`${chat.webhookUrl}/conversations/${conversation.id}/listen`, {
+      headers: { 'x-user-key': client.user.key },
+    })
+    expect(listening.status).toBe(200)
+
+    expect(await admin.deleteBot({ id: bot.id })).toEqual({})
+    // Its live listeners end, as a deleted conversation's do.
+    const reader = listening.body!.getReader()
+    while (!(await reader.read()).done);
+
+    await expectApiError(admin.getBot({ id: bot.id }), ResourceNotFoundError, 404, 'ResourceNotFound')
+    expect((await admin.listBots({})).bots.map((b) => b.id)).toEqual([s.botId])
+
+    const db = s.t.db
+    expect(db.select().from(chatIntegrations).where(eq(chatIntegrations.botId, bot.id)).all()).toEqual([])
+    expect(db.select().from(users).where(eq(users.id, client.user.id)).all()).toEqual([])
+    expect(db.select().from(conversations).where(eq(conversations.id, conversation.id)).all()).toEqual([])
+
+    const key = { 'x-user-key': client.user.key }
+    const routes: [string, string, unknown?][] = [
+      ['GET', '/hello'],
+      ['GET', '/users/me'],
+      ['POST', '/users', {}],
+      ['POST', '/conversations', {}],
+      ['GET', `/conversations/${conversation.id}/messages`],
+      ['GET', `/conversations/${conversation.id}/listen`],
+      ['POST', '/messages', { conversationId: conversation.id, payload: { type: 'text', text: 'x' } }],
+      ['POST', '/graphql', { query: '{ me { userId } }' }],
+    ]
+    for (const [method, path, body] of routes) {
+      const response = await fetch(`${chat.webhookUrl}${path}`, {
+        method,
+        headers: { ...key, ...(body === undefined ? {} : { 'content-type': 'application/json' }) },
+        body: body === undefined ? undefined : JSON.stringify(body),
+      })
+      expect(response.status, `${method} ${path}`).toBe(404)
+      const answer = await response.json()
+      if (path === '/graphql') expect(answer.errors[0].extensions).toMatchObject({ type: 'ResourceNotFound' })
+      else expect(answer).toEqual(errorBody(404, 'ResourceNotFound'))
+    }
+    // The other bots go on.
+    expect((await fetch(`${s.apiUrl}/hello`)).status).toBe(200)
+  })
+})
+
+describe('rotateBotSigningSecrets', () => {
+  it('gives a new secret; the previous one keeps signing for 24 hours', async () => {
+    const { bot } = await admin.createBot({ name: 'Rotating' })
+    const before = Date.now()
+    const { newSigningSecret } = await admin.rotateBotSigningSecrets({ id: bot.id })
+    const after = Date.now()
+    expect(newSigningSecret).toMatch(SIGNING_SECRET)
+    expect(newSigningSecret).not.toBe(bot.signingSecret)
+    expect((await admin.getBot({ id: bot.id })).bot).toEqual({ ...bot, signingSecret: newSigningSecret })
+
+    const stored = await s.t.store.read((q) => q.bots.find(WORKSPACE_ID, bot.id))
+    const secretsAt = (ms: number) => signingSecretsOf(stored as BotRow, new Date(ms).toISOString())
+    const day = 24 * 60 * 60 * 1000
+    expect(secretsAt(after)).toEqual([newSigningSecret, bot.signingSecret])
+    expect(secretsAt(before + day - 1)).toEqual([newSigningSecret, bot.signingSecret])
+    expect(secretsAt(after + day)).toEqual([newSigningSecret])
+
+    // A second rotation keeps the secret it replaces, and retires the one before it at once.
+    const { newSigningSecret: third } = await admin.rotateBotSigningSecrets({ id: bot.id })
+    const rotatedTwice = await s.t.store.read((q) => q.bots.find(WORKSPACE_ID, bot.id))
+    expect(signingSecretsOf(rotatedTwice as BotRow)).toEqual([third, newSigningSecret])
+  })
+
+  it('answers exactly {newSigningSecret}', async () => {
+    const response = await adminFetch('POST', `/bots/${s.botId}/signing-secrets/rotate`, {})
+    expect(response).toEqual({ status: 200, body: { newSigningSecret: expect.stringMatching(SIGNING_SECRET) } })
+  })
+})
+
+describe('admin GraphQL', () => {
+  const BOT_FIELDS = `botId name url tags signingSecret deployedAt
+    integrations { chat { enabled webhookId webhookUrl configuration { encryptionKey } } }`
+
+  it('createBot, bot, updateBot, rotateBotSigningSecrets and deleteBot', async () => {
+    const created = await adminGraphql(
+      `mutation ($input: CreateBotInput!) { createBot(input: $input) { bot { ${BOT_FIELDS} } } }`,
+      { input: { name: 'Graph', url: 'https://bot.example/g', tags: { a: 'b' } } },
+    )
+    expect(created.status).toBe(200)
+    const bot = created.body.data.createBot.bot
+    expect(bot).toEqual({
+      botId: expect.any(String),
+      name: 'Graph',
+      url: 'https://bot.example/g',
+      tags: { a: 'b' },
+      signingSecret: expect.stringMatching(SIGNING_SECRET),
+      deployedAt: expect.stringMatching(ISO),
+      integrations: {
+        chat: {
+          enabled: true,
+          webhookId: expect.any(String),
+          webhookUrl: `${s.baseUrl}/${bot.integrations.chat.webhookId}`,
+          configuration: { encryptionKey: expect.any(String) },
+        },
+      },
+    })
+
+    const read = await adminGraphql(`query ($id: String!) { bot(id: $id) { ${BOT_FIELDS} } }`, { id: bot.botId })
+    expect(read.body).toEqual({ data: { bot } })
+
+    const updated = await adminGraphql(
+      `mutation ($input: UpdateBotInput!) { updateBot(input: $input) { bot { name url tags } } }`,
+      { input: { id: bot.botId, url: null, tags: { a: null, c: 'd' } } },
+    )
+    expect(updated.body).toEqual({ data: { updateBot: { bot: { name: 'Graph', url: null, tags: { c: 'd' } } } } })
+
+    const rotated = await adminGraphql(
+      `mutation ($id: String!) { rotateBotSigningSecrets(input: { id: $id }) { newSigningSecret } }`,
+      { id: bot.botId },
+    )
+    expect(rotated.body.data.rotateBotSigningSecrets.newSigningSecret).toMatch(SIGNING_SECRET)
+
+    const deleted = await adminGraphql(`mutation ($id: String!) { deleteBot(id: $id) }`, { id: bot.botId })
+    expect(deleted.body).toEqual({ data: { deleteBot: bot.botId } })
+    const gone = await adminGraphql(`query ($id: String!) { bot(id: $id) { botId } }`, { id: bot.botId })
+    expect(gone.body).toEqual({
+      data: null,
+      errors: [expect.objectContaining({ path: ['bot'], extensions: expect.objectContaining({ type: 'ResourceNotFound', status: 404 }) })],
+    })
+  })
+
+  it('refuses a bad url or tags with InvalidPayload', async () => {
+    const create = (input: Record<string, unknown>) =>
+      adminGraphql(`mutation ($input: CreateBotInput!) { createBot(input: $input) { bot { botId } } }`, { input })
+    for (const input of [{ url: 'file:///etc/passwd' }, { tags: { n: true } }]) {
+      const { body } = await create(input)
+      expect(body.errors[0].extensions).toMatchObject({ type: 'InvalidPayload', status: 400 })
+    }
+    for (const input of [{ tags: ['a'] }, { protocol: 'x' }]) {
+      const { status, body } = await create(input)
+      expect(status).toBe(400)
+      expect(body.data).toBeUndefined()
+    }
+  })
+})
