@@ -220,7 +220,7 @@ async function pagingPhase() {
 
 async function main() {
   const began = performance.now()
-  execFileSync(process.execPath, ['scripts/build.mjs', '--if-stale'], { cwd: root, stdio: 'inherit' })
+  execFileSync(process.execPath, ['src/build.mjs', '--if-stale'], { cwd: root, stdio: 'inherit' })
   if (phases.has('startup')) await startupPhase()
   // Each phase on a server of its own: the memory of idle listeners is not that of the load before them.
   for (const [phase, run] of [

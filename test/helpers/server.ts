@@ -5,7 +5,7 @@ import { fileURLToPath } from 'node:url'
 /** The project root, where `npm start` is run. */
 export const ROOT = fileURLToPath(new URL('../..', import.meta.url))
 
-/** `npm start` builds first when src/ is newer than dist/ (scripts/build.mjs --if-stale). */
+/** `npm start` builds first when src/ is newer than dist/ (src/build.mjs --if-stale). */
 export const START_TIMEOUT = 120_000
 const EXIT_TIMEOUT = 15_000
 

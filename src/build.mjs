@@ -1,7 +1,7 @@
 // Builds dist/: compiles src/ with tsc and bundles the web chat with esbuild.
-//   node scripts/build.mjs             always builds (npm run build)
-//   node scripts/build.mjs --if-stale  builds only when an input is newer than the last good build (npm start)
-//   node scripts/build.mjs --prepare   as npm ci's `prepare`: builds, unless the dev dependencies were left out
+//   node src/build.mjs             always builds (npm run build)
+//   node src/build.mjs --if-stale  builds only when an input is newer than the last good build (npm start)
+//   node src/build.mjs --prepare   as npm ci's `prepare`: builds, unless the dev dependencies were left out
 //                                      (npm ci --omit=dev), where dist/ is expected to come built
 // A build that succeeds leaves dist/.built, dated when the build started: an input edited during the build
 // is newer than the stamp, so the next start rebuilds. The check stats the inputs (a few ms), so a start
@@ -15,7 +15,7 @@ import { fileURLToPath } from 'node:url'
 
 const root = fileURLToPath(new URL('..', import.meta.url))
 const stamp = join(root, 'dist/.built')
-const inputs = ['src', 'tsconfig.json', 'package.json', 'scripts/build.mjs']
+const inputs = ['src', 'tsconfig.json', 'package.json']
 
 /** The newest mtime (ms) of a file, or of a directory and everything under it. */
 function newest(path) {
