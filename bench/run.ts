@@ -1,12 +1,14 @@
 /*
  * Confab benchmark: every figure of issue 8's goal table that needs no floor server.
  *   npm run bench [-- --duration 8 --warmup 2 --connections 32 --starts 5 --listeners 1000
- *                    --fanout-messages 20 --idle 10000 --deep 1000000 --only startup,http,fanout,idle,paging]
+ *                    --fanout-messages 20 --idle 10000 --deep 1000000 --bot-messages 200 --only startup,http,fanout,botreply,idle,paging]
  * Builds if src/ changed, then runs the built server on temporary databases. The ratios to the floor
  * come from `bash ../shared/perf/compare.sh`; this prints absolute figures only.
  */
 import { execFileSync } from 'node:child_process'
 import { mkdtempSync, rmSync } from 'node:fs'
+import { createServer } from 'node:http'
+import type { AddressInfo } from 'node:net'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { signUserKey } from '../src/auth/user-key.ts'
@@ -22,7 +24,7 @@ const arg = (name: string, fallback: number) => {
   return i >= 0 ? Number(process.argv[i + 1]) : fallback
 }
 const onlyAt = process.argv.indexOf('--only')
-const phases = new Set((onlyAt >= 0 ? (process.argv[onlyAt + 1] ?? '') : 'startup,http,fanout,idle,paging').split(','))
+const phases = new Set((onlyAt >= 0 ? (process.argv[onlyAt + 1] ?? '') : 'startup,http,fanout,botreply,idle,paging').split(','))
 const options = {
   seconds: arg('duration', 8),
   warmupSeconds: arg('warmup', 2),
@@ -32,6 +34,7 @@ const options = {
   fanoutMessages: arg('fanout-messages', 20),
   idle: arg('idle', 10_000),
   deep: arg('deep', 1_000_000),
+  botMessages: arg('bot-messages', 200),
   shallow: 1_000,
 }
 
@@ -153,6 +156,72 @@ async function fanoutPhase(server: Server) {
   )
 }
 
+/**
+ * A webhook bot on a local node:http server that answers every delivery in its response body; the
+ * time from a user's createMessage to the bot's reply reaching the user's listener.
+ */
+async function botReplyPhase(server: Server) {
+  console.log(`bot reply: ${options.botMessages} user messages, each to a local webhook bot and back to a listener`)
+  const bot = createServer(async (req, res) => {
+    const chunks: Buffer[] = []
+    for await (const chunk of req) chunks.push(chunk as Buffer)
+    const { data } = JSON.parse(Buffer.concat(chunks).toString('utf8'))
+    res.writeHead(200, { 'content-type': 'application/json' })
+    res.end(JSON.stringify({ messages: [{ payload: { type: 'text', text: `reply ${data.payload.text}` } }] }))
+  })
+  await new Promise<void>((resolve) => bot.listen(0, '127.0.0.1', resolve))
+  try {
+    const admin = { authorization: 'Bearer bp_pat_bench', 'x-workspace-id': 'wkspace_bench', 'content-type': 'application/json' }
+    const created = await fetch(`${server.base}/v1/admin/bots`, {
+      method: 'POST',
+      headers: admin,
+      body: JSON.stringify({ name: 'bench bot', url: `http://127.0.0.1:${(bot.address() as AddressInfo).port}/` }),
+    })
+    if (created.status !== 200) throw new Error(`createBot answered ${created.status}: ${await created.text()}`)
+    const chat = (await created.json()).bot.integrations.chat as { webhookId: string; configuration: { encryptionKey: string } }
+    const key = await signUserKey('bench-bot-user', chat.configuration.encryptionKey)
+    const chatCall = (method: string, path: string, body?: unknown) =>
+      fetch(`${server.base}/${chat.webhookId}${path}`, {
+        method,
+        headers: { 'content-type': 'application/json', 'x-user-key': key },
+        body: body === undefined ? undefined : JSON.stringify(body),
+      }).then(async (r) => {
+        if (r.status !== 200) throw new Error(`${method} ${path} answered ${r.status}: ${await r.text()}`)
+        return r.json()
+      })
+    await chatCall('POST', '/users/get-or-create', {})
+    await chatCall('POST', '/conversations', { id: 'bench-bot' })
+    const [listener] = await listenMany(1, 1, () => listen(`${server.base}/${chat.webhookId}/conversations/bench-bot/listen`, key))
+    const samples: number[] = []
+    let missed = 0
+    for (let m = 0; m < options.botMessages; m++) {
+      const marker = `bot-${m}-${Math.random().toString(36).slice(2)}`
+      const arrival = (listener as Listener).expect(`reply ${marker}`)
+      const sentAt = performance.now()
+      await chatCall('POST', '/messages', text('bench-bot', marker))
+      const timedOut = new AbortController()
+      const at = await Promise.race([
+        arrival,
+        new Promise<undefined>((resolve) => {
+          const timer = setTimeout(resolve, 10_000)
+          timedOut.signal.addEventListener('abort', () => clearTimeout(timer))
+        }),
+      ])
+      timedOut.abort()
+      if (at === undefined) missed++
+      else samples.push(at - sentAt)
+    }
+    ;(listener as Listener).close()
+    const d = latencies(samples)
+    row(
+      'createMessage → webhook bot reply at a listener',
+      `p50 ${ms(d.p50)}, p99 ${ms(d.p99)}, max ${ms(d.max)}${missed ? `, ${missed} not answered in 10 s` : ''}`,
+    )
+  } finally {
+    bot.close()
+  }
+}
+
 async function idlePhase(server: Server) {
   const perConversation = 100
   const conversations = Math.ceil(options.idle / perConversation)
@@ -226,6 +295,7 @@ async function main() {
   for (const [phase, run] of [
     ['http', httpPhase],
     ['fanout', fanoutPhase],
+    ['botreply', botReplyPhase],
     ['idle', idlePhase],
   ] as const) {
     if (!phases.has(phase)) continue
