@@ -1,3 +1,4 @@
+import { Response } from '@whatwg-node/fetch'
 import type { Failure } from '../graphql/errors.ts'
 
 /** The error body of every REST failure (contract: Error body). */
@@ -8,8 +9,13 @@ export interface ErrorBody {
   message: string
 }
 
-export const json = (status: number, body: unknown, headers?: HeadersInit): Response =>
-  Response.json(body, { status, headers })
+/**
+ * whatwg-node's Response, the one the node adapter writes without streaming: its JSON body is a
+ * string and plain-object headers go out in one writeHead (a global Response is pumped through a
+ * ReadableStream chunk by chunk).
+ */
+export const json = (status: number, body: unknown, headers?: Record<string, string>): Response =>
+  new Response(JSON.stringify(body), { status, headers: { 'content-type': 'application/json', ...headers } })
 
 /** Botpress' clients (the web chat among them) recognise an error body by the `err_` prefix of its id. */
 export const errorId = (requestId: string): string => `err_${requestId}`
