@@ -436,10 +436,13 @@ export function sqliteQueries(db: SqliteDb): Queries {
   const ifSet = (column: SQLWrapper, name: string, compare: (column: SQLWrapper, value: Placeholder) => SQL) =>
     or(sql`${p(name)} is null`, compare(column, p(name)))
 
-  /** A delivery its conversation waits on (none older), to a bot whose delivery is on. */
+  /**
+   * A delivery its conversation waits on (none older), to a bot whose delivery is on. The heads of
+   * all conversations are found once per query from the conversation index, not by a lookup per
+   * candidate row: a conversation with a long backlog would otherwise make every poll walk it.
+   */
   const deliverable = and(
-    sql`not exists (select 1 from ${botDeliveries} as earlier where earlier.integration_id = ${botDeliveries.integrationId}
-      and earlier.conversation_id = ${botDeliveries.conversationId} and earlier.seq < ${botDeliveries.seq})`,
+    sql`${botDeliveries.seq} in (select min(heads.seq) from ${botDeliveries} as heads group by heads.integration_id, heads.conversation_id)`,
     or(isNull(bots.goneUrl), isNull(bots.url), ne(bots.url, bots.goneUrl)),
   )
   const botDelivery = {
