@@ -5,6 +5,7 @@ import {
   botDeliveries,
   botEvents,
   botLogs,
+  botApiKeys,
   botStates,
   bots,
   chatIntegrations,
@@ -376,6 +377,7 @@ export function sqliteQueries(db: SqliteDb): Queries {
           previousSigningSecret: p('previousSigningSecret'),
           previousSigningSecretExpiresAt: p('previousSigningSecretExpiresAt'),
           goneUrl: p('goneUrl'),
+          protocol: p('protocol'),
         })
         .prepare(),
     ),
@@ -557,6 +559,44 @@ export function sqliteQueries(db: SqliteDb): Queries {
     ),
   }
 
+  const botApiKey = {
+    insert: once(() =>
+      db
+        .insert(botApiKeys)
+        .values({ id: p('id'), botId: p('botId'), note: p('note'), keyHash: p('keyHash'), createdAt: p('createdAt') })
+        .prepare(),
+    ),
+    byHash: once(() =>
+      db
+        .select({ key: botApiKeys, bot: bots, integration: chatIntegrations })
+        .from(botApiKeys)
+        .innerJoin(bots, eq(bots.id, botApiKeys.botId))
+        .innerJoin(chatIntegrations, eq(chatIntegrations.botId, bots.id))
+        .where(eq(botApiKeys.keyHash, p('keyHash')))
+        .prepare(),
+    ),
+    delete: once(() =>
+      db
+        .delete(botApiKeys)
+        .where(
+          and(
+            eq(botApiKeys.id, p('id')),
+            inArray(botApiKeys.botId, db.select({ id: bots.id }).from(bots).where(eq(bots.workspaceId, p('workspaceId')))),
+          ),
+        )
+        .returning({ id: botApiKeys.id })
+        .prepare(),
+    ),
+  }
+
+  const botStateScope = once(() =>
+    db
+      .select()
+      .from(botStates)
+      .where(and(eq(botStates.botId, p('botId')), eq(botStates.scope, p('scope')), eq(botStates.scopeId, p('scopeId'))))
+      .prepare(),
+  )
+
   const markUrlGone = once(() =>
     db
       .update(bots)
@@ -710,6 +750,7 @@ export function sqliteQueries(db: SqliteDb): Queries {
           previousSigningSecret: null,
           previousSigningSecretExpiresAt: null,
           goneUrl: null,
+          protocol: 'webhook',
           ...row,
         })
       },
@@ -747,6 +788,15 @@ export function sqliteQueries(db: SqliteDb): Queries {
       put: async (row) => {
         botState.put().run(row)
       },
+      findScope: async (botId, scope, scopeId) => botStateScope().get({ botId, scope, scopeId }),
+    },
+
+    botApiKeys: {
+      insert: async (row) => {
+        botApiKey.insert().run(row)
+      },
+      byHash: async (keyHash) => botApiKey.byHash().get({ keyHash }),
+      delete: async (workspaceId, id) => botApiKey.delete().get({ workspaceId, id }) !== undefined,
     },
 
     botEvents: {

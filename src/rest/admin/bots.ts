@@ -1,6 +1,8 @@
 import {
   type BotSortField,
+  CreateBotApiKeyDocument,
   CreateBotDocument,
+  DeleteBotApiKeyDocument,
   DeleteBotDocument,
   GetBotDocument,
   GetBotLogsDocument,
@@ -32,6 +34,20 @@ export const botRoutes = [
     path: '/bots',
     document: CreateBotDocument,
     response: (d) => ({ bot: compact(d.createBot.bot) }),
+  }),
+  route({
+    operation: 'createBotApiKey',
+    method: 'POST',
+    path: '/bots/baks',
+    document: CreateBotApiKeyDocument,
+    response: (d) => compact(d.createBotApiKey),
+  }),
+  route({
+    operation: 'deleteBotApiKey',
+    method: 'DELETE',
+    path: '/bots/baks/{id}',
+    document: DeleteBotApiKeyDocument,
+    response: () => ({}),
   }),
   route({
     operation: 'getBot',
