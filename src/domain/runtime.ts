@@ -191,10 +191,10 @@ export function createRuntimeMessage(ctx: RuntimeContext, input: Json) {
   only(input, ['payload', 'userId', 'conversationId', 'type', 'tags', 'schedule', 'origin'])
   if (input.schedule !== undefined) throw invalidPayload('scheduled messages are not supported')
   const type = str(input, 'type')
-  const payload = obj(input, 'payload')
+  const { type: _, ...fields } = obj(input, 'payload')
   const conversationId = str(input, 'conversationId')
   const userId = str(input, 'userId')
-  const message = checkMessage({ conversationId, payload: { ...payload, type } })
+  const message = checkMessage({ conversationId, payload: { type, ...fields } })
   return ctx.store.write(async (q, after) => {
     await findConversation(ctx, q, conversationId)
     const author = await findUser(ctx, q, userId)
