@@ -93,6 +93,8 @@ export interface ParticipantQueries {
 
 export interface MessageQueries {
   insert(row: MessageRow): Promise<void>
+  /** Replaces a message's payload; the changed row, or undefined when there is none. */
+  updatePayload(integrationId: string, id: string, payload: Record<string, unknown>): Promise<MessageRow | undefined>
   find(integrationId: string, id: string): Promise<MessageRow | undefined>
   delete(integrationId: string, id: string): Promise<void>
   /** A page of each conversation's messages, newest first. */

@@ -5,9 +5,10 @@ import { customEventType } from './bot-event.ts'
 import { botChatContext } from './bots.ts'
 import { now } from './clock.ts'
 import type { ChatContext } from './context.ts'
-import { invalidPayload, notFound } from './errors.ts'
+import { alreadyExists, invalidPayload, notFound } from './errors.ts'
 import { checkEvent, postEvent } from './events.ts'
 import { checkMessage, postMessage } from './messages.ts'
+import { assertClientId, newId } from './ids.ts'
 import { keysetWindow, withCursors } from './paging.ts'
 import { joinConversation } from './participants.ts'
 import type { SignalPublisher } from './signals.ts'
@@ -123,6 +124,91 @@ async function findUser(ctx: RuntimeContext, q: Queries, id: string): Promise<Us
   return row
 }
 
+/** The id a create operation chooses: `tags.id` (@botpress/client sends no other field for it), else generated. */
+function chosenId(input: Json, what: string): string | undefined {
+  const tags = input.tags
+  if (tags === undefined || tags === null) return undefined
+  if (typeof tags !== 'object' || Array.isArray(tags)) throw invalidPayload('tags must be an object')
+  const id = (tags as Json).id
+  if (id === undefined) return undefined
+  if (typeof id !== 'string') throw invalidPayload('tags.id must be a string')
+  return assertClientId(id, what)
+}
+
+const conversationFields = ['channel', 'tags', 'integrationName', 'properties', 'discriminateByTags'] as const
+
+/**
+ * A conversation the bot owns and participates in; its id is `tags.id` when given. `getOrCreate`
+ * answers the existing conversation of that id, `create` refuses it (409).
+ */
+function makeRuntimeConversation(ctx: RuntimeContext, input: Json, orGet: boolean) {
+  only(input, conversationFields)
+  const chosen = chosenId(input, 'conversation id')
+  return ctx.store.write(async (q, after) => {
+    if (chosen !== undefined) {
+      const existing = await q.conversations.find(ctx.integration.id, chosen)
+      if (existing && orGet) return { conversation: runtimeConversation(existing) }
+      if (existing) throw alreadyExists('Conversation', chosen)
+    }
+    const at = now()
+    const row = { integrationId: ctx.integration.id, id: chosen ?? newId(), ownerId: ctx.bot.id, createdAt: at, updatedAt: at }
+    const inserted = await q.conversations.insert(row)
+    if (!inserted) throw alreadyExists('Conversation', row.id)
+    await joinConversation(asChat(ctx), q, after, row.id, ctx.bot.id)
+    return { conversation: runtimeConversation(inserted) }
+  })
+}
+
+export const createRuntimeConversation = (ctx: RuntimeContext, input: Json) => makeRuntimeConversation(ctx, input, false)
+export const getOrCreateRuntimeConversation = (ctx: RuntimeContext, input: Json) => makeRuntimeConversation(ctx, input, true)
+
+const conversationsSort = 'conversations'
+
+/** The conversations the bot participates in (it joins one when it first posts in it), newest first, 20 a page. */
+export function listRuntimeConversations(ctx: RuntimeContext, input: Json) {
+  return ctx.store.read(async (q) => {
+    const window = keysetWindow(conversationsSort, { after: optStr(input, 'nextToken'), limit: 21, inverted: false })
+    const rows = await q.conversations.pageOfParticipant(ctx.integration.id, ctx.bot.id, window)
+    const page = withCursors(conversationsSort, rows.slice(0, 20), (c) => [c.createdAt, c.id])
+    const last = page.at(-1)
+    return { conversations: page.map(runtimeConversation), meta: rows.length > 20 && last ? { nextToken: last.cursor } : {} }
+  })
+}
+
+const userFields = ['tags', 'integrationName', 'name', 'pictureUrl', 'properties', 'attributes', 'discriminateByTags'] as const
+
+/** A user of the bot's integration; its id is `tags.id` when given (getOrCreate answers the existing one). */
+function makeRuntimeUser(ctx: RuntimeContext, input: Json, orGet: boolean) {
+  only(input, userFields)
+  const chosen = chosenId(input, 'user id')
+  const name = optStr(input, 'name') ?? null
+  const pictureUrl = optStr(input, 'pictureUrl') ?? null
+  return ctx.store.write(async (q) => {
+    if (chosen !== undefined) {
+      const existing = await q.users.find(ctx.integration.id, chosen)
+      if (existing && orGet) return { user: runtimeUser(existing) }
+      if (existing) throw alreadyExists('User', chosen)
+    }
+    const at = now()
+    const row = {
+      integrationId: ctx.integration.id,
+      id: chosen ?? newId(),
+      name,
+      pictureUrl,
+      profile: null,
+      isBot: false,
+      createdAt: at,
+      updatedAt: at,
+    }
+    const inserted = await q.users.insert(row)
+    if (!inserted) throw alreadyExists('User', row.id)
+    return { user: runtimeUser(inserted) }
+  })
+}
+
+export const createRuntimeUser = (ctx: RuntimeContext, input: Json) => makeRuntimeUser(ctx, input, false)
+export const getOrCreateRuntimeUser = (ctx: RuntimeContext, input: Json) => makeRuntimeUser(ctx, input, true)
+
 export const getRuntimeConversation = (ctx: RuntimeContext, input: Json) =>
   ctx.store.read(async (q) => ({ conversation: runtimeConversation(await findConversation(ctx, q, str(input, 'id'))) }))
 
@@ -212,6 +298,22 @@ async function findMessage(ctx: RuntimeContext, q: Queries, id: string): Promise
 
 export const getRuntimeMessage = (ctx: RuntimeContext, input: Json) =>
   ctx.store.read(async (q) => ({ message: runtimeMessage(await findMessage(ctx, q, str(input, 'id')), ctx.bot.id) }))
+
+/**
+ * Replaces a message's payload (its type is kept: the SDK sends the payload without it); tags are
+ * not stored. Listeners are not told: the Chat API has no signal for a changed message.
+ */
+export function updateRuntimeMessage(ctx: RuntimeContext, input: Json) {
+  only(input, ['id', 'tags', 'payload'])
+  return ctx.store.write(async (q) => {
+    const row = await findMessage(ctx, q, str(input, 'id'))
+    if (input.payload === undefined) return { message: runtimeMessage(row, ctx.bot.id) }
+    const { type: _, ...fields } = obj(input, 'payload')
+    const { payload } = checkMessage({ conversationId: row.conversationId, payload: { type: row.payload.type, ...fields } })
+    const changed = (await q.messages.updatePayload(ctx.integration.id, row.id, payload)) ?? row
+    return { message: runtimeMessage(changed, ctx.bot.id) }
+  })
+}
 
 export function deleteRuntimeMessage(ctx: RuntimeContext, input: Json) {
   return ctx.store.write(async (q, after) => {

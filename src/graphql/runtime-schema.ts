@@ -22,6 +22,7 @@ type Verb = (ctx: runtime.RuntimeContext, input: Record<string, unknown>) => Pro
 
 const reads: Record<string, Verb> = {
   getConversation: runtime.getRuntimeConversation,
+  listConversations: runtime.listRuntimeConversations,
   getUser: runtime.getRuntimeUser,
   listParticipants: runtime.listRuntimeParticipants,
   getMessage: runtime.getRuntimeMessage,
@@ -31,7 +32,12 @@ const reads: Record<string, Verb> = {
 }
 
 const writes: Record<string, Verb> = {
+  createConversation: runtime.createRuntimeConversation,
+  getOrCreateConversation: runtime.getOrCreateRuntimeConversation,
+  createUser: runtime.createRuntimeUser,
+  getOrCreateUser: runtime.getOrCreateRuntimeUser,
   updateUser: runtime.updateRuntimeUser,
+  updateMessage: runtime.updateRuntimeMessage,
   addParticipant: runtime.addRuntimeParticipant,
   removeParticipant: runtime.removeRuntimeParticipant,
   createMessage: runtime.createRuntimeMessage,

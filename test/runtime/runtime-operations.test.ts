@@ -79,6 +79,35 @@ describe('runtime API through @botpress/client', () => {
     expect(message).toMatchObject({ userId: 'alice', direction: 'incoming' })
   })
 
+  it('conversations: create and getOrCreate (id from tags.id) are the bot’s; list has those it participates in', async () => {
+    const { conversation } = await bot.createConversation({ channel: 'channel', tags: { id: 'bot-made' } })
+    expect(conversation).toMatchObject({ id: 'bot-made', integration: 'chat' })
+    await expect(bot.createConversation({ channel: 'channel', tags: { id: 'bot-made' } })).rejects.toMatchObject({ code: 409, type: 'AlreadyExists' })
+    expect((await bot.getOrCreateConversation({ channel: 'channel', tags: { id: 'bot-made' } })).conversation.id).toBe('bot-made')
+    const generated = (await bot.getOrCreateConversation({ channel: 'channel', tags: {} })).conversation.id
+    expect(generated).toMatch(/^[A-Za-z0-9._:-]{1,64}$/)
+    const { conversations } = await bot.listConversations({})
+    expect(conversations.map((c) => c.id)).toEqual(expect.arrayContaining(['bot-made', generated]))
+    expect(conversations.map((c) => c.id)).not.toContain(otherBotConversation)
+    // a user can be added to the bot's conversation and read it through @botpress/chat
+    await bot.addParticipant({ id: 'bot-made', userId: 'alice' })
+    expect((await alice.getConversation({ id: 'bot-made' })).conversation.id).toBe('bot-made')
+  })
+
+  it('users: create and getOrCreate (id from tags.id)', async () => {
+    const { user } = await bot.createUser({ tags: { id: 'dave' }, name: 'Dave' })
+    expect(user).toMatchObject({ id: 'dave', name: 'Dave', tags: {} })
+    await expect(bot.createUser({ tags: { id: 'dave' } })).rejects.toMatchObject({ code: 409, type: 'AlreadyExists' })
+    expect((await bot.getOrCreateUser({ tags: { id: 'dave' }, name: 'ignored' })).user).toMatchObject({ id: 'dave', name: 'Dave' })
+  })
+
+  it('updateMessage replaces the payload and keeps its type', async () => {
+    const { message } = await bot.createMessage({ conversationId: 'c1', userId: botId, type: 'text', payload: { text: 'draft' }, tags: {} })
+    const { message: updated } = await bot.updateMessage({ id: message.id, tags: {}, payload: { text: 'final' } })
+    expect(updated).toMatchObject({ id: message.id, type: 'text', payload: { text: 'final' } })
+    expect((await alice.getMessage({ id: message.id })).message.payload).toEqual({ type: 'text', text: 'final' })
+  })
+
   it('users: get and update', async () => {
     expect((await bot.getUser({ id: 'alice' })).user).toMatchObject({ id: 'alice', createdAt: iso, tags: {} })
     const { user } = await bot.updateUser({ id: 'alice', name: 'Alice' })

@@ -717,6 +717,13 @@ export function sqliteQueries(db: SqliteDb): Queries {
         message.insert().run({ ...row, metadata: row.metadata === null ? null : JSON.stringify(row.metadata) })
       },
       find: async (integrationId, id) => message.find().get({ integrationId, id }),
+      updatePayload: async (integrationId, id, payload) =>
+        db
+          .update(messages)
+          .set({ payload })
+          .where(and(eq(messages.integrationId, integrationId), eq(messages.id, id)))
+          .returning()
+          .get(),
       delete: async (integrationId, id) => {
         message.delete().run({ integrationId, id })
       },

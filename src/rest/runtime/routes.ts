@@ -1,20 +1,26 @@
 import {
   AddParticipantDocument,
+  CreateConversationDocument,
   CreateEventDocument,
   CreateMessageDocument,
+  CreateUserDocument,
   DeleteMessageDocument,
   DeleteStateDocument,
   GetConversationDocument,
   GetEventDocument,
   GetMessageDocument,
+  GetOrCreateConversationDocument,
+  GetOrCreateUserDocument,
   GetOrSetStateDocument,
   GetStateDocument,
   GetUserDocument,
+  ListConversationsDocument,
   ListMessagesDocument,
   ListParticipantsDocument,
   PatchStateDocument,
   RemoveParticipantDocument,
   SetStateDocument,
+  UpdateMessageDocument,
   UpdateUserDocument,
 } from '../../__generated__/runtime-operations.ts'
 import { type Method, route } from '../route.ts'
@@ -41,7 +47,12 @@ const runtimeRoute = <TName extends string>(
 
 /** Every runtime operation, relative to /v1/chat. */
 export const runtimeRoutes = [
+  runtimeRoute('createConversation', 'POST', '/conversations', CreateConversationDocument),
+  runtimeRoute('getOrCreateConversation', 'POST', '/conversations/get-or-create', GetOrCreateConversationDocument),
+  runtimeRoute('listConversations', 'GET', '/conversations', ListConversationsDocument),
   runtimeRoute('getConversation', 'GET', '/conversations/{id}', GetConversationDocument),
+  runtimeRoute('createUser', 'POST', '/users', CreateUserDocument),
+  runtimeRoute('getOrCreateUser', 'POST', '/users/get-or-create', GetOrCreateUserDocument),
   runtimeRoute('getUser', 'GET', '/users/{id}', GetUserDocument),
   runtimeRoute('updateUser', 'PUT', '/users/{id}', UpdateUserDocument),
   runtimeRoute('listParticipants', 'GET', '/conversations/{id}/participants', ListParticipantsDocument),
@@ -50,6 +61,7 @@ export const runtimeRoutes = [
   runtimeRoute('createMessage', 'POST', '/messages', CreateMessageDocument),
   runtimeRoute('getMessage', 'GET', '/messages/{id}', GetMessageDocument),
   runtimeRoute('listMessages', 'GET', '/messages', ListMessagesDocument),
+  runtimeRoute('updateMessage', 'PUT', '/messages/{id}', UpdateMessageDocument),
   runtimeRoute('deleteMessage', 'DELETE', '/messages/{id}', DeleteMessageDocument),
   runtimeRoute('createEvent', 'POST', '/events', CreateEventDocument),
   runtimeRoute('getEvent', 'GET', '/events/{id}', GetEventDocument),
