@@ -1,6 +1,7 @@
 import { Client as ChatClient } from '@botpress/chat'
 import { Client, PayloadTooLargeError, ResourceNotFoundError, UnauthorizedError } from '@botpress/client'
-import { afterAll, beforeAll, describe, expect, it } from 'vitest'
+import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest'
+import type { BotContext } from '../../src/bots/handler.ts'
 import { iso } from '../helpers/app.ts'
 import { type Listening, startListening } from '../helpers/listening.ts'
 import { adminClient } from '../bots/sdk-bot.ts'
@@ -198,5 +199,35 @@ describe('runtime API through @botpress/client', () => {
     await expect(
       bot.createMessage({ conversationId: 'c1', userId: botId, type: 'text', payload: { text }, tags: {} }),
     ).rejects.toBeInstanceOf(PayloadTooLargeError)
+  })
+})
+
+describe('runtime states and event.state', () => {
+  it('are one store: a state set through the runtime API is the event.state of the next event, and the other way round', async () => {
+    const seen: BotContext['state'][] = []
+    const app = await startListening({
+      handlers: {
+        echo: async ({ state, setState }) => {
+          seen.push(state)
+          await setState({ user: { ...state.user, visits: 1 } })
+        },
+      },
+    })
+    try {
+      const admin = adminClient(app.baseUrl)
+      const { value } = await admin.createBotApiKey({ botId: app.botId })
+      const client = new Client({ apiUrl: app.baseUrl, token: value, botId: app.botId, retry: { retries: 0 } })
+      const user = await ChatClient.connect({ apiUrl: app.apiUrl, userId: 'erin' })
+      await user.createConversation({ id: 'shared' })
+      await client.setState({ type: 'conversation', id: 'shared', name: 'counter', payload: { count: 41 } })
+      await user.createMessage({ conversationId: 'shared', payload: { type: 'text', text: 'hi' } })
+      await vi.waitFor(() => expect(seen).toHaveLength(1))
+      expect(seen[0]).toEqual({ conversation: { counter: { count: 41 } }, user: {}, bot: {} })
+      await vi.waitFor(async () =>
+        expect((await client.getState({ type: 'user', id: 'erin', name: 'visits' })).state.payload).toBe(1),
+      )
+    } finally {
+      await app.close()
+    }
   })
 })
