@@ -1,9 +1,11 @@
 import type { Logger } from 'pino'
+import { bearerToken } from './auth/admin-token.ts'
 import type { BotHandler } from './bots/handler.ts'
 import { builtInHandlers } from './bots/handlers.ts'
 import { RuntimeActivity } from './bots/activity.ts'
 import { startBotRuntime } from './bots/runtime.ts'
 import type { Store } from './db/store.ts'
+import { authenticateBot } from './domain/bot-api-keys.ts'
 import { createErrorPath } from './graphql/errors.ts'
 import { adminSchema, chatSchema } from './graphql/schema.ts'
 import { runtimeSchema } from './graphql/runtime-schema.ts'
@@ -75,12 +77,17 @@ export function wire({
     adminYoga,
     chatRest: restTransport({ ...rest, schema: chatSchema, yoga: chatYoga, routes: chatRoutes, bodyLimit: bodyLimits.chat }),
     adminRest: restTransport({ ...rest, schema: adminSchema, yoga: adminYoga, routes: adminRoutes, bodyLimit: bodyLimits.admin }),
-    // A bot's calls are counted while under way: its delivery's timeout waits for them (x-bot-id is checked by the key).
+    // A bot's calls are counted while under way, its delivery's timeout waiting for them: only the
+    // calls its key opens, so that nobody else can hold a bot's timeout off by naming its id.
     runtimeRest: {
       ...runtimeRest,
-      serve: (request: Request, landing: Parameters<typeof runtimeRest.serve>[1]) => {
-        const botId = request.headers.get('x-bot-id')
-        return botId ? activity.during(botId, () => runtimeRest.serve(request, landing)) : runtimeRest.serve(request, landing)
+      serve: async (request: Request, landing: Parameters<typeof runtimeRest.serve>[1]) => {
+        const botId = request.headers.get('x-bot-id') ?? undefined
+        const key = bearerToken(request.headers.get('authorization') ?? undefined)
+        const holder = await authenticateBot(store, key, botId).catch(() => undefined)
+        return holder
+          ? activity.during(holder.bot.id, () => runtimeRest.serve(request, landing))
+          : runtimeRest.serve(request, landing)
       },
     },
   }
