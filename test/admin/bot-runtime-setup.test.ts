@@ -1,6 +1,6 @@
 import { Client, ResourceNotFoundError } from '@botpress/client'
 import { afterEach, beforeEach, describe, expect, it } from 'vitest'
-import { ADMIN_TOKEN, ISO, WORKSPACE_ID } from '../helpers/app.ts'
+import { ADMIN_TOKEN, ISO, OTHER, WORKSPACE_ID } from '../helpers/app.ts'
 import { type Listening, startListening } from '../helpers/listening.ts'
 
 // What running an @botpress/sdk bot takes on the administration side: a bot whose protocol is
@@ -70,6 +70,25 @@ describe('bot API keys', () => {
     const key = await admin.createBotApiKey({ botId: s.botId })
     expect(key).not.toHaveProperty('note')
     await expect(admin.createBotApiKey({ botId: 'no-such-bot' })).rejects.toBeInstanceOf(ResourceNotFoundError)
+  })
+
+  it('createBotApiKey and deleteBotApiKey are admin GraphQL mutations too', async () => {
+    const gql = (query: string) => adminFetch('POST', '/graphql', { query })
+    const created = await gql(`mutation { createBotApiKey(botId: "${s.botId}", note: "g") { id createdAt note value } }`)
+    const key = created.body.data.createBotApiKey
+    expect(key).toEqual({ id: expect.any(String), createdAt: expect.stringMatching(ISO), note: 'g', value: expect.stringMatching(/^bak_/) })
+    expect((await runtimeCall(key.value, s.botId)).status).toBe(404)
+    expect((await gql(`mutation { deleteBotApiKey(id: "${key.id}") }`)).body.data.deleteBotApiKey).toBe(key.id)
+    expect((await runtimeCall(key.value, s.botId)).status).toBe(401)
+  })
+
+  it('another workspace can neither make a key for the bot nor delete one of its keys (404)', async () => {
+    await s.t.otherTenant()
+    const other = new Client({ apiUrl: s.baseUrl, token: OTHER.adminToken, workspaceId: OTHER.workspaceId, retry: { retries: 0 } })
+    await expect(other.createBotApiKey({ botId: s.botId })).rejects.toBeInstanceOf(ResourceNotFoundError)
+    const key = await admin.createBotApiKey({ botId: s.botId })
+    await expect(other.deleteBotApiKey({ id: key.id })).rejects.toBeInstanceOf(ResourceNotFoundError)
+    expect((await runtimeCall(key.value, s.botId)).status).toBe(404)
   })
 
   it('a key acts for its bot only', async () => {
