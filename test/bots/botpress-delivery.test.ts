@@ -85,6 +85,7 @@ describe('botpress delivery format', () => {
     const [request] = receiver.received
     expect(request!.headers['x-bp-type']).toBe('ping')
     expect(request!.json.event).toMatchObject({
+      id: sent.body.event.id,
       type: 'ping',
       payload: { type: 'ping', n: 1 },
       conversationId: 'c1',
