@@ -173,6 +173,8 @@ export interface BotKeyHolder {
 export interface BotApiKeyQueries {
   insert(row: BotApiKeyRow): Promise<void>
   byHash(keyHash: string): Promise<BotKeyHolder | undefined>
+  /** The bot's keys, oldest first. */
+  ofBot(botId: string): Promise<BotApiKeyRow[]>
   /** Deletes a key of one of the workspace's bots; false when there was none. */
   delete(workspaceId: string, id: string): Promise<boolean>
 }

@@ -35,6 +35,14 @@ export function createBotApiKey({ ctx, input }: { ctx: AdminContext; input: Crea
   })
 }
 
+/** A bot's keys, without their values (never stored), oldest first. */
+export function listBotApiKeys({ ctx, botId }: { ctx: AdminContext; botId: string }) {
+  return ctx.store.read(async (q) => {
+    if (!(await q.bots.find(ctx.workspaceId, botId))) throw notFound('Bot', botId)
+    return (await q.botApiKeys.ofBot(botId)).map(({ id, createdAt, note }) => ({ id, createdAt, note }))
+  })
+}
+
 export function deleteBotApiKey({ ctx, id }: { ctx: AdminContext; id: string }): Promise<void> {
   return ctx.store.write(async (q) => {
     if (!(await q.botApiKeys.delete(ctx.workspaceId, id))) throw notFound('Bot API key', id)

@@ -66,6 +66,20 @@ describe('bot API keys', () => {
     await expect(admin.deleteBotApiKey({ id: key.id })).rejects.toBeInstanceOf(ResourceNotFoundError)
   })
 
+  it('listBotApiKeys lists a bot’s keys without their values, oldest first; an unknown bot is 404', async () => {
+    const first = await admin.createBotApiKey({ botId: s.botId, note: 'one' })
+    const second = await admin.createBotApiKey({ botId: s.botId })
+    expect(await admin.listBotApiKeys({ botId: s.botId })).toEqual({
+      baks: [
+        { id: first.id, createdAt: first.createdAt, note: 'one' },
+        { id: second.id, createdAt: second.createdAt },
+      ],
+    })
+    await admin.deleteBotApiKey({ id: first.id })
+    expect((await admin.listBotApiKeys({ botId: s.botId })).baks.map((k) => k.id)).toEqual([second.id])
+    await expect(admin.listBotApiKeys({ botId: 'no-such-bot' })).rejects.toBeInstanceOf(ResourceNotFoundError)
+  })
+
   it('leaves note out when none is given, and refuses an unknown bot with 404', async () => {
     const key = await admin.createBotApiKey({ botId: s.botId })
     expect(key).not.toHaveProperty('note')

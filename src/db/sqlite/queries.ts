@@ -575,6 +575,14 @@ export function sqliteQueries(db: SqliteDb): Queries {
         .where(eq(botApiKeys.keyHash, p('keyHash')))
         .prepare(),
     ),
+    ofBot: once(() =>
+      db
+        .select()
+        .from(botApiKeys)
+        .where(eq(botApiKeys.botId, p('botId')))
+        .orderBy(asc(botApiKeys.createdAt), asc(botApiKeys.id))
+        .prepare(),
+    ),
     delete: once(() =>
       db
         .delete(botApiKeys)
@@ -803,6 +811,7 @@ export function sqliteQueries(db: SqliteDb): Queries {
         botApiKey.insert().run(row)
       },
       byHash: async (keyHash) => botApiKey.byHash().get({ keyHash }),
+      ofBot: async (botId) => botApiKey.ofBot().all({ botId }),
       delete: async (workspaceId, id) => botApiKey.delete().get({ workspaceId, id }) !== undefined,
     },
 

@@ -1,7 +1,7 @@
 import type { BotLogRow, BotRow } from '../../db/schema.ts'
 import { getBotLogs } from '../../domain/bot-logs.ts'
 import { rotateBotSigningSecrets } from '../../domain/bot-secrets.ts'
-import { createBotApiKey, deleteBotApiKey } from '../../domain/bot-api-keys.ts'
+import { createBotApiKey, deleteBotApiKey, listBotApiKeys } from '../../domain/bot-api-keys.ts'
 import { createBot, deleteBot, getBot, getBotSetup, listBots, updateBot } from '../../domain/bots.ts'
 import { builder } from '../builder.ts'
 import { adminScope, type GraphQLContext } from '../context.ts'
@@ -190,6 +190,26 @@ const BotApiKey = builder
       value: t.exposeString('value', { description: 'Authorization: Bearer <value>, with x-bot-id: <bot id>.' }),
     }),
   })
+
+const BotApiKeySummary = builder.objectRef<{ id: string; createdAt: string; note: string | null }>('BotApiKeySummary').implement({
+  subGraphs: ['admin'],
+  description: 'A bot API key as listed: its value is never shown again.',
+  fields: (t) => ({
+    id: t.exposeString('id'),
+    createdAt: t.expose('createdAt', { type: 'DateTime' }),
+    note: t.exposeString('note', { nullable: true }),
+  }),
+})
+
+builder.queryField('botApiKeys', (t) =>
+  t.field({
+    subGraphs: ['admin'],
+    type: [BotApiKeySummary],
+    description: 'The API keys of a bot, oldest first.',
+    args: { botId: t.arg.string({ required: true }) },
+    resolve: (_root, { botId }, ctx) => listBotApiKeys({ ctx: adminScope(ctx), botId }),
+  }),
+)
 
 builder.mutationField('createBotApiKey', (t) =>
   t.field({

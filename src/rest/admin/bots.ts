@@ -6,6 +6,7 @@ import {
   DeleteBotDocument,
   GetBotDocument,
   GetBotLogsDocument,
+  ListBotApiKeysDocument,
   ListBotsDocument,
   RotateBotSigningSecretsDocument,
   type SortDirection,
@@ -34,6 +35,14 @@ export const botRoutes = [
     path: '/bots',
     document: CreateBotDocument,
     response: (d) => ({ bot: compact(d.createBot.bot) }),
+  }),
+  route({
+    operation: 'listBotApiKeys',
+    method: 'GET',
+    path: '/bots/baks',
+    document: ListBotApiKeysDocument,
+    variables: ({ query }) => ({ botId: stringParam(query, 'botId') as string }),
+    response: (d) => ({ baks: d.botApiKeys.map(compact) }),
   }),
   route({
     operation: 'createBotApiKey',
