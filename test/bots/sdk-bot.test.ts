@@ -81,12 +81,17 @@ describe('an @botpress/sdk bot on Confab', () => {
     const since = new Date().toISOString()
     await user.createMessage({ conversationId: 'sdk-c4', payload: { type: 'text', text: 'fail' } })
     await vi.waitFor(() => expect(botTexts()).toEqual(['#1: fail']), waitLong)
-    const logs = await admin('GET', `/bots/${botId}/logs?timeStart=${encodeURIComponent(since)}&conversationId=sdk-c4`)
-    const lines = (logs.body.logs as { level: string; message: string }[]).map((l) => `${l.level} ${l.message}`).reverse()
-    expect(lines).toEqual([
-      expect.stringMatching(/^warn POST http:\/\/127\.0\.0\.1:\d+ \(message_created, attempt 1 of 3\): HTTP 500 in \d+ ms: .*"An unexpected error occurred in the bot\."/),
-      expect.stringMatching(/^info POST http:\/\/127\.0\.0\.1:\d+ \(message_created, attempt 2 of 3\): HTTP 200 in \d+ ms$/),
-    ])
+    // The reply is posted while the bot handles the event: its answer (and the log line) come after.
+    await vi.waitFor(async () => {
+      const logs = await admin('GET', `/bots/${botId}/logs?timeStart=${encodeURIComponent(since)}&conversationId=sdk-c4`)
+      const lines = (logs.body.logs as { level: string; message: string }[]).map((l) => `${l.level} ${l.message}`).reverse()
+      expect(lines).toEqual([
+        expect.stringMatching(
+          /^warn POST http:\/\/127\.0\.0\.1:\d+ \(message_created, attempt 1 of 3\): HTTP 500 in \d+ ms: .*"An unexpected error occurred in the bot\."/,
+        ),
+        expect.stringMatching(/^info POST http:\/\/127\.0\.0\.1:\d+ \(message_created, attempt 2 of 3\): HTTP 200 in \d+ ms$/),
+      ])
+    }, waitLong)
     await listener.disconnect()
   }, 60_000)
 })

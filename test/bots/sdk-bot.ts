@@ -2,8 +2,8 @@ import { type ChildProcess, spawn } from 'node:child_process'
 import { createServer } from 'node:net'
 import { fileURLToPath } from 'node:url'
 import { Client as AdminClient } from '@botpress/client'
+import { vi } from 'vitest'
 import { ADMIN_TOKEN, WORKSPACE_ID } from '../helpers/app.ts'
-import { waitFor } from './wait-for.ts'
 
 const root = fileURLToPath(new URL('../..', import.meta.url))
 
@@ -37,7 +37,16 @@ export async function startSdkBot(env: { BP_API_URL: string; BP_TOKEN: string })
   child.stderr?.on('data', (chunk) => (output += chunk))
   const exited = new Promise<void>((resolve) => child.once('exit', () => resolve()))
   const url = `http://127.0.0.1:${port}`
-  await waitFor(async () => (await fetch(`${url}/health`)).ok, 30_000, () => `the bot did not start: ${output}`)
+  await vi
+    .waitFor(
+      async () => {
+        if (!(await fetch(`${url}/health`)).ok) throw new Error('not yet')
+      },
+      { timeout: 30_000, interval: 50 },
+    )
+    .catch(() => {
+      throw new Error(`the bot did not start: ${output}`)
+    })
   return {
     url,
     output: () => output,
