@@ -28,7 +28,7 @@ export interface App extends Pick<Wiring, 'signals' | 'bots' | 'streams'> {
 /** The whole HTTP surface as one fetch function, with the live parts it runs; listening is main.ts's business. */
 export function createApp({ corsOrigins = [], ...options }: AppOptions): App {
   const parts = wire(options)
-  const { chatYoga, adminYoga, chatRest, adminRest, errors, signals, streams, bots } = parts
+  const { chatYoga, adminYoga, chatRest, adminRest, runtimeRest, errors, signals, streams, bots } = parts
   const cors = createCors(corsOrigins)
 
   // First match wins: administration before /{webhookId}/…, whose first segment could read "v1".
@@ -37,6 +37,7 @@ export function createApp({ corsOrigins = [], ...options }: AppOptions): App {
       { path: '/healthz', transport: healthTransport },
       { path: '/v1/admin/graphql', transport: graphqlOverHttp(adminYoga, bodyLimits.admin) },
       { path: '/v1/admin/*', transport: adminRest },
+      { path: '/v1/chat/*', transport: runtimeRest },
       { path: '/:webhookId/graphql', transport: graphqlOverHttp(chatYoga, bodyLimits.chat) },
       // The graphql-sse protocol reserves a stream with PUT and stops one with DELETE.
       { path: '/:webhookId/graphql/stream', transport: graphqlOverHttp(chatYoga, bodyLimits.chat, ['GET', 'POST', 'PUT', 'DELETE']) },

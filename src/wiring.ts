@@ -1,16 +1,21 @@
 import type { Logger } from 'pino'
+import { bearerToken } from './auth/admin-token.ts'
 import type { BotHandler } from './bots/handler.ts'
 import { builtInHandlers } from './bots/handlers.ts'
+import { RuntimeActivity } from './bots/activity.ts'
 import { startBotRuntime } from './bots/runtime.ts'
 import type { Store } from './db/store.ts'
+import { authenticateBot } from './domain/bot-api-keys.ts'
 import { createErrorPath } from './graphql/errors.ts'
 import { adminSchema, chatSchema } from './graphql/schema.ts'
-import { createAdminYoga, createChatYoga } from './graphql/yoga.ts'
+import { runtimeSchema } from './graphql/runtime-schema.ts'
+import { createAdminYoga, createChatYoga, createRuntimeYoga } from './graphql/yoga.ts'
 import { bodyLimits } from './http/body.ts'
 import { restTransport } from './http/rest.ts'
 import { defaultSseTiming, type SseTiming, SseStreams } from './http/sse.ts'
 import { adminRoutes } from './rest/admin/routes.ts'
 import { chatRoutes } from './rest/chat/routes.ts'
+import { runtimeRoutes } from './rest/runtime/routes.ts'
 import { createSignalHub } from './signals/hub.ts'
 
 export interface WiringOptions {
@@ -39,7 +44,9 @@ export function wire({
   const errors = createErrorPath(log)
   const signals = createSignalHub()
   const streams = new SseStreams(log, sseTiming)
+  const activity = new RuntimeActivity()
   const bots = startBotRuntime({
+    activity,
     store,
     log,
     signals,
@@ -51,7 +58,15 @@ export function wire({
   const deps = { store, log, signals, bots, errors }
   const chatYoga = createChatYoga(deps)
   const adminYoga = createAdminYoga(deps)
+  const runtimeYoga = createRuntimeYoga(deps)
   const rest = { streams, log }
+  const runtimeRest = restTransport({
+    ...rest,
+    schema: runtimeSchema,
+    yoga: runtimeYoga,
+    routes: runtimeRoutes,
+    bodyLimit: bodyLimits.runtime,
+  })
   return {
     store,
     errors,
@@ -62,6 +77,19 @@ export function wire({
     adminYoga,
     chatRest: restTransport({ ...rest, schema: chatSchema, yoga: chatYoga, routes: chatRoutes, bodyLimit: bodyLimits.chat }),
     adminRest: restTransport({ ...rest, schema: adminSchema, yoga: adminYoga, routes: adminRoutes, bodyLimit: bodyLimits.admin }),
+    // A bot's calls are counted while under way, its delivery's timeout waiting for them: only the
+    // calls its key opens, so that nobody else can hold a bot's timeout off by naming its id.
+    runtimeRest: {
+      ...runtimeRest,
+      serve: async (request: Request, landing: Parameters<typeof runtimeRest.serve>[1]) => {
+        const botId = request.headers.get('x-bot-id') ?? undefined
+        const key = bearerToken(request.headers.get('authorization') ?? undefined)
+        const holder = await authenticateBot(store, key, botId).catch(() => undefined)
+        return holder
+          ? activity.during(holder.bot.id, () => runtimeRest.serve(request, landing))
+          : runtimeRest.serve(request, landing)
+      },
+    },
   }
 }
 

@@ -10,11 +10,13 @@ import {
   type PendingDelivery,
 } from '../domain/bot-deliveries.ts'
 import type { BotEvent } from '../domain/bot-event.ts'
+import { botpressDelivery } from '../domain/botpress-event.ts'
 import { type BotState, getBotState, setBotState, type StateKey } from '../domain/bot-state.ts'
 import { botChatContext, emitAsBot, findBotOfIntegration, replyAsBot } from '../domain/bots.ts'
 import { DomainError } from '../domain/errors.ts'
 import { type LogLine, type Settlement, settleDelivery } from '../domain/delivery-settlement.ts'
 import type { SignalPublisher } from '../domain/signals.ts'
+import type { RuntimeActivity } from './activity.ts'
 import { type BotHandler, toBotCustomEvent, toBotMessage } from './handler.ts'
 import { retryAfterDelay, retryDelay, standardRetrySchedule } from './retry-schedule.ts'
 import { AttemptAbandoned, postWebhook, runtimeLimit } from './webhook.ts'
@@ -41,6 +43,8 @@ export interface BotRuntimeOptions {
   random?: () => number
   /** Attempts under way at once (one per conversation at most). */
   concurrency?: number
+  /** The runtime API calls bots have under way: a `botpress` delivery's timeout waits for them. */
+  activity?: RuntimeActivity
 }
 
 class HandlerTimeout extends Error {}
@@ -65,6 +69,7 @@ export function startBotRuntime({
   clock = () => new Date(),
   random = Math.random,
   concurrency = 16,
+  activity,
 }: BotRuntimeOptions): BotRuntime {
   const underWay = new Map<string, Promise<void>>()
   const shutdown = new AbortController()
@@ -127,9 +132,12 @@ export function startBotRuntime({
   async function deliver(delivery: PendingDelivery) {
     const state = await getBotState(store, stateKey(delivery))
     const event: BotEvent = { ...delivery.event, state: { ...state } }
-    const settlement = delivery.target.url
-      ? await callWebhook(delivery, delivery.target.url, event)
-      : await callHandler(delivery, event, state)
+    const { url, protocol } = delivery.target
+    const settlement = !url
+      ? await callHandler(delivery, event, state)
+      : protocol === 'botpress'
+        ? await callBotpress(delivery, url)
+        : await callWebhook(delivery, url, event)
     await settle(delivery, settlement)
   }
 
@@ -201,6 +209,45 @@ export function startBotRuntime({
       if (!(error instanceof DomainError)) throw error
       return { lines: [line('info'), { level: 'warn', message: `answer refused, nothing of it applied: ${error.message}` }] }
     }
+  }
+
+  /**
+   * The SDK's format: the bot answers 200 once its handlers are done (its runtime API calls made
+   * meanwhile, which hold the timeout off), or 500 when one threw (retried). Its answer is not read.
+   */
+  async function callBotpress(delivery: PendingDelivery, url: string): Promise<Settlement> {
+    const made = await botpressDelivery(store, delivery)
+    if (!made) return { lines: [{ level: 'info', message: 'what the event was about is gone; not delivered' }] }
+    const size = Buffer.byteLength(made.body)
+    if (size > runtimeLimit) return dead(`event body of ${size} bytes exceeds the Runtime limit of 1 MB; not delivered`)
+    if (delivery.target.signingSecrets.length === 0) return dead('the bot has no signing secret; not delivered')
+    const botId = delivery.target.botId
+    const began = performance.now()
+    const result = await postWebhook({
+      url,
+      id: delivery.id,
+      body: made.body,
+      headers: made.headers,
+      secrets: delivery.target.signingSecrets,
+      now: clock(),
+      timeoutMs,
+      shutdown: shutdown.signal,
+      hold: activity && { busy: () => activity.busy(botId), idle: () => activity.idle(botId) },
+    })
+    const took = `${Math.round(performance.now() - began)} ms`
+    const what = `POST ${url} (${made.headers['x-bp-type']}, ${attemptName(delivery)})`
+    if (result.kind === 'failed') return failed(delivery, { level: 'warn', message: `${what}: ${result.error}, after ${took}` })
+    if (result.kind === 'answerTooLarge') return { lines: [{ level: 'info', message: `${what}: HTTP ${result.status} in ${took}` }] }
+    if (result.status === 410) {
+      const off = { level: 'warn', message: `delivery is off until the bot's url changes (${url} answered 410 Gone)` } as const
+      return { lines: [{ level: 'warn', message: `${what}: HTTP 410 in ${took}` }, off], goneUrl: url }
+    }
+    if (result.status < 200 || result.status > 299) {
+      const said = result.body ? `: ${result.body.slice(0, 500)}` : ''
+      const asked = result.status === 429 || result.status === 503 ? retryAfterDelay(result.retryAfter, clock()) : undefined
+      return failed(delivery, { level: 'warn', message: `${what}: HTTP ${result.status} in ${took}${said}` }, asked)
+    }
+    return { lines: [{ level: 'info', message: `${what}: HTTP ${result.status} in ${took}` }] }
   }
 
   async function callHandler(delivery: PendingDelivery, event: BotEvent, state: BotState): Promise<Settlement> {

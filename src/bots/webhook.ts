@@ -22,6 +22,10 @@ export interface WebhookRequest {
   timeoutMs: number
   /** Aborted when the process stops. */
   shutdown: AbortSignal
+  /** Headers besides the Standard Webhooks ones (an @botpress/sdk bot's x-bot-id, x-bp-…). */
+  headers?: Record<string, string>
+  /** While this says busy (the bot is calling back), the timeout waits: it restarts once the bot is idle. */
+  hold?: { busy(): boolean; idle(): Promise<void> }
 }
 
 /**
@@ -32,7 +36,18 @@ export interface WebhookRequest {
 export async function postWebhook(request: WebhookRequest): Promise<WebhookResult> {
   const timestamp = Math.floor(request.now.getTime() / 1000)
   const timeout = new AbortController()
-  const timer = setTimeout(() => timeout.abort(), request.timeoutMs)
+  const { hold } = request
+  let settled = false
+  let timer: NodeJS.Timeout | undefined
+  const arm = () => {
+    timer = setTimeout(() => {
+      if (!hold?.busy()) return timeout.abort()
+      void hold.idle().then(() => {
+        if (!settled) arm()
+      })
+    }, request.timeoutMs)
+  }
+  arm()
   try {
     const response = await fetch(request.url, {
       method: 'POST',
@@ -44,13 +59,16 @@ export async function postWebhook(request: WebhookRequest): Promise<WebhookResul
         'webhook-id': request.id,
         'webhook-timestamp': String(timestamp),
         'webhook-signature': signatureHeader(request.secrets, request.id, timestamp, request.body),
+        ...request.headers,
       },
       body: request.body,
     })
     const { status } = response
     if (status < 200 || status > 299) {
-      await response.body?.cancel()
-      return { kind: 'answered', status, retryAfter: response.headers.get('retry-after'), contentType: null, body: '' }
+      // The start of a refusal's body (an @botpress/sdk bot's error message) is worth a log line.
+      const body = (await readLimited(response, 4096)) ?? ''
+      await response.body?.cancel().catch(() => {})
+      return { kind: 'answered', status, retryAfter: response.headers.get('retry-after'), contentType: null, body }
     }
     const body = await readLimited(response, runtimeLimit)
     if (body === undefined) return { kind: 'answerTooLarge', status }
@@ -60,6 +78,7 @@ export async function postWebhook(request: WebhookRequest): Promise<WebhookResul
     if (timeout.signal.aborted) return { kind: 'failed', error: `timed out after ${request.timeoutMs} ms` }
     return { kind: 'failed', error: describeError(error) }
   } finally {
+    settled = true
     clearTimeout(timer)
   }
 }

@@ -47,11 +47,28 @@ export const bots = sqliteTable(
     previousSigningSecretExpiresAt: text('previous_signing_secret_expires_at'),
     /** The url that answered 410 Gone: delivery stays off while `url` is still this one. */
     goneUrl: text('gone_url'),
+    /** How events are POSTed to `url`: `webhook` (the signed event object) or `botpress` (what an @botpress/sdk bot reads). */
+    protocol: text('protocol', { enum: ['webhook', 'botpress'] }).notNull().default('webhook'),
   },
   (t) => [
     index('bots_workspace_created_idx').on(t.workspaceId, t.createdAt, t.id),
     index('bots_workspace_updated_idx').on(t.workspaceId, t.updatedAt, t.id),
   ],
+)
+
+/** A bot API key: acts for its bot only, on the runtime API (/v1/chat/…); stored as a SHA-256 digest. */
+export const botApiKeys = sqliteTable(
+  'bot_api_keys',
+  {
+    id: text('id').primaryKey(),
+    botId: text('bot_id')
+      .notNull()
+      .references(() => bots.id, { onDelete: 'cascade' }),
+    note: text('note'),
+    keyHash: text('key_hash').notNull().unique(),
+    createdAt: createdAt(),
+  },
+  (t) => [index('bot_api_keys_bot_idx').on(t.botId)],
 )
 
 export const chatIntegrations = sqliteTable(
@@ -290,3 +307,4 @@ export type BotLogRow = typeof botLogs.$inferSelect
 export type AdminTokenRow = typeof adminTokens.$inferSelect
 export type BotDeliveryRow = typeof botDeliveries.$inferSelect
 export type BotStateRow = typeof botStates.$inferSelect
+export type BotApiKeyRow = typeof botApiKeys.$inferSelect

@@ -1,5 +1,6 @@
 import type {
   AdminTokenRow,
+  BotApiKeyRow,
   BotDeliveryRow,
   BotEventRow,
   BotLogRow,
@@ -92,6 +93,8 @@ export interface ParticipantQueries {
 
 export interface MessageQueries {
   insert(row: MessageRow): Promise<void>
+  /** Replaces a message's payload; the changed row, or undefined when there is none. */
+  updatePayload(integrationId: string, id: string, payload: Record<string, unknown>): Promise<MessageRow | undefined>
   find(integrationId: string, id: string): Promise<MessageRow | undefined>
   delete(integrationId: string, id: string): Promise<void>
   /** A page of each conversation's messages, newest first. */
@@ -107,7 +110,13 @@ export type BotChanges = Partial<Omit<BotRow, 'id' | 'workspaceId' | 'createdAt'
 
 /** A new bot: its optional columns (url, secrets) may be left out. */
 export type NewBot = Omit<BotRow, OptionalBotColumn> & Partial<Pick<BotRow, OptionalBotColumn>>
-type OptionalBotColumn = 'url' | 'signingSecret' | 'previousSigningSecret' | 'previousSigningSecretExpiresAt' | 'goneUrl'
+type OptionalBotColumn =
+  | 'url'
+  | 'signingSecret'
+  | 'previousSigningSecret'
+  | 'previousSigningSecretExpiresAt'
+  | 'goneUrl'
+  | 'protocol'
 
 export interface BotQueries {
   insert(row: NewBot): Promise<void>
@@ -150,6 +159,24 @@ export interface BotStateQueries {
   find(botId: string, conversationId: string, userId: string): Promise<BotStateRow[]>
   /** Replaces (or creates) one scope's state. */
   put(row: BotStateRow): Promise<void>
+  /** One scope's stored state, if any. */
+  findScope(botId: string, scope: BotStateRow['scope'], scopeId: string): Promise<BotStateRow | undefined>
+}
+
+/** A bot API key with the bot it acts for and that bot's chat integration. */
+export interface BotKeyHolder {
+  key: BotApiKeyRow
+  bot: BotRow
+  integration: ChatIntegrationRow
+}
+
+export interface BotApiKeyQueries {
+  insert(row: BotApiKeyRow): Promise<void>
+  byHash(keyHash: string): Promise<BotKeyHolder | undefined>
+  /** The bot's keys, oldest first. */
+  ofBot(botId: string): Promise<BotApiKeyRow[]>
+  /** Deletes a key of one of the workspace's bots; false when there was none. */
+  delete(workspaceId: string, id: string): Promise<boolean>
 }
 
 /** Which of a bot's logs a page holds: from `timeStart` to `timeEnd` (both inclusive), the others filters when set. */
@@ -191,6 +218,7 @@ export interface Queries {
   botDeliveries: BotDeliveryQueries
   botLogs: BotLogQueries
   botStates: BotStateQueries
+  botApiKeys: BotApiKeyQueries
   tenancy: TenancyQueries
 }
 

@@ -51,6 +51,8 @@ export interface BotTarget {
   /** The in-process handler's name, for a bot without url. */
   handler: string
   url: string | undefined
+  /** How events are POSTed to `url`. */
+  protocol: BotRow['protocol']
   signingSecrets: string[]
 }
 
@@ -58,6 +60,7 @@ export const botTarget = (bot: BotRow, at: Date): BotTarget => ({
   botId: bot.id,
   handler: bot.handler,
   url: bot.url ?? undefined,
+  protocol: bot.protocol,
   signingSecrets: signingSecretsOf(bot, at.toISOString()),
 })
 

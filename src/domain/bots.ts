@@ -113,10 +113,23 @@ export function emitAsBot(ctx: ChatContext, incoming: BotEvent, payload: Record<
   return ctx.store.write((q, after) => emitInUnitAsBot(ctx, q, after, incoming, event))
 }
 
+export type BotProtocol = BotRow['protocol']
+
 export interface BotInput {
   name?: string | null
   url?: string | null
   tags?: Record<string, unknown> | null
+  protocol?: string | null
+}
+
+const protocols: readonly BotProtocol[] = ['webhook', 'botpress']
+
+/** How events are POSTed to the bot's url: `webhook` (the signed event object) or `botpress` (an @botpress/sdk bot). */
+function checkProtocol(protocol: string): BotProtocol {
+  if (!(protocols as readonly string[]).includes(protocol)) {
+    throw invalidPayload(`protocol must be "webhook" or "botpress", got ${JSON.stringify(protocol)}`)
+  }
+  return protocol as BotProtocol
 }
 
 /** What a new bot starts with: its own chat integration and signing secret. */
@@ -126,6 +139,7 @@ export interface NewBot {
   handler: string
   url: string | null
   tags: Record<string, string>
+  protocol?: BotProtocol
   /** Generated when absent. */
   id?: string
   webhookId?: string
@@ -186,6 +200,7 @@ export async function insertBot(q: Queries, input: NewBot): Promise<BotRow> {
     previousSigningSecret: null,
     previousSigningSecretExpiresAt: null,
     goneUrl: null,
+    protocol: input.protocol ?? 'webhook',
   }
   const integrationId = newId()
   await q.bots.insert(bot)
@@ -214,9 +229,11 @@ export function createBot({ ctx, input }: { ctx: AdminContext; input: BotInput }
   const tags = checkTags(input.tags ?? {}, false) as Record<string, string>
   const url = input.url == null ? null : checkUrl(input.url)
   const name = input.name == null ? undefined : checkName(input.name)
+  const protocol = input.protocol == null ? 'webhook' : checkProtocol(input.protocol)
   return ctx.store.write(async (q) => {
     const id = newId()
-    return insertBot(q, { id, workspaceId: ctx.workspaceId, name: name ?? `Bot ${id.slice(-6)}`, handler: 'echo', url, tags })
+    const bot = { id, workspaceId: ctx.workspaceId, name: name ?? `Bot ${id.slice(-6)}`, handler: 'echo', url, tags, protocol }
+    return insertBot(q, bot)
   })
 }
 
@@ -228,6 +245,7 @@ export function createBot({ ctx, input }: { ctx: AdminContext; input: BotInput }
 export function updateBot({ ctx, id, input }: { ctx: AdminContext; id: string; input: BotInput }): Promise<BotRow> {
   const changes: BotChanges = { updatedAt: now() }
   if (input.name != null) changes.name = checkName(input.name)
+  if (input.protocol != null) changes.protocol = checkProtocol(input.protocol)
   if (input.url !== undefined) {
     changes.url = input.url === null ? null : checkUrl(input.url)
     changes.goneUrl = null

@@ -39,7 +39,8 @@ export async function postEvent(ctx: ChatContext, q: Queries, after: After, inpu
     }),
   )
   if (!caller.isBot) {
-    await recordIncomingEvent(ctx, q, after, incomingCustomEvent(ctx.integration.botId, newId(), row))
+    // The custom event's own id: a bot (an @botpress/sdk one calls getEvent) finds it by the id it was delivered with.
+    await recordIncomingEvent(ctx, q, after, incomingCustomEvent(ctx.integration.botId, row.id, row))
   }
   return row
 }

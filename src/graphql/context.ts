@@ -3,7 +3,9 @@ import { bearerToken } from '../auth/admin-token.ts'
 import { verifyUserKey } from '../auth/user-key.ts'
 import type { Store } from '../db/store.ts'
 import type { BotInbox } from '../domain/bot-deliveries.ts'
+import { authenticateBot } from '../domain/bot-api-keys.ts'
 import type { AdminContext, ChatContext } from '../domain/context.ts'
+import type { RuntimeContext } from '../domain/runtime.ts'
 import { DomainError } from '../domain/errors.ts'
 import { authenticateAdmin, findChatIntegration } from '../domain/tenancy.ts'
 import type { SignalHub } from '../signals/hub.ts'
@@ -19,6 +21,7 @@ export interface GraphQLContext {
   signals: SignalHub
   chat?: ChatContext
   admin?: AdminContext
+  runtime?: RuntimeContext
   /**
    * The base URL the caller reached the server at (the request's origin, from its Host header and
    * scheme): a bot's webhookUrl is made from it, so that the URL works from where the caller is.
@@ -44,6 +47,27 @@ export function chatScope(ctx: GraphQLContext): ChatContext {
 export function adminScope(ctx: GraphQLContext): AdminContext {
   if (!ctx.admin) throw outOfScope()
   return ctx.admin
+}
+
+export function runtimeScope(ctx: GraphQLContext): RuntimeContext {
+  if (!ctx.runtime) throw outOfScope()
+  return ctx.runtime
+}
+
+/** Runtime scope: a bot API key and the id of the bot it belongs to (401 otherwise). */
+export function createRuntimeContext(
+  deps: ContextDeps,
+  { requestId, authorization, botId }: { requestId: string; authorization: string | undefined; botId: string | undefined },
+): Promise<GraphQLContext> {
+  return refusingWithStatus(async () => {
+    const { bot, integration } = await authenticateBot(deps.store, bearerToken(authorization), botId)
+    return {
+      requestId,
+      log: deps.log,
+      signals: deps.signals,
+      runtime: { store: deps.store, bot, integration, signals: deps.signals, bots: deps.bots },
+    }
+  })
 }
 
 /**

@@ -2,12 +2,19 @@ import type { GraphQLSchema } from 'graphql'
 import { createYoga } from 'graphql-yoga'
 import type { Logger } from 'pino'
 import { armorPlugins } from './armor.ts'
-import { type ContextDeps, createAdminContext, createChatContext, type GraphQLContext } from './context.ts'
+import {
+  type ContextDeps,
+  createAdminContext,
+  createChatContext,
+  createRuntimeContext,
+  type GraphQLContext,
+} from './context.ts'
 import type { ErrorPath } from './errors.ts'
 import { renderGraphiQL, useGraphiQLHeaders } from './graphiql.ts'
 import { useGraphQLSSE } from './graphql-sse.ts'
 import { useExplainedRefusals } from './refusals.ts'
 import { useRequestId } from './request-id.ts'
+import { runtimeSchema } from './runtime-schema.ts'
 import { adminSchema, chatSchema } from './schema.ts'
 
 /** What the app hands each GraphQL request besides the Request itself. */
@@ -89,6 +96,18 @@ export function createAdminYoga(deps: YogaDeps) {
       authorization: credential(init, 'authorization'),
       workspaceId: credential(init, 'x-workspace-id'),
       baseUrl: new URL(init.request.url).origin,
+    }),
+  )
+}
+
+/** The runtime scope: served through its REST routes only (its GraphQL endpoint is not mounted). */
+export function createRuntimeYoga(deps: YogaDeps) {
+  const headers = { authorization: 'Bearer <bot API key>', 'x-bot-id': '<bot id>' }
+  return yogaFor(runtimeSchema, '/v1/chat/graphql', deps, headers, (init) =>
+    createRuntimeContext(deps, {
+      requestId: init.requestId,
+      authorization: credential(init, 'authorization'),
+      botId: credential(init, 'x-bot-id'),
     }),
   )
 }

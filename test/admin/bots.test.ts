@@ -45,6 +45,7 @@ const botBody = (fields: { id?: unknown; name: unknown; tags?: Record<string, st
   deployedAt: expect.stringMatching(ISO),
   tags: fields.tags ?? {},
   ...(fields.url === undefined ? {} : { url: fields.url }),
+  protocol: 'webhook',
   signingSecret: expect.stringMatching(SIGNING_SECRET),
   integrations: {
     chat: {

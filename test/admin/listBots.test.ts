@@ -64,6 +64,7 @@ describe('listBots', () => {
       previousSigningSecret: null,
       previousSigningSecretExpiresAt: null,
       goneUrl: null,
+      protocol: 'webhook',
     }))
     t.db.insert(bots).values(rows).run()
   }

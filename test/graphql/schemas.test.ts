@@ -33,8 +33,15 @@ describe('chat and admin schemas', () => {
 
   it('the admin schema has the admin fields and no chat field', async () => {
     const res = await t.adminGraphql(FIELDS)
-    expect(names(res.body.data.__schema.queryType)).toEqual(['bot', 'botLogs', 'bots', 'node', 'nodes'])
-    expect(names(res.body.data.__schema.mutationType)).toEqual(['createBot', 'deleteBot', 'rotateBotSigningSecrets', 'updateBot'])
+    expect(names(res.body.data.__schema.queryType)).toEqual(['bot', 'botApiKeys', 'botLogs', 'bots', 'node', 'nodes'])
+    expect(names(res.body.data.__schema.mutationType)).toEqual([
+      'createBot',
+      'createBotApiKey',
+      'deleteBot',
+      'deleteBotApiKey',
+      'rotateBotSigningSecrets',
+      'updateBot',
+    ])
   })
 
   it.each([

@@ -5,6 +5,7 @@ import {
   botDeliveries,
   botEvents,
   botLogs,
+  botApiKeys,
   botStates,
   bots,
   chatIntegrations,
@@ -376,6 +377,7 @@ export function sqliteQueries(db: SqliteDb): Queries {
           previousSigningSecret: p('previousSigningSecret'),
           previousSigningSecretExpiresAt: p('previousSigningSecretExpiresAt'),
           goneUrl: p('goneUrl'),
+          protocol: p('protocol'),
         })
         .prepare(),
     ),
@@ -560,6 +562,52 @@ export function sqliteQueries(db: SqliteDb): Queries {
     ),
   }
 
+  const botApiKey = {
+    insert: once(() =>
+      db
+        .insert(botApiKeys)
+        .values({ id: p('id'), botId: p('botId'), note: p('note'), keyHash: p('keyHash'), createdAt: p('createdAt') })
+        .prepare(),
+    ),
+    byHash: once(() =>
+      db
+        .select({ key: botApiKeys, bot: bots, integration: chatIntegrations })
+        .from(botApiKeys)
+        .innerJoin(bots, eq(bots.id, botApiKeys.botId))
+        .innerJoin(chatIntegrations, eq(chatIntegrations.botId, bots.id))
+        .where(eq(botApiKeys.keyHash, p('keyHash')))
+        .prepare(),
+    ),
+    ofBot: once(() =>
+      db
+        .select()
+        .from(botApiKeys)
+        .where(eq(botApiKeys.botId, p('botId')))
+        .orderBy(asc(botApiKeys.createdAt), asc(botApiKeys.id))
+        .prepare(),
+    ),
+    delete: once(() =>
+      db
+        .delete(botApiKeys)
+        .where(
+          and(
+            eq(botApiKeys.id, p('id')),
+            inArray(botApiKeys.botId, db.select({ id: bots.id }).from(bots).where(eq(bots.workspaceId, p('workspaceId')))),
+          ),
+        )
+        .returning({ id: botApiKeys.id })
+        .prepare(),
+    ),
+  }
+
+  const botStateScope = once(() =>
+    db
+      .select()
+      .from(botStates)
+      .where(and(eq(botStates.botId, p('botId')), eq(botStates.scope, p('scope')), eq(botStates.scopeId, p('scopeId'))))
+      .prepare(),
+  )
+
   const markUrlGone = once(() =>
     db
       .update(bots)
@@ -680,6 +728,13 @@ export function sqliteQueries(db: SqliteDb): Queries {
         message.insert().run({ ...row, metadata: row.metadata === null ? null : JSON.stringify(row.metadata) })
       },
       find: async (integrationId, id) => message.find().get({ integrationId, id }),
+      updatePayload: async (integrationId, id, payload) =>
+        db
+          .update(messages)
+          .set({ payload })
+          .where(and(eq(messages.integrationId, integrationId), eq(messages.id, id)))
+          .returning()
+          .get(),
       delete: async (integrationId, id) => {
         message.delete().run({ integrationId, id })
       },
@@ -713,6 +768,7 @@ export function sqliteQueries(db: SqliteDb): Queries {
           previousSigningSecret: null,
           previousSigningSecretExpiresAt: null,
           goneUrl: null,
+          protocol: 'webhook',
           ...row,
         })
       },
@@ -750,6 +806,16 @@ export function sqliteQueries(db: SqliteDb): Queries {
       put: async (row) => {
         botState.put().run(row)
       },
+      findScope: async (botId, scope, scopeId) => botStateScope().get({ botId, scope, scopeId }),
+    },
+
+    botApiKeys: {
+      insert: async (row) => {
+        botApiKey.insert().run(row)
+      },
+      byHash: async (keyHash) => botApiKey.byHash().get({ keyHash }),
+      ofBot: async (botId) => botApiKey.ofBot().all({ botId }),
+      delete: async (workspaceId, id) => botApiKey.delete().get({ workspaceId, id }) !== undefined,
     },
 
     botEvents: {

@@ -1,6 +1,7 @@
 import type { BotLogRow, BotRow } from '../../db/schema.ts'
 import { getBotLogs } from '../../domain/bot-logs.ts'
 import { rotateBotSigningSecrets } from '../../domain/bot-secrets.ts'
+import { createBotApiKey, deleteBotApiKey, listBotApiKeys } from '../../domain/bot-api-keys.ts'
 import { createBot, deleteBot, getBot, getBotSetup, listBots, updateBot } from '../../domain/bots.ts'
 import { builder } from '../builder.ts'
 import { adminScope, type GraphQLContext } from '../context.ts'
@@ -40,6 +41,15 @@ const BotIntegrations = builder.objectRef<BotRow>('BotIntegrations').implement({
   fields: (t) => ({ chat: t.field({ type: ChatIntegration, resolve: (bot) => bot }) }),
 })
 
+const BotProtocol = builder.enumType('BotProtocol', {
+  subGraphs: ['admin'],
+  description: 'How events are POSTed to the bot\'s url.',
+  values: {
+    webhook: { description: 'The signed event object of Confab (the default).' },
+    botpress: { description: 'The headers and body an @botpress/sdk bot reads (event_received).' },
+  },
+})
+
 export const Bot = builder.node(builder.objectRef<BotRow>('Bot'), {
   subGraphs: ['admin'],
   description: 'A bot of the workspace.',
@@ -60,6 +70,7 @@ export const Bot = builder.node(builder.objectRef<BotRow>('Bot'), {
       description: 'The current Standard Webhooks secret (whsec_…) its deliveries are signed with.',
       resolve: async (bot, _args, ctx) => (await setupOf(bot, ctx)).signingSecret,
     }),
+    protocol: t.expose('protocol', { type: BotProtocol }),
     integrations: t.field({ type: BotIntegrations, resolve: (bot) => bot }),
   }),
 })
@@ -113,6 +124,7 @@ builder.relayMutationField(
       name: t.string({ description: 'Generated when absent.' }),
       url: t.string({ description: 'An http or https URL to deliver events to; without one the echo bot answers.' }),
       tags: t.field({ type: 'JSONObject', description: 'An object of strings.' }),
+      protocol: t.field({ type: BotProtocol, description: 'webhook by default.' }),
     }),
   },
   {
@@ -131,6 +143,7 @@ builder.relayMutationField(
       name: t.string(),
       url: t.string({ description: 'null removes the url (the bot then runs in process).' }),
       tags: t.field({ type: 'JSONObject', description: "Merged into the bot's tags; a tag set to null or '' is removed." }),
+      protocol: t.field({ type: BotProtocol }),
     }),
   },
   {
@@ -163,6 +176,61 @@ builder.relayMutationField(
     }),
   },
   { subGraphs: ['admin'], outputFields: (t) => ({ newSigningSecret: t.exposeString('newSigningSecret') }) },
+)
+
+const BotApiKey = builder
+  .objectRef<{ id: string; createdAt: string; note: string | null; value: string }>('BotApiKey')
+  .implement({
+    subGraphs: ['admin'],
+    description: 'A key that acts for its bot on the runtime API (/v1/chat/…); its value is shown once.',
+    fields: (t) => ({
+      id: t.exposeString('id'),
+      createdAt: t.expose('createdAt', { type: 'DateTime' }),
+      note: t.exposeString('note', { nullable: true }),
+      value: t.exposeString('value', { description: 'Authorization: Bearer <value>, with x-bot-id: <bot id>.' }),
+    }),
+  })
+
+const BotApiKeySummary = builder.objectRef<{ id: string; createdAt: string; note: string | null }>('BotApiKeySummary').implement({
+  subGraphs: ['admin'],
+  description: 'A bot API key as listed: its value is never shown again.',
+  fields: (t) => ({
+    id: t.exposeString('id'),
+    createdAt: t.expose('createdAt', { type: 'DateTime' }),
+    note: t.exposeString('note', { nullable: true }),
+  }),
+})
+
+builder.queryField('botApiKeys', (t) =>
+  t.field({
+    subGraphs: ['admin'],
+    type: [BotApiKeySummary],
+    description: 'The API keys of a bot, oldest first.',
+    args: { botId: t.arg.string({ required: true }) },
+    resolve: (_root, { botId }, ctx) => listBotApiKeys({ ctx: adminScope(ctx), botId }),
+  }),
+)
+
+builder.mutationField('createBotApiKey', (t) =>
+  t.field({
+    subGraphs: ['admin'],
+    type: BotApiKey,
+    args: { botId: t.arg.string({ required: true }), note: t.arg.string() },
+    resolve: (_root, input, ctx) => createBotApiKey({ ctx: adminScope(ctx), input }),
+  }),
+)
+
+builder.mutationField('deleteBotApiKey', (t) =>
+  t.field({
+    subGraphs: ['admin'],
+    type: 'String',
+    description: 'Deletes a bot API key; returns its id.',
+    args: { id: t.arg.string({ required: true }) },
+    resolve: async (_root, { id }, ctx) => {
+      await deleteBotApiKey({ ctx: adminScope(ctx), id })
+      return id
+    },
+  }),
 )
 
 const BotLog = builder.objectRef<BotLogRow>('BotLog').implement({
