@@ -56,7 +56,7 @@ export const ParticipantRemovedSignal = signalType('participant_removed').implem
   }),
 })
 
-const members = {
+export const conversationSignalMembers = {
   message_created: MessageCreatedSignal,
   message_deleted: MessageDeletedSignal,
   event_created: EventCreatedSignal,
@@ -64,13 +64,13 @@ const members = {
   participant_removed: ParticipantRemovedSignal,
 } as const
 
-type ListenerSignal = Exclude<ConversationSignal, { type: 'conversation_deleted' }>
+export type ListenerSignal = Exclude<ConversationSignal, { type: 'conversation_deleted' }>
 
 export const ConversationSignalUnion = builder.unionType('ConversationSignal', {
   subGraphs: ['chat'],
   description: 'Something that happened in a conversation: the five signals of the Chat API.',
-  types: Object.values(members),
-  resolveType: (signal: ListenerSignal) => members[signal.type],
+  types: Object.values(conversationSignalMembers),
+  resolveType: (signal: ListenerSignal) => conversationSignalMembers[signal.type],
 })
 
 builder.subscriptionType({ subGraphs: ['chat'] })

@@ -1,11 +1,11 @@
-import { ListenConversationDocument, type ListenConversationSubscription } from '../../__generated__/chat-operations.ts'
+import { type ChatSignalBodyFragment, ListenConversationDocument } from '../../__generated__/chat-operations.ts'
 import { compact } from '../bodies.ts'
 import { stream } from '../route.ts'
 
-type Signal = ListenConversationSubscription['conversationSignals']
+type Signal = ChatSignalBodyFragment
 
 /** A signal as the Chat API sends it: `{type, data}`, the message or event with `isBot` beside it. */
-function toChatSignal(signal: Signal) {
+export function toChatSignal(signal: Signal) {
   switch (signal.__typename) {
     case 'MessageCreatedSignal':
       return { type: signal.type, data: { ...compact(signal.message), isBot: signal.isBot } }

@@ -223,6 +223,10 @@ export type CreateConversationPayload = {
 };
 
 export type CreateEventInput = {
+  /** The official web chat's flag; accepted, events are always of their conversation. */
+  bindConversation?: InputMaybe<Scalars['Boolean']['input']>;
+  /** The official web chat's flag; accepted, events are always of their user. */
+  bindUser?: InputMaybe<Scalars['Boolean']['input']>;
   conversationId: Scalars['String']['input'];
   payload: Scalars['JSONObject']['input'];
 };
@@ -358,6 +362,20 @@ export type ImagePayloadInput = {
   /** Properties the kind does not name, kept in the stored payload. */
   extra?: InputMaybe<Scalars['JSONObject']['input']>;
   imageUrl: Scalars['String']['input'];
+};
+
+/** The official web chat's first message: its conversation as it stands, and who the caller is. */
+export type InitSignal = {
+  __typename?: 'InitSignal';
+  conversation: Conversation;
+  /** The latest messages, newest first. */
+  messages: Array<Message>;
+  /** In the order they joined. */
+  participants: Array<User>;
+  type: Scalars['String']['output'];
+  user: User;
+  /** The caller's x-user-key (a new user's, when none was sent). */
+  userKey: Scalars['String']['output'];
 };
 
 export type LocationPayload = {
@@ -625,11 +643,18 @@ export type Subscription = {
   __typename?: 'Subscription';
   /** The live signals of a conversation the caller participates in; ends when the caller is removed or the conversation is deleted. */
   conversationSignals: ConversationSignal;
+  /** The official web chat's stream: creates the caller (no x-user-key) and the conversation (none named, or gone) when needed, sends `init`, then the conversation's signals. */
+  initialize: WebchatSignal;
 };
 
 
 export type SubscriptionConversationSignalsArgs = {
   conversationId: Scalars['String']['input'];
+};
+
+
+export type SubscriptionInitializeArgs = {
+  conversationId?: InputMaybe<Scalars['String']['input']>;
 };
 
 export type TextPayload = {
@@ -682,6 +707,9 @@ export type VideoPayloadInput = {
   extra?: InputMaybe<Scalars['JSONObject']['input']>;
   videoUrl: Scalars['String']['input'];
 };
+
+/** What the official web chat's stream carries: `init`, then the conversation's signals. */
+export type WebchatSignal = EventCreatedSignal | InitSignal | MessageCreatedSignal | MessageDeletedSignal | ParticipantAddedSignal | ParticipantRemovedSignal;
 
 export type WebChatMessageFragment = { __typename?: 'Message', messageId: string, userId: string, createdAt: string, author: { __typename?: 'User', isBot: boolean, name?: string | null }, payload:
     | { __typename: 'AudioPayload', audioUrl: string }

@@ -1,0 +1,32 @@
+import { InitializeDocument, type InitializeSubscription } from '../../__generated__/chat-operations.ts'
+import { compact } from '../bodies.ts'
+import { stream } from '../route.ts'
+import { toChatSignal } from './listen.ts'
+
+type Signal = InitializeSubscription['initialize']
+
+/** The web chat's stream message: `init` with the session, else a signal as the Chat API sends it. */
+function toWebchatSignal(signal: Signal) {
+  if (signal.__typename !== 'InitSignal') return toChatSignal(signal)
+  return {
+    type: signal.type,
+    data: {
+      conversation: signal.conversation,
+      messages: signal.messages.map(compact),
+      participants: signal.participants.map(compact),
+      user: { ...compact(signal.user), userKey: signal.userKey },
+    },
+  }
+}
+
+/** The Webchat API (the official @botpress/webchat's superset of the Chat API), relative to /{webhookId}. */
+export const webchatRoutes = [
+  stream({
+    operation: 'initialize',
+    method: 'GET',
+    path: '/initialize',
+    document: InitializeDocument,
+    variables: ({ query }) => ({ conversationId: query.get('conversationId') || undefined }),
+    event: (d) => toWebchatSignal(d.initialize),
+  }),
+]

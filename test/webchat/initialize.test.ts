@@ -1,0 +1,125 @@
+import { describe, expect, it } from 'vitest'
+import { BASE, errorBody, iso, type TestApp, useTestApp, WEBHOOK_ID } from '../helpers/app.ts'
+import { PING } from '../helpers/listening.ts'
+import { SseReader } from '../helpers/sse.ts'
+import { eventually } from '../helpers/wait.ts'
+
+// initialize — GET /{webhookId}/initialize[?conversationId=]: the official web chat's one stream.
+// Its first message is `init` (conversation, messages newest first, participants, user with its
+// userKey); the conversation's signals follow on the same stream. Its GraphQL twin is the
+// `initialize` subscription.
+
+interface Signal {
+  type: string
+  data: any
+}
+
+async function initialize(t: TestApp, { key, conversationId }: { key?: string; conversationId?: string } = {}) {
+  const baseline = t.app.signals.activeSubscriptions()
+  const query = conversationId ? `?conversationId=${encodeURIComponent(conversationId)}` : ''
+  const response = await t.send('GET', `${BASE}/${WEBHOOK_ID}/initialize${query}`, { key, headers: { timeout: '60000' } })
+  if (response.status !== 200) return { response, body: await response.json() }
+  const sse = new SseReader(response.body!)
+  const signal = async (): Promise<Signal> => {
+    const block = await sse.message((b) => b.data === PING)
+    if (!block) throw new Error('the stream ended')
+    expect(block.text).toMatch(/^data: \{[^\n]*$/)
+    return JSON.parse(block.data as string)
+  }
+  const init = await signal()
+  await eventually(() => expect(t.app.signals.activeSubscriptions()).toBe(baseline + 1))
+  return { response, sse, init, signal }
+}
+
+describe('initialize', () => {
+  const t = useTestApp()
+
+  it('without a key creates the user and a conversation, and returns the key in init', async () => {
+    const { response, init, sse } = await initialize(t)
+    expect(response.status).toBe(200)
+    expect(response.headers.get('content-type')).toMatch(/^text\/event-stream/)
+    expect(init).toEqual({
+      type: 'init',
+      data: {
+        conversation: { id: expect.any(String), createdAt: iso, updatedAt: iso },
+        messages: [],
+        participants: [{ id: init!.data.user.id, createdAt: iso, updatedAt: iso }],
+        user: { id: expect.any(String), createdAt: iso, updatedAt: iso, userKey: expect.any(String) },
+      },
+    })
+    const key = init!.data.user.userKey as string
+    const me = await t.chat('GET', '/users/me', { key })
+    expect(me.body.user.id).toBe(init!.data.user.id)
+    const conversations = await t.chat('GET', '/conversations', { key })
+    expect(conversations.body.conversations.map((c: { id: string }) => c.id)).toEqual([init!.data.conversation.id])
+    await sse!.cancel()
+  })
+
+  it('with a key and a conversation resumes it: its messages newest first, then its signals live', async () => {
+    const first = await initialize(t)
+    const key = first.init!.data.user.userKey as string
+    const conversationId = first.init!.data.conversation.id as string
+    const sent = await t.chat('POST', '/messages', {
+      key,
+      body: { conversationId, payload: { type: 'text', text: 'hi' }, metadata: { clientMessageId: 'local-1' } },
+    })
+    expect(sent.status).toBe(200)
+    const created = await first.signal!()
+    expect(created).toEqual({ type: 'message_created', data: { ...sent.body.message, isBot: false } })
+    expect(created.data.metadata).toEqual({ clientMessageId: 'local-1' })
+    // The echo bot joins and answers, without the user's clientMessageId.
+    const later = [await first.signal!(), await first.signal!()]
+    const reply = later.find((s) => s.type === 'message_created')
+    expect(reply?.data).toMatchObject({ isBot: true, payload: { type: 'text', text: 'hi' } })
+    expect(reply?.data.metadata?.clientMessageId).toBeUndefined()
+    await first.sse!.cancel()
+
+    const again = await initialize(t, { key, conversationId })
+    expect(again.init!.data.conversation.id).toBe(conversationId)
+    expect(again.init!.data.user.userKey).toBe(key)
+    expect(again.init!.data.messages.map((m: { userId: string }) => m.userId)).toEqual([t.tenant!.botId, first.init!.data.user.id])
+    expect(again.init!.data.participants.map((p: { id: string }) => p.id)).toEqual([first.init!.data.user.id, t.tenant!.botId])
+    await again.sse!.cancel()
+  })
+
+  it('with a key and no conversation (or one that is gone) opens a new conversation for the same user', async () => {
+    const first = await initialize(t)
+    const key = first.init!.data.user.userKey as string
+    await first.sse!.cancel()
+    const fresh = await initialize(t, { key })
+    expect(fresh.init!.data.user.id).toBe(first.init!.data.user.id)
+    expect(fresh.init!.data.conversation.id).not.toBe(first.init!.data.conversation.id)
+    await fresh.sse!.cancel()
+    const gone = await initialize(t, { key, conversationId: 'no-such-conversation' })
+    expect(gone.init!.data.conversation.id).not.toBe('no-such-conversation')
+    await gone.sse!.cancel()
+  })
+
+  it("refuses another user's conversation (403) and an invalid key (401) with the error body", async () => {
+    const alice = await initialize(t)
+    await alice.sse!.cancel()
+    const bob = await t.user('bob')
+    const forbidden = await initialize(t, { key: bob.key, conversationId: alice.init!.data.conversation.id })
+    expect(forbidden.response.status).toBe(403)
+    expect(forbidden.body).toEqual(errorBody(403, 'Forbidden'))
+    const invalid = await initialize(t, { key: 'not-a-key' })
+    expect(invalid.response.status).toBe(401)
+    expect(invalid.body).toEqual(errorBody(401, 'Unauthorized'))
+  })
+
+  it('takes conversation_started and custom events with bindConversation/bindUser (POST /events)', async () => {
+    const { init, sse } = await initialize(t)
+    const key = init!.data.user.userKey as string
+    const conversationId = init!.data.conversation.id as string
+    const started = await t.chat('POST', '/events', { key, body: { conversationId, payload: { type: 'conversation_started', data: {} } } })
+    expect(started.status).toBe(200)
+    expect(started.body.event.payload).toEqual({ type: 'conversation_started', data: {} })
+    const custom = await t.chat('POST', '/events', {
+      key,
+      body: { conversationId, payload: { type: 'custom', data: { page: '/pricing' } }, bindConversation: true, bindUser: true },
+    })
+    expect(custom.status).toBe(200)
+    expect(custom.body.event.payload).toEqual({ type: 'custom', data: { page: '/pricing' } })
+    await sse!.cancel()
+  })
+})
