@@ -1,4 +1,4 @@
-import type { EventRow, MessageRow } from '../db/schema.ts'
+import type { EventRow, MessageRow, UserRow } from '../db/schema.ts'
 
 /**
  * What happens in a conversation, as its listeners (REST SSE, GraphQL subscriptions) and the bot
@@ -8,7 +8,7 @@ export type ConversationSignal =
   | { type: 'message_created'; conversationId: string; message: MessageRow; isBot: boolean }
   | { type: 'message_deleted'; conversationId: string; message: MessageRow }
   | { type: 'event_created'; conversationId: string; event: EventRow; isBot: boolean }
-  | { type: 'participant_added'; conversationId: string; participantId: string }
+  | { type: 'participant_added'; conversationId: string; participantId: string; participant: UserRow }
   | { type: 'participant_removed'; conversationId: string; participantId: string }
   /** Not a Chat API signal: it ends the conversation's listeners. */
   | { type: 'conversation_deleted'; conversationId: string }

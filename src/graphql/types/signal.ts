@@ -4,6 +4,7 @@ import { builder } from '../builder.ts'
 import { chatScope } from '../context.ts'
 import { Event } from './event.ts'
 import { Message } from './message.ts'
+import { User } from './user.ts'
 
 type Signal<T extends ConversationSignal['type']> = Extract<ConversationSignal, { type: T }>
 
@@ -44,6 +45,7 @@ export const ParticipantAddedSignal = signalType('participant_added').implement(
     type: t.exposeString('type'),
     conversationId: t.exposeString('conversationId'),
     participantId: t.exposeString('participantId'),
+    participant: t.expose('participant', { type: User, description: 'The user who joined, as it was then.' }),
   }),
 })
 

@@ -7,6 +7,11 @@ type Signal = InitializeSubscription['initialize']
 
 /** The web chat's stream message: `init` with the session, else a signal as the Chat API sends it. */
 function toWebchatSignal(signal: Signal) {
+  // The web chat adds the participant itself to its list (the Chat API names it only).
+  if (signal.__typename === 'ParticipantAddedSignal') {
+    const { type, conversationId, participantId, participant } = signal
+    return { type, data: { conversationId, participantId, participant: compact(participant) } }
+  }
   if (signal.__typename !== 'InitSignal') return toChatSignal(signal)
   return {
     type: signal.type,

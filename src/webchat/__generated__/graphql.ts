@@ -559,6 +559,8 @@ export type PageInfo = {
 export type ParticipantAddedSignal = {
   __typename?: 'ParticipantAddedSignal';
   conversationId: Scalars['String']['output'];
+  /** The user who joined, as it was then. */
+  participant: User;
   participantId: Scalars['String']['output'];
   type: Scalars['String']['output'];
 };
