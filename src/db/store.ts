@@ -8,6 +8,8 @@ import type {
   ChatIntegrationRow,
   ConversationRow,
   EventRow,
+  FileRow,
+  MessageFeedback,
   MessageRow,
   ParticipantRow,
   UserRow,
@@ -96,6 +98,20 @@ export interface MessageQueries {
   delete(integrationId: string, id: string): Promise<void>
   /** A page of each conversation's messages, newest first. */
   pages(integrationId: string, conversationIds: readonly string[], window: KeysetWindow): Promise<Map<string, MessageRow[]>>
+  /** Sets (null: removes) the message's feedback; the message as it now is, or undefined when it does not exist. */
+  setFeedback(integrationId: string, id: string, feedback: MessageFeedback | null): Promise<MessageRow | undefined>
+  /** Replaces the message's payload and metadata; the message as it now is. */
+  update(integrationId: string, id: string, changes: Pick<MessageRow, 'payload' | 'metadata'>): Promise<MessageRow | undefined>
+}
+
+export interface FileQueries {
+  insert(row: FileRow): Promise<void>
+  find(integrationId: string, id: string): Promise<FileRow | undefined>
+  /** Marks the file uploaded, once: false when it was already (an upload URL is single-use) or does not exist. */
+  markUploaded(integrationId: string, id: string, at: string): Promise<boolean>
+  /** The ids of the files of a user (`userId`) or of a conversation, which go when it goes. */
+  idsOfUser(integrationId: string, userId: string): Promise<string[]>
+  idsOfConversation(integrationId: string, conversationId: string): Promise<string[]>
 }
 
 export interface EventQueries {
@@ -186,6 +202,7 @@ export interface Queries {
   participants: ParticipantQueries
   messages: MessageQueries
   events: EventQueries
+  files: FileQueries
   bots: BotQueries
   botEvents: BotEventQueries
   botDeliveries: BotDeliveryQueries

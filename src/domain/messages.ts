@@ -49,6 +49,7 @@ export async function postMessage(
     userId: caller.id,
     payload: message.payload,
     metadata: message.metadata,
+    feedback: null,
     createdAt: now(),
   }
   await q.messages.insert(row)

@@ -6,6 +6,8 @@ import type { EventRow, MessageRow, UserRow } from '../db/schema.ts'
  */
 export type ConversationSignal =
   | { type: 'message_created'; conversationId: string; message: MessageRow; isBot: boolean }
+  /** A message's payload, metadata or feedback changed. */
+  | { type: 'message_updated'; conversationId: string; message: MessageRow; isBot: boolean }
   | { type: 'message_deleted'; conversationId: string; message: MessageRow }
   | { type: 'event_created'; conversationId: string; event: EventRow; isBot: boolean }
   | { type: 'participant_added'; conversationId: string; participantId: string; participant: UserRow }

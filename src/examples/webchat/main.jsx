@@ -9,7 +9,7 @@ createRoot(document.getElementById('root')).render(
   <Webchat
     clientId={clientId}
     apiUrl={apiUrl}
-    configuration={{ botName: 'Confab echo bot', allowFileUpload: true }}
+    configuration={{ botName: 'Confab echo bot', allowFileUpload: true, feedbackEnabled: true }}
     style={{ width: '400px', height: '600px' }}
   />,
 )

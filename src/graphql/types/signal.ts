@@ -20,6 +20,16 @@ export const MessageCreatedSignal = signalType('message_created').implement({
   }),
 })
 
+export const MessageUpdatedSignal = signalType('message_updated').implement({
+  subGraphs: ['chat'],
+  description: "A message's payload, metadata or feedback changed.",
+  fields: (t) => ({
+    type: t.exposeString('type'),
+    message: t.expose('message', { type: Message }),
+    isBot: t.exposeBoolean('isBot', { description: 'Whether the bot posted the message.' }),
+  }),
+})
+
 export const MessageDeletedSignal = signalType('message_deleted').implement({
   subGraphs: ['chat'],
   fields: (t) => ({
@@ -60,6 +70,7 @@ export const ParticipantRemovedSignal = signalType('participant_removed').implem
 
 export const conversationSignalMembers = {
   message_created: MessageCreatedSignal,
+  message_updated: MessageUpdatedSignal,
   message_deleted: MessageDeletedSignal,
   event_created: EventCreatedSignal,
   participant_added: ParticipantAddedSignal,
@@ -70,7 +81,7 @@ export type ListenerSignal = Exclude<ConversationSignal, { type: 'conversation_d
 
 export const ConversationSignalUnion = builder.unionType('ConversationSignal', {
   subGraphs: ['chat'],
-  description: 'Something that happened in a conversation: the five signals of the Chat API.',
+  description: 'Something that happened in a conversation: the five signals of the Chat API, and message_updated.',
   types: Object.values(conversationSignalMembers),
   resolveType: (signal: ListenerSignal) => conversationSignalMembers[signal.type],
 })

@@ -1,5 +1,5 @@
 import { type ChatSignalBodyFragment, ListenConversationDocument } from '../../__generated__/chat-operations.ts'
-import { compact } from '../bodies.ts'
+import { compactMessage } from '../bodies.ts'
 import { stream } from '../route.ts'
 
 type Signal = ChatSignalBodyFragment
@@ -8,7 +8,8 @@ type Signal = ChatSignalBodyFragment
 export function toChatSignal(signal: Signal) {
   switch (signal.__typename) {
     case 'MessageCreatedSignal':
-      return { type: signal.type, data: { ...compact(signal.message), isBot: signal.isBot } }
+    case 'MessageUpdatedSignal':
+      return { type: signal.type, data: { ...compactMessage(signal.message), isBot: signal.isBot } }
     case 'EventCreatedSignal':
       return { type: signal.type, data: { ...signal.event, isBot: signal.isBot } }
     case 'MessageDeletedSignal':

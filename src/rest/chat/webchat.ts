@@ -1,5 +1,5 @@
 import { InitializeDocument, type InitializeSubscription } from '../../__generated__/chat-operations.ts'
-import { compact } from '../bodies.ts'
+import { compact, compactMessage } from '../bodies.ts'
 import { stream } from '../route.ts'
 import { toChatSignal } from './listen.ts'
 
@@ -17,7 +17,7 @@ function toWebchatSignal(signal: Signal) {
     type: signal.type,
     data: {
       conversation: signal.conversation,
-      messages: signal.messages.map(compact),
+      messages: signal.messages.map(compactMessage),
       participants: signal.participants.map(compact),
       user: { ...compact(signal.user), userKey: signal.userKey },
     },

@@ -20,6 +20,19 @@ export type Scalars = {
   JSONObject: { input: Record<string, unknown>; output: Record<string, unknown>; }
 };
 
+export type AddMessageFeedbackInput = {
+  comment?: InputMaybe<Scalars['String']['input']>;
+  /** The message id. */
+  id: Scalars['String']['input'];
+  /** "positive" or "negative". */
+  value: Scalars['String']['input'];
+};
+
+export type AddMessageFeedbackPayload = {
+  __typename?: 'AddMessageFeedbackPayload';
+  message: Message;
+};
+
 export type AddParticipantInput = {
   conversationId: Scalars['String']['input'];
   userId: Scalars['String']['input'];
@@ -209,8 +222,8 @@ export type ConversationParticipantsConnectionEdge = {
   node: User;
 };
 
-/** Something that happened in a conversation: the five signals of the Chat API. */
-export type ConversationSignal = EventCreatedSignal | MessageCreatedSignal | MessageDeletedSignal | ParticipantAddedSignal | ParticipantRemovedSignal;
+/** Something that happened in a conversation: the five signals of the Chat API, and message_updated. */
+export type ConversationSignal = EventCreatedSignal | MessageCreatedSignal | MessageDeletedSignal | MessageUpdatedSignal | ParticipantAddedSignal | ParticipantRemovedSignal;
 
 export type CreateConversationInput = {
   /** A chosen id (1-64 of [A-Za-z0-9._:-]); generated when absent. */
@@ -415,6 +428,7 @@ export type Message = Node & {
   conversation: Conversation;
   conversationId: Scalars['String']['output'];
   createdAt: Scalars['DateTime']['output'];
+  feedback?: Maybe<MessageFeedback>;
   id: Scalars['ID']['output'];
   /** The message id of the Chat API. */
   messageId: Scalars['String']['output'];
@@ -443,6 +457,14 @@ export type MessageDeletedSignal = {
   userId: Scalars['String']['output'];
 };
 
+/** A user's feedback on a message (the web chat's thumbs up or down). */
+export type MessageFeedback = {
+  __typename?: 'MessageFeedback';
+  comment?: Maybe<Scalars['String']['output']>;
+  /** "positive" or "negative". */
+  value: Scalars['String']['output'];
+};
+
 /** The content of a message: one member per payload kind, chosen by its `type`. */
 export type MessagePayload = AudioPayload | BlocPayload | CardPayload | CarouselPayload | ChoicePayload | DropdownPayload | FilePayload | ImagePayload | LocationPayload | MarkdownPayload | TextPayload | VideoPayload;
 
@@ -461,8 +483,19 @@ export type MessagePayloadInput =
   |  { audio?: never; bloc?: never; card?: never; carousel?: never; choice?: never; dropdown?: never; file?: never; image?: never; location?: never; markdown?: never; text: TextPayloadInput; video?: never; }
   |  { audio?: never; bloc?: never; card?: never; carousel?: never; choice?: never; dropdown?: never; file?: never; image?: never; location?: never; markdown?: never; text?: never; video: VideoPayloadInput; };
 
+/** A message's payload, metadata or feedback changed. */
+export type MessageUpdatedSignal = {
+  __typename?: 'MessageUpdatedSignal';
+  /** Whether the bot posted the message. */
+  isBot: Scalars['Boolean']['output'];
+  message: Message;
+  type: Scalars['String']['output'];
+};
+
 export type Mutation = {
   __typename?: 'Mutation';
+  /** Sets the feedback of a message of a conversation the caller participates in (replacing any). */
+  addMessageFeedback: AddMessageFeedbackPayload;
   /** Adds a user of this chat integration to a conversation the caller participates in. */
   addParticipant: AddParticipantPayload;
   /** Creates a conversation owned by the caller, who becomes its first participant. */
@@ -483,10 +516,19 @@ export type Mutation = {
   getOrCreateConversation: GetOrCreateConversationPayload;
   /** Returns the user the x-user-key names, creating it with this profile if it does not exist. */
   getOrCreateUser: GetOrCreateUserPayload;
+  /** Removes the feedback of a message of a conversation the caller participates in. */
+  removeMessageFeedback: RemoveMessageFeedbackPayload;
   /** Removes a participant: any participant may leave, the owner may remove others, no one removes the owner. */
   removeParticipant: RemoveParticipantPayload;
+  /** Replaces a message's payload and metadata; only its author may. */
+  updateMessage: UpdateMessagePayload;
   /** Updates the profile fields given (null clears one) of the user the x-user-key names. */
   updateUser: UpdateUserPayload;
+};
+
+
+export type MutationAddMessageFeedbackArgs = {
+  input: AddMessageFeedbackInput;
 };
 
 
@@ -535,8 +577,18 @@ export type MutationGetOrCreateUserArgs = {
 };
 
 
+export type MutationRemoveMessageFeedbackArgs = {
+  input: RemoveMessageFeedbackInput;
+};
+
+
 export type MutationRemoveParticipantArgs = {
   input: RemoveParticipantInput;
+};
+
+
+export type MutationUpdateMessageArgs = {
+  input: UpdateMessageInput;
 };
 
 
@@ -630,6 +682,16 @@ export type QueryConversationsConnectionEdge = {
   node: Conversation;
 };
 
+export type RemoveMessageFeedbackInput = {
+  /** The message id. */
+  id: Scalars['String']['input'];
+};
+
+export type RemoveMessageFeedbackPayload = {
+  __typename?: 'RemoveMessageFeedbackPayload';
+  message: Message;
+};
+
 export type RemoveParticipantInput = {
   conversationId: Scalars['String']['input'];
   userId: Scalars['String']['input'];
@@ -669,6 +731,18 @@ export type TextPayloadInput = {
   /** Properties the kind does not name, kept in the stored payload. */
   extra?: InputMaybe<Scalars['JSONObject']['input']>;
   text: Scalars['String']['input'];
+};
+
+export type UpdateMessageInput = {
+  id: Scalars['String']['input'];
+  metadata?: InputMaybe<Scalars['JSONObject']['input']>;
+  /** Exactly one payload kind. */
+  payload: MessagePayloadInput;
+};
+
+export type UpdateMessagePayload = {
+  __typename?: 'UpdateMessagePayload';
+  message: Message;
 };
 
 export type UpdateUserInput = {
@@ -711,7 +785,7 @@ export type VideoPayloadInput = {
 };
 
 /** What the official web chat's stream carries: `init`, then the conversation's signals. */
-export type WebchatSignal = EventCreatedSignal | InitSignal | MessageCreatedSignal | MessageDeletedSignal | ParticipantAddedSignal | ParticipantRemovedSignal;
+export type WebchatSignal = EventCreatedSignal | InitSignal | MessageCreatedSignal | MessageDeletedSignal | MessageUpdatedSignal | ParticipantAddedSignal | ParticipantRemovedSignal;
 
 export type WebChatMessageFragment = { __typename?: 'Message', messageId: string, userId: string, createdAt: string, author: { __typename?: 'User', isBot: boolean, name?: string | null }, payload:
     | { __typename: 'AudioPayload', audioUrl: string }
@@ -837,6 +911,7 @@ export type WebChatSignalsSubscription = { __typename?: 'Subscription', conversa
           | { __typename: 'VideoPayload', videoUrl: string }
          } }
     | { __typename: 'MessageDeletedSignal', messageId: string }
+    | { __typename: 'MessageUpdatedSignal' }
     | { __typename: 'ParticipantAddedSignal' }
     | { __typename: 'ParticipantRemovedSignal' }
    };
