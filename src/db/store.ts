@@ -15,6 +15,7 @@ import type {
   UserRow,
   WorkspaceRow,
 } from './schema.ts'
+import type { FileBytes } from './file-bytes.ts'
 
 /*
  * The storage API the domain runs on. The domain keeps the rules; every statement lives behind a
@@ -215,6 +216,8 @@ export interface Queries {
 export type After = (effect: () => void) => void
 
 export interface Store {
+  /** The bytes of uploaded files, kept beside the database. */
+  readonly files: FileBytes
   /** Runs reads on committed data; a unit of work's rows are seen once its commit is done. */
   read<T>(work: (q: Queries) => Promise<T>): Promise<T>
   /**

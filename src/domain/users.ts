@@ -3,6 +3,7 @@ import type { Queries } from '../db/store.ts'
 import { now } from './clock.ts'
 import type { ChatContext } from './context.ts'
 import { alreadyExists, forbidden, notFound, unauthorized } from './errors.ts'
+import { removeFileBytes } from './file-bytes.ts'
 import { assertClientId, newId } from './ids.ts'
 
 export interface UserProfileInput {
@@ -90,16 +91,22 @@ export function updateUser({ ctx, input }: { ctx: ChatContext; input: UserProfil
 
 /**
  * Deletes the caller with everything that is theirs: the conversations they own (with their
- * messages and events), their participations and their messages. Listeners of the conversations
+ * messages, events and files), their participations, messages and files. Listeners of the conversations
  * they own are closed; the others learn that the user left.
  */
 export function deleteUser({ ctx }: { ctx: ChatContext }): Promise<void> {
   return ctx.store.write(async (q, after) => {
     const caller = await requireCaller(ctx, q)
     const joined = await q.participants.conversationsOf(ctx.integration.id, caller.id)
+    const owned = joined.filter(({ ownerId }) => ownerId === caller.id)
+    const fileIds = [
+      ...(await q.files.idsOfUser(ctx.integration.id, caller.id)),
+      ...(await Promise.all(owned.map(({ conversationId }) => q.files.idsOfConversation(ctx.integration.id, conversationId)))).flat(),
+    ]
     await q.users.delete(ctx.integration.id, caller.id)
     callers.delete(ctx)
     after(() => {
+      removeFileBytes(ctx, fileIds)
       for (const { conversationId, ownerId } of joined) {
         ctx.signals.publish(
           ctx.integration.id,

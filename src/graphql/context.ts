@@ -53,7 +53,12 @@ export function adminScope(ctx: GraphQLContext): AdminContext {
  */
 export async function createChatContext(
   deps: ContextDeps,
-  { requestId, webhookId, userKey }: { requestId: string; webhookId: string; userKey: string | undefined },
+  {
+    requestId,
+    webhookId,
+    userKey,
+    baseUrl,
+  }: { requestId: string; webhookId: string; userKey: string | undefined; baseUrl?: string },
 ): Promise<GraphQLContext> {
   return refusingWithStatus(async () => {
     const integration = await findChatIntegration(deps.store, webhookId)
@@ -63,6 +68,7 @@ export async function createChatContext(
       log: deps.log,
       signals: deps.signals,
       chat: { store: deps.store, integration, callerId, signals: deps.signals, bots: deps.bots },
+      baseUrl,
     }
   })
 }

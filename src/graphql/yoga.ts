@@ -77,6 +77,7 @@ export function createChatYoga(deps: YogaDeps) {
       requestId: init.requestId,
       webhookId: init.webhookId ?? '',
       userKey: credential(init, 'x-user-key'),
+      baseUrl: new URL(init.request.url).origin,
     }),
   )
 }

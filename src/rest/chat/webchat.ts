@@ -1,6 +1,6 @@
-import { InitializeDocument, type InitializeSubscription } from '../../__generated__/chat-operations.ts'
+import { CreateFileDocument, InitializeDocument, type InitializeSubscription } from '../../__generated__/chat-operations.ts'
 import { compact, compactMessage } from '../bodies.ts'
-import { stream } from '../route.ts'
+import { route, stream } from '../route.ts'
 import { toChatSignal } from './listen.ts'
 
 type Signal = InitializeSubscription['initialize']
@@ -33,5 +33,12 @@ export const webchatRoutes = [
     document: InitializeDocument,
     variables: ({ query }) => ({ conversationId: query.get('conversationId') || undefined }),
     event: (d) => toWebchatSignal(d.initialize),
+  }),
+  route({
+    operation: 'createFile',
+    method: 'POST',
+    path: '/files',
+    document: CreateFileDocument,
+    response: (d) => ({ file: d.createFile.file }),
   }),
 ]

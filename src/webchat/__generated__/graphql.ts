@@ -249,6 +249,28 @@ export type CreateEventPayload = {
   event: Event;
 };
 
+export type CreateFileInput = {
+  /** The web chat's; files are always readable by their URL. */
+  accessPolicies?: InputMaybe<Array<Scalars['String']['input']>>;
+  /** Accepted; the content type is always the one the extension says. */
+  contentType?: InputMaybe<Scalars['String']['input']>;
+  /** The web chat's; accepted, files last as long as their user or conversation. */
+  expiresAt?: InputMaybe<Scalars['String']['input']>;
+  /** The web chat's; accepted, nothing is indexed. */
+  index?: InputMaybe<Scalars['Boolean']['input']>;
+  /** The file name; its extension gives the content type. */
+  key: Scalars['String']['input'];
+  /** In bytes, at most 1 MB (1,048,576). */
+  size: Scalars['Int']['input'];
+  /** `conversation`: the conversation it is for (the file goes with it). */
+  tags?: InputMaybe<Scalars['JSONObject']['input']>;
+};
+
+export type CreateFilePayload = {
+  __typename?: 'CreateFilePayload';
+  file: File;
+};
+
 export type CreateMessageInput = {
   conversationId: Scalars['String']['input'];
   /** Free-form data kept beside the payload. */
@@ -329,6 +351,23 @@ export type EventCreatedSignal = {
   /** Whether the bot created the event. */
   isBot: Scalars['Boolean']['output'];
   type: Scalars['String']['output'];
+};
+
+/** A file a user uploads (up to 1 MB): PUT its bytes once to uploadUrl, then anyone holding url can read them. */
+export type File = {
+  __typename?: 'File';
+  /** What its name's extension says. */
+  contentType: Scalars['String']['output'];
+  createdAt: Scalars['DateTime']['output'];
+  fileId: Scalars['String']['output'];
+  /** The name the uploader gave it. */
+  key: Scalars['String']['output'];
+  /** In bytes. */
+  size: Scalars['Int']['output'];
+  /** Where to PUT its bytes: signed, good for 15 minutes, once. */
+  uploadUrl: Scalars['String']['output'];
+  /** Where its bytes are served: signed and unguessable, it needs no header. */
+  url: Scalars['String']['output'];
 };
 
 export type FilePayload = {
@@ -502,6 +541,8 @@ export type Mutation = {
   createConversation: CreateConversationPayload;
   /** Posts a custom event in a conversation the caller participates in. */
   createEvent: CreateEventPayload;
+  /** Opens an upload slot for a file of the caller (415 for a type not taken, 413 over 1 MB). */
+  createFile: CreateFilePayload;
   /** Posts a message in a conversation the caller participates in. */
   createMessage: CreateMessagePayload;
   /** Creates a user and returns it with a user key signed by the server. Needs no x-user-key. */
@@ -544,6 +585,11 @@ export type MutationCreateConversationArgs = {
 
 export type MutationCreateEventArgs = {
   input: CreateEventInput;
+};
+
+
+export type MutationCreateFileArgs = {
+  input: CreateFileInput;
 };
 
 
