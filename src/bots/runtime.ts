@@ -14,6 +14,7 @@ import { type BotState, getBotState, setBotState, type StateKey } from '../domai
 import { botChatContext, emitAsBot, findBotOfIntegration, replyAsBot } from '../domain/bots.ts'
 import { DomainError } from '../domain/errors.ts'
 import { type LogLine, type Settlement, settleDelivery } from '../domain/delivery-settlement.ts'
+import { publishMessageStatus, settledStatus } from '../domain/message-status.ts'
 import type { SignalPublisher } from '../domain/signals.ts'
 import { type BotHandler, toBotCustomEvent, toBotMessage } from './handler.ts'
 import { retryAfterDelay, retryDelay, standardRetrySchedule } from './retry-schedule.ts'
@@ -131,6 +132,8 @@ export function startBotRuntime({
       ? await callWebhook(delivery, delivery.target.url, event)
       : await callHandler(delivery, event, state)
     await settle(delivery, settlement)
+    const settled = settledStatus(settlement)
+    if (settled) await publishMessageStatus(store, signals, delivery, { oldStatus: 'processing', ...settled })
   }
 
   /** Settles the attempt; an answer that fails once applied is refused, and the attempt settled without it. */

@@ -53,14 +53,25 @@ export async function postMessage(
     createdAt: now(),
   }
   await q.messages.insert(row)
-  after(() =>
+  after(() => {
+    // A user's message is in its bot's hands (the outbox) once committed: the web chat learns it
+    // before the message itself, as it only marks its optimistic copy while that has its local id.
+    if (!caller.isBot) {
+      ctx.signals.publish(ctx.integration.id, {
+        type: 'message_status_changed',
+        conversationId: row.conversationId,
+        message: row,
+        oldStatus: 'pending',
+        newStatus: 'processing',
+      })
+    }
     ctx.signals.publish(ctx.integration.id, {
       type: 'message_created',
       conversationId: row.conversationId,
       message: row,
       isBot: caller.isBot,
-    }),
-  )
+    })
+  })
   if (!caller.isBot) {
     await recordIncomingEvent(ctx, q, after, incomingMessageEvent(ctx.integration.botId, newId(), row))
   }

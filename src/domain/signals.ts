@@ -8,6 +8,15 @@ export type ConversationSignal =
   | { type: 'message_created'; conversationId: string; message: MessageRow; isBot: boolean }
   /** A message's payload, metadata or feedback changed. */
   | { type: 'message_updated'; conversationId: string; message: MessageRow; isBot: boolean }
+  /** How the bot's handling of a user's message goes (see message-status.ts). */
+  | {
+      type: 'message_status_changed'
+      conversationId: string
+      message: MessageRow
+      oldStatus?: string
+      newStatus: string
+      failureReason?: string
+    }
   | { type: 'message_deleted'; conversationId: string; message: MessageRow }
   | { type: 'event_created'; conversationId: string; event: EventRow; isBot: boolean }
   | { type: 'participant_added'; conversationId: string; participantId: string; participant: UserRow }

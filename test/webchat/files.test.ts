@@ -14,7 +14,7 @@ describe('files', () => {
 
   const slot = async (body: Record<string, unknown>, key = users.alice.key) => t.chat('POST', '/files', { key, body })
   const put = (url: string, bytes: Uint8Array) =>
-    t.app.fetch(new Request(url, { method: 'PUT', headers: { 'content-type': 'image/png', 'x-amz-tagging': 'public=true' }, body: bytes }))
+    t.app.fetch(new Request(url, { method: 'PUT', headers: { 'content-type': 'image/png', 'x-amz-tagging': 'public=true' }, body: Buffer.from(bytes) }))
   const get = (url: string) => t.app.fetch(new Request(url))
 
   it('opens a slot, takes the bytes once at uploadUrl and serves them at url with their content type', async () => {

@@ -64,14 +64,23 @@ describe('initialize', () => {
       body: { conversationId, payload: { type: 'text', text: 'hi' }, metadata: { clientMessageId: 'local-1' } },
     })
     expect(sent.status).toBe(200)
+    // In the bot's hands (processing) before the message itself, which comes back with its clientMessageId.
+    const processing = await first.signal!()
+    expect(processing).toEqual({ type: 'message_status_changed', data: { message: sent.body.message, oldStatus: 'pending', newStatus: 'processing' } })
     const created = await first.signal!()
     expect(created).toEqual({ type: 'message_created', data: { ...sent.body.message, isBot: false } })
     expect(created.data.metadata).toEqual({ clientMessageId: 'local-1' })
-    // The echo bot joins and answers, without the user's clientMessageId.
-    const later = [await first.signal!(), await first.signal!()]
-    const reply = later.find((s) => s.type === 'message_created')
-    expect(reply?.data).toMatchObject({ isBot: true, payload: { type: 'text', text: 'hi' } })
-    expect(reply?.data.metadata?.clientMessageId).toBeUndefined()
+    // The bot joins and answers without the user's clientMessageId, and is done (processed).
+    const later = [await first.signal!(), await first.signal!(), await first.signal!()]
+    expect(later.map((s) => s.type)).toEqual(['participant_added', 'message_created', 'message_status_changed'])
+    expect(later[0]?.data).toEqual({
+      conversationId,
+      participantId: t.tenant!.botId,
+      participant: { id: t.tenant!.botId, name: expect.any(String), createdAt: iso, updatedAt: iso },
+    })
+    expect(later[1]?.data).toMatchObject({ isBot: true, userId: t.tenant!.botId, payload: { type: 'text', text: 'hi' } })
+    expect(later[1]?.data.metadata?.clientMessageId).toBeUndefined()
+    expect(later[2]?.data).toEqual({ message: sent.body.message, oldStatus: 'processing', newStatus: 'processed' })
     await first.sse!.cancel()
 
     const again = await initialize(t, { key, conversationId })

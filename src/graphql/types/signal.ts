@@ -30,6 +30,18 @@ export const MessageUpdatedSignal = signalType('message_updated').implement({
   }),
 })
 
+export const MessageStatusChangedSignal = signalType('message_status_changed').implement({
+  subGraphs: ['chat'],
+  description: "How the bot's handling of a user's message goes: processing, then processed or failed.",
+  fields: (t) => ({
+    type: t.exposeString('type'),
+    message: t.expose('message', { type: Message }),
+    oldStatus: t.exposeString('oldStatus', { nullable: true }),
+    newStatus: t.exposeString('newStatus'),
+    failureReason: t.exposeString('failureReason', { nullable: true }),
+  }),
+})
+
 export const MessageDeletedSignal = signalType('message_deleted').implement({
   subGraphs: ['chat'],
   fields: (t) => ({
@@ -71,6 +83,7 @@ export const ParticipantRemovedSignal = signalType('participant_removed').implem
 export const conversationSignalMembers = {
   message_created: MessageCreatedSignal,
   message_updated: MessageUpdatedSignal,
+  message_status_changed: MessageStatusChangedSignal,
   message_deleted: MessageDeletedSignal,
   event_created: EventCreatedSignal,
   participant_added: ParticipantAddedSignal,
@@ -81,23 +94,48 @@ export type ListenerSignal = Exclude<ConversationSignal, { type: 'conversation_d
 
 export const ConversationSignalUnion = builder.unionType('ConversationSignal', {
   subGraphs: ['chat'],
-  description: 'Something that happened in a conversation: the five signals of the Chat API, and message_updated.',
+  description: 'Something that happened in a conversation: the five signals of the Chat API, message_updated and message_status_changed.',
   types: Object.values(conversationSignalMembers),
   resolveType: (signal: ListenerSignal) => conversationSignalMembers[signal.type],
 })
 
 builder.subscriptionType({ subGraphs: ['chat'] })
 
+/**
+ * A listener's signals less message_status_changed, which comes with every user message: the Chat
+ * API has no such signal, so its listeners (and subscribers who do not ask for it) never get it.
+ */
+export function withoutStatuses(signals: AsyncIterableIterator<ListenerSignal>): AsyncIterableIterator<ListenerSignal> {
+  const iterator: AsyncIterableIterator<ListenerSignal> = {
+    async next() {
+      for (;;) {
+        const next = await signals.next()
+        if (next.done || next.value.type !== 'message_status_changed') return next
+      }
+    },
+    return: async () => (await signals.return?.()) ?? { done: true, value: undefined },
+    [Symbol.asyncIterator]: () => iterator,
+  }
+  return iterator
+}
+
 builder.subscriptionField('conversationSignals', (t) =>
   t.field({
     type: ConversationSignalUnion,
     description:
       'The live signals of a conversation the caller participates in; ends when the caller is removed or the conversation is deleted.',
-    args: { conversationId: t.arg.string({ required: true }) },
-    subscribe: async (_root, { conversationId }, ctx) => {
+    args: {
+      conversationId: t.arg.string({ required: true }),
+      includeStatuses: t.arg.boolean({
+        defaultValue: false,
+        description: "Also message_status_changed (the bot's handling of each user message), as the web chat's stream has it.",
+      }),
+    },
+    subscribe: async (_root, { conversationId, includeStatuses }, ctx) => {
       const chat = chatScope(ctx)
       const caller = await requireListener({ ctx: chat, conversationId })
-      return ctx.signals.listen(chat.integration.id, conversationId, caller.id) as AsyncIterable<ListenerSignal>
+      const signals = ctx.signals.listen(chat.integration.id, conversationId, caller.id) as AsyncIterableIterator<ListenerSignal>
+      return includeStatuses ? signals : withoutStatuses(signals)
     },
     resolve: (signal) => signal,
   }),

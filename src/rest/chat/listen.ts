@@ -1,5 +1,5 @@
 import { type ChatSignalBodyFragment, ListenConversationDocument } from '../../__generated__/chat-operations.ts'
-import { compactMessage } from '../bodies.ts'
+import { compact, compactMessage } from '../bodies.ts'
 import { stream } from '../route.ts'
 
 type Signal = ChatSignalBodyFragment
@@ -12,6 +12,10 @@ export function toChatSignal(signal: Signal) {
       return { type: signal.type, data: { ...compactMessage(signal.message), isBot: signal.isBot } }
     case 'EventCreatedSignal':
       return { type: signal.type, data: { ...signal.event, isBot: signal.isBot } }
+    case 'MessageStatusChangedSignal': {
+      const { type, message, newStatus, oldStatus, failureReason } = signal
+      return { type, data: compact({ message: compactMessage(message), oldStatus, newStatus, failureReason }) }
+    }
     case 'MessageDeletedSignal':
       return { type: signal.type, data: { id: signal.id, conversationId: signal.conversationId, userId: signal.userId } }
     case 'ParticipantAddedSignal':

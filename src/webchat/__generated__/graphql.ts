@@ -222,8 +222,8 @@ export type ConversationParticipantsConnectionEdge = {
   node: User;
 };
 
-/** Something that happened in a conversation: the five signals of the Chat API, and message_updated. */
-export type ConversationSignal = EventCreatedSignal | MessageCreatedSignal | MessageDeletedSignal | MessageUpdatedSignal | ParticipantAddedSignal | ParticipantRemovedSignal;
+/** Something that happened in a conversation: the five signals of the Chat API, message_updated and message_status_changed. */
+export type ConversationSignal = EventCreatedSignal | MessageCreatedSignal | MessageDeletedSignal | MessageStatusChangedSignal | MessageUpdatedSignal | ParticipantAddedSignal | ParticipantRemovedSignal;
 
 export type CreateConversationInput = {
   /** A chosen id (1-64 of [A-Za-z0-9._:-]); generated when absent. */
@@ -522,6 +522,16 @@ export type MessagePayloadInput =
   |  { audio?: never; bloc?: never; card?: never; carousel?: never; choice?: never; dropdown?: never; file?: never; image?: never; location?: never; markdown?: never; text: TextPayloadInput; video?: never; }
   |  { audio?: never; bloc?: never; card?: never; carousel?: never; choice?: never; dropdown?: never; file?: never; image?: never; location?: never; markdown?: never; text?: never; video: VideoPayloadInput; };
 
+/** How the bot's handling of a user's message goes: processing, then processed or failed. */
+export type MessageStatusChangedSignal = {
+  __typename?: 'MessageStatusChangedSignal';
+  failureReason?: Maybe<Scalars['String']['output']>;
+  message: Message;
+  newStatus: Scalars['String']['output'];
+  oldStatus?: Maybe<Scalars['String']['output']>;
+  type: Scalars['String']['output'];
+};
+
 /** A message's payload, metadata or feedback changed. */
 export type MessageUpdatedSignal = {
   __typename?: 'MessageUpdatedSignal';
@@ -760,6 +770,7 @@ export type Subscription = {
 
 export type SubscriptionConversationSignalsArgs = {
   conversationId: Scalars['String']['input'];
+  includeStatuses?: InputMaybe<Scalars['Boolean']['input']>;
 };
 
 
@@ -831,7 +842,7 @@ export type VideoPayloadInput = {
 };
 
 /** What the official web chat's stream carries: `init`, then the conversation's signals. */
-export type WebchatSignal = EventCreatedSignal | InitSignal | MessageCreatedSignal | MessageDeletedSignal | MessageUpdatedSignal | ParticipantAddedSignal | ParticipantRemovedSignal;
+export type WebchatSignal = EventCreatedSignal | InitSignal | MessageCreatedSignal | MessageDeletedSignal | MessageStatusChangedSignal | MessageUpdatedSignal | ParticipantAddedSignal | ParticipantRemovedSignal;
 
 export type WebChatMessageFragment = { __typename?: 'Message', messageId: string, userId: string, createdAt: string, author: { __typename?: 'User', isBot: boolean, name?: string | null }, payload:
     | { __typename: 'AudioPayload', audioUrl: string }
@@ -957,6 +968,7 @@ export type WebChatSignalsSubscription = { __typename?: 'Subscription', conversa
           | { __typename: 'VideoPayload', videoUrl: string }
          } }
     | { __typename: 'MessageDeletedSignal', messageId: string }
+    | { __typename: 'MessageStatusChangedSignal' }
     | { __typename: 'MessageUpdatedSignal' }
     | { __typename: 'ParticipantAddedSignal' }
     | { __typename: 'ParticipantRemovedSignal' }
