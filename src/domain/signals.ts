@@ -17,6 +17,9 @@ export type ConversationSignal =
       newStatus: string
       failureReason?: string
     }
+  /** A participant is typing (for `timeout` ms at most), or stopped. */
+  | { type: 'typing_started'; conversationId: string; userId: string; timeout: number }
+  | { type: 'typing_stopped'; conversationId: string; userId: string }
   | { type: 'message_deleted'; conversationId: string; message: MessageRow }
   | { type: 'event_created'; conversationId: string; event: EventRow; isBot: boolean }
   | { type: 'participant_added'; conversationId: string; participantId: string; participant: UserRow }

@@ -131,4 +131,60 @@ describe('initialize', () => {
     expect(custom.body.event.payload).toEqual({ type: 'custom', data: { page: '/pricing' } })
     await sse!.cancel()
   })
+
+  it("carries the bot's typing (never the caller's own) and the bot's events as the web chat's signals", async () => {
+    const { init, sse, signal } = await initialize(t)
+    const key = init!.data.user.userKey as string
+    const conversationId = init!.data.conversation.id as string
+    await t.chat('POST', '/messages', { key, body: { conversationId, payload: { type: 'text', text: 'hi' } } })
+    // processing, the message, the bot joining, its answer, processed.
+    for (let i = 0; i < 5; i++) await signal!()
+    const bot = await t.keyFor(t.tenant!.botId)
+
+    expect(await t.chat('POST', `/conversations/${conversationId}/typing`, { key, body: {} })).toMatchObject({ status: 200, body: {} })
+    expect(await t.chat('POST', `/conversations/${conversationId}/typing`, { key: bot, body: { timeout: 3000 } })).toMatchObject({ status: 200 })
+    expect(await signal!()).toEqual({ type: 'typing_started', data: { conversationId, userId: t.tenant!.botId, timeout: 3000 } })
+    expect(await t.chat('DELETE', `/conversations/${conversationId}/typing`, { key: bot })).toMatchObject({ status: 200, body: {} })
+    expect(await signal!()).toEqual({ type: 'typing_stopped', data: { conversationId, userId: t.tenant!.botId } })
+
+    await t.chat('POST', '/events', { key: bot, body: { conversationId, payload: { type: 'webchat_visibility', visibility: 'show' } } })
+    expect(await signal!()).toEqual({ type: 'webchat_visibility', data: { visibility: 'show' } })
+    await t.chat('POST', '/events', { key: bot, body: { conversationId, payload: { type: 'webchat_config', config: { botName: 'B' } } } })
+    expect(await signal!()).toEqual({ type: 'webchat_config', data: { config: { botName: 'B' } } })
+    await t.chat('POST', '/events', { key: bot, body: { conversationId, payload: { type: 'promo', code: 'X' } } })
+    expect(await signal!()).toEqual({ type: 'custom', data: { event: { type: 'promo', code: 'X' } } })
+
+    const tooLong = await t.chat('POST', `/conversations/${conversationId}/typing`, { key, body: { timeout: 600_000 } })
+    expect(tooLong).toMatchObject({ status: 400, body: errorBody(400, 'InvalidPayload') })
+    const outsider = await t.user('mallory')
+    const forbidden = await t.chat('POST', `/conversations/${conversationId}/typing`, { key: outsider.key, body: {} })
+    expect(forbidden).toMatchObject({ status: 403, body: errorBody(403, 'Forbidden') })
+    await sse!.cancel()
+  })
+
+  it('is the initialize subscription in GraphQL, typing and statuses included', async () => {
+    const { init, sse } = await initialize(t)
+    await sse!.cancel()
+    const key = init!.data.user.userKey as string
+    const conversationId = init!.data.conversation.id as string
+    const response = await t.send('POST', `${BASE}/${WEBHOOK_ID}/graphql`, {
+      key,
+      headers: { accept: 'text/event-stream' },
+      body: {
+        query: `subscription($id: String) { initialize(conversationId: $id) { __typename
+          ... on InitSignal { conversation { conversationId } user { userId } userKey }
+          ... on MessageStatusChangedSignal { newStatus message { metadata } }
+          ... on MessageCreatedSignal { isBot } } }`,
+        variables: { id: conversationId },
+      },
+    })
+    expect(response.status).toBe(200)
+    const reader = new SseReader(response.body!)
+    const next = async () => JSON.parse((await reader.message((b) => b.event !== 'next'))!.data as string).data.initialize
+    expect(await next()).toEqual({ __typename: 'InitSignal', conversation: { conversationId }, user: { userId: init!.data.user.id }, userKey: key })
+    await t.chat('POST', '/messages', { key, body: { conversationId, payload: { type: 'text', text: 'hi' }, metadata: { clientMessageId: 'c' } } })
+    expect(await next()).toEqual({ __typename: 'MessageStatusChangedSignal', newStatus: 'processing', message: { metadata: { clientMessageId: 'c' } } })
+    expect(await next()).toEqual({ __typename: 'MessageCreatedSignal', isBot: false })
+    await reader.cancel()
+  })
 })

@@ -42,6 +42,26 @@ export const MessageStatusChangedSignal = signalType('message_status_changed').i
   }),
 })
 
+export const TypingStartedSignal = signalType('typing_started').implement({
+  subGraphs: ['chat'],
+  description: 'A participant started typing; the indicator lasts `timeout` milliseconds unless stopped or renewed.',
+  fields: (t) => ({
+    type: t.exposeString('type'),
+    conversationId: t.exposeString('conversationId'),
+    userId: t.exposeString('userId'),
+    timeout: t.exposeInt('timeout'),
+  }),
+})
+
+export const TypingStoppedSignal = signalType('typing_stopped').implement({
+  subGraphs: ['chat'],
+  fields: (t) => ({
+    type: t.exposeString('type'),
+    conversationId: t.exposeString('conversationId'),
+    userId: t.exposeString('userId'),
+  }),
+})
+
 export const MessageDeletedSignal = signalType('message_deleted').implement({
   subGraphs: ['chat'],
   fields: (t) => ({
@@ -84,6 +104,8 @@ export const conversationSignalMembers = {
   message_created: MessageCreatedSignal,
   message_updated: MessageUpdatedSignal,
   message_status_changed: MessageStatusChangedSignal,
+  typing_started: TypingStartedSignal,
+  typing_stopped: TypingStoppedSignal,
   message_deleted: MessageDeletedSignal,
   event_created: EventCreatedSignal,
   participant_added: ParticipantAddedSignal,
@@ -94,23 +116,24 @@ export type ListenerSignal = Exclude<ConversationSignal, { type: 'conversation_d
 
 export const ConversationSignalUnion = builder.unionType('ConversationSignal', {
   subGraphs: ['chat'],
-  description: 'Something that happened in a conversation: the five signals of the Chat API, message_updated and message_status_changed.',
+  description:
+    "Something that happened in a conversation: the five signals of the Chat API, and the web chat's message_updated, message_status_changed, typing_started and typing_stopped.",
   types: Object.values(conversationSignalMembers),
   resolveType: (signal: ListenerSignal) => conversationSignalMembers[signal.type],
 })
 
 builder.subscriptionType({ subGraphs: ['chat'] })
 
-/**
- * A listener's signals less message_status_changed, which comes with every user message: the Chat
- * API has no such signal, so its listeners (and subscribers who do not ask for it) never get it.
- */
-export function withoutStatuses(signals: AsyncIterableIterator<ListenerSignal>): AsyncIterableIterator<ListenerSignal> {
+/** A listener's signals that `keep` keeps; returning it ends the listener's. */
+export function keepSignals(
+  signals: AsyncIterableIterator<ListenerSignal>,
+  keep: (signal: ListenerSignal) => boolean,
+): AsyncIterableIterator<ListenerSignal> {
   const iterator: AsyncIterableIterator<ListenerSignal> = {
     async next() {
       for (;;) {
         const next = await signals.next()
-        if (next.done || next.value.type !== 'message_status_changed') return next
+        if (next.done || keep(next.value)) return next
       }
     },
     return: async () => (await signals.return?.()) ?? { done: true, value: undefined },
@@ -118,6 +141,13 @@ export function withoutStatuses(signals: AsyncIterableIterator<ListenerSignal>):
   }
   return iterator
 }
+
+/**
+ * message_status_changed comes with every user message: the Chat API has no such signal, so its
+ * listeners (and subscribers who do not ask for it) never get it. (Typing, feedback and updates
+ * come only when someone types or changes a message.)
+ */
+const notStatus = (signal: ListenerSignal) => signal.type !== 'message_status_changed'
 
 builder.subscriptionField('conversationSignals', (t) =>
   t.field({
@@ -135,7 +165,7 @@ builder.subscriptionField('conversationSignals', (t) =>
       const chat = chatScope(ctx)
       const caller = await requireListener({ ctx: chat, conversationId })
       const signals = ctx.signals.listen(chat.integration.id, conversationId, caller.id) as AsyncIterableIterator<ListenerSignal>
-      return includeStatuses ? signals : withoutStatuses(signals)
+      return includeStatuses ? signals : keepSignals(signals, notStatus)
     },
     resolve: (signal) => signal,
   }),

@@ -4,7 +4,7 @@ import { builder } from '../builder.ts'
 import { chatScope } from '../context.ts'
 import { Conversation } from './conversation.ts'
 import { Message } from './message.ts'
-import { conversationSignalMembers, type ListenerSignal } from './signal.ts'
+import { conversationSignalMembers, keepSignals, type ListenerSignal } from './signal.ts'
 import { User } from './user.ts'
 
 type InitSignal = WebchatSession & { type: 'init'; userKey: string }
@@ -83,7 +83,11 @@ builder.subscriptionField('initialize', (t) =>
       const { ctx: chat } = await startWebchat({ ctx: chatScope(ctx) })
       const conversation = await openWebchatConversation({ ctx: chat, conversationId })
       const callerId = chat.callerId as string
-      const signals = ctx.signals.listen(chat.integration.id, conversation.id, callerId) as AsyncIterableIterator<ListenerSignal>
+      // The caller's own typing is not news to the caller (the web chat would show it as the bot's).
+      const signals = keepSignals(
+        ctx.signals.listen(chat.integration.id, conversation.id, callerId) as AsyncIterableIterator<ListenerSignal>,
+        (signal) => !((signal.type === 'typing_started' || signal.type === 'typing_stopped') && signal.userId === callerId),
+      )
       const init = async (): Promise<InitSignal> => ({
         type: 'init',
         ...(await readWebchatSession(chat, conversation)),

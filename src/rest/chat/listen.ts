@@ -16,6 +16,10 @@ export function toChatSignal(signal: Signal) {
       const { type, message, newStatus, oldStatus, failureReason } = signal
       return { type, data: compact({ message: compactMessage(message), oldStatus, newStatus, failureReason }) }
     }
+    case 'TypingStartedSignal':
+      return { type: signal.type, data: { conversationId: signal.conversationId, userId: signal.userId, timeout: signal.timeout } }
+    case 'TypingStoppedSignal':
+      return { type: signal.type, data: { conversationId: signal.conversationId, userId: signal.userId } }
     case 'MessageDeletedSignal':
       return { type: signal.type, data: { id: signal.id, conversationId: signal.conversationId, userId: signal.userId } }
     case 'ParticipantAddedSignal':

@@ -5,6 +5,16 @@ import { toChatSignal } from './listen.ts'
 
 type Signal = InitializeSubscription['initialize']
 
+/**
+ * What a bot's event says to the web chat: `{type: "webchat_visibility", visibility}` shows, hides
+ * or toggles it, `{type: "webchat_config", config}` configures it, anything else is `custom`.
+ */
+function botEventSignal(payload: Record<string, unknown>) {
+  if (payload.type === 'webchat_visibility') return { type: 'webchat_visibility', data: { visibility: payload.visibility } }
+  if (payload.type === 'webchat_config') return { type: 'webchat_config', data: { config: payload.config } }
+  return { type: 'custom', data: { event: payload } }
+}
+
 /** The web chat's stream message: `init` with the session, else a signal as the Chat API sends it. */
 function toWebchatSignal(signal: Signal) {
   // The web chat adds the participant itself to its list (the Chat API names it only).
@@ -12,6 +22,8 @@ function toWebchatSignal(signal: Signal) {
     const { type, conversationId, participantId, participant } = signal
     return { type, data: { conversationId, participantId, participant: compact(participant) } }
   }
+  // A bot's events: the web chat's own signals when their payload names one, else `custom`.
+  if (signal.__typename === 'EventCreatedSignal' && signal.isBot) return botEventSignal(signal.event.payload)
   if (signal.__typename !== 'InitSignal') return toChatSignal(signal)
   return {
     type: signal.type,

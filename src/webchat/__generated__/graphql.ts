@@ -222,8 +222,8 @@ export type ConversationParticipantsConnectionEdge = {
   node: User;
 };
 
-/** Something that happened in a conversation: the five signals of the Chat API, message_updated and message_status_changed. */
-export type ConversationSignal = EventCreatedSignal | MessageCreatedSignal | MessageDeletedSignal | MessageStatusChangedSignal | MessageUpdatedSignal | ParticipantAddedSignal | ParticipantRemovedSignal;
+/** Something that happened in a conversation: the five signals of the Chat API, and the web chat's message_updated, message_status_changed, typing_started and typing_stopped. */
+export type ConversationSignal = EventCreatedSignal | MessageCreatedSignal | MessageDeletedSignal | MessageStatusChangedSignal | MessageUpdatedSignal | ParticipantAddedSignal | ParticipantRemovedSignal | TypingStartedSignal | TypingStoppedSignal;
 
 export type CreateConversationInput = {
   /** A chosen id (1-64 of [A-Za-z0-9._:-]); generated when absent. */
@@ -571,6 +571,10 @@ export type Mutation = {
   removeMessageFeedback: RemoveMessageFeedbackPayload;
   /** Removes a participant: any participant may leave, the owner may remove others, no one removes the owner. */
   removeParticipant: RemoveParticipantPayload;
+  /** Tells the conversation's other listeners (the web chat's typing indicator) that the caller is typing. */
+  startTyping: StartTypingPayload;
+  /** Tells the conversation's other listeners that the caller stopped typing. */
+  stopTyping: StopTypingPayload;
   /** Replaces a message's payload and metadata; only its author may. */
   updateMessage: UpdateMessagePayload;
   /** Updates the profile fields given (null clears one) of the user the x-user-key names. */
@@ -640,6 +644,16 @@ export type MutationRemoveMessageFeedbackArgs = {
 
 export type MutationRemoveParticipantArgs = {
   input: RemoveParticipantInput;
+};
+
+
+export type MutationStartTypingArgs = {
+  input: StartTypingInput;
+};
+
+
+export type MutationStopTypingArgs = {
+  input: StopTypingInput;
 };
 
 
@@ -759,6 +773,26 @@ export type RemoveParticipantPayload = {
   userId: Scalars['String']['output'];
 };
 
+export type StartTypingInput = {
+  conversationId: Scalars['String']['input'];
+  /** How long the indicator lasts, in milliseconds (5,000 by default, 60,000 at most). */
+  timeout?: InputMaybe<Scalars['Int']['input']>;
+};
+
+export type StartTypingPayload = {
+  __typename?: 'StartTypingPayload';
+  conversationId: Scalars['String']['output'];
+};
+
+export type StopTypingInput = {
+  conversationId: Scalars['String']['input'];
+};
+
+export type StopTypingPayload = {
+  __typename?: 'StopTypingPayload';
+  conversationId: Scalars['String']['output'];
+};
+
 export type Subscription = {
   __typename?: 'Subscription';
   /** The live signals of a conversation the caller participates in; ends when the caller is removed or the conversation is deleted. */
@@ -788,6 +822,22 @@ export type TextPayloadInput = {
   /** Properties the kind does not name, kept in the stored payload. */
   extra?: InputMaybe<Scalars['JSONObject']['input']>;
   text: Scalars['String']['input'];
+};
+
+/** A participant started typing; the indicator lasts `timeout` milliseconds unless stopped or renewed. */
+export type TypingStartedSignal = {
+  __typename?: 'TypingStartedSignal';
+  conversationId: Scalars['String']['output'];
+  timeout: Scalars['Int']['output'];
+  type: Scalars['String']['output'];
+  userId: Scalars['String']['output'];
+};
+
+export type TypingStoppedSignal = {
+  __typename?: 'TypingStoppedSignal';
+  conversationId: Scalars['String']['output'];
+  type: Scalars['String']['output'];
+  userId: Scalars['String']['output'];
 };
 
 export type UpdateMessageInput = {
@@ -842,7 +892,7 @@ export type VideoPayloadInput = {
 };
 
 /** What the official web chat's stream carries: `init`, then the conversation's signals. */
-export type WebchatSignal = EventCreatedSignal | InitSignal | MessageCreatedSignal | MessageDeletedSignal | MessageStatusChangedSignal | MessageUpdatedSignal | ParticipantAddedSignal | ParticipantRemovedSignal;
+export type WebchatSignal = EventCreatedSignal | InitSignal | MessageCreatedSignal | MessageDeletedSignal | MessageStatusChangedSignal | MessageUpdatedSignal | ParticipantAddedSignal | ParticipantRemovedSignal | TypingStartedSignal | TypingStoppedSignal;
 
 export type WebChatMessageFragment = { __typename?: 'Message', messageId: string, userId: string, createdAt: string, author: { __typename?: 'User', isBot: boolean, name?: string | null }, payload:
     | { __typename: 'AudioPayload', audioUrl: string }
@@ -972,6 +1022,8 @@ export type WebChatSignalsSubscription = { __typename?: 'Subscription', conversa
     | { __typename: 'MessageUpdatedSignal' }
     | { __typename: 'ParticipantAddedSignal' }
     | { __typename: 'ParticipantRemovedSignal' }
+    | { __typename: 'TypingStartedSignal' }
+    | { __typename: 'TypingStoppedSignal' }
    };
 
 export class TypedDocumentString<TResult, TVariables>
