@@ -1,8 +1,9 @@
+import { timingSafeEqual } from 'node:crypto'
 import type { UserRow } from '../db/schema.ts'
 import type { Queries } from '../db/store.ts'
 import { now } from './clock.ts'
 import type { ChatContext } from './context.ts'
-import { alreadyExists, forbidden, notFound, unauthorized } from './errors.ts'
+import { alreadyExists, DomainError, forbidden, notFound, unauthorized } from './errors.ts'
 import { removeFileBytes } from './file-bytes.ts'
 import { assertClientId, newId } from './ids.ts'
 
@@ -141,4 +142,28 @@ export function getVisibleUser(ctx: ChatContext, id: string): Promise<UserRow> {
     }
     return user
   })
+}
+
+/**
+ * generateUserKey's gate: the x-admin-secret must be the integration's encryption key (whoever
+ * holds it can sign user keys anyway), and the user must exist. Returns the user.
+ */
+export async function authorizeUserKey({
+  ctx,
+  userId,
+  expiresAt,
+}: {
+  ctx: ChatContext
+  userId: string
+  expiresAt?: number | null
+}): Promise<UserRow> {
+  const given = Buffer.from(ctx.adminSecret ?? '')
+  const expected = Buffer.from(ctx.integration.encryptionKey)
+  if (given.length !== expected.length || !timingSafeEqual(given, expected)) {
+    throw unauthorized('x-admin-secret must be the chat integration\'s encryption key')
+  }
+  if (expiresAt != null && (!Number.isFinite(expiresAt) || expiresAt <= Date.now())) {
+    throw new DomainError('InvalidPayload', 'expiresAt must be a time in the future, in milliseconds since the epoch')
+  }
+  return ctx.store.read((q) => getUserIn(ctx, q, userId))
 }

@@ -57,8 +57,9 @@ export async function createChatContext(
     requestId,
     webhookId,
     userKey,
+    adminSecret,
     baseUrl,
-  }: { requestId: string; webhookId: string; userKey: string | undefined; baseUrl?: string },
+  }: { requestId: string; webhookId: string; userKey: string | undefined; adminSecret?: string; baseUrl?: string },
 ): Promise<GraphQLContext> {
   return refusingWithStatus(async () => {
     const integration = await findChatIntegration(deps.store, webhookId)
@@ -67,7 +68,7 @@ export async function createChatContext(
       requestId,
       log: deps.log,
       signals: deps.signals,
-      chat: { store: deps.store, integration, callerId, signals: deps.signals, bots: deps.bots },
+      chat: { store: deps.store, integration, callerId, adminSecret, signals: deps.signals, bots: deps.bots },
       baseUrl,
     }
   })

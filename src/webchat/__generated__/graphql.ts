@@ -384,6 +384,18 @@ export type FilePayloadInput = {
   title?: InputMaybe<Scalars['String']['input']>;
 };
 
+export type GenerateUserKeyInput = {
+  /** When the key expires, in milliseconds since the epoch; never when absent. */
+  expiresAt?: InputMaybe<Scalars['Float']['input']>;
+  /** The user the key acts for. */
+  id: Scalars['String']['input'];
+};
+
+export type GenerateUserKeyPayload = {
+  __typename?: 'GenerateUserKeyPayload';
+  key: Scalars['String']['output'];
+};
+
 export type GetOrCreateConversationInput = {
   id: Scalars['String']['input'];
 };
@@ -563,6 +575,8 @@ export type Mutation = {
   deleteMessage: DeleteMessagePayload;
   /** Deletes the user the x-user-key names, the conversations it owns and its messages; returns its user id. */
   deleteUser: Scalars['String']['output'];
+  /** A user key for an existing user, for the holder of x-admin-secret (the integration's encryption key). */
+  generateUserKey: GenerateUserKeyPayload;
   /** Returns the conversation with this id (the caller must participate), creating it if it does not exist. */
   getOrCreateConversation: GetOrCreateConversationPayload;
   /** Returns the user the x-user-key names, creating it with this profile if it does not exist. */
@@ -624,6 +638,11 @@ export type MutationDeleteConversationArgs = {
 
 export type MutationDeleteMessageArgs = {
   input: DeleteMessageInput;
+};
+
+
+export type MutationGenerateUserKeyArgs = {
+  input: GenerateUserKeyInput;
 };
 
 
