@@ -113,6 +113,8 @@ export interface FileQueries {
   /** The ids of the files of a user (`userId`) or of a conversation, which go when it goes. */
   idsOfUser(integrationId: string, userId: string): Promise<string[]>
   idsOfConversation(integrationId: string, conversationId: string): Promise<string[]>
+  /** Every file of a chat integration (its bot is being deleted). */
+  idsOfIntegration(integrationId: string): Promise<string[]>
 }
 
 export interface EventQueries {

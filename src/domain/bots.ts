@@ -256,8 +256,15 @@ export function updateBot({ ctx, id, input }: { ctx: AdminContext; id: string; i
 export function deleteBot({ ctx, id }: { ctx: AdminContext; id: string }): Promise<void> {
   return ctx.store.write(async (q, after) => {
     const integration = await q.bots.integrationOf(id)
+    const fileIds = integration ? await q.files.idsOfIntegration(integration.id) : []
     if (!(await q.bots.delete(ctx.workspaceId, id))) throw notFound('Bot', id)
-    if (integration) after(() => ctx.signals.closeIntegration(integration.id))
+    if (integration) {
+      after(() => {
+        // The files' rows went with the integration; their bytes go now (see removeFileBytes).
+        if (fileIds.length > 0) void ctx.store.files.remove(fileIds).catch(() => {})
+        ctx.signals.closeIntegration(integration.id)
+      })
+    }
   })
 }
 

@@ -87,6 +87,13 @@ describe('files', () => {
     await eventually(async () => expect(await t.store.files.read(file.id)).toBeUndefined())
   })
 
+  it('goes with its bot', async () => {
+    const { file } = (await slot({ key: 'a.txt', size: 2 })).body
+    await put(file.uploadUrl, new Uint8Array([104, 105]))
+    expect((await t.admin('DELETE', `/bots/${t.tenant!.botId}`)).status).toBe(200)
+    await eventually(async () => expect(await t.store.files.read(file.id)).toBeUndefined())
+  })
+
   it('is the createFile mutation in GraphQL', async () => {
     const res = await t.graphql(
       'mutation { createFile(input: { key: "x.jpg", size: 3 }) { file { fileId key size contentType url uploadUrl } } }',

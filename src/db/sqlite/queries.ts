@@ -740,6 +740,13 @@ export function sqliteQueries(db: SqliteDb): Queries {
           .where(and(eq(files.integrationId, integrationId), eq(files.conversationId, conversationId)))
           .all()
           .map((row) => row.id),
+      idsOfIntegration: async (integrationId) =>
+        db
+          .select({ id: files.id })
+          .from(files)
+          .where(eq(files.integrationId, integrationId))
+          .all()
+          .map((row) => row.id),
     },
 
     events: {
