@@ -15,6 +15,8 @@ import { botChatContext, emitAsBot, findBotOfIntegration, replyAsBot } from '../
 import { DomainError } from '../domain/errors.ts'
 import { type LogLine, type Settlement, settleDelivery } from '../domain/delivery-settlement.ts'
 import { publishMessageStatus, settledStatus } from '../domain/message-status.ts'
+import { updateMessage } from '../domain/message-updates.ts'
+import { botTyping } from '../domain/typing.ts'
 import type { SignalPublisher } from '../domain/signals.ts'
 import { type BotHandler, toBotCustomEvent, toBotMessage } from './handler.ts'
 import { retryAfterDelay, retryDelay, standardRetrySchedule } from './retry-schedule.ts'
@@ -230,6 +232,10 @@ export function startBotRuntime({
             reply: (payload, metadata) => act(() => replyAsBot(ctx, event, payload, metadata)).then(toBotMessage),
             emit: (payload) => act(() => emitAsBot(ctx, event, payload)).then(toBotCustomEvent),
             setState: (state) => act(() => setBotState(store, stateKey(delivery), state)),
+            typing: (timeoutMs) => act(async () => botTyping(ctx, delivery.conversationId, true, timeoutMs)),
+            stopTyping: () => act(async () => botTyping(ctx, delivery.conversationId, false)),
+            updateMessage: (id, payload, metadata) =>
+              act(() => updateMessage({ ctx, id, input: { payload, metadata } })).then(toBotMessage),
             log: log.child({ botId: target.botId, eventId: event.id }),
           }),
         ),

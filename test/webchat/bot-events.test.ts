@@ -47,4 +47,44 @@ describe("bots and the web chat's events", () => {
       await t.close()
     }
   })
+
+  it("shows a handler's typing and its message updates on the web chat's stream", async () => {
+    const t = createTestApp({
+      handlers: {
+        echo: async ({ event, reply, typing, stopTyping, updateMessage }: BotContext) => {
+          if (event.type !== 'message') return
+          await typing(2000)
+          const sent = await reply({ type: 'text', text: 'thinking…' })
+          await stopTyping()
+          await updateMessage(sent.id, { type: 'text', text: 'done' }, { edited: true })
+        },
+      },
+    })
+    try {
+      const response = await t.send('GET', `${BASE}/${WEBHOOK_ID}/initialize`)
+      const sse = new SseReader(response.body!)
+      const next = async () => JSON.parse((await sse.message((b) => b.data === PING))!.data as string)
+      const init = await next()
+      const key = init.data.user.userKey as string
+      const conversationId = init.data.conversation.id as string
+      await t.chat('POST', '/messages', { key, body: { conversationId, payload: { type: 'text', text: 'hi' } } })
+      const heard: { type: string; data: any }[] = []
+      while (!heard.some((s) => s.type === 'message_updated')) heard.push(await next())
+      const botId = t.tenant!.botId
+      expect(heard.map((s) => s.type)).toEqual([
+        'message_status_changed',
+        'message_created',
+        'typing_started',
+        'participant_added',
+        'message_created',
+        'typing_stopped',
+        'message_updated',
+      ])
+      expect(heard[2]?.data).toEqual({ conversationId, userId: botId, timeout: 2000 })
+      expect(heard[6]?.data).toMatchObject({ isBot: true, userId: botId, payload: { type: 'text', text: 'done' }, metadata: { edited: true } })
+      await sse.cancel()
+    } finally {
+      await t.close()
+    }
+  })
 })
