@@ -13,6 +13,7 @@ import { joinConversation } from './participants.ts'
 import type { MessagePayload } from './payloads.ts'
 import type { SignalPublisher } from './signals.ts'
 import { newId, newSecret } from './ids.ts'
+import { removeFileBytes } from './file-bytes.ts'
 
 export type BotSortField = 'createdAt' | 'updatedAt'
 
@@ -260,8 +261,7 @@ export function deleteBot({ ctx, id }: { ctx: AdminContext; id: string }): Promi
     if (!(await q.bots.delete(ctx.workspaceId, id))) throw notFound('Bot', id)
     if (integration) {
       after(() => {
-        // The files' rows went with the integration; their bytes go now (see removeFileBytes).
-        if (fileIds.length > 0) void ctx.store.files.remove(fileIds).catch(() => {})
+        removeFileBytes(ctx.store, fileIds)
         ctx.signals.closeIntegration(integration.id)
       })
     }

@@ -115,7 +115,7 @@ export function deleteConversation({ ctx, id }: { ctx: ChatContext; id: string }
     const fileIds = await q.files.idsOfConversation(ctx.integration.id, id)
     await q.conversations.delete(ctx.integration.id, id)
     after(() => {
-      removeFileBytes(ctx, fileIds)
+      removeFileBytes(ctx.store, fileIds)
       ctx.signals.publish(ctx.integration.id, { type: 'conversation_deleted', conversationId: id })
     })
   })

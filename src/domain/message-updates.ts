@@ -2,14 +2,8 @@ import type { MessageFeedback, MessageRow } from '../db/schema.ts'
 import type { After, Queries } from '../db/store.ts'
 import type { ChatContext } from './context.ts'
 import { requireParticipation } from './conversations.ts'
-import { forbidden, invalidPayload, notFound } from './errors.ts'
-import { checkMessage } from './messages.ts'
-
-async function findMessage(ctx: ChatContext, q: Queries, id: string): Promise<MessageRow> {
-  const row = await q.messages.find(ctx.integration.id, id)
-  if (!row) throw notFound('Message', id)
-  return row
-}
+import { forbidden, invalidPayload } from './errors.ts'
+import { checkMessage, findMessage } from './messages.ts'
 
 const publishUpdated = (ctx: ChatContext, after: After, message: MessageRow, isBot: boolean) =>
   after(() =>

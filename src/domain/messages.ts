@@ -84,7 +84,7 @@ export async function createMessage({ ctx, input }: { ctx: ChatContext; input: C
   return ctx.store.write((q, after) => postMessage(ctx, q, after, message))
 }
 
-async function findMessage(ctx: ChatContext, q: Queries, id: string): Promise<MessageRow> {
+export async function findMessage(ctx: ChatContext, q: Queries, id: string): Promise<MessageRow> {
   const row = await q.messages.find(ctx.integration.id, id)
   if (!row) throw notFound('Message', id)
   return row

@@ -107,7 +107,7 @@ export function deleteUser({ ctx }: { ctx: ChatContext }): Promise<void> {
     await q.users.delete(ctx.integration.id, caller.id)
     callers.delete(ctx)
     after(() => {
-      removeFileBytes(ctx, fileIds)
+      removeFileBytes(ctx.store, fileIds)
       for (const { conversationId, ownerId } of joined) {
         ctx.signals.publish(
           ctx.integration.id,
