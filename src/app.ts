@@ -2,6 +2,7 @@ import { randomUUID } from 'node:crypto'
 import type { Server } from 'node:http'
 import { bodyLimits } from './http/body.ts'
 import { type CorsOrigins, createCors } from './http/cors.ts'
+import { fileDownloadTransport, fileUploadTransport } from './http/files.ts'
 import { graphqlOverHttp } from './http/graphql.ts'
 import { healthTransport } from './http/health.ts'
 import { serveMounts } from './http/mounts.ts'
@@ -43,6 +44,9 @@ export function createApp({ corsOrigins = [], ...options }: AppOptions): App {
       { path: '/:webhookId/graphql/stream', transport: graphqlOverHttp(chatYoga, bodyLimits.chat, ['GET', 'POST', 'PUT', 'DELETE']) },
       { path: '/:webhookId/', transport: webChatTransport(parts.store) },
       { path: '/:webhookId/webchat.js', transport: webChatTransport(parts.store) },
+      // A file's bytes are no JSON: the upload URL and the public URL of the Webchat API's files.
+      { path: '/:webhookId/files/:fileId/upload', transport: fileUploadTransport(parts.store) },
+      { path: '/:webhookId/files/:fileId/:signature/:name', transport: fileDownloadTransport(parts.store) },
       { path: '/:webhookId/*', transport: chatRest },
     ],
     errors,

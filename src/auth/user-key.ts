@@ -70,6 +70,9 @@ export function createUserKeyVerifier({ capacity = 10_000, clock = Date.now }: U
 /** The process's user key verifier (see createUserKeyVerifier). */
 export const verifyUserKey = createUserKeyVerifier()
 
-export function signUserKey(userId: string, encryptionKey: string): Promise<string> {
-  return new SignJWT({ id: userId }).setProtectedHeader({ alg: 'HS256', typ: 'JWT' }).sign(encoder.encode(encryptionKey))
+/** A user key for `userId`; with `expiresAtMs` (milliseconds since the epoch) it expires then (`exp`). */
+export function signUserKey(userId: string, encryptionKey: string, expiresAtMs?: number): Promise<string> {
+  const jwt = new SignJWT({ id: userId }).setProtectedHeader({ alg: 'HS256', typ: 'JWT' })
+  if (expiresAtMs !== undefined) jwt.setExpirationTime(Math.floor(expiresAtMs / 1000))
+  return jwt.sign(encoder.encode(encryptionKey))
 }

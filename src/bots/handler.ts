@@ -34,6 +34,11 @@ export interface BotContext {
   reply(payload: Record<string, unknown>, metadata?: Record<string, unknown>): Promise<BotMessage>
   /** Creates a custom event in the event's conversation as the bot. */
   emit(payload: Record<string, unknown>): Promise<BotCustomEvent>
+  /** Shows the web chat's typing indicator for `timeoutMs` (5,000 by default), until the bot replies or stops. */
+  typing(timeoutMs?: number): Promise<void>
+  stopTyping(): Promise<void>
+  /** Replaces the payload (and metadata) of one of the bot's own messages; listeners get message_updated. */
+  updateMessage(id: string, payload: Record<string, unknown>, metadata?: Record<string, unknown>): Promise<BotMessage>
   /** Stores the bot's state (`event.state` of later events): each part given replaces the stored one. */
   setState(state: Partial<BotState>): Promise<void>
   log: Logger

@@ -15,6 +15,9 @@ import { type BotState, getBotState, setBotState, type StateKey } from '../domai
 import { botChatContext, emitAsBot, findBotOfIntegration, replyAsBot } from '../domain/bots.ts'
 import { DomainError } from '../domain/errors.ts'
 import { type LogLine, type Settlement, settleDelivery } from '../domain/delivery-settlement.ts'
+import { publishMessageStatus, settledStatus } from '../domain/message-status.ts'
+import { updateMessage } from '../domain/message-updates.ts'
+import { botTyping } from '../domain/typing.ts'
 import type { SignalPublisher } from '../domain/signals.ts'
 import type { RuntimeActivity } from './activity.ts'
 import { type BotHandler, toBotCustomEvent, toBotMessage } from './handler.ts'
@@ -139,6 +142,8 @@ export function startBotRuntime({
         ? await callBotpress(delivery, url)
         : await callWebhook(delivery, url, event)
     await settle(delivery, settlement)
+    const settled = settledStatus(settlement)
+    if (settled) await publishMessageStatus(store, signals, delivery, { oldStatus: 'processing', ...settled })
   }
 
   /** Settles the attempt; an answer that fails once applied is refused, and the attempt settled without it. */
@@ -274,6 +279,10 @@ export function startBotRuntime({
             reply: (payload, metadata) => act(() => replyAsBot(ctx, event, payload, metadata)).then(toBotMessage),
             emit: (payload) => act(() => emitAsBot(ctx, event, payload)).then(toBotCustomEvent),
             setState: (state) => act(() => setBotState(store, stateKey(delivery), state)),
+            typing: (timeoutMs) => act(async () => botTyping(ctx, delivery.conversationId, true, timeoutMs)),
+            stopTyping: () => act(async () => botTyping(ctx, delivery.conversationId, false)),
+            updateMessage: (id, payload, metadata) =>
+              act(() => updateMessage({ ctx, id, input: { payload, metadata } })).then(toBotMessage),
             log: log.child({ botId: target.botId, eventId: event.id }),
           }),
         ),

@@ -157,6 +157,8 @@ export const messages = sqliteTable(
     userId: text('user_id').notNull(),
     payload: text('payload', { mode: 'json' }).$type<Record<string, unknown>>().notNull(),
     metadata: text('metadata', { mode: 'json' }).$type<Record<string, unknown>>(),
+    /** A user's feedback on the message (the web chat's thumbs up or down). */
+    feedback: text('feedback', { mode: 'json' }).$type<MessageFeedback>(),
     createdAt: createdAt(),
   },
   (t) => [
@@ -170,6 +172,42 @@ export const messages = sqliteTable(
     ),
     index('messages_page_idx').on(t.integrationId, t.conversationId, t.createdAt, t.id),
     index('messages_user_idx').on(t.integrationId, t.userId),
+  ],
+)
+
+export interface MessageFeedback {
+  value: 'positive' | 'negative'
+  comment?: string
+}
+
+/**
+ * A file a user uploads (the web chat's attachments): its bytes are on disk, named by its id, once
+ * uploaded; the row goes with its user or conversation, and the bytes with it.
+ */
+export const files = sqliteTable(
+  'files',
+  {
+    integrationId: text('integration_id').notNull(),
+    id: text('id').notNull(),
+    userId: text('user_id').notNull(),
+    conversationId: text('conversation_id'),
+    key: text('key').notNull(),
+    contentType: text('content_type').notNull(),
+    size: integer('size').notNull(),
+    uploadedAt: text('uploaded_at'),
+    createdAt: createdAt(),
+  },
+  (t) => [
+    primaryKey({ columns: [t.integrationId, t.id] }),
+    foreignKey({ columns: [t.integrationId, t.userId], foreignColumns: [users.integrationId, users.id] }).onDelete(
+      'cascade',
+    ),
+    foreignKey({
+      columns: [t.integrationId, t.conversationId],
+      foreignColumns: [conversations.integrationId, conversations.id],
+    }).onDelete('cascade'),
+    index('files_user_idx').on(t.integrationId, t.userId),
+    index('files_conversation_idx').on(t.integrationId, t.conversationId),
   ],
 )
 
@@ -302,6 +340,7 @@ export type ConversationRow = typeof conversations.$inferSelect
 export type ParticipantRow = typeof participants.$inferSelect
 export type MessageRow = typeof messages.$inferSelect
 export type EventRow = typeof events.$inferSelect
+export type FileRow = typeof files.$inferSelect
 export type BotEventRow = typeof botEvents.$inferSelect
 export type BotLogRow = typeof botLogs.$inferSelect
 export type AdminTokenRow = typeof adminTokens.$inferSelect

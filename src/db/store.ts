@@ -9,11 +9,14 @@ import type {
   ChatIntegrationRow,
   ConversationRow,
   EventRow,
+  FileRow,
+  MessageFeedback,
   MessageRow,
   ParticipantRow,
   UserRow,
   WorkspaceRow,
 } from './schema.ts'
+import type { FileBytes } from './file-bytes.ts'
 
 /*
  * The storage API the domain runs on. The domain keeps the rules; every statement lives behind a
@@ -99,6 +102,22 @@ export interface MessageQueries {
   delete(integrationId: string, id: string): Promise<void>
   /** A page of each conversation's messages, newest first. */
   pages(integrationId: string, conversationIds: readonly string[], window: KeysetWindow): Promise<Map<string, MessageRow[]>>
+  /** Sets (null: removes) the message's feedback; the message as it now is, or undefined when it does not exist. */
+  setFeedback(integrationId: string, id: string, feedback: MessageFeedback | null): Promise<MessageRow | undefined>
+  /** Replaces the message's payload and metadata; the message as it now is. */
+  update(integrationId: string, id: string, changes: Pick<MessageRow, 'payload' | 'metadata'>): Promise<MessageRow | undefined>
+}
+
+export interface FileQueries {
+  insert(row: FileRow): Promise<void>
+  find(integrationId: string, id: string): Promise<FileRow | undefined>
+  /** Marks the file uploaded, once: false when it was already (an upload URL is single-use) or does not exist. */
+  markUploaded(integrationId: string, id: string, at: string): Promise<boolean>
+  /** The ids of the files of a user (`userId`) or of a conversation, which go when it goes. */
+  idsOfUser(integrationId: string, userId: string): Promise<string[]>
+  idsOfConversation(integrationId: string, conversationId: string): Promise<string[]>
+  /** Every file of a chat integration (its bot is being deleted). */
+  idsOfIntegration(integrationId: string): Promise<string[]>
 }
 
 export interface EventQueries {
@@ -213,6 +232,7 @@ export interface Queries {
   participants: ParticipantQueries
   messages: MessageQueries
   events: EventQueries
+  files: FileQueries
   bots: BotQueries
   botEvents: BotEventQueries
   botDeliveries: BotDeliveryQueries
@@ -226,6 +246,8 @@ export interface Queries {
 export type After = (effect: () => void) => void
 
 export interface Store {
+  /** The bytes of uploaded files, kept beside the database. */
+  readonly files: FileBytes
   /** Runs reads on committed data; a unit of work's rows are seen once its commit is done. */
   read<T>(work: (q: Queries) => Promise<T>): Promise<T>
   /**

@@ -13,6 +13,7 @@ import { joinConversation } from './participants.ts'
 import type { MessagePayload } from './payloads.ts'
 import type { SignalPublisher } from './signals.ts'
 import { newId, newSecret } from './ids.ts'
+import { removeFileBytes } from './file-bytes.ts'
 
 export type BotSortField = 'createdAt' | 'updatedAt'
 
@@ -274,8 +275,14 @@ export function updateBot({ ctx, id, input }: { ctx: AdminContext; id: string; i
 export function deleteBot({ ctx, id }: { ctx: AdminContext; id: string }): Promise<void> {
   return ctx.store.write(async (q, after) => {
     const integration = await q.bots.integrationOf(id)
+    const fileIds = integration ? await q.files.idsOfIntegration(integration.id) : []
     if (!(await q.bots.delete(ctx.workspaceId, id))) throw notFound('Bot', id)
-    if (integration) after(() => ctx.signals.closeIntegration(integration.id))
+    if (integration) {
+      after(() => {
+        removeFileBytes(ctx.store, fileIds)
+        ctx.signals.closeIntegration(integration.id)
+      })
+    }
   })
 }
 

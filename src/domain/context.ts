@@ -12,6 +12,8 @@ export interface ChatContext {
   store: Store
   integration: ChatIntegrationRow
   callerId: string | undefined
+  /** The request's x-admin-secret (the web chat's), which generateUserKey checks. */
+  adminSecret?: string
   signals: SignalPublisher
   bots: BotInbox
 }

@@ -49,17 +49,29 @@ export async function postMessage(
     userId: caller.id,
     payload: message.payload,
     metadata: message.metadata,
+    feedback: null,
     createdAt: now(),
   }
   await q.messages.insert(row)
-  after(() =>
+  after(() => {
+    // A user's message is in its bot's hands (the outbox) once committed: the web chat learns it
+    // before the message itself, as it only marks its optimistic copy while that has its local id.
+    if (!caller.isBot) {
+      ctx.signals.publish(ctx.integration.id, {
+        type: 'message_status_changed',
+        conversationId: row.conversationId,
+        message: row,
+        oldStatus: 'pending',
+        newStatus: 'processing',
+      })
+    }
     ctx.signals.publish(ctx.integration.id, {
       type: 'message_created',
       conversationId: row.conversationId,
       message: row,
       isBot: caller.isBot,
-    }),
-  )
+    })
+  })
   if (!caller.isBot) {
     await recordIncomingEvent(ctx, q, after, incomingMessageEvent(ctx.integration.botId, newId(), row))
   }
@@ -72,7 +84,7 @@ export async function createMessage({ ctx, input }: { ctx: ChatContext; input: C
   return ctx.store.write((q, after) => postMessage(ctx, q, after, message))
 }
 
-async function findMessage(ctx: ChatContext, q: Queries, id: string): Promise<MessageRow> {
+export async function findMessage(ctx: ChatContext, q: Queries, id: string): Promise<MessageRow> {
   const row = await q.messages.find(ctx.integration.id, id)
   if (!row) throw notFound('Message', id)
   return row

@@ -28,8 +28,9 @@ export async function joinConversation(
     createdAt: now(),
   })
   if (joined) {
+    const participant = await getUserIn(ctx, q, userId)
     after(() =>
-      ctx.signals.publish(ctx.integration.id, { type: 'participant_added', conversationId, participantId: userId }),
+      ctx.signals.publish(ctx.integration.id, { type: 'participant_added', conversationId, participantId: userId, participant }),
     )
   }
 }

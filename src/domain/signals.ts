@@ -1,4 +1,4 @@
-import type { EventRow, MessageRow } from '../db/schema.ts'
+import type { EventRow, MessageRow, UserRow } from '../db/schema.ts'
 
 /**
  * What happens in a conversation, as its listeners (REST SSE, GraphQL subscriptions) and the bot
@@ -6,9 +6,23 @@ import type { EventRow, MessageRow } from '../db/schema.ts'
  */
 export type ConversationSignal =
   | { type: 'message_created'; conversationId: string; message: MessageRow; isBot: boolean }
+  /** A message's payload, metadata or feedback changed. */
+  | { type: 'message_updated'; conversationId: string; message: MessageRow; isBot: boolean }
+  /** How the bot's handling of a user's message goes (see message-status.ts). */
+  | {
+      type: 'message_status_changed'
+      conversationId: string
+      message: MessageRow
+      oldStatus?: string
+      newStatus: string
+      failureReason?: string
+    }
+  /** A participant is typing (for `timeout` ms at most), or stopped. */
+  | { type: 'typing_started'; conversationId: string; userId: string; timeout: number }
+  | { type: 'typing_stopped'; conversationId: string; userId: string }
   | { type: 'message_deleted'; conversationId: string; message: MessageRow }
   | { type: 'event_created'; conversationId: string; event: EventRow; isBot: boolean }
-  | { type: 'participant_added'; conversationId: string; participantId: string }
+  | { type: 'participant_added'; conversationId: string; participantId: string; participant: UserRow }
   | { type: 'participant_removed'; conversationId: string; participantId: string }
   /** Not a Chat API signal: it ends the conversation's listeners. */
   | { type: 'conversation_deleted'; conversationId: string }

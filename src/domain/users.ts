@@ -1,8 +1,10 @@
+import { timingSafeEqual } from 'node:crypto'
 import type { UserRow } from '../db/schema.ts'
 import type { Queries } from '../db/store.ts'
 import { now } from './clock.ts'
 import type { ChatContext } from './context.ts'
-import { alreadyExists, forbidden, notFound, unauthorized } from './errors.ts'
+import { alreadyExists, DomainError, forbidden, notFound, unauthorized } from './errors.ts'
+import { removeFileBytes } from './file-bytes.ts'
 import { assertClientId, newId } from './ids.ts'
 
 export interface UserProfileInput {
@@ -90,16 +92,22 @@ export function updateUser({ ctx, input }: { ctx: ChatContext; input: UserProfil
 
 /**
  * Deletes the caller with everything that is theirs: the conversations they own (with their
- * messages and events), their participations and their messages. Listeners of the conversations
+ * messages, events and files), their participations, messages and files. Listeners of the conversations
  * they own are closed; the others learn that the user left.
  */
 export function deleteUser({ ctx }: { ctx: ChatContext }): Promise<void> {
   return ctx.store.write(async (q, after) => {
     const caller = await requireCaller(ctx, q)
     const joined = await q.participants.conversationsOf(ctx.integration.id, caller.id)
+    const owned = joined.filter(({ ownerId }) => ownerId === caller.id)
+    const fileIds = [
+      ...(await q.files.idsOfUser(ctx.integration.id, caller.id)),
+      ...(await Promise.all(owned.map(({ conversationId }) => q.files.idsOfConversation(ctx.integration.id, conversationId)))).flat(),
+    ]
     await q.users.delete(ctx.integration.id, caller.id)
     callers.delete(ctx)
     after(() => {
+      removeFileBytes(ctx.store, fileIds)
       for (const { conversationId, ownerId } of joined) {
         ctx.signals.publish(
           ctx.integration.id,
@@ -134,4 +142,28 @@ export function getVisibleUser(ctx: ChatContext, id: string): Promise<UserRow> {
     }
     return user
   })
+}
+
+/**
+ * generateUserKey's gate: the x-admin-secret must be the integration's encryption key (whoever
+ * holds it can sign user keys anyway), and the user must exist. Returns the user.
+ */
+export async function authorizeUserKey({
+  ctx,
+  userId,
+  expiresAt,
+}: {
+  ctx: ChatContext
+  userId: string
+  expiresAt?: number | null
+}): Promise<UserRow> {
+  const given = Buffer.from(ctx.adminSecret ?? '')
+  const expected = Buffer.from(ctx.integration.encryptionKey)
+  if (given.length !== expected.length || !timingSafeEqual(given, expected)) {
+    throw unauthorized('x-admin-secret must be the chat integration\'s encryption key')
+  }
+  if (expiresAt != null && (!Number.isFinite(expiresAt) || expiresAt <= Date.now())) {
+    throw new DomainError('InvalidPayload', 'expiresAt must be a time in the future, in milliseconds since the epoch')
+  }
+  return ctx.store.read((q) => getUserIn(ctx, q, userId))
 }

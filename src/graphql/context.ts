@@ -77,7 +77,13 @@ export function createRuntimeContext(
  */
 export async function createChatContext(
   deps: ContextDeps,
-  { requestId, webhookId, userKey }: { requestId: string; webhookId: string; userKey: string | undefined },
+  {
+    requestId,
+    webhookId,
+    userKey,
+    adminSecret,
+    baseUrl,
+  }: { requestId: string; webhookId: string; userKey: string | undefined; adminSecret?: string; baseUrl?: string },
 ): Promise<GraphQLContext> {
   return refusingWithStatus(async () => {
     const integration = await findChatIntegration(deps.store, webhookId)
@@ -86,7 +92,8 @@ export async function createChatContext(
       requestId,
       log: deps.log,
       signals: deps.signals,
-      chat: { store: deps.store, integration, callerId, signals: deps.signals, bots: deps.bots },
+      chat: { store: deps.store, integration, callerId, adminSecret, signals: deps.signals, bots: deps.bots },
+      baseUrl,
     }
   })
 }

@@ -7,6 +7,8 @@ import './types/message.ts'
 import './types/event.ts'
 import './types/bot.ts'
 import './types/signal.ts'
+import './types/webchat.ts'
+import './types/file.ts'
 
 export const chatSchema = lexicographicSortSchema(builder.toSchema({ subGraph: 'chat' }))
 export const adminSchema = lexicographicSortSchema(builder.toSchema({ subGraph: 'admin' }))

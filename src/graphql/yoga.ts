@@ -84,6 +84,9 @@ export function createChatYoga(deps: YogaDeps) {
       requestId: init.requestId,
       webhookId: init.webhookId ?? '',
       userKey: credential(init, 'x-user-key'),
+      adminSecret: credential(init, 'x-admin-secret'),
+      // A WebSocket's context has no request: file URLs (createFile) are made over HTTP only.
+      baseUrl: init.request ? new URL(init.request.url).origin : undefined,
     }),
   )
 }

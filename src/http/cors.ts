@@ -1,7 +1,9 @@
 /** The browser origins allowed to call the API from another origin: a list, or `*` for any. */
 export type CorsOrigins = readonly string[] | '*'
 
-const allowHeaders = 'content-type, accept, x-user-key, authorization, x-workspace-id, x-request-id'
+// The official web chat also sends x-admin-secret, timeout (on its stream) and x-amz-tagging (on file uploads).
+const allowHeaders =
+  'content-type, accept, x-user-key, authorization, x-workspace-id, x-request-id, x-admin-secret, timeout, x-amz-tagging'
 
 /**
  * CORS for GraphQL and REST alike. A request from an allowed origin gets the CORS headers on its

@@ -5,6 +5,12 @@ export function compact<T extends Record<string, unknown>>(resource: T): { [K in
   }
 }
 
+/** A message body: compact, and so is its feedback (a comment that is not set is left out). */
+export function compactMessage<T extends { feedback: Record<string, unknown> | null }>(message: T) {
+  const body = compact(message)
+  return message.feedback ? { ...body, feedback: compact(message.feedback) } : body
+}
+
 interface Connection<TNode> {
   edges: { node: TNode }[]
   pageInfo: { hasNextPage: boolean; endCursor: string | null }

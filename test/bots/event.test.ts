@@ -16,6 +16,7 @@ const messageRow = (payload: Record<string, unknown>, metadata: Record<string, u
   userId: 'alice',
   payload,
   metadata,
+  feedback: null,
   createdAt: CREATED_AT,
 })
 

@@ -228,7 +228,14 @@ describe('bot user — joins the conversation once, and its signals say isBot', 
     await eventually(() => expect(signals.seen.filter((s) => s.type === 'message_created')).toHaveLength(6))
     await signals.stop()
     const added = signals.seen.filter((s) => s.type === 'participant_added')
-    expect(added).toEqual([{ type: 'participant_added', conversationId: 'c1', participantId: botId }])
+    expect(added).toEqual([
+      {
+        type: 'participant_added',
+        conversationId: 'c1',
+        participantId: botId,
+        participant: expect.objectContaining({ id: botId, name: 'Echo bot', isBot: true }),
+      },
+    ])
     // The bot joins before its first answer is posted.
     const firstBotMessage = signals.seen.findIndex((s) => s.type === 'message_created' && s.isBot)
     expect(signals.seen.indexOf(added[0]!)).toBeLessThan(firstBotMessage)
@@ -238,7 +245,9 @@ describe('bot user — joins the conversation once, and its signals say isBot', 
     const signals = record()
     const mine = await post(text('hi'))
     const event = await t.chat('POST', '/events', { key: alice.key, body: { conversationId: 'c1', payload: { type: 'x' } } })
-    await eventually(() => expect(signals.seen.filter((s) => s.type !== 'participant_added')).toHaveLength(4))
+    await eventually(() =>
+      expect(signals.seen.filter((s) => s.type === 'message_created' || s.type === 'event_created')).toHaveLength(4),
+    )
     await signals.stop()
     const flags = signals.seen.flatMap((s) =>
       s.type === 'message_created'

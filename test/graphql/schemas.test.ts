@@ -16,17 +16,24 @@ describe('chat and admin schemas', () => {
     const { data } = (await t.graphql(FIELDS, {}, { key: alice.key })).body
     expect(names(data.__schema.queryType)).toEqual(['conversation', 'conversations', 'event', 'me', 'message', 'node', 'nodes'])
     expect(names(data.__schema.mutationType)).toEqual([
+      'addMessageFeedback',
       'addParticipant',
       'createConversation',
       'createEvent',
+      'createFile',
       'createMessage',
       'createUser',
       'deleteConversation',
       'deleteMessage',
       'deleteUser',
+      'generateUserKey',
       'getOrCreateConversation',
       'getOrCreateUser',
+      'removeMessageFeedback',
       'removeParticipant',
+      'startTyping',
+      'stopTyping',
+      'updateMessage',
       'updateUser',
     ])
   })

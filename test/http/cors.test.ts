@@ -50,7 +50,9 @@ describe('CORS_ORIGINS lists the origin', () => {
     expect(response.headers.get('vary')).toBe('Origin')
     expect((response.headers.get('access-control-allow-methods') ?? '').split(/,\s*/)).toEqual(expect.arrayContaining(['GET', 'POST', 'PUT', 'DELETE']))
     const headers = (response.headers.get('access-control-allow-headers') ?? '').split(/,\s*/).map((h) => h.toLowerCase())
-    expect(headers).toEqual(expect.arrayContaining(['content-type', 'x-user-key', 'authorization', 'x-workspace-id']))
+    expect(headers).toEqual(
+      expect.arrayContaining(['content-type', 'x-user-key', 'authorization', 'x-workspace-id', 'x-admin-secret', 'timeout', 'x-amz-tagging']),
+    )
   })
 
   it('answers a preflight without the user key or a known webhook id: a preflight carries no credentials', async () => {

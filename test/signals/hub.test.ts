@@ -3,7 +3,21 @@ import type { ConversationSignal } from '../../src/domain/signals.ts'
 import { createSignalHub } from '../../src/signals/hub.ts'
 import { SignalQueue } from '../../src/signals/queue.ts'
 
-const added = (participantId: string): ConversationSignal => ({ type: 'participant_added', conversationId: 'c1', participantId })
+const added = (participantId: string): ConversationSignal => ({
+  type: 'participant_added',
+  conversationId: 'c1',
+  participantId,
+  participant: {
+    integrationId: 'i1',
+    id: participantId,
+    name: null,
+    pictureUrl: null,
+    profile: null,
+    isBot: false,
+    createdAt: '2026-01-01T00:00:00.000Z',
+    updatedAt: '2026-01-01T00:00:00.000Z',
+  },
+})
 const removed = (participantId: string): ConversationSignal => ({ type: 'participant_removed', conversationId: 'c1', participantId })
 
 /** Reads an iterator to its end. */

@@ -13,6 +13,7 @@ import {
   type MessageRow,
   messages,
   events,
+  files,
   participants,
   type UserRow,
   users,
@@ -63,6 +64,7 @@ interface MessageRecord {
   user_id: string
   payload: string
   metadata: string | null
+  feedback: string | null
   created_at: string
 }
 
@@ -73,6 +75,7 @@ const messageOf = (row: MessageRecord): MessageRow => ({
   userId: row.user_id,
   payload: JSON.parse(row.payload) as Record<string, unknown>,
   metadata: row.metadata === null ? null : (JSON.parse(row.metadata) as Record<string, unknown>),
+  feedback: row.feedback === null ? null : (JSON.parse(row.feedback) as MessageRow['feedback']),
   createdAt: row.created_at,
 })
 
@@ -751,6 +754,57 @@ export function sqliteQueries(db: SqliteDb): Queries {
           .map(messageOf)
         return groupBy(conversationIds, rows, (row) => row.conversationId)
       },
+      setFeedback: async (integrationId, id, feedback) =>
+        db
+          .update(messages)
+          // A raw value: the column's JSON encoder would store a null feedback as the text 'null'.
+          .set({ feedback: feedback === null ? sql`NULL` : feedback })
+          .where(and(eq(messages.integrationId, integrationId), eq(messages.id, id)))
+          .returning()
+          .get(),
+      update: async (integrationId, id, { payload, metadata }) =>
+        db
+          .update(messages)
+          .set({ payload, metadata: metadata === null ? sql`NULL` : metadata })
+          .where(and(eq(messages.integrationId, integrationId), eq(messages.id, id)))
+          .returning()
+          .get(),
+    },
+
+    files: {
+      insert: async (row) => {
+        db.insert(files).values(row).run()
+      },
+      find: async (integrationId, id) =>
+        db.select().from(files).where(and(eq(files.integrationId, integrationId), eq(files.id, id))).get(),
+      markUploaded: async (integrationId, id, at) =>
+        db
+          .update(files)
+          .set({ uploadedAt: at })
+          .where(and(eq(files.integrationId, integrationId), eq(files.id, id), isNull(files.uploadedAt)))
+          .returning({ id: files.id })
+          .get() !== undefined,
+      idsOfUser: async (integrationId, userId) =>
+        db
+          .select({ id: files.id })
+          .from(files)
+          .where(and(eq(files.integrationId, integrationId), eq(files.userId, userId)))
+          .all()
+          .map((row) => row.id),
+      idsOfConversation: async (integrationId, conversationId) =>
+        db
+          .select({ id: files.id })
+          .from(files)
+          .where(and(eq(files.integrationId, integrationId), eq(files.conversationId, conversationId)))
+          .all()
+          .map((row) => row.id),
+      idsOfIntegration: async (integrationId) =>
+        db
+          .select({ id: files.id })
+          .from(files)
+          .where(eq(files.integrationId, integrationId))
+          .all()
+          .map((row) => row.id),
     },
 
     events: {

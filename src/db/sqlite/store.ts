@@ -1,6 +1,7 @@
 import { mkdirSync, mkdtempSync, rmSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { dirname, join, resolve } from 'node:path'
+import { type FileBytes, fileDirectory } from '../file-bytes.ts'
 import type { After, Queries, Store } from '../store.ts'
 import { openReader, openWriter, type QueryLog, type SqliteDb } from './connection.ts'
 import { GroupCommit, type GroupCommitOptions } from './group-commit.ts'
@@ -25,6 +26,8 @@ export class SqliteStore implements Store {
   private readonly reader: SqliteDb
   private readonly readQueries: Queries
   private readonly commits: GroupCommit<Queries>
+  /** Uploaded files: in `<database file>.files/` (a folder in the temporary one for `:memory:`). */
+  readonly files: FileBytes
   private readonly temporaryDir: string | undefined
   private closing: Promise<void> | undefined
 
@@ -32,6 +35,7 @@ export class SqliteStore implements Store {
     this.temporaryDir = databaseUrl === ':memory:' ? mkdtempSync(join(tmpdir(), 'confab-')) : undefined
     const path = this.temporaryDir ? join(this.temporaryDir, 'confab.db') : resolve(databaseUrl)
     mkdirSync(dirname(path), { recursive: true })
+    this.files = fileDirectory(`${path}.files`)
     this.db = openWriter(path, onQuery)
     this.reader = openReader(path, onQuery)
     this.readQueries = sqliteQueries(this.reader)

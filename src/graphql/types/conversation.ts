@@ -8,6 +8,7 @@ import {
 } from '../../domain/conversations.ts'
 import { addParticipant, getParticipant, listParticipants, removeParticipant } from '../../domain/participants.ts'
 import { loadUser } from '../../domain/loaders.ts'
+import { setTyping } from '../../domain/typing.ts'
 import { builder } from '../builder.ts'
 import { chatScope } from '../context.ts'
 import { visibleOrNull } from '../nodes.ts'
@@ -145,4 +146,36 @@ builder.relayMutationField(
       userId: t.exposeString('userId'),
     }),
   },
+)
+
+builder.relayMutationField(
+  'startTyping',
+  {
+    subGraphs: ['chat'],
+    inputFields: (t) => ({
+      conversationId: t.string({ required: true }),
+      timeout: t.int({ description: 'How long the indicator lasts, in milliseconds (5,000 by default, 60,000 at most).' }),
+    }),
+  },
+  {
+    description: "Tells the conversation's other listeners (the web chat's typing indicator) that the caller is typing.",
+    resolve: async (_root, { input: { conversationId, timeout } }, ctx) => {
+      await setTyping({ ctx: chatScope(ctx), conversationId, typing: true, timeoutMs: timeout })
+      return { conversationId }
+    },
+  },
+  { subGraphs: ['chat'], outputFields: (t) => ({ conversationId: t.exposeString('conversationId') }) },
+)
+
+builder.relayMutationField(
+  'stopTyping',
+  { subGraphs: ['chat'], inputFields: (t) => ({ conversationId: t.string({ required: true }) }) },
+  {
+    description: "Tells the conversation's other listeners that the caller stopped typing.",
+    resolve: async (_root, { input: { conversationId } }, ctx) => {
+      await setTyping({ ctx: chatScope(ctx), conversationId, typing: false })
+      return { conversationId }
+    },
+  },
+  { subGraphs: ['chat'], outputFields: (t) => ({ conversationId: t.exposeString('conversationId') }) },
 )

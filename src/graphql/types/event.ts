@@ -43,11 +43,15 @@ builder.relayMutationField(
     inputFields: (t) => ({
       conversationId: t.string({ required: true }),
       payload: t.field({ type: 'JSONObject', required: true }),
+      bindConversation: t.boolean({ description: "The official web chat's flag; accepted, events are always of their conversation." }),
+      bindUser: t.boolean({ description: "The official web chat's flag; accepted, events are always of their user." }),
     }),
   },
   {
     description: 'Posts a custom event in a conversation the caller participates in.',
-    resolve: async (_root, { input }, ctx) => ({ event: await createEvent({ ctx: chatScope(ctx), input }) }),
+    resolve: async (_root, { input: { conversationId, payload } }, ctx) => ({
+      event: await createEvent({ ctx: chatScope(ctx), input: { conversationId, payload } }),
+    }),
   },
   { subGraphs: ['chat'], outputFields: (t) => ({ event: t.expose('event', { type: Event }) }) },
 )

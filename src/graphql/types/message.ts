@@ -1,4 +1,5 @@
-import type { MessageRow } from '../../db/schema.ts'
+import type { MessageFeedback, MessageRow } from '../../db/schema.ts'
+import { checkFeedback, setMessageFeedback, updateMessage } from '../../domain/message-updates.ts'
 import { createMessage, deleteMessage, getMessage, listMessages } from '../../domain/messages.ts'
 import { getConversation } from '../../domain/conversations.ts'
 import { loadUser } from '../../domain/loaders.ts'
@@ -10,6 +11,15 @@ import { Conversation } from './conversation.ts'
 import { MessagePayloadUnion } from './payload.ts'
 import { MessagePayloadInput, payloadFromInput } from './payload-input.ts'
 import { User } from './user.ts'
+
+export const MessageFeedbackRef = builder.objectRef<MessageFeedback>('MessageFeedback').implement({
+  subGraphs: ['chat'],
+  description: "A user's feedback on a message (the web chat's thumbs up or down).",
+  fields: (t) => ({
+    value: t.exposeString('value', { description: '"positive" or "negative".' }),
+    comment: t.exposeString('comment', { nullable: true }),
+  }),
+})
 
 export const Message = builder.node(builder.objectRef<MessageRow>('Message'), {
   subGraphs: ['chat'],
@@ -28,6 +38,7 @@ export const Message = builder.node(builder.objectRef<MessageRow>('Message'), {
       resolve: (message) => message.payload,
     }),
     metadata: t.field({ type: 'JSONObject', nullable: true, resolve: (message) => message.metadata }),
+    feedback: t.field({ type: MessageFeedbackRef, nullable: true, resolve: (message) => message.feedback }),
     author: t.field({ type: User, resolve: (message, _args, ctx) => loadUser(chatScope(ctx), message.userId) }),
     conversation: t.field({
       type: Conversation,
@@ -84,4 +95,54 @@ builder.relayMutationField(
     },
   },
   { subGraphs: ['chat'], outputFields: (t) => ({ messageId: t.exposeString('messageId') }) },
+)
+
+builder.relayMutationField(
+  'updateMessage',
+  {
+    subGraphs: ['chat'],
+    inputFields: (t) => ({
+      id: t.string({ required: true }),
+      payload: t.field({ type: MessagePayloadInput, required: true, description: 'Exactly one payload kind.' }),
+      metadata: t.field({ type: 'JSONObject' }),
+    }),
+  },
+  {
+    description: "Replaces a message's payload and metadata; only its author may.",
+    resolve: async (_root, { input: { id, payload, metadata } }, ctx) => ({
+      message: await updateMessage({ ctx: chatScope(ctx), id, input: { payload: payloadFromInput(payload), metadata } }),
+    }),
+  },
+  { subGraphs: ['chat'], outputFields: (t) => ({ message: t.expose('message', { type: Message }) }) },
+)
+
+builder.relayMutationField(
+  'addMessageFeedback',
+  {
+    subGraphs: ['chat'],
+    inputFields: (t) => ({
+      id: t.string({ required: true, description: 'The message id.' }),
+      value: t.string({ required: true, description: '"positive" or "negative".' }),
+      comment: t.string(),
+    }),
+  },
+  {
+    description: "Sets the feedback of a message of a conversation the caller participates in (replacing any).",
+    resolve: async (_root, { input: { id, value, comment } }, ctx) => ({
+      message: await setMessageFeedback({ ctx: chatScope(ctx), id, feedback: checkFeedback({ value, comment }) }),
+    }),
+  },
+  { subGraphs: ['chat'], outputFields: (t) => ({ message: t.expose('message', { type: Message }) }) },
+)
+
+builder.relayMutationField(
+  'removeMessageFeedback',
+  { subGraphs: ['chat'], inputFields: (t) => ({ id: t.string({ required: true, description: 'The message id.' }) }) },
+  {
+    description: 'Removes the feedback of a message of a conversation the caller participates in.',
+    resolve: async (_root, { input: { id } }, ctx) => ({
+      message: await setMessageFeedback({ ctx: chatScope(ctx), id, feedback: null }),
+    }),
+  },
+  { subGraphs: ['chat'], outputFields: (t) => ({ message: t.expose('message', { type: Message }) }) },
 )

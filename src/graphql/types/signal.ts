@@ -4,6 +4,7 @@ import { builder } from '../builder.ts'
 import { chatScope } from '../context.ts'
 import { Event } from './event.ts'
 import { Message } from './message.ts'
+import { User } from './user.ts'
 
 type Signal<T extends ConversationSignal['type']> = Extract<ConversationSignal, { type: T }>
 
@@ -16,6 +17,48 @@ export const MessageCreatedSignal = signalType('message_created').implement({
     type: t.exposeString('type'),
     message: t.expose('message', { type: Message }),
     isBot: t.exposeBoolean('isBot', { description: 'Whether the bot posted the message.' }),
+  }),
+})
+
+export const MessageUpdatedSignal = signalType('message_updated').implement({
+  subGraphs: ['chat'],
+  description: "A message's payload, metadata or feedback changed.",
+  fields: (t) => ({
+    type: t.exposeString('type'),
+    message: t.expose('message', { type: Message }),
+    isBot: t.exposeBoolean('isBot', { description: 'Whether the bot posted the message.' }),
+  }),
+})
+
+export const MessageStatusChangedSignal = signalType('message_status_changed').implement({
+  subGraphs: ['chat'],
+  description: "How the bot's handling of a user's message goes: processing, then processed or failed.",
+  fields: (t) => ({
+    type: t.exposeString('type'),
+    message: t.expose('message', { type: Message }),
+    oldStatus: t.exposeString('oldStatus', { nullable: true }),
+    newStatus: t.exposeString('newStatus'),
+    failureReason: t.exposeString('failureReason', { nullable: true }),
+  }),
+})
+
+export const TypingStartedSignal = signalType('typing_started').implement({
+  subGraphs: ['chat'],
+  description: 'A participant started typing; the indicator lasts `timeout` milliseconds unless stopped or renewed.',
+  fields: (t) => ({
+    type: t.exposeString('type'),
+    conversationId: t.exposeString('conversationId'),
+    userId: t.exposeString('userId'),
+    timeout: t.exposeInt('timeout'),
+  }),
+})
+
+export const TypingStoppedSignal = signalType('typing_stopped').implement({
+  subGraphs: ['chat'],
+  fields: (t) => ({
+    type: t.exposeString('type'),
+    conversationId: t.exposeString('conversationId'),
+    userId: t.exposeString('userId'),
   }),
 })
 
@@ -44,6 +87,7 @@ export const ParticipantAddedSignal = signalType('participant_added').implement(
     type: t.exposeString('type'),
     conversationId: t.exposeString('conversationId'),
     participantId: t.exposeString('participantId'),
+    participant: t.expose('participant', { type: User, description: 'The user who joined, as it was then.' }),
   }),
 })
 
@@ -56,35 +100,72 @@ export const ParticipantRemovedSignal = signalType('participant_removed').implem
   }),
 })
 
-const members = {
+export const conversationSignalMembers = {
   message_created: MessageCreatedSignal,
+  message_updated: MessageUpdatedSignal,
+  message_status_changed: MessageStatusChangedSignal,
+  typing_started: TypingStartedSignal,
+  typing_stopped: TypingStoppedSignal,
   message_deleted: MessageDeletedSignal,
   event_created: EventCreatedSignal,
   participant_added: ParticipantAddedSignal,
   participant_removed: ParticipantRemovedSignal,
 } as const
 
-type ListenerSignal = Exclude<ConversationSignal, { type: 'conversation_deleted' }>
+export type ListenerSignal = Exclude<ConversationSignal, { type: 'conversation_deleted' }>
 
 export const ConversationSignalUnion = builder.unionType('ConversationSignal', {
   subGraphs: ['chat'],
-  description: 'Something that happened in a conversation: the five signals of the Chat API.',
-  types: Object.values(members),
-  resolveType: (signal: ListenerSignal) => members[signal.type],
+  description:
+    "Something that happened in a conversation: the five signals of the Chat API, and the web chat's message_updated, message_status_changed, typing_started and typing_stopped.",
+  types: Object.values(conversationSignalMembers),
+  resolveType: (signal: ListenerSignal) => conversationSignalMembers[signal.type],
 })
 
 builder.subscriptionType({ subGraphs: ['chat'] })
+
+/** A listener's signals that `keep` keeps; returning it ends the listener's. */
+export function keepSignals(
+  signals: AsyncIterableIterator<ListenerSignal>,
+  keep: (signal: ListenerSignal) => boolean,
+): AsyncIterableIterator<ListenerSignal> {
+  const iterator: AsyncIterableIterator<ListenerSignal> = {
+    async next() {
+      for (;;) {
+        const next = await signals.next()
+        if (next.done || keep(next.value)) return next
+      }
+    },
+    return: async () => (await signals.return?.()) ?? { done: true, value: undefined },
+    [Symbol.asyncIterator]: () => iterator,
+  }
+  return iterator
+}
+
+/**
+ * message_status_changed comes with every user message: the Chat API has no such signal, so its
+ * listeners (and subscribers who do not ask for it) never get it. (Typing, feedback and updates
+ * come only when someone types or changes a message.)
+ */
+const notStatus = (signal: ListenerSignal) => signal.type !== 'message_status_changed'
 
 builder.subscriptionField('conversationSignals', (t) =>
   t.field({
     type: ConversationSignalUnion,
     description:
       'The live signals of a conversation the caller participates in; ends when the caller is removed or the conversation is deleted.',
-    args: { conversationId: t.arg.string({ required: true }) },
-    subscribe: async (_root, { conversationId }, ctx) => {
+    args: {
+      conversationId: t.arg.string({ required: true }),
+      includeStatuses: t.arg.boolean({
+        defaultValue: false,
+        description: "Also message_status_changed (the bot's handling of each user message), as the web chat's stream has it.",
+      }),
+    },
+    subscribe: async (_root, { conversationId, includeStatuses }, ctx) => {
       const chat = chatScope(ctx)
       const caller = await requireListener({ ctx: chat, conversationId })
-      return ctx.signals.listen(chat.integration.id, conversationId, caller.id) as AsyncIterable<ListenerSignal>
+      const signals = ctx.signals.listen(chat.integration.id, conversationId, caller.id) as AsyncIterableIterator<ListenerSignal>
+      return includeStatuses ? signals : keepSignals(signals, notStatus)
     },
     resolve: (signal) => signal,
   }),

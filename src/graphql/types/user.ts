@@ -1,6 +1,7 @@
 import type { UserRow } from '../../db/schema.ts'
 import { signUserKey } from '../../auth/user-key.ts'
 import {
+  authorizeUserKey,
   createUser,
   deleteUser,
   getOrCreateUser,
@@ -107,4 +108,24 @@ builder.mutationField('deleteUser', (t) =>
       return chat.callerId ?? ''
     },
   }),
+)
+
+builder.relayMutationField(
+  'generateUserKey',
+  {
+    subGraphs: ['chat'],
+    inputFields: (t) => ({
+      id: t.string({ required: true, description: 'The user the key acts for.' }),
+      expiresAt: t.float({ description: 'When the key expires, in milliseconds since the epoch; never when absent.' }),
+    }),
+  },
+  {
+    description: "A user key for an existing user, for the holder of x-admin-secret (the integration's encryption key).",
+    resolve: async (_root, { input: { id, expiresAt } }, ctx) => {
+      const chat = chatScope(ctx)
+      const user = await authorizeUserKey({ ctx: chat, userId: id, expiresAt })
+      return { key: await signUserKey(user.id, chat.integration.encryptionKey, expiresAt ?? undefined) }
+    },
+  },
+  { subGraphs: ['chat'], outputFields: (t) => ({ key: t.exposeString('key') }) },
 )

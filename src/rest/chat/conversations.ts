@@ -4,6 +4,8 @@ import {
   GetConversationDocument,
   GetOrCreateConversationDocument,
   ListConversationsDocument,
+  StartTypingDocument,
+  StopTypingDocument,
 } from '../../__generated__/chat-operations.ts'
 import { nodes, stringParam, toMeta } from '../bodies.ts'
 import { route } from '../route.ts'
@@ -43,6 +45,20 @@ export const conversationRoutes = [
     method: 'DELETE',
     path: '/conversations/{id}',
     document: DeleteConversationDocument,
+    response: () => ({}),
+  }),
+  route({
+    operation: 'startTyping',
+    method: 'POST',
+    path: '/conversations/{id}/typing',
+    document: StartTypingDocument,
+    response: () => ({}),
+  }),
+  route({
+    operation: 'stopTyping',
+    method: 'DELETE',
+    path: '/conversations/{id}/typing',
+    document: StopTypingDocument,
     response: () => ({}),
   }),
 ]

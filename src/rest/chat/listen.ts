@@ -1,16 +1,25 @@
-import { ListenConversationDocument, type ListenConversationSubscription } from '../../__generated__/chat-operations.ts'
-import { compact } from '../bodies.ts'
+import { type ChatSignalBodyFragment, ListenConversationDocument } from '../../__generated__/chat-operations.ts'
+import { compact, compactMessage } from '../bodies.ts'
 import { stream } from '../route.ts'
 
-type Signal = ListenConversationSubscription['conversationSignals']
+type Signal = ChatSignalBodyFragment
 
 /** A signal as the Chat API sends it: `{type, data}`, the message or event with `isBot` beside it. */
-function toChatSignal(signal: Signal) {
+export function toChatSignal(signal: Signal) {
   switch (signal.__typename) {
     case 'MessageCreatedSignal':
-      return { type: signal.type, data: { ...compact(signal.message), isBot: signal.isBot } }
+    case 'MessageUpdatedSignal':
+      return { type: signal.type, data: { ...compactMessage(signal.message), isBot: signal.isBot } }
     case 'EventCreatedSignal':
       return { type: signal.type, data: { ...signal.event, isBot: signal.isBot } }
+    case 'MessageStatusChangedSignal': {
+      const { type, message, newStatus, oldStatus, failureReason } = signal
+      return { type, data: compact({ message: compactMessage(message), oldStatus, newStatus, failureReason }) }
+    }
+    case 'TypingStartedSignal':
+      return { type: signal.type, data: { conversationId: signal.conversationId, userId: signal.userId, timeout: signal.timeout } }
+    case 'TypingStoppedSignal':
+      return { type: signal.type, data: { conversationId: signal.conversationId, userId: signal.userId } }
     case 'MessageDeletedSignal':
       return { type: signal.type, data: { id: signal.id, conversationId: signal.conversationId, userId: signal.userId } }
     case 'ParticipantAddedSignal':

@@ -5,6 +5,7 @@ import { listenRoutes } from './listen.ts'
 import { messageRoutes } from './messages.ts'
 import { participantRoutes } from './participants.ts'
 import { userRoutes } from './users.ts'
+import { webchatRoutes } from './webchat.ts'
 
 /** Every chat operation, relative to /{webhookId}. */
 export const chatRoutes = [
@@ -15,4 +16,5 @@ export const chatRoutes = [
   ...messageRoutes,
   ...eventRoutes,
   ...listenRoutes,
+  ...webchatRoutes,
 ]

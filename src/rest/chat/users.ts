@@ -1,12 +1,19 @@
 import {
   CreateUserDocument,
   DeleteUserDocument,
+  GenerateUserKeyDocument,
   GetOrCreateUserDocument,
   GetUserDocument,
   UpdateUserDocument,
 } from '../../__generated__/chat-operations.ts'
 import { compact } from '../bodies.ts'
 import { route } from '../route.ts'
+
+/** The web chat's `userData` (an object, or a signed token as a string) is the Chat API's `profile`. */
+function userDataAsProfile({ userData, ...body }: Record<string, unknown>): Record<string, unknown> {
+  if (userData === undefined) return body
+  return { ...body, profile: userData === null || typeof userData === 'string' ? userData : JSON.stringify(userData) }
+}
 
 export const userRoutes = [
   route({
@@ -35,6 +42,7 @@ export const userRoutes = [
     method: 'PUT',
     path: '/users/me',
     document: UpdateUserDocument,
+    mapBody: userDataAsProfile,
     response: (d) => ({ user: compact(d.updateUser.user) }),
   }),
   route({
@@ -43,5 +51,12 @@ export const userRoutes = [
     path: '/users/me',
     document: DeleteUserDocument,
     response: () => ({}),
+  }),
+  route({
+    operation: 'generateUserKey',
+    method: 'POST',
+    path: '/users/key',
+    document: GenerateUserKeyDocument,
+    response: (d) => ({ key: d.generateUserKey.key }),
   }),
 ]

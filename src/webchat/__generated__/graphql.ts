@@ -20,6 +20,19 @@ export type Scalars = {
   JSONObject: { input: Record<string, unknown>; output: Record<string, unknown>; }
 };
 
+export type AddMessageFeedbackInput = {
+  comment?: InputMaybe<Scalars['String']['input']>;
+  /** The message id. */
+  id: Scalars['String']['input'];
+  /** "positive" or "negative". */
+  value: Scalars['String']['input'];
+};
+
+export type AddMessageFeedbackPayload = {
+  __typename?: 'AddMessageFeedbackPayload';
+  message: Message;
+};
+
 export type AddParticipantInput = {
   conversationId: Scalars['String']['input'];
   userId: Scalars['String']['input'];
@@ -209,8 +222,8 @@ export type ConversationParticipantsConnectionEdge = {
   node: User;
 };
 
-/** Something that happened in a conversation: the five signals of the Chat API. */
-export type ConversationSignal = EventCreatedSignal | MessageCreatedSignal | MessageDeletedSignal | ParticipantAddedSignal | ParticipantRemovedSignal;
+/** Something that happened in a conversation: the five signals of the Chat API, and the web chat's message_updated, message_status_changed, typing_started and typing_stopped. */
+export type ConversationSignal = EventCreatedSignal | MessageCreatedSignal | MessageDeletedSignal | MessageStatusChangedSignal | MessageUpdatedSignal | ParticipantAddedSignal | ParticipantRemovedSignal | TypingStartedSignal | TypingStoppedSignal;
 
 export type CreateConversationInput = {
   /** A chosen id (1-64 of [A-Za-z0-9._:-]); generated when absent. */
@@ -223,6 +236,10 @@ export type CreateConversationPayload = {
 };
 
 export type CreateEventInput = {
+  /** The official web chat's flag; accepted, events are always of their conversation. */
+  bindConversation?: InputMaybe<Scalars['Boolean']['input']>;
+  /** The official web chat's flag; accepted, events are always of their user. */
+  bindUser?: InputMaybe<Scalars['Boolean']['input']>;
   conversationId: Scalars['String']['input'];
   payload: Scalars['JSONObject']['input'];
 };
@@ -230,6 +247,28 @@ export type CreateEventInput = {
 export type CreateEventPayload = {
   __typename?: 'CreateEventPayload';
   event: Event;
+};
+
+export type CreateFileInput = {
+  /** The web chat's; files are always readable by their URL. */
+  accessPolicies?: InputMaybe<Array<Scalars['String']['input']>>;
+  /** Accepted; the content type is always the one the extension says. */
+  contentType?: InputMaybe<Scalars['String']['input']>;
+  /** The web chat's; accepted, files last as long as their user or conversation. */
+  expiresAt?: InputMaybe<Scalars['String']['input']>;
+  /** The web chat's; accepted, nothing is indexed. */
+  index?: InputMaybe<Scalars['Boolean']['input']>;
+  /** The file name; its extension gives the content type. */
+  key: Scalars['String']['input'];
+  /** In bytes, at most 1 MB (1,048,576). */
+  size: Scalars['Int']['input'];
+  /** `conversation`: the conversation it is for (the file goes with it). */
+  tags?: InputMaybe<Scalars['JSONObject']['input']>;
+};
+
+export type CreateFilePayload = {
+  __typename?: 'CreateFilePayload';
+  file: File;
 };
 
 export type CreateMessageInput = {
@@ -314,6 +353,23 @@ export type EventCreatedSignal = {
   type: Scalars['String']['output'];
 };
 
+/** A file a user uploads (up to 1 MB): PUT its bytes once to uploadUrl, then anyone holding url can read them. */
+export type File = {
+  __typename?: 'File';
+  /** What its name's extension says. */
+  contentType: Scalars['String']['output'];
+  createdAt: Scalars['DateTime']['output'];
+  fileId: Scalars['String']['output'];
+  /** The name the uploader gave it. */
+  key: Scalars['String']['output'];
+  /** In bytes. */
+  size: Scalars['Int']['output'];
+  /** Where to PUT its bytes: signed, good for 15 minutes, once. */
+  uploadUrl: Scalars['String']['output'];
+  /** Where its bytes are served: signed and unguessable, it needs no header. */
+  url: Scalars['String']['output'];
+};
+
 export type FilePayload = {
   __typename?: 'FilePayload';
   fileUrl: Scalars['String']['output'];
@@ -326,6 +382,18 @@ export type FilePayloadInput = {
   extra?: InputMaybe<Scalars['JSONObject']['input']>;
   fileUrl: Scalars['String']['input'];
   title?: InputMaybe<Scalars['String']['input']>;
+};
+
+export type GenerateUserKeyInput = {
+  /** When the key expires, in milliseconds since the epoch; never when absent. */
+  expiresAt?: InputMaybe<Scalars['Float']['input']>;
+  /** The user the key acts for. */
+  id: Scalars['String']['input'];
+};
+
+export type GenerateUserKeyPayload = {
+  __typename?: 'GenerateUserKeyPayload';
+  key: Scalars['String']['output'];
 };
 
 export type GetOrCreateConversationInput = {
@@ -358,6 +426,20 @@ export type ImagePayloadInput = {
   /** Properties the kind does not name, kept in the stored payload. */
   extra?: InputMaybe<Scalars['JSONObject']['input']>;
   imageUrl: Scalars['String']['input'];
+};
+
+/** The official web chat's first message: its conversation as it stands, and who the caller is. */
+export type InitSignal = {
+  __typename?: 'InitSignal';
+  conversation: Conversation;
+  /** The latest messages, newest first. */
+  messages: Array<Message>;
+  /** In the order they joined. */
+  participants: Array<User>;
+  type: Scalars['String']['output'];
+  user: User;
+  /** The caller's x-user-key (a new user's, when none was sent). */
+  userKey: Scalars['String']['output'];
 };
 
 export type LocationPayload = {
@@ -397,6 +479,7 @@ export type Message = Node & {
   conversation: Conversation;
   conversationId: Scalars['String']['output'];
   createdAt: Scalars['DateTime']['output'];
+  feedback?: Maybe<MessageFeedback>;
   id: Scalars['ID']['output'];
   /** The message id of the Chat API. */
   messageId: Scalars['String']['output'];
@@ -425,6 +508,14 @@ export type MessageDeletedSignal = {
   userId: Scalars['String']['output'];
 };
 
+/** A user's feedback on a message (the web chat's thumbs up or down). */
+export type MessageFeedback = {
+  __typename?: 'MessageFeedback';
+  comment?: Maybe<Scalars['String']['output']>;
+  /** "positive" or "negative". */
+  value: Scalars['String']['output'];
+};
+
 /** The content of a message: one member per payload kind, chosen by its `type`. */
 export type MessagePayload = AudioPayload | BlocPayload | CardPayload | CarouselPayload | ChoicePayload | DropdownPayload | FilePayload | ImagePayload | LocationPayload | MarkdownPayload | TextPayload | VideoPayload;
 
@@ -443,14 +534,37 @@ export type MessagePayloadInput =
   |  { audio?: never; bloc?: never; card?: never; carousel?: never; choice?: never; dropdown?: never; file?: never; image?: never; location?: never; markdown?: never; text: TextPayloadInput; video?: never; }
   |  { audio?: never; bloc?: never; card?: never; carousel?: never; choice?: never; dropdown?: never; file?: never; image?: never; location?: never; markdown?: never; text?: never; video: VideoPayloadInput; };
 
+/** How the bot's handling of a user's message goes: processing, then processed or failed. */
+export type MessageStatusChangedSignal = {
+  __typename?: 'MessageStatusChangedSignal';
+  failureReason?: Maybe<Scalars['String']['output']>;
+  message: Message;
+  newStatus: Scalars['String']['output'];
+  oldStatus?: Maybe<Scalars['String']['output']>;
+  type: Scalars['String']['output'];
+};
+
+/** A message's payload, metadata or feedback changed. */
+export type MessageUpdatedSignal = {
+  __typename?: 'MessageUpdatedSignal';
+  /** Whether the bot posted the message. */
+  isBot: Scalars['Boolean']['output'];
+  message: Message;
+  type: Scalars['String']['output'];
+};
+
 export type Mutation = {
   __typename?: 'Mutation';
+  /** Sets the feedback of a message of a conversation the caller participates in (replacing any). */
+  addMessageFeedback: AddMessageFeedbackPayload;
   /** Adds a user of this chat integration to a conversation the caller participates in. */
   addParticipant: AddParticipantPayload;
   /** Creates a conversation owned by the caller, who becomes its first participant. */
   createConversation: CreateConversationPayload;
   /** Posts a custom event in a conversation the caller participates in. */
   createEvent: CreateEventPayload;
+  /** Opens an upload slot for a file of the caller (415 for a type not taken, 413 over 1 MB). */
+  createFile: CreateFilePayload;
   /** Posts a message in a conversation the caller participates in. */
   createMessage: CreateMessagePayload;
   /** Creates a user and returns it with a user key signed by the server. Needs no x-user-key. */
@@ -461,14 +575,29 @@ export type Mutation = {
   deleteMessage: DeleteMessagePayload;
   /** Deletes the user the x-user-key names, the conversations it owns and its messages; returns its user id. */
   deleteUser: Scalars['String']['output'];
+  /** A user key for an existing user, for the holder of x-admin-secret (the integration's encryption key). */
+  generateUserKey: GenerateUserKeyPayload;
   /** Returns the conversation with this id (the caller must participate), creating it if it does not exist. */
   getOrCreateConversation: GetOrCreateConversationPayload;
   /** Returns the user the x-user-key names, creating it with this profile if it does not exist. */
   getOrCreateUser: GetOrCreateUserPayload;
+  /** Removes the feedback of a message of a conversation the caller participates in. */
+  removeMessageFeedback: RemoveMessageFeedbackPayload;
   /** Removes a participant: any participant may leave, the owner may remove others, no one removes the owner. */
   removeParticipant: RemoveParticipantPayload;
+  /** Tells the conversation's other listeners (the web chat's typing indicator) that the caller is typing. */
+  startTyping: StartTypingPayload;
+  /** Tells the conversation's other listeners that the caller stopped typing. */
+  stopTyping: StopTypingPayload;
+  /** Replaces a message's payload and metadata; only its author may. */
+  updateMessage: UpdateMessagePayload;
   /** Updates the profile fields given (null clears one) of the user the x-user-key names. */
   updateUser: UpdateUserPayload;
+};
+
+
+export type MutationAddMessageFeedbackArgs = {
+  input: AddMessageFeedbackInput;
 };
 
 
@@ -484,6 +613,11 @@ export type MutationCreateConversationArgs = {
 
 export type MutationCreateEventArgs = {
   input: CreateEventInput;
+};
+
+
+export type MutationCreateFileArgs = {
+  input: CreateFileInput;
 };
 
 
@@ -507,6 +641,11 @@ export type MutationDeleteMessageArgs = {
 };
 
 
+export type MutationGenerateUserKeyArgs = {
+  input: GenerateUserKeyInput;
+};
+
+
 export type MutationGetOrCreateConversationArgs = {
   input: GetOrCreateConversationInput;
 };
@@ -517,8 +656,28 @@ export type MutationGetOrCreateUserArgs = {
 };
 
 
+export type MutationRemoveMessageFeedbackArgs = {
+  input: RemoveMessageFeedbackInput;
+};
+
+
 export type MutationRemoveParticipantArgs = {
   input: RemoveParticipantInput;
+};
+
+
+export type MutationStartTypingArgs = {
+  input: StartTypingInput;
+};
+
+
+export type MutationStopTypingArgs = {
+  input: StopTypingInput;
+};
+
+
+export type MutationUpdateMessageArgs = {
+  input: UpdateMessageInput;
 };
 
 
@@ -541,6 +700,8 @@ export type PageInfo = {
 export type ParticipantAddedSignal = {
   __typename?: 'ParticipantAddedSignal';
   conversationId: Scalars['String']['output'];
+  /** The user who joined, as it was then. */
+  participant: User;
   participantId: Scalars['String']['output'];
   type: Scalars['String']['output'];
 };
@@ -610,6 +771,16 @@ export type QueryConversationsConnectionEdge = {
   node: Conversation;
 };
 
+export type RemoveMessageFeedbackInput = {
+  /** The message id. */
+  id: Scalars['String']['input'];
+};
+
+export type RemoveMessageFeedbackPayload = {
+  __typename?: 'RemoveMessageFeedbackPayload';
+  message: Message;
+};
+
 export type RemoveParticipantInput = {
   conversationId: Scalars['String']['input'];
   userId: Scalars['String']['input'];
@@ -621,15 +792,43 @@ export type RemoveParticipantPayload = {
   userId: Scalars['String']['output'];
 };
 
+export type StartTypingInput = {
+  conversationId: Scalars['String']['input'];
+  /** How long the indicator lasts, in milliseconds (5,000 by default, 60,000 at most). */
+  timeout?: InputMaybe<Scalars['Int']['input']>;
+};
+
+export type StartTypingPayload = {
+  __typename?: 'StartTypingPayload';
+  conversationId: Scalars['String']['output'];
+};
+
+export type StopTypingInput = {
+  conversationId: Scalars['String']['input'];
+};
+
+export type StopTypingPayload = {
+  __typename?: 'StopTypingPayload';
+  conversationId: Scalars['String']['output'];
+};
+
 export type Subscription = {
   __typename?: 'Subscription';
   /** The live signals of a conversation the caller participates in; ends when the caller is removed or the conversation is deleted. */
   conversationSignals: ConversationSignal;
+  /** The official web chat's stream: creates the caller (no x-user-key) and the conversation (none named, or gone) when needed, sends `init`, then the conversation's signals. */
+  initialize: WebchatSignal;
 };
 
 
 export type SubscriptionConversationSignalsArgs = {
   conversationId: Scalars['String']['input'];
+  includeStatuses?: InputMaybe<Scalars['Boolean']['input']>;
+};
+
+
+export type SubscriptionInitializeArgs = {
+  conversationId?: InputMaybe<Scalars['String']['input']>;
 };
 
 export type TextPayload = {
@@ -642,6 +841,34 @@ export type TextPayloadInput = {
   /** Properties the kind does not name, kept in the stored payload. */
   extra?: InputMaybe<Scalars['JSONObject']['input']>;
   text: Scalars['String']['input'];
+};
+
+/** A participant started typing; the indicator lasts `timeout` milliseconds unless stopped or renewed. */
+export type TypingStartedSignal = {
+  __typename?: 'TypingStartedSignal';
+  conversationId: Scalars['String']['output'];
+  timeout: Scalars['Int']['output'];
+  type: Scalars['String']['output'];
+  userId: Scalars['String']['output'];
+};
+
+export type TypingStoppedSignal = {
+  __typename?: 'TypingStoppedSignal';
+  conversationId: Scalars['String']['output'];
+  type: Scalars['String']['output'];
+  userId: Scalars['String']['output'];
+};
+
+export type UpdateMessageInput = {
+  id: Scalars['String']['input'];
+  metadata?: InputMaybe<Scalars['JSONObject']['input']>;
+  /** Exactly one payload kind. */
+  payload: MessagePayloadInput;
+};
+
+export type UpdateMessagePayload = {
+  __typename?: 'UpdateMessagePayload';
+  message: Message;
 };
 
 export type UpdateUserInput = {
@@ -682,6 +909,9 @@ export type VideoPayloadInput = {
   extra?: InputMaybe<Scalars['JSONObject']['input']>;
   videoUrl: Scalars['String']['input'];
 };
+
+/** What the official web chat's stream carries: `init`, then the conversation's signals. */
+export type WebchatSignal = EventCreatedSignal | InitSignal | MessageCreatedSignal | MessageDeletedSignal | MessageStatusChangedSignal | MessageUpdatedSignal | ParticipantAddedSignal | ParticipantRemovedSignal | TypingStartedSignal | TypingStoppedSignal;
 
 export type WebChatMessageFragment = { __typename?: 'Message', messageId: string, userId: string, createdAt: string, author: { __typename?: 'User', isBot: boolean, name?: string | null }, payload:
     | { __typename: 'AudioPayload', audioUrl: string }
@@ -807,8 +1037,12 @@ export type WebChatSignalsSubscription = { __typename?: 'Subscription', conversa
           | { __typename: 'VideoPayload', videoUrl: string }
          } }
     | { __typename: 'MessageDeletedSignal', messageId: string }
+    | { __typename: 'MessageStatusChangedSignal' }
+    | { __typename: 'MessageUpdatedSignal' }
     | { __typename: 'ParticipantAddedSignal' }
     | { __typename: 'ParticipantRemovedSignal' }
+    | { __typename: 'TypingStartedSignal' }
+    | { __typename: 'TypingStoppedSignal' }
    };
 
 export class TypedDocumentString<TResult, TVariables>

@@ -1,0 +1,37 @@
+import type { Store } from '../db/store.ts'
+import type { PendingDelivery } from './bot-deliveries.ts'
+import type { Settlement } from './delivery-settlement.ts'
+import type { SignalPublisher } from './signals.ts'
+
+/** Where a user's message stands with the bot (the web chat's message statuses). */
+export type MessageStatus = 'pending' | 'processing' | 'processed' | 'failed'
+
+/**
+ * Tells the conversation how the bot's handling of a user's message ended: `processed` when its
+ * delivery is over, `failed` when it died (it became `processing` when posted: postMessage).
+ * Events other than messages have no status.
+ */
+export async function publishMessageStatus(
+  store: Store,
+  signals: SignalPublisher,
+  delivery: PendingDelivery,
+  change: { oldStatus: MessageStatus; newStatus: MessageStatus; failureReason?: string },
+): Promise<void> {
+  if (!delivery.messageId) return
+  const messageId = delivery.messageId
+  const message = await store.read((q) => q.messages.find(delivery.integrationId, messageId))
+  if (!message) return
+  signals.publish(delivery.integrationId, {
+    type: 'message_status_changed',
+    conversationId: delivery.conversationId,
+    message,
+    ...change,
+  })
+}
+
+/** The status an attempt's settlement leaves the message in, or undefined while it is retried. */
+export function settledStatus(settlement: Settlement): { newStatus: MessageStatus; failureReason?: string } | undefined {
+  if (settlement.retryAt) return undefined
+  const failure = settlement.lines.find((line) => line.level === 'error')
+  return failure ? { newStatus: 'failed', failureReason: failure.message } : { newStatus: 'processed' }
+}

@@ -1,0 +1,61 @@
+import type { ConversationRow, MessageRow, UserRow } from '../db/schema.ts'
+import type { ChatContext } from './context.ts'
+import { createConversation, getConversation } from './conversations.ts'
+import { DomainError } from './errors.ts'
+import { listMessages } from './messages.ts'
+import { listParticipants } from './participants.ts'
+import { createUser, getCaller } from './users.ts'
+
+/** What the official web chat's `init` message holds: its conversation as it stands. */
+export interface WebchatSession {
+  user: UserRow
+  conversation: ConversationRow
+  /** Newest first, as the web chat reverses them. */
+  messages: MessageRow[]
+  participants: UserRow[]
+}
+
+/** How many messages and participants `init` carries (the web chat shows what it is given). */
+export const initPageSize = 100
+
+/** The web chat's start: a caller without a key becomes a new user (the caller of the returned context). */
+export async function startWebchat({ ctx }: { ctx: ChatContext }): Promise<{ ctx: ChatContext; createdUser: boolean }> {
+  if (ctx.callerId !== undefined) {
+    await getCaller({ ctx })
+    return { ctx, createdUser: false }
+  }
+  const user = await createUser({ ctx, input: {} })
+  return { ctx: { ...ctx, callerId: user.id }, createdUser: true }
+}
+
+/**
+ * The conversation the web chat resumes (`conversationId`), or a new one the caller owns when none
+ * is named or it is gone. One the caller does not participate in is 403.
+ */
+export async function openWebchatConversation({
+  ctx,
+  conversationId,
+}: {
+  ctx: ChatContext
+  conversationId?: string | null
+}): Promise<ConversationRow> {
+  if (conversationId) {
+    try {
+      return await getConversation({ ctx, id: conversationId })
+    } catch (error) {
+      if (!(error instanceof DomainError && error.type === 'ResourceNotFound')) throw error
+    }
+  }
+  return createConversation({ ctx, input: {} })
+}
+
+/** The conversation as `init` shows it: the caller, its latest messages and its participants. */
+export async function readWebchatSession(ctx: ChatContext, conversation: ConversationRow): Promise<WebchatSession> {
+  const window = { limit: initPageSize, inverted: false }
+  const [user, messages, participants] = await Promise.all([
+    getCaller({ ctx }),
+    listMessages({ ctx, conversationId: conversation.id, window }),
+    listParticipants({ ctx, conversationId: conversation.id, window }),
+  ])
+  return { user, conversation, messages, participants }
+}

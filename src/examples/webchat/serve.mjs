@@ -1,0 +1,81 @@
+// The example page of the official web chat against Confab: built with esbuild from main.jsx when
+// it starts (nothing built is committed) and served on its own origin, as a site embedding the chat
+// would be. `npm run example:webchat` runs it; Confab must list this origin in CORS_ORIGINS.
+import { createServer } from 'node:http'
+import { fileURLToPath } from 'node:url'
+import * as esbuild from 'esbuild'
+
+const entry = fileURLToPath(new URL('./main.jsx', import.meta.url))
+
+/** The page's script and stylesheet, bundled and minified. */
+export async function buildExample() {
+  const result = await esbuild.build({
+    entryPoints: [entry],
+    bundle: true,
+    minify: true,
+    write: false,
+    outdir: 'out',
+    format: 'esm',
+    jsx: 'automatic',
+    target: 'es2022',
+    define: { 'process.env.NODE_ENV': '"production"' },
+    logLevel: 'silent',
+  })
+  const file = (ext) => result.outputFiles.find((f) => f.path.endsWith(ext))?.text ?? ''
+  return { js: file('.js'), css: file('.css') }
+}
+
+const page = ({ apiUrl, clientId }) => `<!doctype html>
+<html lang="en">
+  <head>
+    <meta charset="utf-8" />
+    <title>Confab: the official Botpress web chat</title>
+    <link rel="stylesheet" href="/main.css" />
+    <script>window.CONFAB = ${JSON.stringify({ apiUrl, clientId }).replace(/</g, '\\u003c')}</script>
+  </head>
+  <body>
+    <div id="root"></div>
+    <script type="module" src="/main.js"></script>
+  </body>
+</html>
+`
+
+/**
+ * Serves the page on `port` (0: any free one) of `host`; resolves with its URL and a close().
+ * `target` ({apiUrl, clientId}) is read at each request of the page, so it may be filled in later.
+ */
+export async function serveExample({ target, port = 0, host = '127.0.0.1' }) {
+  const { js, css } = await buildExample()
+  const files = {
+    '/': ['text/html; charset=utf-8', () => page(target)],
+    '/main.js': ['text/javascript; charset=utf-8', () => js],
+    '/main.css': ['text/css; charset=utf-8', () => css],
+  }
+  const server = createServer((request, response) => {
+    const file = files[new URL(request.url ?? '/', 'http://x').pathname]
+    if (!file) return response.writeHead(404).end()
+    response.writeHead(200, { 'content-type': file[0], 'cache-control': 'no-store' }).end(file[1]())
+  })
+  await new Promise((resolve) => server.listen(port, host, resolve))
+  const url = `http://${host}:${server.address().port}/`
+  return {
+    url,
+    close: () =>
+      new Promise((resolve) => {
+        server.closeAllConnections()
+        server.close(() => resolve())
+      }),
+  }
+}
+
+if (process.argv[1] === fileURLToPath(import.meta.url)) {
+  const apiUrl = process.env.CONFAB_URL ?? 'http://127.0.0.1:3000'
+  const clientId = process.env.CONFAB_WEBHOOK_ID
+  if (!clientId) {
+    console.error('Set CONFAB_WEBHOOK_ID to the webhook id Confab printed (and CONFAB_URL if it is not http://127.0.0.1:3000).')
+    process.exit(1)
+  }
+  const { url } = await serveExample({ target: { apiUrl, clientId }, port: Number(process.env.PORT ?? 8080) })
+  console.log(`The official web chat against ${apiUrl}/${clientId}: ${url}`)
+  console.log(`Start Confab with CORS_ORIGINS=${url.slice(0, -1)} so that the page may call it.`)
+}

@@ -1,0 +1,56 @@
+import { CreateFileDocument, InitializeDocument, type InitializeSubscription } from '../../__generated__/chat-operations.ts'
+import { compact, compactMessage } from '../bodies.ts'
+import { route, stream } from '../route.ts'
+import { toChatSignal } from './listen.ts'
+
+type Signal = InitializeSubscription['initialize']
+
+/**
+ * What a bot's event says to the web chat: `{type: "webchat_visibility", visibility}` shows, hides
+ * or toggles it, `{type: "webchat_config", config}` configures it, anything else is `custom`.
+ */
+function botEventSignal(payload: Record<string, unknown>) {
+  if (payload.type === 'webchat_visibility') return { type: 'webchat_visibility', data: { visibility: payload.visibility } }
+  if (payload.type === 'webchat_config') return { type: 'webchat_config', data: { config: payload.config } }
+  return { type: 'custom', data: { event: payload } }
+}
+
+/** The web chat's stream message: `init` with the session, else a signal as the Chat API sends it. */
+function toWebchatSignal(signal: Signal) {
+  // The web chat adds the participant itself to its list (the Chat API names it only).
+  if (signal.__typename === 'ParticipantAddedSignal') {
+    const { type, conversationId, participantId, participant } = signal
+    return { type, data: { conversationId, participantId, participant: compact(participant) } }
+  }
+  // A bot's events: the web chat's own signals when their payload names one, else `custom`.
+  if (signal.__typename === 'EventCreatedSignal' && signal.isBot) return botEventSignal(signal.event.payload)
+  if (signal.__typename !== 'InitSignal') return toChatSignal(signal)
+  return {
+    type: signal.type,
+    data: {
+      conversation: signal.conversation,
+      messages: signal.messages.map(compactMessage),
+      participants: signal.participants.map(compact),
+      user: { ...compact(signal.user), userKey: signal.userKey },
+    },
+  }
+}
+
+/** The Webchat API (the official @botpress/webchat's superset of the Chat API), relative to /{webhookId}. */
+export const webchatRoutes = [
+  stream({
+    operation: 'initialize',
+    method: 'GET',
+    path: '/initialize',
+    document: InitializeDocument,
+    variables: ({ query }) => ({ conversationId: query.get('conversationId') || undefined }),
+    event: (d) => toWebchatSignal(d.initialize),
+  }),
+  route({
+    operation: 'createFile',
+    method: 'POST',
+    path: '/files',
+    document: CreateFileDocument,
+    response: (d) => ({ file: d.createFile.file }),
+  }),
+]

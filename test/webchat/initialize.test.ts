@@ -1,0 +1,190 @@
+import { describe, expect, it } from 'vitest'
+import { BASE, errorBody, iso, type TestApp, useTestApp, WEBHOOK_ID } from '../helpers/app.ts'
+import { PING } from '../helpers/listening.ts'
+import { SseReader } from '../helpers/sse.ts'
+import { eventually } from '../helpers/wait.ts'
+
+// initialize — GET /{webhookId}/initialize[?conversationId=]: the official web chat's one stream.
+// Its first message is `init` (conversation, messages newest first, participants, user with its
+// userKey); the conversation's signals follow on the same stream. Its GraphQL twin is the
+// `initialize` subscription.
+
+interface Signal {
+  type: string
+  data: any
+}
+
+async function initialize(t: TestApp, { key, conversationId }: { key?: string; conversationId?: string } = {}) {
+  const baseline = t.app.signals.activeSubscriptions()
+  const query = conversationId ? `?conversationId=${encodeURIComponent(conversationId)}` : ''
+  const response = await t.send('GET', `${BASE}/${WEBHOOK_ID}/initialize${query}`, { key, headers: { timeout: '60000' } })
+  if (response.status !== 200) return { response, body: await response.json() }
+  const sse = new SseReader(response.body!)
+  const signal = async (): Promise<Signal> => {
+    const block = await sse.message((b) => b.data === PING)
+    if (!block) throw new Error('the stream ended')
+    expect(block.text).toMatch(/^data: \{[^\n]*$/)
+    return JSON.parse(block.data as string)
+  }
+  const init = await signal()
+  await eventually(() => expect(t.app.signals.activeSubscriptions()).toBe(baseline + 1))
+  return { response, sse, init, signal }
+}
+
+describe('initialize', () => {
+  const t = useTestApp()
+
+  it('without a key creates the user and a conversation, and returns the key in init', async () => {
+    const { response, init, sse } = await initialize(t)
+    expect(response.status).toBe(200)
+    expect(response.headers.get('content-type')).toMatch(/^text\/event-stream/)
+    expect(init).toEqual({
+      type: 'init',
+      data: {
+        conversation: { id: expect.any(String), createdAt: iso, updatedAt: iso },
+        messages: [],
+        participants: [{ id: init!.data.user.id, createdAt: iso, updatedAt: iso }],
+        user: { id: expect.any(String), createdAt: iso, updatedAt: iso, userKey: expect.any(String) },
+      },
+    })
+    const key = init!.data.user.userKey as string
+    const me = await t.chat('GET', '/users/me', { key })
+    expect(me.body.user.id).toBe(init!.data.user.id)
+    const conversations = await t.chat('GET', '/conversations', { key })
+    expect(conversations.body.conversations.map((c: { id: string }) => c.id)).toEqual([init!.data.conversation.id])
+    await sse!.cancel()
+  })
+
+  it('with a key and a conversation resumes it: its messages newest first, then its signals live', async () => {
+    const first = await initialize(t)
+    const key = first.init!.data.user.userKey as string
+    const conversationId = first.init!.data.conversation.id as string
+    const sent = await t.chat('POST', '/messages', {
+      key,
+      body: { conversationId, payload: { type: 'text', text: 'hi' }, metadata: { clientMessageId: 'local-1' } },
+    })
+    expect(sent.status).toBe(200)
+    // In the bot's hands (processing) before the message itself, which comes back with its clientMessageId.
+    const processing = await first.signal!()
+    expect(processing).toEqual({ type: 'message_status_changed', data: { message: sent.body.message, oldStatus: 'pending', newStatus: 'processing' } })
+    const created = await first.signal!()
+    expect(created).toEqual({ type: 'message_created', data: { ...sent.body.message, isBot: false } })
+    expect(created.data.metadata).toEqual({ clientMessageId: 'local-1' })
+    // The bot joins and answers without the user's clientMessageId, and is done (processed).
+    const later = [await first.signal!(), await first.signal!(), await first.signal!()]
+    expect(later.map((s) => s.type)).toEqual(['participant_added', 'message_created', 'message_status_changed'])
+    expect(later[0]?.data).toEqual({
+      conversationId,
+      participantId: t.tenant!.botId,
+      participant: { id: t.tenant!.botId, name: expect.any(String), createdAt: iso, updatedAt: iso },
+    })
+    expect(later[1]?.data).toMatchObject({ isBot: true, userId: t.tenant!.botId, payload: { type: 'text', text: 'hi' } })
+    expect(later[1]?.data.metadata?.clientMessageId).toBeUndefined()
+    expect(later[2]?.data).toEqual({ message: sent.body.message, oldStatus: 'processing', newStatus: 'processed' })
+    await first.sse!.cancel()
+
+    const again = await initialize(t, { key, conversationId })
+    expect(again.init!.data.conversation.id).toBe(conversationId)
+    expect(again.init!.data.user.userKey).toBe(key)
+    expect(again.init!.data.messages.map((m: { userId: string }) => m.userId)).toEqual([t.tenant!.botId, first.init!.data.user.id])
+    expect(again.init!.data.participants.map((p: { id: string }) => p.id)).toEqual([first.init!.data.user.id, t.tenant!.botId])
+    await again.sse!.cancel()
+  })
+
+  it('with a key and no conversation (or one that is gone) opens a new conversation for the same user', async () => {
+    const first = await initialize(t)
+    const key = first.init!.data.user.userKey as string
+    await first.sse!.cancel()
+    const fresh = await initialize(t, { key })
+    expect(fresh.init!.data.user.id).toBe(first.init!.data.user.id)
+    expect(fresh.init!.data.conversation.id).not.toBe(first.init!.data.conversation.id)
+    await fresh.sse!.cancel()
+    const gone = await initialize(t, { key, conversationId: 'no-such-conversation' })
+    expect(gone.init!.data.conversation.id).not.toBe('no-such-conversation')
+    await gone.sse!.cancel()
+  })
+
+  it("refuses another user's conversation (403) and an invalid key (401) with the error body", async () => {
+    const alice = await initialize(t)
+    await alice.sse!.cancel()
+    const bob = await t.user('bob')
+    const forbidden = await initialize(t, { key: bob.key, conversationId: alice.init!.data.conversation.id })
+    expect(forbidden.response.status).toBe(403)
+    expect(forbidden.body).toEqual(errorBody(403, 'Forbidden'))
+    const invalid = await initialize(t, { key: 'not-a-key' })
+    expect(invalid.response.status).toBe(401)
+    expect(invalid.body).toEqual(errorBody(401, 'Unauthorized'))
+  })
+
+  it('takes conversation_started and custom events with bindConversation/bindUser (POST /events)', async () => {
+    const { init, sse } = await initialize(t)
+    const key = init!.data.user.userKey as string
+    const conversationId = init!.data.conversation.id as string
+    const started = await t.chat('POST', '/events', { key, body: { conversationId, payload: { type: 'conversation_started', data: {} } } })
+    expect(started.status).toBe(200)
+    expect(started.body.event.payload).toEqual({ type: 'conversation_started', data: {} })
+    const custom = await t.chat('POST', '/events', {
+      key,
+      body: { conversationId, payload: { type: 'custom', data: { page: '/pricing' } }, bindConversation: true, bindUser: true },
+    })
+    expect(custom.status).toBe(200)
+    expect(custom.body.event.payload).toEqual({ type: 'custom', data: { page: '/pricing' } })
+    await sse!.cancel()
+  })
+
+  it("carries the bot's typing (never the caller's own) and the bot's events as the web chat's signals", async () => {
+    const { init, sse, signal } = await initialize(t)
+    const key = init!.data.user.userKey as string
+    const conversationId = init!.data.conversation.id as string
+    await t.chat('POST', '/messages', { key, body: { conversationId, payload: { type: 'text', text: 'hi' } } })
+    // processing, the message, the bot joining, its answer, processed.
+    for (let i = 0; i < 5; i++) await signal!()
+    const bot = await t.keyFor(t.tenant!.botId)
+
+    expect(await t.chat('POST', `/conversations/${conversationId}/typing`, { key, body: {} })).toMatchObject({ status: 200, body: {} })
+    expect(await t.chat('POST', `/conversations/${conversationId}/typing`, { key: bot, body: { timeout: 3000 } })).toMatchObject({ status: 200 })
+    expect(await signal!()).toEqual({ type: 'typing_started', data: { conversationId, userId: t.tenant!.botId, timeout: 3000 } })
+    expect(await t.chat('DELETE', `/conversations/${conversationId}/typing`, { key: bot })).toMatchObject({ status: 200, body: {} })
+    expect(await signal!()).toEqual({ type: 'typing_stopped', data: { conversationId, userId: t.tenant!.botId } })
+
+    await t.chat('POST', '/events', { key: bot, body: { conversationId, payload: { type: 'webchat_visibility', visibility: 'show' } } })
+    expect(await signal!()).toEqual({ type: 'webchat_visibility', data: { visibility: 'show' } })
+    await t.chat('POST', '/events', { key: bot, body: { conversationId, payload: { type: 'webchat_config', config: { botName: 'B' } } } })
+    expect(await signal!()).toEqual({ type: 'webchat_config', data: { config: { botName: 'B' } } })
+    await t.chat('POST', '/events', { key: bot, body: { conversationId, payload: { type: 'promo', code: 'X' } } })
+    expect(await signal!()).toEqual({ type: 'custom', data: { event: { type: 'promo', code: 'X' } } })
+
+    const tooLong = await t.chat('POST', `/conversations/${conversationId}/typing`, { key, body: { timeout: 600_000 } })
+    expect(tooLong).toMatchObject({ status: 400, body: errorBody(400, 'InvalidPayload') })
+    const outsider = await t.user('mallory')
+    const forbidden = await t.chat('POST', `/conversations/${conversationId}/typing`, { key: outsider.key, body: {} })
+    expect(forbidden).toMatchObject({ status: 403, body: errorBody(403, 'Forbidden') })
+    await sse!.cancel()
+  })
+
+  it('is the initialize subscription in GraphQL, typing and statuses included', async () => {
+    const { init, sse } = await initialize(t)
+    await sse!.cancel()
+    const key = init!.data.user.userKey as string
+    const conversationId = init!.data.conversation.id as string
+    const response = await t.send('POST', `${BASE}/${WEBHOOK_ID}/graphql`, {
+      key,
+      headers: { accept: 'text/event-stream' },
+      body: {
+        query: `subscription($id: String) { initialize(conversationId: $id) { __typename
+          ... on InitSignal { conversation { conversationId } user { userId } userKey }
+          ... on MessageStatusChangedSignal { newStatus message { metadata } }
+          ... on MessageCreatedSignal { isBot } } }`,
+        variables: { id: conversationId },
+      },
+    })
+    expect(response.status).toBe(200)
+    const reader = new SseReader(response.body!)
+    const next = async () => JSON.parse((await reader.message((b) => b.event !== 'next'))!.data as string).data.initialize
+    expect(await next()).toEqual({ __typename: 'InitSignal', conversation: { conversationId }, user: { userId: init!.data.user.id }, userKey: key })
+    await t.chat('POST', '/messages', { key, body: { conversationId, payload: { type: 'text', text: 'hi' }, metadata: { clientMessageId: 'c' } } })
+    expect(await next()).toEqual({ __typename: 'MessageStatusChangedSignal', newStatus: 'processing', message: { metadata: { clientMessageId: 'c' } } })
+    expect(await next()).toEqual({ __typename: 'MessageCreatedSignal', isBot: false })
+    await reader.cancel()
+  })
+})
