@@ -1,8 +1,7 @@
 import { describe, expect, it } from 'vitest'
 import type { BotContext } from '../../src/bots/handler.ts'
-import { BASE, createTestApp, WEBHOOK_ID } from '../helpers/app.ts'
-import { SseReader } from '../helpers/sse.ts'
-import { PING } from '../helpers/listening.ts'
+import { createTestApp } from '../helpers/app.ts'
+import { openInitialize, type Signal } from '../helpers/webchat.ts'
 
 // The bot sees what the official web chat sends as events (conversation_started, custom), through
 // the durable delivery; a handler's replies reach the web chat's stream.
@@ -19,10 +18,7 @@ describe("bots and the web chat's events", () => {
       },
     })
     try {
-      const response = await t.send('GET', `${BASE}/${WEBHOOK_ID}/initialize`)
-      const sse = new SseReader(response.body!)
-      const next = async () => JSON.parse((await sse.message((b) => b.data === PING))!.data as string)
-      const init = await next()
+      const { sse, init, signal: next } = await openInitialize(t)
       const key = init.data.user.userKey as string
       const conversationId = init.data.conversation.id as string
       await t.chat('POST', '/events', { key, body: { conversationId, payload: { type: 'conversation_started', data: {} } } })
@@ -30,7 +26,7 @@ describe("bots and the web chat's events", () => {
         key,
         body: { conversationId, payload: { type: 'custom', data: { page: '/pricing' } }, bindConversation: true, bindUser: true },
       })
-      const heard: { type: string; data: any }[] = []
+      const heard: Signal[] = []
       while (heard.length < 4) heard.push(await next())
       // The user's own two events, and the bot joining before its welcome (the bot may answer between the two events).
       expect(heard.map((s) => s.type).sort()).toEqual(['event_created', 'event_created', 'message_created', 'participant_added'])
@@ -61,14 +57,11 @@ describe("bots and the web chat's events", () => {
       },
     })
     try {
-      const response = await t.send('GET', `${BASE}/${WEBHOOK_ID}/initialize`)
-      const sse = new SseReader(response.body!)
-      const next = async () => JSON.parse((await sse.message((b) => b.data === PING))!.data as string)
-      const init = await next()
+      const { sse, init, signal: next } = await openInitialize(t)
       const key = init.data.user.userKey as string
       const conversationId = init.data.conversation.id as string
       await t.chat('POST', '/messages', { key, body: { conversationId, payload: { type: 'text', text: 'hi' } } })
-      const heard: { type: string; data: any }[] = []
+      const heard: Signal[] = []
       while (!heard.some((s) => s.type === 'message_updated')) heard.push(await next())
       const botId = t.tenant!.botId
       expect(heard.map((s) => s.type)).toEqual([

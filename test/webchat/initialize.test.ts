@@ -1,35 +1,13 @@
 import { describe, expect, it } from 'vitest'
 import { BASE, errorBody, iso, type TestApp, useTestApp, WEBHOOK_ID } from '../helpers/app.ts'
-import { PING } from '../helpers/listening.ts'
 import { SseReader } from '../helpers/sse.ts'
+import { initialize, type Signal } from '../helpers/webchat.ts'
 import { eventually } from '../helpers/wait.ts'
 
 // initialize — GET /{webhookId}/initialize[?conversationId=]: the official web chat's one stream.
 // Its first message is `init` (conversation, messages newest first, participants, user with its
 // userKey); the conversation's signals follow on the same stream. Its GraphQL twin is the
 // `initialize` subscription.
-
-interface Signal {
-  type: string
-  data: any
-}
-
-async function initialize(t: TestApp, { key, conversationId }: { key?: string; conversationId?: string } = {}) {
-  const baseline = t.app.signals.activeSubscriptions()
-  const query = conversationId ? `?conversationId=${encodeURIComponent(conversationId)}` : ''
-  const response = await t.send('GET', `${BASE}/${WEBHOOK_ID}/initialize${query}`, { key, headers: { timeout: '60000' } })
-  if (response.status !== 200) return { response, body: await response.json() }
-  const sse = new SseReader(response.body!)
-  const signal = async (): Promise<Signal> => {
-    const block = await sse.message((b) => b.data === PING)
-    if (!block) throw new Error('the stream ended')
-    expect(block.text).toMatch(/^data: \{[^\n]*$/)
-    return JSON.parse(block.data as string)
-  }
-  const init = await signal()
-  await eventually(() => expect(t.app.signals.activeSubscriptions()).toBe(baseline + 1))
-  return { response, sse, init, signal }
-}
 
 describe('initialize', () => {
   const t = useTestApp()
