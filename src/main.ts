@@ -11,6 +11,8 @@ async function main() {
   const handlers = config.botModule ? { ...builtInHandlers, echo: await loadBotModule(config.botModule) } : builtInHandlers
   const confab = await createServer({
     databaseUrl: config.databaseUrl,
+    poolSize: config.poolSize,
+    redisUrl: config.redisUrl,
     port: config.port,
     host: config.host,
     log,

@@ -11,7 +11,7 @@ import { restTransport } from './http/rest.ts'
 import { defaultSseTiming, type SseTiming, SseStreams } from './http/sse.ts'
 import { adminRoutes } from './rest/admin/routes.ts'
 import { chatRoutes } from './rest/chat/routes.ts'
-import { createSignalHub } from './signals/hub.ts'
+import { createSignalHub, type SignalBus } from './signals/hub.ts'
 
 export interface WiringOptions {
   store: Store
@@ -24,6 +24,10 @@ export interface WiringOptions {
   /** The clock bot deliveries come due by (tests move it instead of waiting). */
   clock?: () => Date
   sseTiming?: SseTiming
+  /** How signals reach the other instances (Redis, REDIS_URL); none: this instance's listeners only. */
+  signalBus?: SignalBus
+  /** How long a claimed bot delivery stays this instance's (several instances on PostgreSQL). */
+  botLeaseMs?: number
 }
 
 /** The parts of the server and what each is made from; createApp mounts them. */
@@ -35,9 +39,11 @@ export function wire({
   botRetrySchedule,
   clock,
   sseTiming = defaultSseTiming,
+  signalBus,
+  botLeaseMs,
 }: WiringOptions) {
   const errors = createErrorPath(log)
-  const signals = createSignalHub()
+  const signals = createSignalHub({ bus: signalBus })
   const streams = new SseStreams(log, sseTiming)
   const bots = startBotRuntime({
     store,
@@ -47,6 +53,7 @@ export function wire({
     timeoutMs: botTimeoutMs,
     retrySchedule: botRetrySchedule,
     clock,
+    leaseMs: botLeaseMs,
   })
   const deps = { store, log, signals, bots, errors }
   const chatYoga = createChatYoga(deps)
@@ -54,6 +61,7 @@ export function wire({
   const rest = { streams, log }
   return {
     store,
+    signalBus,
     errors,
     signals,
     streams,
