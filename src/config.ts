@@ -22,6 +22,8 @@ export interface Config {
   botRetrySchedule: number[] | undefined
   /** CONFAB_BOT_MODULE: an ES module whose default export handles the events of bots without url. */
   botModule: string | undefined
+  /** CONFAB_BOT_LEASE_SECONDS: how long an instance holds a bot delivery it claimed (PostgreSQL). */
+  botLeaseMs: number | undefined
 }
 
 export class ConfigError extends Error {}
@@ -62,6 +64,13 @@ function parsePoolSize(raw: string | undefined): number | undefined {
   return size
 }
 
+function parseSeconds(name: string, raw: string | undefined): number | undefined {
+  if (raw === undefined) return undefined
+  const seconds = Number(raw)
+  if (!Number.isFinite(seconds) || seconds <= 0) throw new ConfigError(`${name} must be a number of seconds above 0, got "${raw}"`)
+  return seconds * 1000
+}
+
 const nonEmpty = (value: string | undefined) => (value === undefined || value === '' ? undefined : value)
 
 export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
@@ -76,6 +85,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     corsOrigins: parseOrigins(env.CORS_ORIGINS),
     botRetrySchedule: parseSchedule(nonEmpty(env.CONFAB_BOT_RETRY_SCHEDULE)),
     botModule: nonEmpty(env.CONFAB_BOT_MODULE),
+    botLeaseMs: parseSeconds('CONFAB_BOT_LEASE_SECONDS', nonEmpty(env.CONFAB_BOT_LEASE_SECONDS)),
     bootstrap: {
       workspaceId: nonEmpty(env.CONFAB_WORKSPACE_ID),
       adminToken: nonEmpty(env.CONFAB_ADMIN_TOKEN),

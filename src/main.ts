@@ -20,6 +20,7 @@ async function main() {
     corsOrigins: config.corsOrigins,
     handlers,
     botRetrySchedule: config.botRetrySchedule,
+    botLeaseMs: config.botLeaseMs,
   })
   if (confab.created) process.stdout.write(describeBootstrap(confab.created, confab.url))
   process.stdout.write(`Confab listening on ${confab.url}\n`)
