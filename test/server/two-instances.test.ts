@@ -155,7 +155,7 @@ describe('two instances on one PostgreSQL and one Redis', () => {
     const failuresOnB: unknown[] = []
     let killed = false
     let stop = false
-    const writer = async (client: ChatClient, onB: boolean) => {
+    const writer = async (client: typeof onA, onB: boolean) => {
       let n = 0
       while (!stop) {
         try {
