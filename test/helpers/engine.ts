@@ -38,7 +38,12 @@ export function openTestStore(options: { databaseUrl?: string; onQuery?: (sql: s
       store,
       opened: Promise.resolve(),
       db: store.db,
-      query: async <T>(sql: string, ...params: unknown[]) => store.db.$client.prepare(sql).all(...params) as T[],
+      query: async <T>(sql: string, ...params: unknown[]) => {
+        const statement = store.db.$client.prepare(sql)
+        if (statement.reader) return statement.all(...params) as T[]
+        statement.run(...params)
+        return []
+      },
       dispose: () => store.close(),
     }
   }
