@@ -290,6 +290,7 @@ describe('webhook delivery — retries', () => {
     const updated = await t.admin('PUT', `/bots/${botId}`, { body: { url: receiver.url } })
     expect(updated.status).toBe(200)
     await vi.waitFor(() => expect(texts()).toEqual(['gone', 'kept']))
+    await t.app.bots.idle()
     expect((await pendingDeliveries(t))).toEqual([])
   })
 })
@@ -335,6 +336,8 @@ describe('webhook delivery — order within a conversation', () => {
     clock.advance(6000)
     t.app.bots.wake()
     await vi.waitFor(() => expect(texts()).toEqual(['first', 'first', 'first', 'second']))
+    // The bot has the event; its settlement commits right after.
+    await t.app.bots.idle()
     expect((await logsOf(t)).map((l) => l.level)).toEqual(['warn', 'warn', 'warn', 'error', 'info'])
   })
 })
