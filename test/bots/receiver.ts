@@ -4,7 +4,6 @@ import { eq } from 'drizzle-orm'
 import { pino } from 'pino'
 import type { BotHandler } from '../../src/bots/handler.ts'
 import type { bots } from '../../src/db/schema.ts'
-import { tables } from '../helpers/tables.ts'
 import { newSigningSecret } from '../../src/domain/bot-secrets.ts'
 import { createTestApp, type TestApp } from '../helpers/app.ts'
 
@@ -102,13 +101,13 @@ export async function webhookBotApp(options: {
 
 /** Changes the bot row directly: a url and a secret the test knows, in one step. */
 export const setBot = async (t: TestApp, botId: string, changes: Partial<typeof bots.$inferInsert>) => {
-  await t.db.update(tables.bots).set(changes).where(eq(tables.bots.id, botId))
+  await t.db.update(t.tables.bots).set(changes).where(eq(t.tables.bots.id, botId))
 }
 
-export const logsOf = async (t: TestApp) => t.db.select().from(tables.botLogs).orderBy(tables.botLogs.timestamp, tables.botLogs.id)
+export const logsOf = async (t: TestApp) => t.db.select().from(t.tables.botLogs).orderBy(t.tables.botLogs.timestamp, t.tables.botLogs.id)
 
 /** The outbox rows, oldest first (without PostgreSQL's lease column). */
 export const pendingDeliveries = async (t: TestApp) =>
-  (await t.db.select().from(tables.botDeliveries).orderBy(tables.botDeliveries.seq)).map(
-    ({ leasedUntil: _, ...row }: typeof tables.botDeliveries.$inferSelect & { leasedUntil?: unknown }) => row,
+  (await t.db.select().from(t.tables.botDeliveries).orderBy(t.tables.botDeliveries.seq)).map(
+    ({ leasedUntil: _, ...row }: typeof t.tables.botDeliveries.$inferSelect & { leasedUntil?: unknown }) => row,
   )

@@ -57,6 +57,8 @@ export function createTestApp(
   const { store } = engine
   /** The engine's drizzle handle, to look at the tables directly (see openTestStore: `await` only). */
   const db = engine.db
+  /** The tables of the app's engine, for queries through `db`. */
+  const tables = engine.tables
   const planned = firstTenant({
     workspaceId: WORKSPACE_ID,
     adminToken: ADMIN_TOKEN,
@@ -202,6 +204,7 @@ export function createTestApp(
     app,
     store,
     db,
+    tables,
     ready,
     count,
     query,

@@ -1,4 +1,6 @@
 import { randomBytes } from 'node:crypto'
+import * as postgresTables from '../../src/db/postgres/schema.ts'
+import * as sqliteTables from '../../src/db/schema.ts'
 import { isPostgresUrl, PostgresStore } from '../../src/db/postgres/store.ts'
 import type { SqliteDb } from '../../src/db/sqlite/connection.ts'
 import { openSqliteStore } from '../../src/db/sqlite/store.ts'
@@ -22,6 +24,8 @@ export interface TestStore {
    * only (never .all()/.get()/.run(), which only SQLite has).
    */
   db: SqliteDb
+  /** The tables to query `db` with: the engine's (typed as SQLite's). */
+  tables: typeof sqliteTables
   /** Rows of a raw SQL query, `?` placeholders (rewritten as $n on PostgreSQL). */
   query<T = Record<string, unknown>>(sql: string, ...params: unknown[]): Promise<T[]>
   /** Closes the store (and drops the PostgreSQL schema). */
@@ -38,6 +42,7 @@ export function openTestStore(options: { databaseUrl?: string; onQuery?: (sql: s
       store,
       opened: Promise.resolve(),
       db: store.db,
+      tables: sqliteTables,
       query: async <T>(sql: string, ...params: unknown[]) => {
         const statement = store.db.$client.prepare(sql)
         if (statement.reader) return statement.all(...params) as T[]
@@ -74,6 +79,7 @@ export function openTestStore(options: { databaseUrl?: string; onQuery?: (sql: s
     store,
     opened,
     db: pg.db as unknown as SqliteDb,
+    tables: postgresTables as unknown as typeof sqliteTables,
     query,
     dispose: async () => {
       await opened.catch(() => undefined)

@@ -202,4 +202,19 @@ describe('two instances on one PostgreSQL and one Redis', () => {
     const res = await fetch(`${b.baseUrl}/readyz`)
     expect(res.status).toBe(200)
   }, 120_000)
+
+  it('SIGTERM drains B: its live streams end (their clients reconnect elsewhere) and it exits cleanly', async () => {
+    const client = await ChatClient.connect({ apiUrl: chatUrl(b), userId: 'drained', encryptionKey: env.CONFAB_ENCRYPTION_KEY })
+    const { conversation } = await client.createConversation({ id: 'drained' })
+    const stream = await fetch(`${chatUrl(b)}/conversations/${conversation.id}/listen`, { headers: { 'x-user-key': client.user.key } })
+    expect(stream.status).toBe(200)
+    const ended = (async () => {
+      for await (const _ of stream.body as unknown as AsyncIterable<Uint8Array>) {
+      }
+      return 'ended'
+    })().catch(() => 'ended')
+    const status = await b.terminate()
+    expect(status).toEqual({ code: 0, signal: null })
+    expect(await ended).toBe('ended')
+  }, 60_000)
 })

@@ -27,6 +27,26 @@ export interface PostgresStoreOptions {
 
 export const isPostgresUrl = (url: string) => /^postgres(ql)?:\/\//i.test(url)
 
+/**
+ * A pg client whose string parameters never carry U+0000: PostgreSQL's text cannot hold it (SQLite's
+ * can), so it is sent as U+FFFD, the replacement character. A lookup by such a value finds nothing
+ * (as no stored id has it) instead of failing; a stored name keeps every other character. JSON
+ * columns are not concerned: their text escapes it (`\u0000`), which `json` keeps.
+ */
+class NulSafeClient extends pg.Client {
+  override query(...args: unknown[]): never {
+    const [first, second] = args
+    if (Array.isArray(second)) args[1] = second.map(withoutNul)
+    else if (first && typeof first === 'object' && Array.isArray((first as { values?: unknown }).values)) {
+      const config = first as { values: unknown[] }
+      args[0] = { ...config, values: config.values.map(withoutNul) }
+    }
+    return (super.query as (...a: unknown[]) => never)(...args)
+  }
+}
+
+const withoutNul = (value: unknown) => (typeof value === 'string' && value.includes('\0') ? value.replaceAll('\0', '\uFFFD') : value)
+
 /** Errors after which a unit of work is run again from its start: nothing of it was committed. */
 const retryable = new Set(['40001', '40P01'])
 const maxAttempts = 5
@@ -54,11 +74,14 @@ export class PostgresStore implements Store {
     this.pool = new pg.Pool({
       connectionString: databaseUrl,
       max: poolSize,
+      Client: NulSafeClient,
       options: `-c search_path=${schemaName}`,
     })
     // An idle connection the server dropped must not crash the process: the pool replaces it.
     this.pool.on('error', () => {})
-    this.db = drizzle(this.pool, { schema, logger: onQuery ? { logQuery: onQuery } : undefined })
+    // Transaction control is not a statement of the storage API (SQLite's group commit does not log it either).
+    const logQuery = onQuery && ((query: string, params: unknown[]) => void (/^(begin|commit|rollback)\b/i.test(query) || onQuery(query, params)))
+    this.db = drizzle(this.pool, { schema, logger: logQuery ? { logQuery } : undefined })
     this.readQueries = postgresQueries(this.db as unknown as PgDb, { inUnit: false })
     this.onEffectError =
       onEffectError ??
