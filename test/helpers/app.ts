@@ -65,7 +65,7 @@ export function createTestApp(
     webhookId: WEBHOOK_ID,
     encryptionKey: ENCRYPTION_KEY,
   })
-  const ready = engine.opened.then(() => bootstrap(store, planned))
+  const ready = engine.opened ? engine.opened.then(() => bootstrap(store, planned)) : bootstrap(store, planned)
   const tenant: typeof planned | undefined = planned
   const { databaseUrl: _, onQuery: __, ...appOptions } = options
   const created = createApp({ store, log: pino({ level: 'silent' }), ...appOptions })

@@ -15,8 +15,12 @@ export const onPostgres = TEST_DATABASE_URL !== undefined && isPostgresUrl(TEST_
 
 export interface TestStore {
   store: Store
-  /** Resolves once the database is ready (the PostgreSQL schema made and migrated); rejects loudly if it is not. */
-  opened: Promise<void>
+  /**
+   * Resolves once the database is ready (the PostgreSQL schema made and migrated), rejecting loudly
+   * if it is not; undefined when it is ready at once (SQLite), so that a first write is submitted
+   * synchronously, ahead of any other.
+   */
+  opened: Promise<void> | undefined
   /**
    * The engine's drizzle handle, to look at the tables directly. Typed as SQLite's so that tests
    * import the tables of src/db/schema.ts; on PostgreSQL it is the PostgreSQL handle, and the
@@ -40,7 +44,7 @@ export function openTestStore(options: { databaseUrl?: string; onQuery?: (sql: s
     const store = openSqliteStore(options.databaseUrl ?? ':memory:', { onQuery: options.onQuery })
     return {
       store,
-      opened: Promise.resolve(),
+      opened: undefined,
       db: store.db,
       tables: sqliteTables,
       query: async <T>(sql: string, ...params: unknown[]) => {
