@@ -62,7 +62,11 @@ export async function createServer({
   let signalBus: Awaited<ReturnType<typeof connectRedisSignalBus>> | undefined
   let created: BootstrapResult | undefined
   try {
-    signalBus = redisUrl ? await connectRedisSignalBus(redisUrl) : undefined
+    signalBus = redisUrl
+      ? await connectRedisSignalBus(redisUrl, {
+          onPublishError: (error) => log.warn({ err: error }, 'a signal could not be published to Redis; other instances miss it'),
+        })
+      : undefined
     created = await bootstrap(store, firstTenant(bootstrapValues))
   } catch (error) {
     await signalBus?.close()

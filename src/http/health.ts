@@ -12,6 +12,15 @@ export const healthTransport: Transport = {
   refuse: restRefusal,
 }
 
+/** A check that does not answer within 2 s has failed (a client waiting to reconnect counts as not ready). */
+const withinTime = <T>(check: Promise<T>, ms = 2000): Promise<T> => {
+  let timer: NodeJS.Timeout | undefined
+  const late = new Promise<never>((_, reject) => {
+    timer = setTimeout(() => reject(new Error(`no answer within ${ms} ms`)), ms)
+  })
+  return Promise.race([check, late]).finally(() => clearTimeout(timer))
+}
+
 /**
  * GET /readyz: 200 `{"status":"ready"}` when the database answers with its migrations applied (and
  * the signal bus, Redis, answers when there is one); 503 `{"status":"unavailable",…}` otherwise, and
@@ -27,8 +36,8 @@ export const readinessTransport = (checks: {
     if (checks.draining()) return json(503, { status: 'unavailable', reason: 'stopping' })
     const failed: string[] = []
     await Promise.all([
-      checks.store.check().catch(() => failed.push('database')),
-      checks.signalBus?.ping?.().catch(() => failed.push('redis')),
+      withinTime(checks.store.check()).catch(() => failed.push('database')),
+      checks.signalBus?.ping && withinTime(checks.signalBus.ping()).catch(() => failed.push('redis')),
     ])
     return failed.length === 0 ? json(200, { status: 'ready' }) : json(503, { status: 'unavailable', failing: failed.sort() })
   },

@@ -22,7 +22,10 @@ export const defaultChannel = 'confab:signals'
  * what it receives to its own listeners; it hears its own signals at once, in process, and ignores
  * their echo.
  */
-export async function connectRedisSignalBus(url: string, { channel = defaultChannel } = {}): Promise<RedisSignalBus> {
+export async function connectRedisSignalBus(
+  url: string,
+  { channel = defaultChannel, onPublishError = () => {} }: { channel?: string; onPublishError?: (error: unknown) => void } = {},
+): Promise<RedisSignalBus> {
   const options = { lazyConnect: true, maxRetriesPerRequest: 3 }
   const publishClient = new Redis(url, options)
   const subscribeClient = new Redis(url, options)
@@ -50,7 +53,9 @@ export async function connectRedisSignalBus(url: string, { channel = defaultChan
 
   return {
     publish(message) {
-      target.dispatchEvent(new CustomEvent(channel, { detail: { ...message, origin } }))
+      // As the event target's dispatchEvent does, with the failure kept: while Redis is away (ioredis
+      // reconnects by itself), the other instances miss the signal; this one must not crash.
+      publishClient.publish(channel, JSON.stringify({ ...message, origin })).catch(onPublishError)
     },
     receive(receiver) {
       receivers.add(receiver)
