@@ -29,3 +29,18 @@ describe('GET /readyz', () => {
     expect(res.body).toMatchObject({ code: 405, type: 'MethodNotFound' })
   })
 })
+
+describe('GET /readyz with a signal bus (Redis)', () => {
+  const t = useTestApp({
+    signalBus: {
+      publish: () => {},
+      receive: () => () => {},
+      ping: () => Promise.reject(new Error('Redis is away')),
+    },
+  })
+
+  it('is 503 naming redis when the bus does not answer', async () => {
+    const res = await t.app.fetch(new Request(`${BASE}/readyz`))
+    expect([res.status, await res.json()]).toEqual([503, { status: 'unavailable', failing: ['redis'] }])
+  })
+})
