@@ -16,7 +16,7 @@ import type {
 
 /*
  * The storage API the domain runs on. The domain keeps the rules; every statement lives behind a
- * named query below, so that each engine (SQLite today, PostgreSQL next) provides the same names
+ * named query below, so that each engine (src/db/sqlite, src/db/postgres) provides the same names
  * with its own SQL and no verb branches on the dialect.
  */
 
