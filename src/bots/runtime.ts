@@ -288,6 +288,9 @@ export function startBotRuntime({
       await Promise.allSettled([...underWay.values()])
     },
   }
+  if (store.shared && leaseMs <= timeoutMs) {
+    log.warn({ leaseMs, timeoutMs }, 'the bot delivery lease is not longer than an attempt may take: another instance may start a delivery still under way here')
+  }
   // Alone on its database, this instance learns of every delivery from its own writes; sharing it,
   // it also looks now and then for the deliveries of others (a lease run out, a dead instance's).
   const sweep = store.shared ? setInterval(wake, sweepMs) : undefined
