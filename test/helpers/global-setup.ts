@@ -17,4 +17,32 @@ export default async function setup() {
   } finally {
     await client.end().catch(() => undefined)
   }
+  return () => dropOrphanSchemas(url)
+}
+
+const alive = (pid: number) => {
+  try {
+    process.kill(pid, 0)
+    return true
+  } catch (error) {
+    return (error as NodeJS.ErrnoException).code === 'EPERM'
+  }
+}
+
+/**
+ * At the end of the run: the schemas of test apps whose process is gone without dropping them (a
+ * child server killed by its test), named test_<pid>_… by openTestStore.
+ */
+async function dropOrphanSchemas(url: string) {
+  const client = new pg.Client({ connectionString: url })
+  await client.connect()
+  try {
+    const { rows } = await client.query<{ name: string }>(`select nspname as name from pg_namespace where nspname ~ '^test_[0-9]+_'`)
+    for (const { name } of rows) {
+      const pid = Number(/^test_(\d+)_/.exec(name)?.[1])
+      if (!alive(pid)) await client.query(`drop schema if exists "${name}" cascade`)
+    }
+  } finally {
+    await client.end()
+  }
 }
