@@ -1,11 +1,15 @@
 /*
  * Confab benchmark: every figure of issue 8's goal table that needs no floor server.
  *   npm run bench [-- --duration 8 --warmup 2 --connections 32 --starts 5 --listeners 1000
- *                    --fanout-messages 20 --idle 10000 --deep 1000000 --bot-messages 200 --only startup,http,fanout,botreply,idle,paging]
+ *                    --fanout-messages 20 --idle 10000 --deep 1000000 --bot-messages 200
+ *                    --only startup,http,fanout,botreply,idle,paging,scale]
+ * The scale phase needs PostgreSQL (BENCH_DATABASE_URL, 127.0.0.1:5432 by default: a database is
+ * made and dropped) and Redis (BENCH_REDIS_URL, 127.0.0.1:6379).
  * Builds if src/ changed, then runs the built server on temporary databases. The ratios to the floor
  * come from `bash ../shared/perf/compare.sh`; this prints absolute figures only.
  */
 import { execFileSync } from 'node:child_process'
+import pg from 'pg'
 import { mkdtempSync, rmSync } from 'node:fs'
 import { createServer } from 'node:http'
 import type { AddressInfo } from 'node:net'
@@ -24,7 +28,7 @@ const arg = (name: string, fallback: number) => {
   return i >= 0 ? Number(process.argv[i + 1]) : fallback
 }
 const onlyAt = process.argv.indexOf('--only')
-const phases = new Set((onlyAt >= 0 ? (process.argv[onlyAt + 1] ?? '') : 'startup,http,fanout,botreply,idle,paging').split(','))
+const phases = new Set((onlyAt >= 0 ? (process.argv[onlyAt + 1] ?? '') : 'startup,http,fanout,botreply,idle,paging,scale').split(','))
 const options = {
   seconds: arg('duration', 8),
   warmupSeconds: arg('warmup', 2),
@@ -36,6 +40,7 @@ const options = {
   deep: arg('deep', 1_000_000),
   botMessages: arg('bot-messages', 200),
   shallow: 1_000,
+  signals: arg('signals', 100),
 }
 
 const WEBHOOK = 'bench'
@@ -287,6 +292,82 @@ async function pagingPhase() {
   row(`first page at ${options.deep} ÷ at ${options.shallow} (mean time)`, (shallow.perSecond / deep.perSecond).toFixed(2), '≤ 1.2')
 }
 
+const pgAdminUrl = process.env.BENCH_DATABASE_URL || 'postgres://postgres@127.0.0.1:5432/postgres'
+const redisUrl = process.env.BENCH_REDIS_URL || 'redis://127.0.0.1:6379'
+
+/** A fresh PostgreSQL database for the run; dropped by `drop`. */
+async function freshPostgres() {
+  const name = `confab_bench_${process.pid}_${++databases}`
+  const admin = async (statement: string) => {
+    const client = new pg.Client({ connectionString: pgAdminUrl })
+    await client.connect()
+    try {
+      await client.query(statement)
+    } finally {
+      await client.end()
+    }
+  }
+  await admin(`create database "${name}"`)
+  const url = new URL(pgAdminUrl)
+  url.pathname = `/${name}`
+  return { url: url.toString(), drop: () => admin(`drop database if exists "${name}" with (force)`) }
+}
+
+/** createMessage and listMessages (REST) against the servers given, the connections shared among them. */
+async function restLoad(servers: Server[], label: string) {
+  const keys = await Promise.all(servers.map((server) => user(server, 'bench-scale')))
+  await call(servers[0] as Server, keys[0] as string, 'POST', '/conversations/get-or-create', { id: 'bench-scale' })
+  const per = { ...options, connections: Math.max(1, Math.floor(options.connections / servers.length)) }
+  for (const index of [0, 1]) {
+    const results = await Promise.all(servers.map((server, i) => load(scenarios(server, keys[i] as string, 'bench-scale')[index]![1], per)))
+    const name = index === 0 ? 'createMessage' : 'listMessages'
+    const perSecond = results.reduce((sum, r) => sum + r.perSecond, 0)
+    const p99 = Math.max(...results.map((r) => r.p99))
+    const failures = results.reduce((sum, r) => sum + r.failures, 0)
+    row(`${label}: REST ${name}`, `${perSecond.toFixed(0)} req/s, p99 ${ms(p99)}${failures ? `, ${failures} not 200` : ''}`)
+  }
+}
+
+async function scalePhase() {
+  console.log(`scale: SQLite vs PostgreSQL, one vs two instances (REST, ${options.connections} connections in all), cross-instance signals`)
+  const sqlite = (await startBuilt(freshDatabase())).server
+  try {
+    await restLoad([sqlite], 'SQLite, 1 instance')
+  } finally {
+    await sqlite.stop()
+  }
+  const one = await freshPostgres()
+  try {
+    const { server } = await startBuilt(one.url)
+    try {
+      await restLoad([server], 'PostgreSQL, 1 instance')
+    } finally {
+      await server.stop()
+    }
+  } finally {
+    await one.drop()
+  }
+  const two = await freshPostgres()
+  try {
+    const env = { REDIS_URL: redisUrl }
+    const [a, b] = [(await startBuilt(two.url, env)).server, (await startBuilt(two.url, env)).server] as [Server, Server]
+    try {
+      await restLoad([a, b], 'PostgreSQL + Redis, 2 instances')
+      // A listener on A, messages sent on B one after another: from sending to arrival.
+      const key = await user(a, 'bench-signals')
+      await call(a, key, 'POST', '/conversations/get-or-create', { id: 'bench-signals' })
+      const listener = await listen(`${a.base}/${WEBHOOK}/conversations/bench-signals/listen`, key)
+      const t = await deliveries(b, key, 'bench-signals', [listener], options.signals)
+      listener.close()
+      row(`cross-instance signal (B's createMessage to A's listener), ${options.signals} messages`, `p50 ${ms(t.p50)}, p99 ${ms(t.p99)}${t.missed ? `, ${t.missed} missed` : ''}`)
+    } finally {
+      await Promise.all([a.stop(), b.stop()])
+    }
+  } finally {
+    await two.drop()
+  }
+}
+
 async function main() {
   const began = performance.now()
   execFileSync(process.execPath, ['src/build.mjs', '--if-stale'], { cwd: root, stdio: 'inherit' })
@@ -307,6 +388,7 @@ async function main() {
     }
   }
   if (phases.has('paging')) await pagingPhase()
+  if (phases.has('scale')) await scalePhase()
 
   console.log(`\nConfab benchmark (${((performance.now() - began) / 1000).toFixed(0)} s; the echo bot answers every user message)\n`)
   console.log('| figure | measured | goal |')

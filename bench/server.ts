@@ -4,8 +4,9 @@ import { fileURLToPath } from 'node:url'
 
 export const root = fileURLToPath(new URL('..', import.meta.url))
 
-export const benchEnv = (databaseUrl: string) => ({
+export const benchEnv = (databaseUrl: string, env: Record<string, string> = {}) => ({
   ...process.env,
+  ...env,
   PORT: '0',
   HOST: '127.0.0.1',
   DATABASE_URL: databaseUrl,
@@ -38,11 +39,11 @@ export async function untilHealthy(base: string, since: number, child: ChildProc
  * Runs a command as a process group (so that npm's children go with it), serving on a free port,
  * and resolves once /healthz answers, with the milliseconds from spawning to that answer.
  */
-export async function start(command: string[], databaseUrl: string): Promise<{ server: Server; startup: number }> {
+export async function start(command: string[], databaseUrl: string, env: Record<string, string> = {}): Promise<{ server: Server; startup: number }> {
   const spawnedAt = performance.now()
   const child = spawn(command[0] as string, command.slice(1), {
     cwd: root,
-    env: benchEnv(databaseUrl),
+    env: benchEnv(databaseUrl, env),
     detached: true,
     stdio: ['ignore', 'pipe', 'inherit'],
   })
@@ -75,4 +76,5 @@ export async function start(command: string[], databaseUrl: string): Promise<{ s
 }
 
 /** The built server itself (its pid is the server's: memory is read from it). */
-export const startBuilt = (databaseUrl: string) => start([process.execPath, 'dist/main.js'], databaseUrl)
+export const startBuilt = (databaseUrl: string, env: Record<string, string> = {}) =>
+  start([process.execPath, 'dist/main.js'], databaseUrl, env)

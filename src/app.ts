@@ -4,7 +4,7 @@ import { bodyLimits } from './http/body.ts'
 import { type CorsOrigins, createCors } from './http/cors.ts'
 import { fileDownloadTransport, fileUploadTransport } from './http/files.ts'
 import { graphqlOverHttp } from './http/graphql.ts'
-import { healthTransport } from './http/health.ts'
+import { healthTransport, readinessTransport } from './http/health.ts'
 import { serveMounts } from './http/mounts.ts'
 import { withHeaders } from './http/responses.ts'
 import { attachGraphQLWebSocket } from './http/websocket.ts'
@@ -31,11 +31,13 @@ export function createApp({ corsOrigins = [], ...options }: AppOptions): App {
   const parts = wire(options)
   const { chatYoga, adminYoga, chatRest, adminRest, runtimeRest, errors, signals, streams, bots } = parts
   const cors = createCors(corsOrigins)
+  let draining = false
 
   // First match wins: administration before /{webhookId}/…, whose first segment could read "v1".
   const route = serveMounts(
     [
       { path: '/healthz', transport: healthTransport },
+      { path: '/readyz', transport: readinessTransport({ store: parts.store, signalBus: parts.signalBus, draining: () => draining }) },
       { path: '/v1/admin/graphql', transport: graphqlOverHttp(adminYoga, bodyLimits.admin) },
       { path: '/v1/admin/*', transport: adminRest },
       { path: '/v1/chat/*', transport: runtimeRest },
@@ -57,6 +59,7 @@ export function createApp({ corsOrigins = [], ...options }: AppOptions): App {
   let ending: Promise<void> | undefined
   let closing: Promise<void> | undefined
   const endLiveConnections = () => {
+    draining = true
     ending ??= (async () => {
       streams.closeAll()
       signals.closeListeners()

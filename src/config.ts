@@ -9,6 +9,10 @@ export interface Config {
   port: number
   host: string
   databaseUrl: string
+  /** DATABASE_POOL_SIZE: PostgreSQL connections per instance. */
+  poolSize: number | undefined
+  /** REDIS_URL: live signals across instances. */
+  redisUrl: string | undefined
   logLevel: string
   production: boolean
   /** Browser origins allowed to call the API cross-origin: CORS_ORIGINS, comma-separated, or `*`. */
@@ -18,6 +22,8 @@ export interface Config {
   botRetrySchedule: number[] | undefined
   /** CONFAB_BOT_MODULE: an ES module whose default export handles the events of bots without url. */
   botModule: string | undefined
+  /** CONFAB_BOT_LEASE_SECONDS: how long an instance holds a bot delivery it claimed (PostgreSQL). */
+  botLeaseMs: number | undefined
 }
 
 export class ConfigError extends Error {}
@@ -49,6 +55,22 @@ function parseSchedule(raw: string | undefined): number[] | undefined {
   return schedule
 }
 
+function parsePoolSize(raw: string | undefined): number | undefined {
+  if (raw === undefined) return undefined
+  const size = Number(raw)
+  if (!Number.isInteger(size) || size < 1 || size > 1000) {
+    throw new ConfigError(`DATABASE_POOL_SIZE must be an integer from 1 to 1000, got "${raw}"`)
+  }
+  return size
+}
+
+function parseSeconds(name: string, raw: string | undefined): number | undefined {
+  if (raw === undefined) return undefined
+  const seconds = Number(raw)
+  if (!Number.isFinite(seconds) || seconds <= 0) throw new ConfigError(`${name} must be a number of seconds above 0, got "${raw}"`)
+  return seconds * 1000
+}
+
 const nonEmpty = (value: string | undefined) => (value === undefined || value === '' ? undefined : value)
 
 export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
@@ -56,11 +78,14 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     port: parsePort(env.PORT),
     host: nonEmpty(env.HOST) ?? '127.0.0.1',
     databaseUrl: nonEmpty(env.DATABASE_URL) ?? './data/confab.db',
+    poolSize: parsePoolSize(nonEmpty(env.DATABASE_POOL_SIZE)),
+    redisUrl: nonEmpty(env.REDIS_URL),
     logLevel: nonEmpty(env.LOG_LEVEL) ?? 'info',
     production: env.NODE_ENV === 'production',
     corsOrigins: parseOrigins(env.CORS_ORIGINS),
     botRetrySchedule: parseSchedule(nonEmpty(env.CONFAB_BOT_RETRY_SCHEDULE)),
     botModule: nonEmpty(env.CONFAB_BOT_MODULE),
+    botLeaseMs: parseSeconds('CONFAB_BOT_LEASE_SECONDS', nonEmpty(env.CONFAB_BOT_LEASE_SECONDS)),
     bootstrap: {
       workspaceId: nonEmpty(env.CONFAB_WORKSPACE_ID),
       adminToken: nonEmpty(env.CONFAB_ADMIN_TOKEN),

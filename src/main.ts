@@ -11,6 +11,8 @@ async function main() {
   const handlers = config.botModule ? { ...builtInHandlers, echo: await loadBotModule(config.botModule) } : builtInHandlers
   const confab = await createServer({
     databaseUrl: config.databaseUrl,
+    poolSize: config.poolSize,
+    redisUrl: config.redisUrl,
     port: config.port,
     host: config.host,
     log,
@@ -18,6 +20,7 @@ async function main() {
     corsOrigins: config.corsOrigins,
     handlers,
     botRetrySchedule: config.botRetrySchedule,
+    botLeaseMs: config.botLeaseMs,
   })
   if (confab.created) process.stdout.write(describeBootstrap(confab.created, confab.url))
   process.stdout.write(`Confab listening on ${confab.url}\n`)

@@ -8,10 +8,18 @@ import { openStore } from './db/open.ts'
 import type { Store } from './db/store.ts'
 import { nodeListener } from './http/node-listener.ts'
 import { createLogger } from './logger.ts'
+import { connectRedisSignalBus } from './signals/redis.ts'
 
 export interface ServerOptions extends Omit<AppOptions, 'store' | 'log'> {
-  /** A SQLite file path (its directory is created), or `:memory:`; `./data/confab.db` by default. */
+  /**
+   * A SQLite file path (its directory is created), or `:memory:`; `./data/confab.db` by default. Or
+   * `postgres://…`: PostgreSQL, which several instances may share.
+   */
   databaseUrl?: string
+  /** PostgreSQL: connections in the pool (DATABASE_POOL_SIZE); 10 by default. */
+  poolSize?: number
+  /** Redis (REDIS_URL): live signals then reach the listeners of every instance. */
+  redisUrl?: string
   /** 0 (the default) picks a free port; `url` tells which. */
   port?: number
   host?: string
@@ -43,13 +51,32 @@ export async function createServer({
   host = '127.0.0.1',
   log = createLogger('info'),
   bootstrap: bootstrapValues = {},
+  poolSize,
+  redisUrl,
   ...appOptions
 }: ServerOptions = {}): Promise<ConfabServer> {
   const store = await openStore(databaseUrl, {
+    poolSize,
     onEffectError: (error) => log.error({ err: error }, 'an effect of a committed write failed'),
   })
-  const created = await bootstrap(store, firstTenant(bootstrapValues))
-  const app = createApp({ store, log, ...appOptions })
+  let signalBus: Awaited<ReturnType<typeof connectRedisSignalBus>> | undefined
+  let created: BootstrapResult | undefined
+  try {
+    signalBus = redisUrl
+      ? await connectRedisSignalBus(redisUrl, {
+          onPublishError: (error) => log.warn({ err: error }, 'a signal could not be published to Redis; other instances miss it'),
+        })
+      : undefined
+    created = await bootstrap(store, firstTenant(bootstrapValues))
+  } catch (error) {
+    await signalBus?.close()
+    await store.close()
+    throw error
+  }
+  if (store.shared && !signalBus) {
+    log.warn('PostgreSQL without REDIS_URL: live signals reach the listeners of this instance only; run one instance, or set REDIS_URL')
+  }
+  const app = createApp({ store, log, signalBus, ...appOptions })
   const server = createHttpServer(nodeListener(app.fetch, log))
   app.attach(server)
   try {
@@ -59,6 +86,7 @@ export async function createServer({
     })
   } catch (error) {
     await app.close()
+    await signalBus?.close()
     await store.close()
     throw error
   }
@@ -75,6 +103,7 @@ export async function createServer({
       await closed
       clearTimeout(force)
       await app.close()
+      await signalBus?.close()
       await store.close()
     })())
   return { url, created, app, store, server, close }

@@ -16,7 +16,7 @@ import { defaultSseTiming, type SseTiming, SseStreams } from './http/sse.ts'
 import { adminRoutes } from './rest/admin/routes.ts'
 import { chatRoutes } from './rest/chat/routes.ts'
 import { runtimeRoutes } from './rest/runtime/routes.ts'
-import { createSignalHub } from './signals/hub.ts'
+import { createSignalHub, type SignalBus } from './signals/hub.ts'
 
 export interface WiringOptions {
   store: Store
@@ -29,6 +29,10 @@ export interface WiringOptions {
   /** The clock bot deliveries come due by (tests move it instead of waiting). */
   clock?: () => Date
   sseTiming?: SseTiming
+  /** How signals reach the other instances (Redis, REDIS_URL); none: this instance's listeners only. */
+  signalBus?: SignalBus
+  /** How long a claimed bot delivery stays this instance's (several instances on PostgreSQL). */
+  botLeaseMs?: number
 }
 
 /** The parts of the server and what each is made from; createApp mounts them. */
@@ -40,9 +44,11 @@ export function wire({
   botRetrySchedule,
   clock,
   sseTiming = defaultSseTiming,
+  signalBus,
+  botLeaseMs,
 }: WiringOptions) {
   const errors = createErrorPath(log)
-  const signals = createSignalHub()
+  const signals = createSignalHub({ bus: signalBus })
   const streams = new SseStreams(log, sseTiming)
   const activity = new RuntimeActivity()
   const bots = startBotRuntime({
@@ -54,6 +60,7 @@ export function wire({
     timeoutMs: botTimeoutMs,
     retrySchedule: botRetrySchedule,
     clock,
+    leaseMs: botLeaseMs,
   })
   const deps = { store, log, signals, bots, errors }
   const chatYoga = createChatYoga(deps)
@@ -69,6 +76,7 @@ export function wire({
   })
   return {
     store,
+    signalBus,
     errors,
     signals,
     streams,

@@ -23,6 +23,8 @@ export default defineConfig({
   },
   test: {
     include: ['test/**/*.test.ts'],
+    // TEST_DATABASE_URL=postgres://…: every test app on PostgreSQL; the run fails if it does not answer.
+    globalSetup: ['test/helpers/global-setup.ts'],
     // Every test makes its own app on its own in-memory database: the files share nothing but the
     // modules, which each worker then loads once instead of once per file.
     isolate: false,

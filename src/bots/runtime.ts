@@ -4,6 +4,7 @@ import type { Store } from '../db/store.ts'
 import { answerApplier, parseBotAnswer } from '../domain/bot-answers.ts'
 import {
   type BotInbox,
+  claimDeliveries,
   deliveredMessage,
   dueDeliveries,
   nextDeliveryAfter,
@@ -48,6 +49,17 @@ export interface BotRuntimeOptions {
   concurrency?: number
   /** The runtime API calls bots have under way: a `botpress` delivery's timeout waits for them. */
   activity?: RuntimeActivity
+  /**
+   * How long a claimed delivery stays this instance's: another instance sharing the database takes
+   * it once this has run out (its holder died). Longer than an attempt may take: `timeoutMs` + 20 s
+   * by default.
+   */
+  leaseMs?: number
+  /**
+   * On a database several instances share, how often to look for due deliveries besides the
+   * wake-ups of this instance's own writes (another's left behind, a lease run out); 2 s by default.
+   */
+  sweepMs?: number
 }
 
 class HandlerTimeout extends Error {}
@@ -73,6 +85,8 @@ export function startBotRuntime({
   random = Math.random,
   concurrency = 16,
   activity,
+  leaseMs = timeoutMs + 20_000,
+  sweepMs = 2_000,
 }: BotRuntimeOptions): BotRuntime {
   const underWay = new Map<string, Promise<void>>()
   const shutdown = new AbortController()
@@ -85,7 +99,11 @@ export function startBotRuntime({
     do {
       again = false
       const at = clock()
-      const due = await dueDeliveries(store, at, concurrency + underWay.size)
+      // A shared store's claim leaves out what this instance holds, a private one's returns the
+      // attempts under way again (skipped below): either way, no more than there is room for.
+      const room = concurrency - underWay.size
+      const limit = store.shared ? room : room + underWay.size
+      const due = room > 0 ? await claimDeliveries(store, at, limit, new Date(at.getTime() + leaseMs)) : []
       for (const delivery of due) {
         if (underWay.size >= concurrency) break
         if (!underWay.has(delivery.id)) start(delivery)
@@ -109,6 +127,8 @@ export function startBotRuntime({
       .catch((error: unknown) => log.error({ err: error }, 'bot delivery worker failed to poll'))
       .finally(() => {
         polling = undefined
+        // A wake-up between the poll's last look and now would otherwise be lost.
+        if (again) wake()
       })
   }
 
@@ -318,11 +338,19 @@ export function startBotRuntime({
     async stop() {
       stopped = true
       clearTimeout(timer)
+      clearInterval(sweep)
       shutdown.abort()
       await polling
       await Promise.allSettled([...underWay.values()])
     },
   }
+  if (store.shared && leaseMs <= timeoutMs) {
+    log.warn({ leaseMs, timeoutMs }, 'the bot delivery lease is not longer than an attempt may take: another instance may start a delivery still under way here')
+  }
+  // Alone on its database, this instance learns of every delivery from its own writes; sharing it,
+  // it also looks now and then for the deliveries of others (a lease run out, a dead instance's).
+  const sweep = store.shared ? setInterval(wake, sweepMs) : undefined
+  sweep?.unref()
   wake()
   return runtime
 }

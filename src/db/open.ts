@@ -1,12 +1,18 @@
+import { isPostgresUrl, openPostgresStore, type PostgresStoreOptions } from './postgres/store.ts'
 import type { Store } from './store.ts'
 import { openSqliteStore, type SqliteStoreOptions } from './sqlite/store.ts'
 
-export type StoreOptions = SqliteStoreOptions
+export type StoreOptions = SqliteStoreOptions & PostgresStoreOptions
 
 /**
- * The store DATABASE_URL names, migrated and ready: an SQLite file path (or `:memory:`), the
- * embedded default. (Async, as a server engine's would be.)
+ * The store DATABASE_URL names, migrated and ready: `postgres://…` (or `postgresql://…`) for
+ * PostgreSQL, which several instances may share; otherwise an SQLite file path (or `:memory:`), the
+ * embedded default.
  */
 export async function openStore(databaseUrl: string, options: StoreOptions = {}): Promise<Store> {
+  if (isPostgresUrl(databaseUrl)) {
+    const { poolSize, schema, onEffectError, onQuery } = options
+    return openPostgresStore(databaseUrl, { poolSize, schema, onEffectError, onQuery })
+  }
   return openSqliteStore(databaseUrl, options)
 }

@@ -20,7 +20,7 @@ import type { FileBytes } from './file-bytes.ts'
 
 /*
  * The storage API the domain runs on. The domain keeps the rules; every statement lives behind a
- * named query below, so that each engine (SQLite today, PostgreSQL next) provides the same names
+ * named query below, so that each engine (src/db/sqlite, src/db/postgres) provides the same names
  * with its own SQL and no verb branches on the dialect.
  */
 
@@ -165,7 +165,14 @@ export interface BotDeliveryQueries {
    * wait their turn), of bots whose delivery is on; the most overdue first.
    */
   due(now: string, limit: number): Promise<DueDelivery[]>
-  /** When the next such delivery comes due after `now`, if any does. */
+  /**
+   * `due`, taken by this instance until `leaseUntil`: a delivery another instance holds (its lease
+   * not yet run out) is neither due nor taken, and each delivery is held by one instance at a time.
+   * A delivery's lease ends when it is rescheduled or removed. On an engine one process owns (SQLite)
+   * it is `due`: the process's delivery worker never starts a delivery twice.
+   */
+  claim(now: string, limit: number, leaseUntil: string): Promise<DueDelivery[]>
+  /** When the next such delivery comes due after `now` (or its holder's lease runs out), if any does. */
   nextDueAfter(now: string): Promise<string | undefined>
   /** False when it was already gone (its bot or conversation deleted). */
   reschedule(id: string, attempts: number, nextAttemptAt: string): Promise<boolean>
@@ -248,6 +255,13 @@ export type After = (effect: () => void) => void
 export interface Store {
   /** The bytes of uploaded files, kept beside the database. */
   readonly files: FileBytes
+  /**
+   * Whether several processes may share the database (PostgreSQL): each then sees the others'
+   * writes only through the database, so the bot runtime also looks for due deliveries on a timer.
+   */
+  readonly shared: boolean
+  /** Resolves when the database answers and its migrations are applied (GET /readyz); rejects otherwise. */
+  check(): Promise<void>
   /** Runs reads on committed data; a unit of work's rows are seen once its commit is done. */
   read<T>(work: (q: Queries) => Promise<T>): Promise<T>
   /**

@@ -94,6 +94,18 @@ export const dueDeliveries = (store: Store, at: Date, limit: number): Promise<Pe
     (await q.botDeliveries.due(at.toISOString(), limit)).map(({ delivery, bot }) => pendingOf(delivery, bot, at)),
   )
 
+/**
+ * The deliveries due at `at`, taken by this instance until `leaseUntil` (see BotDeliveryQueries.claim):
+ * with several instances on one database, each delivery is held by one of them at a time, and
+ * one whose holder died is taken by another once the lease has run out.
+ */
+export const claimDeliveries = (store: Store, at: Date, limit: number, leaseUntil: Date): Promise<PendingDelivery[]> =>
+  store.write(async (q) =>
+    (await q.botDeliveries.claim(at.toISOString(), limit, leaseUntil.toISOString())).map(({ delivery, bot }) =>
+      pendingOf(delivery, bot, at),
+    ),
+  )
+
 /** When the next delivery comes due after `at`, if one does. */
 export const nextDeliveryAfter = async (store: Store, at: Date): Promise<Date | undefined> => {
   const next = await store.read((q) => q.botDeliveries.nextDueAfter(at.toISOString()))

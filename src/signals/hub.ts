@@ -28,6 +28,20 @@ export interface SignalHub extends SignalPublisher {
   closeListeners(): void
 }
 
+/** What instances tell each other: a signal, or that an integration's listeners must end. */
+export type SignalBusMessage = RoutedSignal | { closeIntegration: string }
+
+/**
+ * How the signals of one instance reach the others (Redis, see ./redis.ts): `publish` sends a
+ * message to every other instance, `receive` hears theirs (never this instance's own).
+ */
+export interface SignalBus {
+  publish(message: SignalBusMessage): void
+  receive(receiver: (message: SignalBusMessage) => void): () => void
+  /** Resolves when the bus answers (GET /readyz). */
+  ping?(): Promise<void>
+}
+
 type Sink = (signal: ConversationSignal) => void
 
 /** The listeners of one conversation, fed by the room's one pub/sub subscription. */
@@ -36,7 +50,11 @@ interface Room {
   source: Repeater<ConversationSignal>
 }
 
-export function createSignalHub(): SignalHub {
+/**
+ * The hub; with a bus, also fed by the other instances' signals and feeding them this one's.
+ * Local listeners hear a local signal at once (in process), whether or not there is a bus.
+ */
+export function createSignalHub({ bus }: { bus?: SignalBus } = {}): SignalHub {
   const pubSub = createPubSub<{
     conversation: [topic: string, signal: ConversationSignal]
     all: [routed: RoutedSignal]
@@ -93,10 +111,22 @@ export function createSignalHub(): SignalHub {
     return queue
   }
 
+  const deliver = (integrationId: string, signal: ConversationSignal) => {
+    pubSub.publish('conversation', `${integrationId}/${signal.conversationId}`, signal)
+    pubSub.publish('all', { integrationId, signal })
+  }
+  const endIntegration = (integrationId: string) => {
+    for (const [queue, of] of [...queues]) if (of === integrationId) queue.end()
+  }
+  bus?.receive((message) => {
+    if ('closeIntegration' in message) endIntegration(message.closeIntegration)
+    else deliver(message.integrationId, message.signal)
+  })
+
   return {
     publish(integrationId, signal) {
-      pubSub.publish('conversation', `${integrationId}/${signal.conversationId}`, signal)
-      pubSub.publish('all', { integrationId, signal })
+      deliver(integrationId, signal)
+      bus?.publish({ integrationId, signal })
     },
     conversation: (integrationId, conversationId) => follow(integrationId, conversationId, (signal, queue) => queue.push(signal)),
     listen: (integrationId, conversationId, userId) =>
@@ -118,7 +148,8 @@ export function createSignalHub(): SignalHub {
       }),
     activeSubscriptions: () => active,
     closeIntegration(integrationId) {
-      for (const [queue, of] of [...queues]) if (of === integrationId) queue.end()
+      endIntegration(integrationId)
+      bus?.publish({ closeIntegration: integrationId })
     },
     closeListeners() {
       for (const queue of [...queues.keys()]) queue.end()

@@ -2,7 +2,10 @@ import { type AuthenticatedClient, Client as ChatClient } from '@botpress/chat'
 import { Client, InvalidPayloadError, ResourceNotFoundError } from '@botpress/client'
 import { eq } from 'drizzle-orm'
 import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest'
-import { type BotRow, chatIntegrations, conversations, users } from '../../src/db/schema.ts'
+import type { BotRow } from '../../src/db/schema.ts'
+import { tables } from '../helpers/tables.ts'
+
+const { chatIntegrations, conversations, users } = tables
 import { signingSecretsOf } from '../../src/domain/bot-secrets.ts'
 import { createTenant } from '../../src/domain/tenancy.ts'
 import { ADMIN_TOKEN, ENCRYPTION_KEY, errorBody, ISO, WEBHOOK_ID, WORKSPACE_ID } from '../helpers/app.ts'
@@ -239,9 +242,9 @@ describe('deleteBot', () => {
     expect((await admin.listBots({})).bots.map((b) => b.id)).toEqual([s.botId])
 
     const db = s.t.db
-    expect(db.select().from(chatIntegrations).where(eq(chatIntegrations.botId, bot.id)).all()).toEqual([])
-    expect(db.select().from(users).where(eq(users.id, client.user.id)).all()).toEqual([])
-    expect(db.select().from(conversations).where(eq(conversations.id, conversation.id)).all()).toEqual([])
+    expect(await db.select().from(chatIntegrations).where(eq(chatIntegrations.botId, bot.id))).toEqual([])
+    expect(await db.select().from(users).where(eq(users.id, client.user.id))).toEqual([])
+    expect(await db.select().from(conversations).where(eq(conversations.id, conversation.id))).toEqual([])
 
     const key = { 'x-user-key': client.user.key }
     const routes: [string, string, unknown?][] = [

@@ -1,7 +1,10 @@
 import { Client, UnauthorizedError } from '@botpress/client'
 import { eq } from 'drizzle-orm'
 import { describe, expect, it } from 'vitest'
-import { type BotRow, bots } from '../../src/db/schema.ts'
+import type { BotRow } from '../../src/db/schema.ts'
+import { tables } from '../helpers/tables.ts'
+
+const { bots } = tables
 import { ADMIN_TOKEN, BASE, errorBody, iso, type JsonResponse, OTHER, type TestApp, toJson, useTestApp, WORKSPACE_ID } from '../helpers/app.ts'
 import { requestError } from '../helpers/graphql.ts'
 import { serve } from '../helpers/listening.ts'
@@ -49,7 +52,7 @@ describe('listBots', () => {
    * `count` bots whose ids, createdAt and updatedAt orders all differ: createdAt comes in groups of 3
    * and updatedAt in pairs, so ties must be broken by id; every 4th bot was never deployed.
    */
-  function seedBots(workspaceId = WORKSPACE_ID, count = 45, prefix = 'bot') {
+  async function seedBots(workspaceId = WORKSPACE_ID, count = 45, prefix = 'bot') {
     const rows = Array.from({ length: count }, (_, i): BotRow => ({
       id: `${prefix}_${String(count - 1 - ((i * 29) % count)).padStart(2, '0')}`,
       workspaceId,
@@ -66,14 +69,14 @@ describe('listBots', () => {
       goneUrl: null,
       protocol: 'webhook',
     }))
-    t.db.insert(bots).values(rows).run()
+    await t.db.insert(bots).values(rows)
   }
 
-  const workspaceRows = (workspaceId = WORKSPACE_ID) => t.db.select().from(bots).where(eq(bots.workspaceId, workspaceId)).all()
+  const workspaceRows = async (workspaceId = WORKSPACE_ID) => t.db.select().from(bots).where(eq(bots.workspaceId, workspaceId))
 
   /** The workspace's bots in the order asked: by the field, then by id; desc is asc reversed. */
-  function expectedOrder({ sortField = 'createdAt', sortDirection = 'asc' }: Sort, workspaceId = WORKSPACE_ID) {
-    const sorted = workspaceRows(workspaceId).sort((a, b) =>
+  async function expectedOrder({ sortField = 'createdAt', sortDirection = 'asc' }: Sort, workspaceId = WORKSPACE_ID) {
+    const sorted = (await workspaceRows(workspaceId)).sort((a, b) =>
       a[sortField] !== b[sortField] ? (a[sortField] < b[sortField] ? -1 : 1) : a.id < b.id ? -1 : a.id > b.id ? 1 : 0,
     )
     return (sortDirection === 'asc' ? sorted : sorted.reverse()).map(botBody)
@@ -116,7 +119,7 @@ describe('listBots', () => {
 
   describe.each(TRANSPORTS)('%s', (transport) => {
     it('lists the bootstrapped Echo bot, alone on its page', async () => {
-      const [row] = workspaceRows()
+      const [row] = await workspaceRows()
       expect(row?.createdAt).toEqual(iso)
       const { res, bots: found, next } = await page[transport]({})
       expect(res.status).toBe(200)
@@ -125,15 +128,15 @@ describe('listBots', () => {
     })
 
     it.each(SORTS)('lists every bot once, by %s %s then id, page by page, with no trailing empty page', async (sortField, sortDirection) => {
-      seedBots()
-      const expected = expectedOrder({ sortField, sortDirection })
+      await seedBots()
+      const expected = (await expectedOrder({ sortField, sortDirection }))
       expect(await walk(transport, { size: 10, sortField, sortDirection })).toEqual({ sizes: [10, 10, 10, 10, 6], bots: expected })
       expect(await walk(transport, { size: 23, sortField, sortDirection })).toEqual({ sizes: [23, 23], bots: expected })
     })
 
     it('sorts by createdAt ascending when no sort is given, and answers from 1 to 100 bots a page', async () => {
-      seedBots()
-      const expected = expectedOrder({})
+      await seedBots()
+      const expected = (await expectedOrder({}))
       expect((await walk(transport, {})).bots).toEqual(expected)
       const one = await page[transport]({ size: 1 })
       expect({ bots: one.bots, next: one.next }).toEqual({ bots: expected.slice(0, 1), next: expect.any(String) })
@@ -142,17 +145,17 @@ describe('listBots', () => {
     })
 
     it("lists only the caller's workspace: never another's bots, and the other's token its own", async () => {
-      seedBots()
+      await seedBots()
       await t.otherTenant()
-      seedBots(OTHER.workspaceId, 7, 'other')
-      expect((await walk(transport, { size: 10 })).bots).toEqual(expectedOrder({}))
+      await seedBots(OTHER.workspaceId, 7, 'other')
+      expect((await walk(transport, { size: 10 })).bots).toEqual((await expectedOrder({})))
       const theirs = await walk(transport, { size: 3, sortField: 'updatedAt', sortDirection: 'desc' }, otherHeaders)
-      expect(theirs.bots).toEqual(expectedOrder({ sortField: 'updatedAt', sortDirection: 'desc' }, OTHER.workspaceId))
+      expect(theirs.bots).toEqual((await expectedOrder({ sortField: 'updatedAt', sortDirection: 'desc' }, OTHER.workspaceId)))
       expect(theirs.bots.map((bot) => (bot as { name: string }).name)).toContain('Other bot')
     })
 
     it('refuses a spoiled page token with 400 InvalidPayload', async () => {
-      seedBots()
+      await seedBots()
       const { next } = await page[transport]({ size: 5 })
       await expectSpoiledTokensRefused(next as string, foreignToken('conversations'), async (token) => (await page[transport]({ size: 5, token })).res, transport, ['bots'])
     })
@@ -163,7 +166,7 @@ describe('listBots', () => {
       ['updatedAt', 'desc', 'createdAt', 'desc'],
       ['updatedAt', 'desc', 'updatedAt', 'asc'],
     ] as const)('refuses a page token of %s %s reused with %s %s with 400 InvalidPayload', async (sortField, sortDirection, otherField, otherDirection) => {
-      seedBots()
+      await seedBots()
       const { next } = await page[transport]({ size: 5, sortField, sortDirection })
       const { res } = await page[transport]({ size: 5, sortField: otherField, sortDirection: otherDirection, token: next })
       expectRefusal(res, transport, 400, 'InvalidPayload', ['bots'])
@@ -192,7 +195,7 @@ describe('listBots', () => {
 
   describe('REST GET /v1/admin/bots', () => {
     it('leaves deployedAt out for a bot that was never deployed', async () => {
-      seedBots()
+      await seedBots()
       const res = await t.admin('GET', '/bots?pageSize=100')
       expect(res.body.bots.filter((bot: { name: string }) => bot.name === 'Bot 0')).toEqual([
         { id: 'bot_44', createdAt: expect.any(String), updatedAt: expect.any(String), name: 'Bot 0', tags: { team: 't0' } },
@@ -210,9 +213,9 @@ describe('listBots', () => {
 
   describe('GraphQL bots', () => {
     it('reads every field of a bot, with deployedAt null when it never was deployed, and a cursor for each', async () => {
-      seedBots()
+      await seedBots()
       const res = await t.adminGraphql(BOTS, { first: 1, sortField: 'updatedAt', sortDirection: 'desc' })
-      const first = expectedOrder({ sortField: 'updatedAt', sortDirection: 'desc' })[0] as ReturnType<typeof botBody>
+      const first = (await expectedOrder({ sortField: 'updatedAt', sortDirection: 'desc' }))[0] as ReturnType<typeof botBody>
       expect(res.body.data.bots.edges).toEqual([
         {
           cursor: expect.any(String),
@@ -224,8 +227,8 @@ describe('listBots', () => {
     })
 
     it('pages backwards with last and before', async () => {
-      seedBots()
-      const ids = expectedOrder({}).map((bot) => bot.id)
+      await seedBots()
+      const ids = (await expectedOrder({})).map((bot) => bot.id)
       const tail = (await t.adminGraphql(BOTS, { last: 2 })).body.data.bots
       expect(tail.edges.map((e: { node: { botId: string } }) => e.node.botId)).toEqual(ids.slice(-2))
       expect(tail.pageInfo).toEqual(expect.objectContaining({ hasPreviousPage: true, hasNextPage: false }))
@@ -250,8 +253,8 @@ describe('listBots', () => {
           bots: [{ id: t.tenant?.botId, name: 'Echo bot', createdAt: iso, updatedAt: iso, deployedAt: iso, tags: {} }],
           meta: {},
         })
-        seedBots()
-        expect((await client().list.bots({}).collect()).map((bot) => bot.id)).toEqual(expectedOrder({}).map((bot) => bot.id))
+        await seedBots()
+        expect((await client().list.bots({}).collect()).map((bot) => bot.id)).toEqual((await expectedOrder({})).map((bot) => bot.id))
         const error = await client('bp_pat_wrong').listBots({}).catch((e: unknown) => e)
         expect(error).toBeInstanceOf(UnauthorizedError)
         expect(error).toMatchObject({ code: 401, type: 'Unauthorized' })

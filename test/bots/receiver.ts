@@ -3,7 +3,7 @@ import type { AddressInfo } from 'node:net'
 import { eq } from 'drizzle-orm'
 import { pino } from 'pino'
 import type { BotHandler } from '../../src/bots/handler.ts'
-import { botDeliveries, botLogs, bots } from '../../src/db/schema.ts'
+import type { bots } from '../../src/db/schema.ts'
 import { newSigningSecret } from '../../src/domain/bot-secrets.ts'
 import { createTestApp, type TestApp } from '../helpers/app.ts'
 
@@ -95,14 +95,19 @@ export async function webhookBotApp(options: {
   await t.ready
   const botId = t.tenant?.botId as string
   const secret = newSigningSecret()
-  if (url !== undefined) setBot(t, botId, { url, signingSecret: secret })
+  if (url !== undefined) await setBot(t, botId, { url, signingSecret: secret })
   return { t, botId, secret }
 }
 
 /** Changes the bot row directly: a url and a secret the test knows, in one step. */
-export const setBot = (t: TestApp, botId: string, changes: Partial<typeof bots.$inferInsert>) =>
-  t.db.update(bots).set(changes).where(eq(bots.id, botId)).run()
+export const setBot = async (t: TestApp, botId: string, changes: Partial<typeof bots.$inferInsert>) => {
+  await t.db.update(t.tables.bots).set(changes).where(eq(t.tables.bots.id, botId))
+}
 
-export const logsOf = (t: TestApp) => t.db.select().from(botLogs).orderBy(botLogs.timestamp, botLogs.id).all()
+export const logsOf = async (t: TestApp) => t.db.select().from(t.tables.botLogs).orderBy(t.tables.botLogs.timestamp, t.tables.botLogs.id)
 
-export const pendingDeliveries = (t: TestApp) => t.db.select().from(botDeliveries).orderBy(botDeliveries.seq).all()
+/** The outbox rows, oldest first (without PostgreSQL's lease column). */
+export const pendingDeliveries = async (t: TestApp) =>
+  (await t.db.select().from(t.tables.botDeliveries).orderBy(t.tables.botDeliveries.seq)).map(
+    ({ leasedUntil: _, ...row }: typeof t.tables.botDeliveries.$inferSelect & { leasedUntil?: unknown }) => row,
+  )

@@ -2,11 +2,13 @@ import { and, asc, eq } from 'drizzle-orm'
 import { pino } from 'pino'
 import { afterEach, beforeEach, describe, expect, it } from 'vitest'
 import type { BotContext, BotHandler } from '../../src/bots/handler.ts'
-import { botEvents as botEventsTable, events, messages } from '../../src/db/schema.ts'
 import type { ConversationSignal } from '../../src/domain/signals.ts'
 import { findChatIntegration } from '../../src/domain/tenancy.ts'
 import { type Actor, createTestApp, iso, type TestApp, WEBHOOK_ID } from '../helpers/app.ts'
+import { tables } from '../helpers/tables.ts'
 import { eventually } from '../helpers/wait.ts'
+
+const { botEvents: botEventsTable, events, messages } = tables
 
 // The bot runtime, driven through the app: user messages and custom events reach the bot's handler
 // after the user's request has answered; what the handler says comes back as the bot user.
@@ -53,19 +55,18 @@ const post = async (payload: object, metadata?: object, conversationId = 'c1') =
 }
 
 /** The bot_events rows of a conversation, oldest first, straight from the table. */
-const listBotEvents = (db: TestApp['db'], integrationId: string, conversationId: string) =>
+const listBotEvents = async (db: TestApp['db'], integrationId: string, conversationId: string) =>
   db
     .select()
     .from(botEventsTable)
     .where(and(eq(botEventsTable.integrationId, integrationId), eq(botEventsTable.conversationId, conversationId)))
     .orderBy(asc(botEventsTable.createdAt), asc(botEventsTable.id))
-    .all()
 
 /** The conversation's messages, oldest first, straight from the table. */
-const storedMessages = (conversationId = 'c1') =>
-  t.db.select().from(messages).where(eq(messages.conversationId, conversationId)).orderBy(asc(messages.createdAt), asc(messages.id)).all()
+const storedMessages = async (conversationId = 'c1') =>
+  t.db.select().from(messages).where(eq(messages.conversationId, conversationId)).orderBy(asc(messages.createdAt), asc(messages.id))
 
-const botMessages = (conversationId = 'c1') => storedMessages(conversationId).filter((m) => m.userId === botId)
+const botMessages = async (conversationId = 'c1') => (await storedMessages(conversationId)).filter((m) => m.userId === botId)
 
 const texts = (rows: { payload: Record<string, unknown> }[]) => rows.map((row) => row.payload.text)
 
@@ -103,7 +104,7 @@ describe('echo bot — answers createMessage', () => {
   it('posts a message with the same payload and metadata, as the bot user, after the user message', async () => {
     const payload = { type: 'text', text: 'hello', extra: { nested: [1, 2] } }
     const mine = await post(payload, { trace: 't-1' })
-    await eventually(() => expect(botMessages()).toHaveLength(1))
+    await eventually(async () => expect((await botMessages())).toHaveLength(1))
     const res = await t.chat('GET', '/conversations/c1/messages', { key: alice.key })
     expect(res.status).toBe(200)
     expect(res.body).toEqual({
@@ -118,14 +119,14 @@ describe('echo bot — answers createMessage', () => {
 
   it("never copies the web chat's clientMessageId, the marker of the user's own message", async () => {
     await post(text('mine'), { clientMessageId: 'cm-1', trace: 't-2' })
-    await eventually(() => expect(botMessages()).toHaveLength(1))
-    expect(botMessages()[0]?.metadata).toEqual({ trace: 't-2' })
+    await eventually(async () => expect((await botMessages())).toHaveLength(1))
+    expect((await botMessages())[0]?.metadata).toEqual({ trace: 't-2' })
   })
 
   it('posts no metadata when the user message has none', async () => {
     await post(text('plain'))
-    await eventually(() => expect(botMessages()).toHaveLength(1))
-    const [reply] = botMessages()
+    await eventually(async () => expect((await botMessages())).toHaveLength(1))
+    const [reply] = (await botMessages())
     expect(reply?.metadata).toBeNull()
     const res = await t.chat('GET', `/messages/${reply?.id}`, { key: alice.key })
     expect(res.body).toEqual({
@@ -140,17 +141,17 @@ describe('echo bot — answers createMessage', () => {
     ['bloc', { type: 'bloc', items: [text('a'), { type: 'video', videoUrl: 'https://v.test/1.mp4' }] }],
   ])('says back a %s payload exactly', async (_kind, payload) => {
     await post(payload)
-    await eventually(() => expect(botMessages()).toHaveLength(1))
-    expect(botMessages()[0]?.payload).toEqual(payload)
+    await eventually(async () => expect((await botMessages())).toHaveLength(1))
+    expect((await botMessages())[0]?.payload).toEqual(payload)
   })
 
   it('records the incoming and the outgoing event in bot_events', async () => {
     const mine = await post(text('hello'), { trace: 't-1' })
-    await eventually(() => expect(botMessages()).toHaveLength(1))
+    await eventually(async () => expect((await botMessages())).toHaveLength(1))
     await t.app.bots.idle()
-    const [reply] = botMessages()
+    const [reply] = (await botMessages())
     const row = { type: 'message', payload: text('hello'), preview: 'hello' }
-    expect(listBotEvents(t.db, integrationId, 'c1')).toEqual([
+    expect((await listBotEvents(t.db, integrationId, 'c1'))).toEqual([
       botEvent({ ...row, messageId: mine.id, direction: 'incoming', createdAt: mine.createdAt }),
       botEvent({ ...row, messageId: reply?.id, direction: 'outgoing', createdAt: iso }),
     ])
@@ -158,8 +159,8 @@ describe('echo bot — answers createMessage', () => {
 
   it('previews other payload kinds in bot_events', async () => {
     await post({ type: 'image', imageUrl: 'https://pics.test/1.png' })
-    await eventually(() => expect(listBotEvents(t.db, integrationId, 'c1')).toHaveLength(2))
-    expect(listBotEvents(t.db, integrationId, 'c1').map((row) => [row.direction, row.preview])).toEqual([
+    await eventually(async () => expect((await listBotEvents(t.db, integrationId, 'c1'))).toHaveLength(2))
+    expect((await listBotEvents(t.db, integrationId, 'c1')).map((row) => [row.direction, row.preview])).toEqual([
       ['incoming', '[image] https://pics.test/1.png'],
       ['outgoing', '[image] https://pics.test/1.png'],
     ])
@@ -168,25 +169,25 @@ describe('echo bot — answers createMessage', () => {
   it('answers in the conversation of the message only', async () => {
     await t.conversation(alice.key, 'c2')
     await post(text('in c2'), undefined, 'c2')
-    await eventually(() => expect(botMessages('c2')).toHaveLength(1))
+    await eventually(async () => expect((await botMessages('c2'))).toHaveLength(1))
     await t.app.bots.idle()
-    expect(storedMessages('c1')).toEqual([])
-    expect(listBotEvents(t.db, integrationId, 'c1')).toEqual([])
+    expect((await storedMessages('c1'))).toEqual([])
+    expect((await listBotEvents(t.db, integrationId, 'c1'))).toEqual([])
   })
 })
 
 describe('echo bot — answers createEvent', () => {
   beforeEach(() => start())
 
-  const botEvents = () =>
-    t.db.select().from(events).where(eq(events.conversationId, 'c1')).all().filter((e) => e.userId === botId)
+  const botEvents = async () =>
+    (await t.db.select().from(events).where(eq(events.conversationId, 'c1'))).filter((e) => e.userId === botId)
 
   it('creates an event with the same payload, as the bot user', async () => {
     const payload = { type: 'typing', on: true, detail: { n: 1 } }
     const created = await t.chat('POST', '/events', { key: alice.key, body: { conversationId: 'c1', payload } })
     expect(created.status).toBe(200)
-    await eventually(() => expect(botEvents()).toHaveLength(1))
-    const [answer] = botEvents()
+    await eventually(async () => expect((await botEvents())).toHaveLength(1))
+    const [answer] = (await botEvents())
     const res = await t.chat('GET', `/events/${answer?.id}`, { key: alice.key })
     expect(res.status).toBe(200)
     expect(res.body).toEqual({ event: { id: answer?.id, createdAt: iso, payload, conversationId: 'c1', userId: botId } })
@@ -196,10 +197,10 @@ describe('echo bot — answers createEvent', () => {
   it('records the custom event, typed by its payload, in bot_events', async () => {
     const payload = { type: 'typing', on: true }
     const created = await t.chat('POST', '/events', { key: alice.key, body: { conversationId: 'c1', payload } })
-    await eventually(() => expect(botEvents()).toHaveLength(1))
+    await eventually(async () => expect((await botEvents())).toHaveLength(1))
     await t.app.bots.idle()
     const row = { messageId: null, type: 'typing', payload, preview: JSON.stringify(payload) }
-    expect(listBotEvents(t.db, integrationId, 'c1')).toEqual([
+    expect((await listBotEvents(t.db, integrationId, 'c1'))).toEqual([
       botEvent({ ...row, direction: 'incoming', createdAt: created.body.event.createdAt }),
       botEvent({ ...row, direction: 'outgoing', createdAt: iso }),
     ])
@@ -207,8 +208,8 @@ describe('echo bot — answers createEvent', () => {
 
   it("types a custom event without a string type as 'custom'", async () => {
     await t.chat('POST', '/events', { key: alice.key, body: { conversationId: 'c1', payload: { on: true } } })
-    await eventually(() => expect(listBotEvents(t.db, integrationId, 'c1')).toHaveLength(2))
-    expect(listBotEvents(t.db, integrationId, 'c1').map((row) => row.type)).toEqual(['custom', 'custom'])
+    await eventually(async () => expect((await listBotEvents(t.db, integrationId, 'c1'))).toHaveLength(2))
+    expect((await listBotEvents(t.db, integrationId, 'c1')).map((row) => row.type)).toEqual(['custom', 'custom'])
   })
 })
 
@@ -218,7 +219,7 @@ describe('bot user — joins the conversation once, and its signals say isBot', 
   it('joins with one participant_added on its first answer and stays', async () => {
     const signals = record()
     for (const word of ['one', 'two', 'three']) await post(text(word))
-    await eventually(() => expect(botMessages()).toHaveLength(3))
+    await eventually(async () => expect((await botMessages())).toHaveLength(3))
     await t.app.bots.idle()
     const res = await t.chat('GET', '/conversations/c1/participants', { key: alice.key })
     expect(res.body).toEqual({
@@ -273,13 +274,13 @@ describe('bot user — joins the conversation once, and its signals say isBot', 
 
   it('never answers its own messages', async () => {
     await post(text('once'))
-    await eventually(() => expect(botMessages()).toHaveLength(1))
+    await eventually(async () => expect((await botMessages())).toHaveLength(1))
     // Signals reach the bot in order: once 'twice' is answered, the bot has seen its own answer to 'once'.
     await post(text('twice'))
-    await eventually(() => expect(botMessages()).toHaveLength(2))
+    await eventually(async () => expect((await botMessages())).toHaveLength(2))
     await t.app.bots.idle()
-    expect(texts(storedMessages())).toEqual(['once', 'once', 'twice', 'twice'])
-    expect(listBotEvents(t.db, integrationId, 'c1').map((row) => row.direction)).toEqual(['incoming', 'outgoing', 'incoming', 'outgoing'])
+    expect(texts((await storedMessages()))).toEqual(['once', 'once', 'twice', 'twice'])
+    expect((await listBotEvents(t.db, integrationId, 'c1')).map((row) => row.direction)).toEqual(['incoming', 'outgoing', 'incoming', 'outgoing'])
   })
 })
 
@@ -345,11 +346,11 @@ describe('bot handler — what it is given', () => {
     await eventually(() => expect(calls).toHaveLength(2))
     await t.app.bots.idle()
     expect(calls.map((c) => c.event.preview)).toEqual(['a', 'b'])
-    expect(botMessages()).toEqual([])
+    expect((await botMessages())).toEqual([])
     expect(await t.chat('GET', '/conversations/c1/participants', { key: alice.key })).toMatchObject({
       body: { participants: [alice.user] },
     })
-    expect(listBotEvents(t.db, integrationId, 'c1').map((row) => row.direction)).toEqual(['incoming', 'incoming'])
+    expect((await listBotEvents(t.db, integrationId, 'c1')).map((row) => row.direction)).toEqual(['incoming', 'incoming'])
   })
 })
 
@@ -383,11 +384,11 @@ describe('bot handler — one that throws', () => {
     expect(handlerFailures()[0]).toMatchObject({ botId, conversationId: 'c1', err: { message: 'boom' } })
 
     await post(text('after'))
-    await eventually(() => expect(botMessages()).toHaveLength(1))
+    await eventually(async () => expect((await botMessages())).toHaveLength(1))
     await t.app.bots.idle()
-    expect(texts(storedMessages())).toEqual(['boom', 'after', 're: after'])
+    expect(texts((await storedMessages()))).toEqual(['boom', 'after', 're: after'])
     expect(handlerFailures()).toHaveLength(1)
-    expect(listBotEvents(t.db, integrationId, 'c1').map((row) => [row.direction, row.preview])).toEqual([
+    expect((await listBotEvents(t.db, integrationId, 'c1')).map((row) => [row.direction, row.preview])).toEqual([
       ['incoming', 'boom'],
       ['incoming', 'after'],
       ['outgoing', 're: after'],
@@ -406,7 +407,7 @@ describe('bot handler — one that throws', () => {
     })
     await post(text('hi'))
     await eventually(() => expect(handlerFailures()).toHaveLength(1))
-    expect(texts(botMessages())).toEqual(['first words'])
+    expect(texts((await botMessages()))).toEqual(['first words'])
   })
 })
 
@@ -439,16 +440,16 @@ describe('bot handler — one that hangs past botTimeoutMs', () => {
     expect(handlerFailures()[0]).toMatchObject({ botId, conversationId: 'c1', err: { message: expect.stringMatching(/timed out/) } })
 
     await post(text('fast'))
-    await eventually(() => expect(botMessages()).toHaveLength(1))
-    expect(texts(botMessages())).toEqual(['re: fast'])
+    await eventually(async () => expect((await botMessages())).toHaveLength(1))
+    expect(texts((await botMessages()))).toEqual(['re: fast'])
 
     release()
     await eventually(() => expect(late).toBeDefined())
     expect(await late).toEqual(['dropped', 'dropped'])
     await t.app.bots.idle()
-    expect(texts(storedMessages())).toEqual(['slow', 'fast', 're: fast'])
-    expect(t.db.select().from(events).where(eq(events.conversationId, 'c1')).all()).toEqual([])
-    expect(listBotEvents(t.db, integrationId, 'c1').map((row) => [row.direction, row.preview])).toEqual([
+    expect(texts((await storedMessages()))).toEqual(['slow', 'fast', 're: fast'])
+    expect(await t.db.select().from(events).where(eq(events.conversationId, 'c1'))).toEqual([])
+    expect((await listBotEvents(t.db, integrationId, 'c1')).map((row) => [row.direction, row.preview])).toEqual([
       ['incoming', 'slow'],
       ['incoming', 'fast'],
       ['outgoing', 're: fast'],
@@ -499,8 +500,8 @@ describe('bot handler — replies keep the order of the messages they answer', (
     const signals = record()
     for (const word of ['m1', 'm2', 'm3', 'm4']) await post(text(word))
     for (const word of ['m4', 'm3', 'm2', 'm1']) gates.get(word)?.()
-    await eventually(() => expect(botMessages()).toHaveLength(4))
-    expect(texts(botMessages())).toEqual(['re: m1', 're: m2', 're: m3', 're: m4'])
+    await eventually(async () => expect((await botMessages())).toHaveLength(4))
+    expect(texts((await botMessages()))).toEqual(['re: m1', 're: m2', 're: m3', 're: m4'])
     const res = await t.chat('GET', '/conversations/c1/messages', { key: alice.key })
     expect(res.body.messages.filter((m: { userId: string }) => m.userId === botId).map((m: { payload: { text: string } }) => m.payload.text)).toEqual([
       're: m4',

@@ -121,7 +121,7 @@ describe('createConversation', () => {
     it.each(INVALID_IDS)('refuses an id that is %s with 400 InvalidPayload, creating nothing', async (_what, id) => {
       const alice = await t.user('alice')
       expectRefusal(await createConversation[transport](t, alice.key, { id }), transport, 400, 'InvalidPayload', ['createConversation'])
-      expect(t.count('select count(*) as n from conversations')).toBe(0)
+      expect(await t.count('select count(*) as n from conversations')).toBe(0)
     })
 
     it('keeps the conversations of two chat integrations apart, even under the same id', async () => {

@@ -50,7 +50,7 @@ describe('getOrCreateConversation', () => {
         expect(res.status).toBe(200)
         expect(answered[transport](res)).toEqual(conversation)
       }
-      expect(conversations()).toBe(1)
+      expect(await conversations()).toBe(1)
       expect(await ownerOf(t, bob.key, 'c1')).toBe('alice')
       expect(await t.participantIds(alice.key, 'c1')).toEqual(['alice', 'bob'])
     })
@@ -58,7 +58,7 @@ describe('getOrCreateConversation', () => {
     it.each(INVALID_IDS)('refuses an id that is %s with 400 InvalidPayload, creating nothing', async (_what, id) => {
       const alice = await t.user('alice')
       expectRefusal(await getOrCreateConversation[transport](alice.key, { id }), transport, 400, 'InvalidPayload', ['getOrCreateConversation'])
-      expect(conversations()).toBe(0)
+      expect(await conversations()).toBe(0)
     })
   })
 
@@ -69,7 +69,7 @@ describe('getOrCreateConversation', () => {
   ])('REST refuses a body with %s with 400 InvalidPayload, creating nothing', async (_what, body) => {
     const alice = await t.user('alice')
     expectRefusal(await getOrCreateConversation.REST(alice.key, body), 'REST', 400, 'InvalidPayload', null)
-    expect(conversations()).toBe(0)
+    expect(await conversations()).toBe(0)
   })
 
   it('GraphQL answers the conversation with its owner and participants', async () => {

@@ -42,7 +42,7 @@ describe('createEvent', () => {
       const second = created[transport](res)
       expect(second).toStrictEqual({ id: expect.stringMatching(CLIENT_ID), createdAt: iso, payload: { n: 2 }, conversationId: 'c1', userId: 'bob' })
       expect(second.id).not.toBe(first.id)
-      expect(events()).toBe(2)
+      expect(await events()).toBe(2)
       expect(await getEvent(alice.key, first.id)).toEqual({ ...first, payload: { kind: 'typing', on: true }, userId: 'alice' })
     })
 
@@ -66,7 +66,7 @@ describe('createEvent', () => {
       const res = await createEvent[transport](alice.key, { conversationId: 'c1', payload })
       if (transport === 'REST') expectRefusal(res, 'REST', 400, 'InvalidPayload', null)
       else expectRequestError(res.body)
-      expect(events()).toBe(0)
+      expect(await events()).toBe(0)
     })
   })
 
@@ -77,7 +77,7 @@ describe('createEvent', () => {
   ])('REST refuses a body %s with 400 InvalidPayload, writing nothing', async (_what, body) => {
     const { alice } = await aliceAndBobInC1()
     expectRefusal(await t.chat('POST', '/events', { key: alice.key, body }), 'REST', 400, 'InvalidPayload', null)
-    expect(events()).toBe(0)
+    expect(await events()).toBe(0)
   })
 
   it('GraphQL createEvent resolves the author and the conversation of the event', async () => {

@@ -17,7 +17,7 @@ describe('GraphQL errors', () => {
 
   describe('masking', () => {
     it('answers a resolver that fails unexpectedly (the database lost a column) with a generic Internal error and 500', async () => {
-      t.db.$client.exec('ALTER TABLE messages RENAME COLUMN payload TO payload_gone')
+      await t.query('ALTER TABLE messages RENAME COLUMN payload TO payload_gone')
       const res = await post('query { conversation(id: "c1") { messages { edges { node { messageId rawPayload } } } } }')
       // A failure of the server's own is a 5xx over HTTP, as REST answers it.
       expect(res.status).toBe(500)

@@ -14,7 +14,7 @@ describe('execution limits', () => {
     await t.message(users.alice.key, 'c1', { type: 'text', text: 'hello' })
   })
 
-  const conversationIds = () => (t.db.$client.prepare('select id from conversations order by id').all() as { id: string }[]).map((row) => row.id)
+  const conversationIds = async () => (await t.query<{ id: string }>('select id from conversations order by id')).map((row) => row.id)
 
   /** Sends one operation as alice and returns the response with the SQL statements it ran. */
   async function run(query: string, variables: Record<string, unknown> = {}) {
@@ -53,7 +53,7 @@ describe('execution limits', () => {
         }
       `)
       expectRefused(result, 'Syntax Error: Query depth limit of 12 exceeded, found 14.')
-      expect(conversationIds()).toEqual(['c1'])
+      expect(await conversationIds()).toEqual(['c1'])
     })
 
     it('refuses a query 13 deep and answers the same path 12 deep', async () => {
@@ -82,7 +82,7 @@ describe('execution limits', () => {
 
     it('refuses 21 aliased mutations without running any', async () => {
       expectRefused(await run(aliased(21)), 'Syntax Error: Aliases limit of 20 exceeded, found 21.')
-      expect(conversationIds()).toEqual(['c1'])
+      expect(await conversationIds()).toEqual(['c1'])
     })
 
     it('runs 20', async () => {
@@ -90,14 +90,14 @@ describe('execution limits', () => {
       expect(response.status).toBe(200)
       expect(response.body.errors).toBeUndefined()
       expect(Object.keys(response.body.data)).toHaveLength(20)
-      expect(conversationIds()).toHaveLength(21)
+      expect(await conversationIds()).toHaveLength(21)
     })
   })
 
   it('refuses an operation of more than 2000 tokens without running it', async () => {
     const result = await run(`mutation { createConversation(input: { id: "tokens" }) { conversation { conversationId ${'__typename '.repeat(2000)} } } }`)
     expectRefused(result, 'Syntax Error: Token limit of 2000 exceeded.', { code: 'GRAPHQL_PARSE_FAILED' })
-    expect(conversationIds()).toEqual(['c1'])
+    expect(await conversationIds()).toEqual(['c1'])
   })
 
   it('refuses a wide mutation within the depth limit over the cost limit (100,000) without running it', async () => {
@@ -114,7 +114,7 @@ describe('execution limits', () => {
     `)
     expectRefused(result, /^Syntax Error: Query Cost limit of 100000 exceeded, found \d+(\.\d+)?\.$/)
     expect(Number(/found ([\d.]+)\.$/.exec(result.response.body.errors[0].message)?.[1])).toBeGreaterThan(100_000)
-    expect(conversationIds()).toEqual(['c1'])
+    expect(await conversationIds()).toEqual(['c1'])
   })
 
   describe('the operations the API itself sends pass', () => {

@@ -1,5 +1,7 @@
 import { describe, expect, it } from 'vitest'
-import { bots } from '../../src/db/schema.ts'
+import { tables } from '../helpers/tables.ts'
+
+const { bots } = tables
 import { OTHER, useTestApp, WORKSPACE_ID } from '../helpers/app.ts'
 
 // Relay's node(id) and nodes(ids): every object by its global id, for whoever may see it, and null
@@ -169,10 +171,9 @@ describe('admin node and nodes', () => {
     )
 
   it('fetch a Bot by its global id, alone and several at once, in the order asked', async () => {
-    t.db
+    await t.db
       .insert(bots)
       .values({ id: 'bot-2', workspaceId: WORKSPACE_ID, name: 'Bot 2', handler: 'echo', tags: {}, createdAt: '2099-01-01T00:00:00.000Z', updatedAt: '2099-01-01T00:00:00.000Z', deployedAt: null })
-      .run()
     const [echo, second] = await botNodes()
     expect(second.botId).toBe('bot-2')
     expect((await t.adminGraphql(NODE, { id: second.id })).body).toEqual({ data: { node: { __typename: 'Bot', id: second.id, botId: 'bot-2', name: 'Bot 2' } } })

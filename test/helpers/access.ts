@@ -45,7 +45,7 @@ async function world(t: TestApp): Promise<World> {
 const snapshot = async (t: TestApp, w: World) => ({
   participants: await t.participantIds(w.alice.key, 'c1'),
   messages: await t.messageIds(w.alice.key, 'c1'),
-  rows: t.rows(),
+  rows: await t.rows(),
   streams: t.app.streams.size,
   subscriptions: t.app.signals.activeSubscriptions(),
 })

@@ -3,8 +3,8 @@ import { afterEach, beforeEach, expect } from 'vitest'
 import { type AppOptions, createApp } from '../../src/app.ts'
 import { signUserKey } from '../../src/auth/user-key.ts'
 import { bootstrap, firstTenant } from '../../src/bootstrap.ts'
-import { openSqliteStore } from '../../src/db/sqlite/store.ts'
 import { createTenant } from '../../src/domain/tenancy.ts'
+import { openTestStore } from './engine.ts'
 
 export const WEBHOOK_ID = 'test-webhook'
 export const ENCRYPTION_KEY = 'test-encryption-key'
@@ -53,16 +53,19 @@ export const toJson = async <T>(response: Response): Promise<JsonResponse<T>> =>
 export function createTestApp(
   options: { databaseUrl?: string; onQuery?: (sql: string) => void } & Partial<Omit<AppOptions, 'store' | 'log'>> = {},
 ) {
-  const store = openSqliteStore(options.databaseUrl ?? ':memory:', { onQuery: options.onQuery })
-  /** The writing connection, to look at the tables directly. */
-  const db = store.db
+  const engine = openTestStore({ databaseUrl: options.databaseUrl, onQuery: options.onQuery })
+  const { store } = engine
+  /** The engine's drizzle handle, to look at the tables directly (see openTestStore: `await` only). */
+  const db = engine.db
+  /** The tables of the app's engine, for queries through `db`. */
+  const tables = engine.tables
   const planned = firstTenant({
     workspaceId: WORKSPACE_ID,
     adminToken: ADMIN_TOKEN,
     webhookId: WEBHOOK_ID,
     encryptionKey: ENCRYPTION_KEY,
   })
-  const ready = bootstrap(store, planned)
+  const ready = engine.opened ? engine.opened.then(() => bootstrap(store, planned)) : bootstrap(store, planned)
   const tenant: typeof planned | undefined = planned
   const { databaseUrl: _, onQuery: __, ...appOptions } = options
   const created = createApp({ store, log: pino({ level: 'silent' }), ...appOptions })
@@ -173,12 +176,17 @@ export function createTestApp(
   /** The caller as getUser returns it. */
   const me = async (key: string) => (await ok(chat('GET', '/users/me', { key }), 'get the user')).user
 
-  /** A count read straight from the database, for side effects the API does not show. */
-  const count = (sql: string, ...params: unknown[]) => (db.$client.prepare(sql).get(...params) as { n: number }).n
+  /** A count read straight from the database, for side effects the API does not show (`?` placeholders). */
+  const count = async (sql: string, ...params: unknown[]) => Number((await engine.query<{ n: number }>(sql, ...params))[0]?.n)
+
+  /** Rows of a raw SQL query on the database (`?` placeholders; columns as the database names them). */
+  const query = engine.query
 
   /** How many rows each chat table holds: what a refused request must leave as it was. */
-  const rows = () =>
-    Object.fromEntries(['users', 'conversations', 'participants', 'messages', 'events'].map((table) => [table, count(`select count(*) as n from ${table}`)]))
+  const rows = async () => {
+    const tables = ['users', 'conversations', 'participants', 'messages', 'events']
+    return Object.fromEntries(await Promise.all(tables.map(async (table) => [table, await count(`select count(*) as n from ${table}`)])))
+  }
 
   /** Adds the second chat integration of `OTHER`, with its own bot, users and keys. */
   const otherTenant = async () => {
@@ -196,8 +204,10 @@ export function createTestApp(
     app,
     store,
     db,
+    tables,
     ready,
     count,
+    query,
     rows,
     otherTenant,
     tenant,
@@ -219,7 +229,7 @@ export function createTestApp(
     close: async () => {
       await ready.catch(() => undefined)
       await app.close()
-      await store.close()
+      await engine.dispose()
     },
   }
 }

@@ -37,6 +37,8 @@ export type Served = Awaited<ReturnType<typeof serve>>
 /** A fresh app of its own behind a real HTTP server (for a page in a browser); close ends both. */
 export async function startListening(options: TestAppOptions = {}) {
   const t = createTestApp(options)
+  // The bootstrap's unit first: on PostgreSQL a test's own writes would not queue behind it.
+  await t.ready
   const served = await serve(t)
   if (!t.tenant) throw new Error('the test database was not bootstrapped')
   return { ...served, t, botId: t.tenant.botId, close: () => served.close().then(() => t.close()) }

@@ -41,9 +41,9 @@ describe('user keys', () => {
   
   describe.each(badKeys)('a key %s', (_what, makeKey) => {
     it.each(calls)('is refused by %s with 401 Unauthorized, changing nothing', async (_call, transport, call) => {
-      const before = t.rows()
+      const before = await t.rows()
       expectRefusal(await call(t, await makeKey(users.alice.key)), transport, 401, 'Unauthorized', null)
-      expect(t.rows()).toEqual(before)
+      expect(await t.rows()).toEqual(before)
     })
   })
 })

@@ -26,9 +26,9 @@ describe('request bodies', () => {
       ['true', 'true'],
       ['null', 'null'],
     ])('answers 400 InvalidPayload to %s, writing nothing', async (_what, body) => {
-      const before = t.rows()
+      const before = await t.rows()
       expectRefusal(await raw('/conversations/c1/participants', body), 'REST', 400, 'InvalidPayload', null)
-      expect(t.rows()).toEqual(before)
+      expect(await t.rows()).toEqual(before)
     })
 
     it.each([
@@ -36,9 +36,9 @@ describe('request bodies', () => {
       ['form data', 'application/x-www-form-urlencoded'],
       ['XML', 'application/xml'],
     ])('answers 415 UnsupportedMediaType to a body sent as %s, writing nothing', async (_what, contentType) => {
-      const before = t.rows()
+      const before = await t.rows()
       expectRefusal(await raw('/conversations', JSON.stringify({ id: 'c2' }), contentType), 'REST', 415, 'UnsupportedMediaType', null)
-      expect(t.rows()).toEqual(before)
+      expect(await t.rows()).toEqual(before)
     })
 
     it('accepts application/json with a charset parameter', async () => {
@@ -94,7 +94,7 @@ describe('request bodies', () => {
       const refused = await send(messageBody(MiB + 1).bytes)
       expect(refused.status).toBe(413)
       expect(await refused.json()).toEqual(errorBody(413, 'PayloadTooLarge'))
-      expect(t.rows().messages).toBe(1)
+      expect((await t.rows()).messages).toBe(1)
     })
 
     it('refuses a body whose Content-Length is over the limit before reading it', async () => {
@@ -109,7 +109,7 @@ describe('request bodies', () => {
       expect(res.status).toBe(413)
       expect(await res.json()).toEqual(errorBody(413, 'PayloadTooLarge'))
       expect(pulled * 64 * 1024).toBeLessThan(MiB)
-      expect(t.rows().messages).toBe(0)
+      expect((await t.rows()).messages).toBe(0)
     })
 
     it('stops reading an endless streamed body soon after it passes the limit', async () => {
@@ -134,7 +134,7 @@ describe('request bodies', () => {
       expect(await res.json()).toEqual(errorBody(413, 'PayloadTooLarge'))
       expect(sent).toBeLessThanOrEqual(MiB + 3 * chunk.byteLength)
       expect(cancelled).toBe(true)
-      expect(t.rows().messages).toBe(0)
+      expect((await t.rows()).messages).toBe(0)
     })
 
     it.each([['/users/get-or-create'], ['/conversations'], ['/conversations/c1/participants'], ['/messages'], ['/events']])(

@@ -48,7 +48,7 @@ describe('REST error body', () => {
   })
 
   it('answers 500 Internal without a word of SQL when the database fails', async () => {
-    t.db.$client.exec('ALTER TABLE messages RENAME COLUMN payload TO payload_gone')
+    await t.query('ALTER TABLE messages RENAME COLUMN payload TO payload_gone')
     const response = await t.send('GET', `${BASE}/${WEBHOOK_ID}/conversations/c1/messages`, { key: users.alice.key })
     const text = await response.text()
     expect(response.status).toBe(500)

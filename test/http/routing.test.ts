@@ -19,9 +19,9 @@ describe('routing', () => {
     ['POST', '/events', { conversationId: 'c1', payload: { a: 1 } }],
     ['GET', '/hello', undefined],
   ])('answers %s %s under a webhook id that names no chat integration with 404 ResourceNotFound, writing nothing', async (method, path, body) => {
-    const before = t.rows()
+    const before = await t.rows()
     expectRefusal(await send(method, `/no-such-webhook${path}`, body), 'REST', 404, 'ResourceNotFound', null)
-    expect(t.rows()).toEqual(before)
+    expect(await t.rows()).toEqual(before)
   })
 
   it('answers GraphQL under a webhook id that names no chat integration with HTTP 404 ResourceNotFound', async () => {
@@ -60,10 +60,10 @@ describe('routing', () => {
     ['GET', '/events'],
     ['DELETE', '/events'],
   ])('answers 405 MethodNotFound to %s %s, writing nothing', async (method, path) => {
-    const before = t.rows()
+    const before = await t.rows()
     const body = method === 'GET' ? undefined : { conversationId: 'c1', payload: { type: 'text', text: 'x' } }
     expectRefusal(await t.chat(method, path, { key: users.alice.key, body }), 'REST', 405, 'MethodNotFound', null)
-    expect(t.rows()).toEqual(before)
+    expect(await t.rows()).toEqual(before)
   })
 
   it('answers 405 MethodNotFound to a method the admin route /bots does not take', async () => {

@@ -272,6 +272,8 @@ describe('listenConversation', () => {
 
       await alice.addParticipant({ conversationId: 'c1', userId: 'carol' })
       const { message } = await alice.createMessage({ conversationId: 'c1', payload: { type: 'text', text: 'hi' }, metadata: { a: 1 } })
+      // The bot answers asynchronously: its join and reply come before alice's event once they have been heard.
+      await eventually(() => expect(hears.received).toHaveLength(4))
       await alice.createEvent({ conversationId: 'c1', payload: { kind: 'custom' } })
       await eventually(() => expect(hears.received).toHaveLength(6))
       await alice.deleteMessage({ id: message.id })

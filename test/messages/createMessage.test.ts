@@ -64,7 +64,7 @@ describe('createMessage', () => {
       const message = created[transport](res)
       expect(message).toStrictEqual({ id: expect.any(String), createdAt: iso, payload: text('hello'), userId: 'alice', conversationId: 'c1' })
       expect(message.id).not.toBe('')
-      expect(messages()).toBe(1)
+      expect(await messages()).toBe(1)
       expect(await getMessage(alice.key, message.id)).toEqual(message)
     })
 
@@ -76,7 +76,7 @@ describe('createMessage', () => {
       const second = created[transport](await createMessage[transport](bob.key, { conversationId: 'c1', payload: text('two') }))
       expect(second).toEqual({ id: expect.any(String), createdAt: iso, payload: text('two'), userId: 'bob', conversationId: 'c1' })
       expect(second.id).not.toBe(first.id)
-      expect(messages()).toBe(2)
+      expect(await messages()).toBe(2)
     })
 
     it.each(KINDS)('keeps a %s payload exactly, extra properties included', async (_kind, payload) => {
@@ -109,7 +109,7 @@ describe('createMessage', () => {
         // The @oneOf input does not take it: refused before execution.
         expectRequestError(res.body)
       }
-      expect(messages()).toBe(0)
+      expect(await messages()).toBe(0)
     })
   })
 
@@ -122,7 +122,7 @@ describe('createMessage', () => {
   ])('REST refuses a body %s with 400 InvalidPayload, writing nothing', async (_what, body) => {
     const alice = await aliceInC1()
     expectRefusal(await t.chat('POST', '/messages', { key: alice.key, body }), 'REST', 400, 'InvalidPayload', null)
-    expect(messages()).toBe(0)
+    expect(await messages()).toBe(0)
   })
 
   describe('GraphQL createMessage', () => {
@@ -146,7 +146,7 @@ describe('createMessage', () => {
         const res = await t.graphql(RAW, { input: { conversationId: 'c1', payload } }, { key: alice.key })
         expect(res.body).toEqual({ errors: [expect.objectContaining({ message: expect.stringContaining('MessagePayloadInput') })] })
       }
-      expect(messages()).toBe(0)
+      expect(await messages()).toBe(0)
     })
 
     it('keeps the extra properties given through `extra` at every level', async () => {

@@ -44,7 +44,7 @@ describe('deleteMessage', () => {
     const message = await t.message(alice.key, 'c1')
     const res = await t.chat('DELETE', `/messages/${message.id}`, { key: alice.key })
     expect({ status: res.status, body: res.body }).toEqual({ status: 200, body: {} })
-    expect(t.count('select count(*) as n from messages where id = ?', message.id)).toBe(0)
+    expect(await t.count('select count(*) as n from messages where id = ?', message.id)).toBe(0)
   })
 
   describe('official client', () => {

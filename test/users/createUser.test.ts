@@ -46,7 +46,7 @@ describe('createUser', () => {
       ['a name that is not a string', { id: 'dave', name: 5 }],
     ])('refuses a body with %s with 400 InvalidPayload, creating nobody', async (_what, body) => {
       expectRefusal(await createUser.REST(body), 'REST', 400, 'InvalidPayload', null)
-      expect(humans()).toBe(0)
+      expect(await humans()).toBe(0)
     })
   })
 
@@ -89,12 +89,12 @@ describe('createUser', () => {
       const alice = await t.user('alice', { name: 'Alice' })
       expectRefusal(await createUser[transport]({ id: 'alice', name: 'Impostor' }), transport, 409, 'AlreadyExists', ['createUser'])
       expect(await t.me(alice.key)).toEqual(alice.user)
-      expect(humans()).toBe(1)
+      expect(await humans()).toBe(1)
     })
 
     it.each(INVALID_IDS)('refuses an id that is %s with 400 InvalidPayload, creating nobody', async (_what, id) => {
       expectRefusal(await createUser[transport]({ id }), transport, 400, 'InvalidPayload', ['createUser'])
-      expect(humans()).toBe(0)
+      expect(await humans()).toBe(0)
     })
   })
 

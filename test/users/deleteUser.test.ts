@@ -27,7 +27,7 @@ describe('deleteUser', () => {
         expect({ status: after.status, body: after.body }).toEqual({ status: 401, body: errorBody(401, 'Unauthorized') })
       }
       expect((await t.graphql('query { me { userId } }', {}, { key: alice.key })).body).toEqual(fieldError('Unauthorized', 401, ['me']))
-      expect(t.count("select count(*) as n from users where id = 'alice'")).toBe(0)
+      expect(await t.count("select count(*) as n from users where id = 'alice'")).toBe(0)
     })
 
     it('deletes the conversations it owns, whole, and its messages and participations elsewhere', async () => {
@@ -45,11 +45,11 @@ describe('deleteUser', () => {
       expect({ status: owned.status, body: owned.body }).toEqual({ status: 404, body: errorBody(404, 'ResourceNotFound') })
       expect((await t.chat('GET', '/conversations', { key: bob.key })).body.conversations.map((c: { id: string }) => c.id)).toEqual(['theirs'])
       for (const table of ['messages', 'events', 'participants']) {
-        expect(t.count(`select count(*) as n from ${table} where conversation_id = 'owned'`)).toBe(0)
+        expect(await t.count(`select count(*) as n from ${table} where conversation_id = 'owned'`)).toBe(0)
       }
       expect(await t.messageIds(bob.key, 'theirs')).toEqual([kept.id])
       expect(await t.participantIds(bob.key, 'theirs')).toEqual(['bob'])
-      expect(t.count("select count(*) as n from messages where user_id = 'alice'")).toBe(0)
+      expect(await t.count("select count(*) as n from messages where user_id = 'alice'")).toBe(0)
     })
   })
 

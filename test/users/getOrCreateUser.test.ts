@@ -60,7 +60,7 @@ describe('getOrCreateUser', () => {
     ])('refuses a %s of the wrong type with 400 InvalidPayload and creates no user', async (_field, body) => {
       const key = await t.keyFor('erin')
       expectRefusal(await getOrCreateUser.REST(t, key, body), 'REST', 400, 'InvalidPayload', null)
-      expect(t.count("select count(*) as n from users where id = 'erin'")).toBe(0)
+      expect(await t.count("select count(*) as n from users where id = 'erin'")).toBe(0)
       expect((await getOrCreateUser.REST(t, key, { name: 'Erin' })).body.user).toEqual({ id: 'erin', name: 'Erin', createdAt: iso, updatedAt: iso })
     })
   })
@@ -116,7 +116,7 @@ describe('getOrCreateUser', () => {
 
     it.each(INVALID_IDS)('refuses a key naming a user id %s with 400 InvalidPayload, creating nobody', async (_what, id) => {
       expectRefusal(await getOrCreateUser[transport](t, await t.keyFor(id), { name: 'X' }), transport, 400, 'InvalidPayload', null)
-      expect(t.count('select count(*) as n from users where not is_bot')).toBe(0)
+      expect(await t.count('select count(*) as n from users where not is_bot')).toBe(0)
     })
   })
 

@@ -849,6 +849,8 @@ export function sqliteQueries(db: SqliteDb): Queries {
         botDelivery.insert().run(row)
       },
       due: async (now, limit): Promise<DueDelivery[]> => botDelivery.due().all({ now, limit }),
+      // One process owns an SQLite file: nothing to lease.
+      claim: async (now, limit): Promise<DueDelivery[]> => botDelivery.due().all({ now, limit }),
       nextDueAfter: async (now) => botDelivery.nextDueAfter().get({ now })?.at ?? undefined,
       reschedule: async (id, attempts, nextAttemptAt) =>
         botDelivery.reschedule().get({ id, attempts, nextAttemptAt }) !== undefined,

@@ -21,6 +21,7 @@ export interface SqliteStoreOptions extends Partial<GroupCommitOptions> {
  * production does.
  */
 export class SqliteStore implements Store {
+  readonly shared = false
   /** The writing connection, for tools and tests that look at the tables directly. */
   readonly db: SqliteDb
   private readonly reader: SqliteDb
@@ -50,6 +51,11 @@ export class SqliteStore implements Store {
   write<T>(work: (q: Queries, after: After) => Promise<T>): Promise<T> {
     if (this.closing) return Promise.reject(closedError())
     return this.commits.submit(work)
+  }
+
+  async check(): Promise<void> {
+    if (this.closing) throw closedError()
+    this.reader.$client.prepare('select 1').get()
   }
 
   close(): Promise<void> {

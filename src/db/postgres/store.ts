@@ -1,0 +1,200 @@
+import { dirname, resolve } from 'node:path'
+import { fileURLToPath } from 'node:url'
+import { sql } from 'drizzle-orm'
+import { readMigrationFiles } from 'drizzle-orm/migrator'
+import { drizzle, type NodePgDatabase } from 'drizzle-orm/node-postgres'
+import pg from 'pg'
+import type { After, Queries, Store } from '../store.ts'
+import { type PgDb, postgresQueries } from './queries.ts'
+import * as schema from './schema.ts'
+
+// src/db/postgres and dist/db/postgres are both three levels below the project root.
+const migrationsFolder = resolve(dirname(fileURLToPath(import.meta.url)), '../../../drizzle/postgres')
+
+/** The advisory lock key under which one instance at a time applies migrations ("confab-m"). */
+const migrationLock = 0x636f6e66_61622d6dn
+
+export interface PostgresStoreOptions {
+  /** Connections in the pool (DATABASE_POOL_SIZE); 10 by default. */
+  poolSize?: number
+  /** The schema the tables live in (its own per test); `public` by default. Created if missing. */
+  schema?: string
+  /** Where an `after` effect that throws is reported: its unit has committed and cannot fail any more. */
+  onEffectError?: (error: unknown) => void
+  /** Called with every SQL statement run (statement counts, debugging). */
+  onQuery?: (sql: string, params: unknown[]) => void
+}
+
+export const isPostgresUrl = (url: string) => /^postgres(ql)?:\/\//i.test(url)
+
+/**
+ * A pg client whose string parameters never carry U+0000: PostgreSQL's text cannot hold it (SQLite's
+ * can), so it is sent as U+FFFD, the replacement character. A lookup by such a value finds nothing
+ * (as no stored id has it) instead of failing; a stored name keeps every other character. JSON
+ * columns are not concerned: their text escapes it (`\u0000`), which `json` keeps.
+ */
+class NulSafeClient extends pg.Client {
+  override query(...args: unknown[]): never {
+    const [first, second] = args
+    if (Array.isArray(second)) args[1] = second.map(withoutNul)
+    else if (first && typeof first === 'object' && Array.isArray((first as { values?: unknown }).values)) {
+      const config = first as { values: unknown[] }
+      args[0] = { ...config, values: config.values.map(withoutNul) }
+    }
+    return (super.query as (...a: unknown[]) => never)(...args)
+  }
+}
+
+const withoutNul = (value: unknown) => (typeof value === 'string' && value.includes('\0') ? value.replaceAll('\0', '\uFFFD') : value)
+
+/** Errors after which a unit of work is run again from its start: nothing of it was committed. */
+const retryable = new Set(['40001', '40P01'])
+const maxAttempts = 5
+
+/**
+ * The storage API on PostgreSQL (node-postgres: the driver drizzle's migrator, pg-boss and most of
+ * the ecosystem use, with a plain connection pool and no hidden statement cache). A unit of work is
+ * one transaction on one pooled connection; reads run on the pool. Several instances may share the
+ * database: migrations are applied under an advisory lock, bot deliveries are leased.
+ */
+export class PostgresStore implements Store {
+  readonly shared = true
+  readonly pool: pg.Pool
+  /** The pool as drizzle sees it, for tools and tests that look at the tables directly. */
+  readonly db: NodePgDatabase<typeof schema>
+  readonly schema: string
+  private readonly readQueries: Queries
+  private readonly onEffectError: (error: unknown) => void
+  private readonly units = new Set<Promise<unknown>>()
+  private closing: Promise<void> | undefined
+
+  constructor(databaseUrl: string, { poolSize = 10, schema: schemaName = 'public', onEffectError, onQuery }: PostgresStoreOptions = {}) {
+    if (!/^[A-Za-z_][A-Za-z0-9_]{0,62}$/.test(schemaName)) throw new Error(`not a schema name: "${schemaName}"`)
+    this.schema = schemaName
+    this.pool = new pg.Pool({
+      connectionString: databaseUrl,
+      max: poolSize,
+      Client: NulSafeClient,
+      options: `-c search_path=${schemaName}`,
+    })
+    // An idle connection the server dropped must not crash the process: the pool replaces it.
+    this.pool.on('error', () => {})
+    // Transaction control is not a statement of the storage API (SQLite's group commit does not log it either).
+    const logQuery = onQuery && ((query: string, params: unknown[]) => void (/^(begin|commit|rollback)\b/i.test(query) || onQuery(query, params)))
+    this.db = drizzle(this.pool, { schema, logger: logQuery ? { logQuery } : undefined })
+    this.readQueries = postgresQueries(this.db as unknown as PgDb, { inUnit: false })
+    this.onEffectError =
+      onEffectError ??
+      ((error) =>
+        queueMicrotask(() => {
+          throw error
+        }))
+  }
+
+  /** Creates the schema if needed and applies the migrations not applied yet, one instance at a time. */
+  async migrate(): Promise<void> {
+    const client = await this.pool.connect()
+    try {
+      await client.query(`select pg_advisory_lock(${migrationLock})`)
+      try {
+        await client.query(`create schema if not exists ${quoteIdentifier(this.schema)}`)
+        const db = drizzle(client)
+        // drizzle-kit names the public schema in foreign keys; the tables go to the pool's schema.
+        const migrations = readMigrationFiles({ migrationsFolder }).map((migration) => ({
+          ...migration,
+          sql: migration.sql.map((statement) => statement.replaceAll('"public".', '')),
+        }))
+        const { dialect, session } = db as unknown as {
+          dialect: { migrate(m: unknown, s: unknown, c: unknown): Promise<void> }
+          session: unknown
+        }
+        await dialect.migrate(migrations, session, { migrationsSchema: this.schema })
+      } finally {
+        await client.query(`select pg_advisory_unlock(${migrationLock})`)
+      }
+    } finally {
+      client.release()
+    }
+  }
+
+  read<T>(work: (q: Queries) => Promise<T>): Promise<T> {
+    if (this.closing) return Promise.reject(closedError())
+    return work(this.readQueries)
+  }
+
+  write<T>(work: (q: Queries, after: After) => Promise<T>): Promise<T> {
+    if (this.closing) return Promise.reject(closedError())
+    const unit = this.runUnit(work)
+    this.units.add(unit)
+    void unit.catch(() => undefined).finally(() => this.units.delete(unit))
+    return unit
+  }
+
+  private async runUnit<T>(work: (q: Queries, after: After) => Promise<T>): Promise<T> {
+    for (let attempt = 1; ; attempt++) {
+      const effects: (() => void)[] = []
+      let open = true
+      const after: After = (effect) => {
+        if (!open) throw new Error('after() was called once its unit of work had ended')
+        effects.push(effect)
+      }
+      try {
+        const value = await this.db.transaction((tx) => work(postgresQueries(tx as unknown as PgDb, { inUnit: true }), after))
+        open = false
+        for (const effect of effects) {
+          try {
+            effect()
+          } catch (error) {
+            this.onEffectError(error)
+          }
+        }
+        return value
+      } catch (error) {
+        open = false
+        if (attempt < maxAttempts && retryable.has(codeOf(error))) continue
+        throw error
+      }
+    }
+  }
+
+  async check(): Promise<void> {
+    if (this.closing) throw closedError()
+    const { rows } = await this.db.execute<{ applied: string }>(
+      sql`select count(*) as applied from ${sql.identifier(this.schema)}.__drizzle_migrations`,
+    )
+    const expected = readMigrationFiles({ migrationsFolder }).length
+    if (Number(rows[0]?.applied) < expected) throw new Error('the database migrations are not all applied')
+  }
+
+  close(): Promise<void> {
+    this.closing ??= (async () => {
+      await Promise.allSettled([...this.units])
+      await this.pool.end()
+    })()
+    return this.closing
+  }
+}
+
+const codeOf = (error: unknown): string => {
+  for (let e: unknown = error; e && typeof e === 'object'; e = (e as { cause?: unknown }).cause) {
+    const code = (e as { code?: unknown }).code
+    if (typeof code === 'string') return code
+  }
+  return ''
+}
+
+const quoteIdentifier = (name: string) => `"${name.replaceAll('"', '""')}"`
+
+const closedError = () => new Error('the store is closed')
+
+/** A PostgreSQL store, migrated. */
+export async function openPostgresStore(databaseUrl: string, options?: PostgresStoreOptions): Promise<PostgresStore> {
+  const store = new PostgresStore(databaseUrl, options)
+  try {
+    await store.migrate()
+  } catch (error) {
+    await store.close()
+    throw error
+  }
+  return store
+}

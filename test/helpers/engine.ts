@@ -1,0 +1,101 @@
+import { randomBytes } from 'node:crypto'
+import * as postgresTables from '../../src/db/postgres/schema.ts'
+import * as sqliteTables from '../../src/db/schema.ts'
+import { isPostgresUrl, PostgresStore } from '../../src/db/postgres/store.ts'
+import type { SqliteDb } from '../../src/db/sqlite/connection.ts'
+import { openSqliteStore } from '../../src/db/sqlite/store.ts'
+import type { Store } from '../../src/db/store.ts'
+
+/**
+ * The engine the suite runs on: SQLite (a private temporary file per app) by default, PostgreSQL
+ * when TEST_DATABASE_URL is `postgres://…`, each app then on a schema of its own, dropped after.
+ */
+export const TEST_DATABASE_URL = process.env.TEST_DATABASE_URL || undefined
+export const onPostgres = TEST_DATABASE_URL !== undefined && isPostgresUrl(TEST_DATABASE_URL)
+
+export interface TestStore {
+  store: Store
+  /**
+   * Resolves once the database is ready (the PostgreSQL schema made and migrated), rejecting loudly
+   * if it is not; undefined when it is ready at once (SQLite), so that a first write is submitted
+   * synchronously, ahead of any other.
+   */
+  opened: Promise<void> | undefined
+  /**
+   * The engine's drizzle handle, to look at the tables directly. Typed as SQLite's so that tests
+   * import the tables of src/db/schema.ts; on PostgreSQL it is the PostgreSQL handle, and the
+   * tables a test names are mapped by `tables` in test/helpers/tables.ts. Use it with `await`
+   * only (never .all()/.get()/.run(), which only SQLite has).
+   */
+  db: SqliteDb
+  /** The tables to query `db` with: the engine's (typed as SQLite's). */
+  tables: typeof sqliteTables
+  /** Rows of a raw SQL query, `?` placeholders (rewritten as $n on PostgreSQL). */
+  query<T = Record<string, unknown>>(sql: string, ...params: unknown[]): Promise<T[]>
+  /** Closes the store (and drops the PostgreSQL schema). */
+  dispose(): Promise<void>
+}
+
+let counter = 0
+
+/** A store for one test app, on the suite's engine (`databaseUrl` forces an SQLite file). */
+export function openTestStore(options: { databaseUrl?: string; onQuery?: (sql: string) => void } = {}): TestStore {
+  if (!onPostgres || options.databaseUrl !== undefined) {
+    const store = openSqliteStore(options.databaseUrl ?? ':memory:', { onQuery: options.onQuery })
+    return {
+      store,
+      opened: undefined,
+      db: store.db,
+      tables: sqliteTables,
+      query: async <T>(sql: string, ...params: unknown[]) => {
+        const statement = store.db.$client.prepare(sql)
+        if (statement.reader) return statement.all(...params) as T[]
+        statement.run(...params)
+        return []
+      },
+      dispose: () => store.close(),
+    }
+  }
+  const schema = `test_${process.pid}_${++counter}_${randomBytes(4).toString('hex')}`
+  const pg = new PostgresStore(TEST_DATABASE_URL as string, { schema, poolSize: 4, onQuery: options.onQuery })
+  const opened = pg.migrate().catch((error: unknown) => {
+    throw new Error(`TEST_DATABASE_URL=${TEST_DATABASE_URL}: PostgreSQL is required and did not answer: ${String(error)}`, {
+      cause: error,
+    })
+  })
+  const gate = <A extends unknown[], T>(run: (...args: A) => Promise<T>) => async (...args: A) => {
+    await opened
+    return run(...args)
+  }
+  const store: Store = {
+    shared: pg.shared,
+    check: gate(() => pg.check()),
+    read: gate((work) => pg.read(work)),
+    write: gate((work) => pg.write(work)),
+    close: () => pg.close(),
+  } as Store
+  const query = async <T>(sql: string, ...params: unknown[]) => {
+    await opened
+    let n = 0
+    return (await pg.pool.query(sql.replace(/\?/g, () => `$${++n}`), params)).rows as T[]
+  }
+  return {
+    store,
+    opened,
+    db: pg.db as unknown as SqliteDb,
+    tables: postgresTables as unknown as typeof sqliteTables,
+    query,
+    dispose: async () => {
+      await opened.catch(() => undefined)
+      await pg.close()
+      const { Client } = (await import('pg')).default
+      const admin = new Client({ connectionString: TEST_DATABASE_URL })
+      await admin.connect()
+      try {
+        await admin.query(`drop schema if exists "${schema}" cascade`)
+      } finally {
+        await admin.end()
+      }
+    },
+  }
+}

@@ -1,0 +1,114 @@
+import { spawn } from 'node:child_process'
+import { mkdtempSync, rmSync } from 'node:fs'
+import { tmpdir } from 'node:os'
+import { join } from 'node:path'
+import { getTableColumns, getTableName } from 'drizzle-orm'
+import { drizzle } from 'drizzle-orm/node-postgres'
+import pg from 'pg'
+import { afterAll, beforeAll, describe, expect, it } from 'vitest'
+import * as pgTables from '../../src/db/postgres/schema.ts'
+import * as sqliteTables from '../../src/db/schema.ts'
+import { openSqliteStore } from '../../src/db/sqlite/store.ts'
+import { createTestApp } from '../helpers/app.ts'
+import { ROOT, START_TIMEOUT } from '../helpers/server.ts'
+
+/*
+ * `npm run db:copy -- <SQLite file> <postgres URL>` moves a whole SQLite database to PostgreSQL
+ * (always runs on PostgreSQL: TEST_DATABASE_URL, or 127.0.0.1:5432).
+ */
+const admin = process.env.TEST_DATABASE_URL || 'postgres://postgres@127.0.0.1:5432/postgres'
+const database = `confab_copy_${process.pid}_${Date.now()}`
+const target = (() => {
+  const url = new URL(admin)
+  url.pathname = `/${database}`
+  return url.toString()
+})()
+
+let dir: string
+beforeAll(async () => {
+  dir = mkdtempSync(join(tmpdir(), 'confab-copy-'))
+  const client = new pg.Client({ connectionString: admin })
+  await client.connect()
+  await client.query(`create database "${database}"`)
+  await client.end()
+})
+afterAll(async () => {
+  rmSync(dir, { recursive: true, force: true })
+  const client = new pg.Client({ connectionString: admin })
+  await client.connect()
+  await client.query(`drop database if exists "${database}" with (force)`)
+  await client.end()
+})
+
+const run = (args: string[]) =>
+  new Promise<{ code: number | null; stdout: string; stderr: string }>((resolve) => {
+    const child = spawn('npm', ['run', '--silent', 'db:copy', '--', ...args], { cwd: ROOT, stdio: ['ignore', 'pipe', 'pipe'] })
+    let stdout = ''
+    let stderr = ''
+    child.stdout.setEncoding('utf8').on('data', (chunk: string) => (stdout += chunk))
+    child.stderr.setEncoding('utf8').on('data', (chunk: string) => (stderr += chunk))
+    child.once('exit', (code) => resolve({ code, stdout, stderr }))
+  })
+
+/** A database with a bit of everything: users, a conversation, messages (with metadata), an event, a webhook bot with a pending delivery, logs, states. */
+async function populate(path: string) {
+  const t = createTestApp({ databaseUrl: path, botRetrySchedule: [0, 3600] })
+  await t.ready
+  const { alice } = await t.c1({ members: ['bob'] })
+  await t.message(alice.key, 'c1', { type: 'text', text: 'hello', z: 1 }, { a: { c: 1, b: 2 } })
+  await t.event(alice.key, 'c1', { kind: 'typing' })
+  const created = await t.admin('POST', '/bots', { body: { name: 'Remote', url: 'http://127.0.0.1:1/nowhere', tags: { team: 'care' } } })
+  const webhookId = created.body.bot.integrations.chat.webhookId as string
+  await createChatUser(t, webhookId)
+  await t.close()
+}
+
+async function createChatUser(t: ReturnType<typeof createTestApp>, webhookId: string) {
+  const res = await t.send('POST', `http://confab.test/${webhookId}/users`, { body: { name: 'Remote user' } })
+  const { key } = (await res.json()) as { key: string }
+  await t.send('POST', `http://confab.test/${webhookId}/conversations`, { key, body: { id: 'r1' } })
+  await t.send('POST', `http://confab.test/${webhookId}/messages`, { key, body: { conversationId: 'r1', payload: { type: 'text', text: 'to a dead bot' } } })
+  return key
+}
+
+describe('npm run db:copy', () => {
+  it('copies every row of every table into an empty PostgreSQL database, and refuses a second copy', { timeout: START_TIMEOUT }, async () => {
+    const path = join(dir, 'confab.db')
+    await populate(path)
+    const copy = await run([path, target])
+    expect(copy.stderr).toBe('')
+    expect(copy.code).toBe(0)
+    expect(copy.stdout).toMatch(/^copied \d+ rows from .* to PostgreSQL$/m)
+
+    const source = openSqliteStore(path)
+    const pool = new pg.Pool({ connectionString: target, max: 1 })
+    const db = drizzle(pool)
+    try {
+      for (const [key, table] of Object.entries(sqliteTables)) {
+        if (typeof table !== 'object' || table === null || !('getSQL' in table)) continue
+        const pgTable = pgTables[key as keyof typeof pgTables]
+        const name = getTableName(table as typeof sqliteTables.users)
+        const before = await source.db.select().from(table as typeof sqliteTables.users)
+        const after = (await db.select().from(pgTable as typeof pgTables.users)) as Record<string, unknown>[]
+        const shared = Object.keys(getTableColumns(table as typeof sqliteTables.users))
+        const pick = (rows: Record<string, unknown>[]) =>
+          rows.map((row) => JSON.stringify(Object.fromEntries(shared.map((column) => [column, row[column]])))).sort()
+        expect(pick(after), name).toEqual(pick(before as Record<string, unknown>[]))
+        if (['users', 'messages', 'bot_deliveries', 'bot_logs', 'bots'].includes(name)) expect(before.length, name).toBeGreaterThan(0)
+      }
+    } finally {
+      await pool.end()
+      await source.close()
+    }
+
+    const again = await run([path, target])
+    expect(again.code).toBe(1)
+    expect(again.stderr).toMatch(/already holds data/)
+  })
+
+  it('says how to call it when an argument is missing', async () => {
+    const res = await run([])
+    expect(res.code).toBe(2)
+    expect(res.stderr).toMatch(/usage: npm run db:copy/)
+  })
+})

@@ -1,0 +1,220 @@
+import { Client as ChatClient } from '@botpress/chat'
+import { Client } from '@botpress/client'
+import pg from 'pg'
+import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest'
+import { startReceiver } from '../bots/receiver.ts'
+import { TEST_REDIS_URL } from '../helpers/redis.ts'
+import { type RunningServer, START_TIMEOUT, startServer } from '../helpers/server.ts'
+
+/*
+ * Two real instances (`npm start`) on one PostgreSQL database and one Redis: what a listener on one
+ * hears of writes on the other, a webhook bot's deliveries, and SIGKILL of one under load. Always
+ * runs on PostgreSQL (TEST_DATABASE_URL, or 127.0.0.1:5432) and Redis (TEST_REDIS_URL, or
+ * 127.0.0.1:6379): it fails if either does not answer.
+ */
+const adminUrl = process.env.TEST_DATABASE_URL || 'postgres://postgres@127.0.0.1:5432/postgres'
+const database = `confab_two_${process.pid}_${Date.now()}`
+const databaseUrl = (() => {
+  const url = new URL(adminUrl)
+  url.pathname = `/${database}`
+  return url.toString()
+})()
+
+const env = {
+  REDIS_URL: TEST_REDIS_URL,
+  CONFAB_WORKSPACE_ID: 'wkspace_two',
+  CONFAB_ADMIN_TOKEN: 'bp_pat_two_instances_token',
+  CONFAB_WEBHOOK_ID: 'two-instances',
+  CONFAB_ENCRYPTION_KEY: 'two-instances-encryption-key',
+  CONFAB_BOT_LEASE_SECONDS: '3',
+  CONFAB_BOT_RETRY_SCHEDULE: '0,1,1,1,1,1',
+}
+
+const receiver = await startReceiver()
+let a: RunningServer
+let b: RunningServer
+
+const pgAdmin = async (statement: string) => {
+  const client = new pg.Client({ connectionString: adminUrl })
+  await client.connect()
+  try {
+    await client.query(statement)
+  } finally {
+    await client.end()
+  }
+}
+
+beforeAll(async () => {
+  await pgAdmin(`create database "${database}"`)
+  // Both at once, on the empty database: one applies the migrations and makes the first tenant.
+  ;[a, b] = await Promise.all([startServer({ databaseUrl, env }), startServer({ databaseUrl, env })])
+}, 2 * START_TIMEOUT)
+
+afterAll(async () => {
+  await Promise.allSettled([a?.stop(), b?.stop()])
+  await receiver.close()
+  await pgAdmin(`drop database if exists "${database}" with (force)`)
+}, 60_000)
+
+const chatUrl = (server: RunningServer) => `${server.baseUrl}/${env.CONFAB_WEBHOOK_ID}`
+const admin = (server: RunningServer) =>
+  new Client({ apiUrl: server.baseUrl, token: env.CONFAB_ADMIN_TOKEN, workspaceId: env.CONFAB_WORKSPACE_ID })
+
+const text = (value: string) => ({ type: 'text' as const, text: value })
+
+describe('two instances on one PostgreSQL and one Redis', () => {
+  it('started together, made one first tenant, and both are ready', async () => {
+    const printed = [a, b].filter((server) => server.stdout().includes('Confab bootstrap: created the default tenant'))
+    expect(printed).toHaveLength(1)
+    for (const server of [a, b]) {
+      const res = await fetch(`${server.baseUrl}/readyz`)
+      expect([res.status, await res.json()]).toEqual([200, { status: 'ready' }])
+    }
+  })
+
+  it('a @botpress/chat listener on A hears the messages created on B, in order, and a GraphQL subscription on A does too', async () => {
+    const onA = await ChatClient.connect({ apiUrl: chatUrl(a), userId: 'listener-user', encryptionKey: env.CONFAB_ENCRYPTION_KEY })
+    const onB = await ChatClient.connect({ apiUrl: chatUrl(b), userId: 'listener-user', encryptionKey: env.CONFAB_ENCRYPTION_KEY })
+    const { conversation } = await onA.createConversation({ id: 'across' })
+    const listener = await onA.listenConversation({ id: conversation.id })
+    const heard: string[] = []
+    listener.on('message_created', (message) => {
+      if (message.userId === 'listener-user') heard.push(message.id)
+    })
+
+    // A GraphQL subscription over SSE on A, open before the writes.
+    const controller = new AbortController()
+    const subscription = await fetch(`${chatUrl(a)}/graphql`, {
+      method: 'POST',
+      signal: controller.signal,
+      headers: { 'content-type': 'application/json', accept: 'text/event-stream', 'x-user-key': onA.user.key },
+      body: JSON.stringify({
+        query: `subscription { conversationSignals(conversationId: "across") { __typename ... on MessageCreatedSignal { isBot message { messageId } } } }`,
+      }),
+    })
+    expect(subscription.status).toBe(200)
+    let streamed = ''
+    void (async () => {
+      const decoder = new TextDecoder()
+      try {
+        for await (const chunk of subscription.body as unknown as AsyncIterable<Uint8Array>) streamed += decoder.decode(chunk)
+      } catch {}
+    })()
+
+    const sent: string[] = []
+    for (const n of [1, 2, 3, 4, 5]) sent.push((await onB.createMessage({ conversationId: conversation.id, payload: text(`from B ${n}`) })).message.id)
+    await vi.waitFor(() => expect(heard).toEqual(sent), { timeout: 10_000 })
+    await vi.waitFor(() => {
+      const ids = [...streamed.matchAll(/"isBot":false,"message":\{"messageId":"([^"]+)"/g)].map((match) => match[1])
+      expect(ids).toEqual(sent)
+    }, { timeout: 10_000 })
+    controller.abort()
+    await listener.disconnect()
+  })
+
+  it('a webhook bot gets each event exactly once, in order, whichever instance the messages went to', async () => {
+    const { bot } = await admin(a).createBot({ name: 'Webhook bot', url: receiver.url })
+    const webhookId = bot.integrations.chat!.webhookId
+    const clients = await Promise.all(
+      [a, b].map((server) => ChatClient.connect({ apiUrl: `${server.baseUrl}/${webhookId}`, userId: 'poster', encryptionKey: bot.integrations.chat!.configuration.encryptionKey as string })),
+    )
+    const { conversation } = await clients[0]!.createConversation({ id: 'ordered' })
+    const before = receiver.received.length
+    const sent: string[] = []
+    for (let n = 0; n < 12; n++) {
+      const { message } = await clients[n % 2]!.createMessage({ conversationId: conversation.id, payload: text(`m${n}`) })
+      sent.push(message.id)
+    }
+    await vi.waitFor(() => expect(receiver.received.length - before).toBe(12), { timeout: 20_000 })
+    const got = receiver.received.slice(before)
+    expect(got.map((request) => request.json.data.messageId)).toEqual(sent)
+    expect(new Set(got.map((request) => request.headers['webhook-id'])).size).toBe(12)
+    // And nothing more comes (no second delivery of any of them).
+    await new Promise((resolve) => setTimeout(resolve, 2_500))
+    expect(receiver.received.length - before).toBe(12)
+  }, 60_000)
+
+  it('SIGKILL of A under steady writes: no acknowledged message lost, no request to B fails, A\'s delivery in flight is completed by B', async () => {
+    const { bot } = await admin(b).createBot({ name: 'Held bot', url: receiver.url })
+    const webhookId = bot.integrations.chat!.webhookId
+    const key = bot.integrations.chat!.configuration.encryptionKey as string
+    const botOnA = await ChatClient.connect({ apiUrl: `${a.baseUrl}/${webhookId}`, userId: 'held', encryptionKey: key })
+    const { conversation: held } = await botOnA.createConversation({ id: 'held' })
+    // The bot holds A's delivery open: A dies holding it.
+    receiver.answer = () => 'hang'
+    const before = receiver.received.length
+    await botOnA.createMessage({ conversationId: held.id, payload: text('held by A') })
+    await vi.waitFor(() => expect(receiver.received.length).toBe(before + 1), { timeout: 10_000 })
+    const inFlight = receiver.received[before]!
+
+    // Steady writes to both instances (the echo bot answering each), until A is killed.
+    const onA = await ChatClient.connect({ apiUrl: chatUrl(a), userId: 'writer', encryptionKey: env.CONFAB_ENCRYPTION_KEY })
+    const onB = await ChatClient.connect({ apiUrl: chatUrl(b), userId: 'writer', encryptionKey: env.CONFAB_ENCRYPTION_KEY })
+    const { conversation } = await onB.createConversation({ id: 'load' })
+    const acknowledged: string[] = []
+    const failuresOnB: unknown[] = []
+    let killed = false
+    let stop = false
+    const writer = async (client: typeof onA, onB: boolean) => {
+      let n = 0
+      while (!stop) {
+        try {
+          const { message } = await client.createMessage({ conversationId: conversation.id, payload: text(`${onB ? 'B' : 'A'}${n++}`) })
+          acknowledged.push(message.id)
+        } catch (error) {
+          if (onB) failuresOnB.push(error)
+          else if (killed) return
+          else throw error
+        }
+      }
+    }
+    const writers = [writer(onA, false), writer(onB, true), writer(onB, true)]
+    await vi.waitFor(() => expect(acknowledged.length).toBeGreaterThan(30), { timeout: 20_000 })
+    killed = true
+    receiver.answer = () => ({ status: 200 })
+    await a.kill()
+    await inFlight.closed
+    const atKill = acknowledged.length
+    await vi.waitFor(() => expect(acknowledged.length).toBeGreaterThan(atKill + 30), { timeout: 20_000 })
+    stop = true
+    await Promise.all(writers)
+    expect(failuresOnB).toEqual([])
+
+    // Every acknowledged message is there (read through B), and the echo bot answered each, B
+    // taking over what A held.
+    const stored = new Set<string>()
+    let nextToken: string | undefined
+    do {
+      const page = await onB.listMessages({ conversationId: conversation.id, nextToken })
+      for (const message of page.messages) stored.add(message.id)
+      nextToken = page.meta.nextToken
+    } while (nextToken)
+    expect(acknowledged.filter((id) => !stored.has(id))).toEqual([])
+
+    // A's delivery in flight: taken by B once A's lease ran out, with the same webhook-id.
+    await vi.waitFor(
+      () => {
+        const again = receiver.received.slice(before + 1).filter((request) => request.headers['webhook-id'] === inFlight.headers['webhook-id'])
+        expect(again.length).toBeGreaterThanOrEqual(1)
+      },
+      { timeout: 20_000 },
+    )
+    const res = await fetch(`${b.baseUrl}/readyz`)
+    expect(res.status).toBe(200)
+  }, 120_000)
+
+  it('SIGTERM drains B: its live streams end (their clients reconnect elsewhere) and it exits cleanly', async () => {
+    const client = await ChatClient.connect({ apiUrl: chatUrl(b), userId: 'drained', encryptionKey: env.CONFAB_ENCRYPTION_KEY })
+    const { conversation } = await client.createConversation({ id: 'drained' })
+    const stream = await fetch(`${chatUrl(b)}/conversations/${conversation.id}/listen`, { headers: { 'x-user-key': client.user.key } })
+    expect(stream.status).toBe(200)
+    const ended = (async () => {
+      for await (const _ of stream.body as unknown as AsyncIterable<Uint8Array>) {
+      }
+      return 'ended'
+    })().catch(() => 'ended')
+    const status = await b.terminate()
+    expect(status).toEqual({ code: 0, signal: null })
+    expect(await ended).toBe('ended')
+  }, 60_000)
+})

@@ -1,0 +1,150 @@
+import { randomBytes } from 'node:crypto'
+import pg from 'pg'
+import { afterEach, describe, expect, it } from 'vitest'
+import { bootstrap, firstTenant } from '../../src/bootstrap.ts'
+import { PostgresStore, openPostgresStore } from '../../src/db/postgres/store.ts'
+import type { Store } from '../../src/db/store.ts'
+import { findChatIntegration } from '../../src/domain/tenancy.ts'
+
+/*
+ * The PostgreSQL engine's own guarantees, with several stores (as several instances) on one
+ * schema. This file always runs on PostgreSQL (TEST_DATABASE_URL, or 127.0.0.1:5432): it fails if
+ * the database does not answer.
+ */
+const url = process.env.TEST_DATABASE_URL || 'postgres://postgres@127.0.0.1:5432/postgres'
+
+let schemas: string[] = []
+let stores: PostgresStore[] = []
+afterEach(async () => {
+  await Promise.all(stores.splice(0).map((store) => store.close()))
+  const client = new pg.Client({ connectionString: url })
+  await client.connect()
+  for (const schema of schemas.splice(0)) await client.query(`drop schema if exists "${schema}" cascade`)
+  await client.end()
+})
+
+const newSchema = () => {
+  const schema = `test_pg_${randomBytes(6).toString('hex')}`
+  schemas.push(schema)
+  return schema
+}
+
+/** `count` instances started at once on one empty schema. */
+async function instances(count: number) {
+  const schema = newSchema()
+  const opened = await Promise.all(Array.from({ length: count }, () => openPostgresStore(url, { schema, poolSize: 3 })))
+  stores.push(...opened)
+  return opened
+}
+
+const tenant = () => firstTenant({ webhookId: `wh-${randomBytes(4).toString('hex')}` })
+
+/** A conversation with `count` deliveries queued for the bot (in seq order), as the domain writes them. */
+async function queueDeliveries(store: Store, webhookId: string, conversationId: string, count: number, at: string) {
+  const integration = await findChatIntegration(store, webhookId)
+  const bot = await store.read((q) => q.bots.ofIntegration(integration.id))
+  await store.write(async (q) => {
+    await q.users.insert({ integrationId: integration.id, id: 'u', name: null, pictureUrl: null, profile: null, isBot: false, createdAt: at, updatedAt: at })
+    await q.conversations.insert({ integrationId: integration.id, id: conversationId, ownerId: 'u', createdAt: at, updatedAt: at })
+  }).catch(() => undefined)
+  for (let i = 0; i < count; i++) {
+    await store.write((q) =>
+      q.botDeliveries.insert({
+        id: `${conversationId}-${i}`,
+        botId: bot!.bot.id,
+        integrationId: integration.id,
+        conversationId,
+        userId: 'u',
+        event: { n: i },
+        messageId: null,
+        attempts: 0,
+        nextAttemptAt: at,
+        createdAt: at,
+      }),
+    )
+  }
+}
+
+describe('PostgreSQL engine, several instances on one database', () => {
+  it('applies the migrations once when instances start at once, and makes one first tenant', async () => {
+    const all = await instances(4)
+    const created = await Promise.all(all.map((store) => bootstrap(store, tenant())))
+    expect(created.filter((result) => result !== undefined)).toHaveLength(1)
+    await Promise.all(all.map((store) => store.check()))
+    const { rows } = await all[0]!.pool.query('select count(*)::int as n from workspaces')
+    expect(rows).toEqual([{ n: 1 }])
+  })
+
+  it('hands each due delivery to one instance at a time, the oldest of each conversation first', async () => {
+    const [a, b, c] = await instances(3)
+    const planned = tenant()
+    await bootstrap(a!, planned)
+    const now = '2026-01-01T00:00:00.000Z'
+    for (const conversation of ['c1', 'c2', 'c3', 'c4', 'c5', 'c6']) await queueDeliveries(a!, planned.webhookId, conversation, 2, now)
+    const lease = '2026-01-01T00:00:30.000Z'
+    const claims = await Promise.all(
+      [a, b, c, a, b, c].map((store) => store!.write((q) => q.botDeliveries.claim(now, 4, lease))),
+    )
+    const ids = claims.flat().map((due) => due.delivery.id)
+    // Every conversation's first delivery, each claimed once; the second ones wait their turn.
+    expect(new Set(ids).size).toBe(ids.length)
+    expect([...ids].sort()).toEqual(['c1-0', 'c2-0', 'c3-0', 'c4-0', 'c5-0', 'c6-0'])
+    // Held: not due for anybody, not claimed again before the lease runs out.
+    expect(await b!.read((q) => q.botDeliveries.due(now, 10))).toEqual([])
+    expect(await c!.write((q) => q.botDeliveries.claim('2026-01-01T00:00:29.999Z', 10, lease))).toEqual([])
+    // The next look is when the lease runs out.
+    expect(await b!.read((q) => q.botDeliveries.nextDueAfter(now))).toBe(lease)
+  })
+
+  it('lets another instance take a delivery once its holder stopped renewing it (the lease ran out)', async () => {
+    const [a, b] = await instances(2)
+    const planned = tenant()
+    await bootstrap(a!, planned)
+    const now = '2026-01-01T00:00:00.000Z'
+    await queueDeliveries(a!, planned.webhookId, 'c1', 2, now)
+    const [held] = await a!.write((q) => q.botDeliveries.claim(now, 10, '2026-01-01T00:00:30.000Z'))
+    expect(held?.delivery.id).toBe('c1-0')
+    const later = '2026-01-01T00:00:30.000Z'
+    const taken = await b!.write((q) => q.botDeliveries.claim(later, 10, '2026-01-01T00:01:00.000Z'))
+    expect(taken.map((due) => [due.delivery.id, due.delivery.attempts])).toEqual([['c1-0', 0]])
+    // Settled (taken by the bot): the conversation's next delivery is due, and free.
+    expect(await b!.write((q) => q.botDeliveries.remove('c1-0'))).toBe(true)
+    expect((await a!.write((q) => q.botDeliveries.claim(later, 10, '2026-01-01T00:01:00.000Z'))).map((due) => due.delivery.id)).toEqual(['c1-1'])
+  })
+
+  it('a rescheduled delivery is free again at its next attempt', async () => {
+    const [a, b] = await instances(2)
+    const planned = tenant()
+    await bootstrap(a!, planned)
+    const now = '2026-01-01T00:00:00.000Z'
+    await queueDeliveries(a!, planned.webhookId, 'c1', 1, now)
+    await a!.write((q) => q.botDeliveries.claim(now, 10, '2026-01-01T00:10:00.000Z'))
+    await a!.write((q) => q.botDeliveries.reschedule('c1-0', 1, '2026-01-01T00:00:05.000Z'))
+    expect(await b!.read((q) => q.botDeliveries.nextDueAfter(now))).toBe('2026-01-01T00:00:05.000Z')
+    const taken = await b!.write((q) => q.botDeliveries.claim('2026-01-01T00:00:05.000Z', 10, '2026-01-01T00:10:00.000Z'))
+    expect(taken.map((due) => [due.delivery.id, due.delivery.attempts])).toEqual([['c1-0', 1]])
+  })
+
+  it('rolls a unit of work back whole, and keeps json text as written (property order)', async () => {
+    const [a] = await instances(1)
+    const planned = tenant()
+    await bootstrap(a!, planned)
+    const integration = await findChatIntegration(a!, planned.webhookId)
+    const at = '2026-01-01T00:00:00.000Z'
+    await expect(
+      a!.write(async (q) => {
+        await q.users.insert({ integrationId: integration.id, id: 'gone', name: null, pictureUrl: null, profile: null, isBot: false, createdAt: at, updatedAt: at })
+        throw new Error('refused')
+      }),
+    ).rejects.toThrow('refused')
+    expect(await a!.read((q) => q.users.find(integration.id, 'gone'))).toBeUndefined()
+    await a!.write(async (q) => {
+      await q.users.insert({ integrationId: integration.id, id: 'u', name: null, pictureUrl: null, profile: null, isBot: false, createdAt: at, updatedAt: at })
+      await q.conversations.insert({ integrationId: integration.id, id: 'c', ownerId: 'u', createdAt: at, updatedAt: at })
+      await q.messages.insert({ integrationId: integration.id, id: 'm', conversationId: 'c', userId: 'u', payload: { z: 1, type: 'text', a: { y: 2, b: 3 } }, metadata: null, createdAt: at })
+    })
+    const message = await a!.read((q) => q.messages.find(integration.id, 'm'))
+    expect(JSON.stringify(message?.payload)).toBe('{"z":1,"type":"text","a":{"y":2,"b":3}}')
+    expect(message?.metadata).toBeNull()
+  })
+})
