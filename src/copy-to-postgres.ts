@@ -15,17 +15,22 @@ const order = [
   tables.workspaces,
   tables.adminTokens,
   tables.bots,
+  tables.botApiKeys,
   tables.chatIntegrations,
   tables.users,
   tables.conversations,
   tables.participants,
   tables.messages,
+  tables.files,
   tables.events,
   tables.botEvents,
   tables.botDeliveries,
   tables.botLogs,
   tables.botStates,
 ]
+
+/** Tables SQLite does not have, filled from elsewhere: file bytes are files in `<SQLite file>.files/`. */
+const fromDisk: PgTable[] = [tables.fileBytes]
 
 /** Rows per INSERT (PostgreSQL takes at most 65,535 parameters per statement). */
 const batch = 500
@@ -40,11 +45,12 @@ export interface CopyOptions {
 /**
  * Copies everything an SQLite database holds into an empty PostgreSQL database, in one transaction:
  * the SQLite file is migrated to the current schema first, the PostgreSQL one is migrated and must
- * hold no tenant yet. Returns the rows copied per table.
+ * hold no tenant yet. The bytes of uploaded files (beside the SQLite file) go into `file_bytes`.
+ * Returns the rows copied per table.
  */
 export async function copySqliteToPostgres(sqlitePath: string, postgresUrl: string, { schema, onTable }: CopyOptions = {}) {
   const all = Object.values(tables).filter((value: unknown): value is PgTable => is(value, PgTable))
-  const missing = all.filter((table) => !order.includes(table as (typeof order)[number]))
+  const missing = all.filter((table) => !order.includes(table as (typeof order)[number]) && !fromDisk.includes(table))
   if (missing.length > 0) throw new Error(`copy-to-postgres does not know the tables ${missing.map((t) => getTableName(t)).join(', ')}`)
   if (isPostgresUrl(sqlitePath)) throw new Error('the source must be an SQLite file path')
   if (!isPostgresUrl(postgresUrl)) throw new Error('the target must be a postgres:// URL')
@@ -89,6 +95,21 @@ export async function copySqliteToPostgres(sqlitePath: string, postgresUrl: stri
       copied[name] = count
       onTable?.(name, count)
     }
+    // The bytes of uploaded files, from the folder beside the SQLite file into the database.
+    let files = 0
+    const uploaded = source.db.$client.prepare(`select integration_id, id from files where uploaded_at is not null`).raw()
+    for (const [integrationId, id] of uploaded.iterate() as Iterable<[string, string]>) {
+      const bytes = await source.files.read(id)
+      if (!bytes) continue
+      await client.query('insert into file_bytes (id, integration_id, bytes) values ($1, $2, $3)', [
+        id,
+        integrationId,
+        Buffer.from(bytes.buffer, bytes.byteOffset, bytes.byteLength),
+      ])
+      files++
+    }
+    copied.file_bytes = files
+    onTable?.('file_bytes', files)
     // The outbox's sequence goes on after the rows copied.
     await client.query(`select setval(pg_get_serial_sequence('bot_deliveries', 'seq'), coalesce((select max(seq) from bot_deliveries), 0) + 1, false)`)
     await client.query('commit')

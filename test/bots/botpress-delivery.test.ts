@@ -134,12 +134,12 @@ describe('botpress delivery format', () => {
     cleanups.push(served.close)
     key = (await t.admin('POST', '/bots/baks', { body: { botId } })).body.value
     await t.message(alice.key, 'c1', { type: 'text', text: 'slow' })
-    await vi.waitFor(() => expect(logsOf(t).map((l) => l.message)).toEqual([expect.stringMatching(/attempt 1 of \d+\): HTTP 200 in \d+ ms$/)]), {
+    await vi.waitFor(async () => expect((await logsOf(t)).map((l) => l.message)).toEqual([expect.stringMatching(/attempt 1 of \d+\): HTTP 200 in \d+ ms$/)]), {
       timeout: 10_000,
     })
-    const took = Number(/HTTP 200 in (\d+) ms/.exec(logsOf(t)[0]!.message)?.[1])
+    const took = Number(/HTTP 200 in (\d+) ms/.exec((await logsOf(t))[0]!.message)?.[1])
     expect(took).toBeGreaterThan(900)
     await t.message(alice.key, 'c1', { type: 'text', text: 'silent' })
-    await vi.waitFor(() => expect(logsOf(t).at(-1)?.message).toMatch(/attempt 1 of \d+\): timed out after 300 ms/), { timeout: 10_000 })
+    await vi.waitFor(async () => expect((await logsOf(t)).at(-1)?.message).toMatch(/attempt 1 of \d+\): timed out after 300 ms/), { timeout: 10_000 })
   }, 30_000)
 })

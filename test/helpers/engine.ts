@@ -68,6 +68,11 @@ export function openTestStore(options: { databaseUrl?: string; onQuery?: (sql: s
     return run(...args)
   }
   const store: Store = {
+    files: {
+      stage: gate((bytes) => pg.files.stage(bytes)),
+      read: gate((id) => pg.files.read(id)),
+      remove: gate((ids) => pg.files.remove(ids)),
+    },
     shared: pg.shared,
     check: gate(() => pg.check()),
     read: gate((work) => pg.read(work)),

@@ -6,7 +6,10 @@ import { getTableColumns, getTableName } from 'drizzle-orm'
 import { drizzle } from 'drizzle-orm/node-postgres'
 import pg from 'pg'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
+import { pino } from 'pino'
+import { createApp } from '../../src/app.ts'
 import * as pgTables from '../../src/db/postgres/schema.ts'
+import { openPostgresStore } from '../../src/db/postgres/store.ts'
 import * as sqliteTables from '../../src/db/schema.ts'
 import { openSqliteStore } from '../../src/db/sqlite/store.ts'
 import { createTestApp } from '../helpers/app.ts'
@@ -50,17 +53,31 @@ const run = (args: string[]) =>
     child.once('exit', (code) => resolve({ code, stdout, stderr }))
   })
 
-/** A database with a bit of everything: users, a conversation, messages (with metadata), an event, a webhook bot with a pending delivery, logs, states. */
+/** Bytes of an uploaded file (its `<SQLite file>.files/` copy must land in PostgreSQL's file_bytes). */
+const png = new Uint8Array([0x89, 0x50, 0x4e, 0x47, 0x0d, 0x0a, 0x1a, 0x0a, 0, 255, 1, 2])
+
+/**
+ * A database with a bit of everything: users, a conversation, messages (with metadata, with feedback),
+ * an event, an uploaded file, a webhook bot with a pending delivery and an API key, logs, states.
+ */
 async function populate(path: string) {
   const t = createTestApp({ databaseUrl: path, botRetrySchedule: [0, 3600] })
   await t.ready
-  const { alice } = await t.c1({ members: ['bob'] })
-  await t.message(alice.key, 'c1', { type: 'text', text: 'hello', z: 1 }, { a: { c: 1, b: 2 } })
+  const { alice, bob } = await t.c1({ members: ['bob'] })
+  const hello = await t.message(alice.key, 'c1', { type: 'text', text: 'hello', z: 1 }, { a: { c: 1, b: 2 } })
+  expect((await t.chat('PUT', `/messages/${hello.id}/feedback`, { key: bob.key, body: { value: 'positive', comment: 'ok' } })).status).toBe(200)
   await t.event(alice.key, 'c1', { kind: 'typing' })
+  const slot = await t.chat('POST', '/files', { key: alice.key, body: { key: 'photo.png', size: png.byteLength, tags: { conversation: 'c1' } } })
+  expect(slot.status).toBe(200)
+  await t.chat('POST', '/files', { key: alice.key, body: { key: 'never-uploaded.png', size: 3 } })
+  const put = await t.app.fetch(new Request(slot.body.file.uploadUrl, { method: 'PUT', body: Buffer.from(png) }))
+  expect(put.status).toBe(200)
   const created = await t.admin('POST', '/bots', { body: { name: 'Remote', url: 'http://127.0.0.1:1/nowhere', tags: { team: 'care' } } })
+  expect((await t.admin('POST', '/bots/baks', { body: { botId: created.body.bot.id, note: 'ci' } })).status).toBe(200)
   const webhookId = created.body.bot.integrations.chat.webhookId as string
   await createChatUser(t, webhookId)
   await t.close()
+  return { fileId: slot.body.file.id as string, fileUrl: slot.body.file.url as string }
 }
 
 async function createChatUser(t: ReturnType<typeof createTestApp>, webhookId: string) {
@@ -74,11 +91,14 @@ async function createChatUser(t: ReturnType<typeof createTestApp>, webhookId: st
 describe('npm run db:copy', () => {
   it('copies every row of every table into an empty PostgreSQL database, and refuses a second copy', { timeout: START_TIMEOUT }, async () => {
     const path = join(dir, 'confab.db')
-    await populate(path)
+    const { fileId, fileUrl } = await populate(path)
     const copy = await run([path, target])
     expect(copy.stderr).toBe('')
     expect(copy.code).toBe(0)
     expect(copy.stdout).toMatch(/^copied \d+ rows from .* to PostgreSQL$/m)
+    expect(copy.stdout).toMatch(/^ {2}files: 2 rows$/m)
+    expect(copy.stdout).toMatch(/^ {2}file_bytes: 1 rows$/m)
+    expect(copy.stdout).toMatch(/^ {2}bot_api_keys: 1 rows$/m)
 
     const source = openSqliteStore(path)
     const pool = new pg.Pool({ connectionString: target, max: 1 })
@@ -94,8 +114,13 @@ describe('npm run db:copy', () => {
         const pick = (rows: Record<string, unknown>[]) =>
           rows.map((row) => JSON.stringify(Object.fromEntries(shared.map((column) => [column, row[column]])))).sort()
         expect(pick(after), name).toEqual(pick(before as Record<string, unknown>[]))
-        if (['users', 'messages', 'bot_deliveries', 'bot_logs', 'bots'].includes(name)) expect(before.length, name).toBeGreaterThan(0)
+        if (['users', 'messages', 'bot_deliveries', 'bot_logs', 'bots', 'bot_api_keys', 'files'].includes(name)) {
+          expect(before.length, name).toBeGreaterThan(0)
+        }
       }
+      expect((await db.select().from(pgTables.messages)).map((m) => m.feedback)).toContainEqual({ value: 'positive', comment: 'ok' })
+      const bytes = await db.select().from(pgTables.fileBytes)
+      expect(bytes.map((row) => [row.id, new Uint8Array(row.bytes)])).toEqual([[fileId, png]])
     } finally {
       await pool.end()
       await source.close()
@@ -104,6 +129,18 @@ describe('npm run db:copy', () => {
     const again = await run([path, target])
     expect(again.code).toBe(1)
     expect(again.stderr).toMatch(/already holds data/)
+
+    // An app on the copy serves the file at the URL it had on SQLite.
+    const copied = await openPostgresStore(target)
+    try {
+      const app = createApp({ store: copied, log: pino({ level: 'silent' }) })
+      const served = await app.fetch(new Request(fileUrl))
+      await app.close()
+      expect(served.status).toBe(200)
+      expect(new Uint8Array(await served.arrayBuffer())).toEqual(png)
+    } finally {
+      await copied.close()
+    }
   })
 
   it('says how to call it when an argument is missing', async () => {

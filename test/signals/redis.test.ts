@@ -5,10 +5,12 @@ import { createSignalHub } from '../../src/signals/hub.ts'
 import { connectRedisSignalBus, type RedisSignalBus } from '../../src/signals/redis.ts'
 import { TEST_REDIS_URL } from '../helpers/redis.ts'
 
+const at = '2026-01-01T00:00:00.000Z'
 const added = (participantId: string, conversationId = 'c1'): ConversationSignal => ({
   type: 'participant_added',
   conversationId,
   participantId,
+  participant: { integrationId: 'i1', id: participantId, name: null, pictureUrl: null, profile: null, isBot: false, createdAt: at, updatedAt: at },
 })
 
 const buses: RedisSignalBus[] = []

@@ -141,7 +141,7 @@ describe('PostgreSQL engine, several instances on one database', () => {
     await a!.write(async (q) => {
       await q.users.insert({ integrationId: integration.id, id: 'u', name: null, pictureUrl: null, profile: null, isBot: false, createdAt: at, updatedAt: at })
       await q.conversations.insert({ integrationId: integration.id, id: 'c', ownerId: 'u', createdAt: at, updatedAt: at })
-      await q.messages.insert({ integrationId: integration.id, id: 'm', conversationId: 'c', userId: 'u', payload: { z: 1, type: 'text', a: { y: 2, b: 3 } }, metadata: null, createdAt: at })
+      await q.messages.insert({ integrationId: integration.id, id: 'm', conversationId: 'c', userId: 'u', payload: { z: 1, type: 'text', a: { y: 2, b: 3 } }, metadata: null, feedback: null, createdAt: at })
     })
     const message = await a!.read((q) => q.messages.find(integration.id, 'm'))
     expect(JSON.stringify(message?.payload)).toBe('{"z":1,"type":"text","a":{"y":2,"b":3}}')

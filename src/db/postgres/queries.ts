@@ -1,11 +1,12 @@
 import { and, asc, eq, getTableColumns, gt, gte, inArray, isNull, lte, min, ne, or, type SQL, sql, type SQLWrapper } from 'drizzle-orm'
 import type { NodePgQueryResultHKT } from 'drizzle-orm/node-postgres'
 import { alias, type PgDatabase } from 'drizzle-orm/pg-core'
-import type { MessageRow, UserRow } from '../schema.ts'
+import type { MessageFeedback, MessageRow, UserRow } from '../schema.ts'
 import type { DueDelivery, ParticipantEntry, Participation, Queries } from '../store.ts'
 import { keyset } from './keyset.ts'
 import {
   adminTokens,
+  botApiKeys,
   botDeliveries,
   botEvents,
   botLogs,
@@ -14,6 +15,7 @@ import {
   chatIntegrations,
   conversations,
   events,
+  files,
   messages,
   participants,
   users,
@@ -50,6 +52,7 @@ type MessageRecord = {
   user_id: string
   payload: Record<string, unknown>
   metadata: Record<string, unknown> | null
+  feedback: MessageFeedback | null
   created_at: string
 }
 
@@ -60,6 +63,7 @@ const messageOf = (row: MessageRecord): MessageRow => ({
   userId: row.user_id,
   payload: row.payload,
   metadata: row.metadata,
+  feedback: row.feedback,
   createdAt: row.created_at,
 })
 
@@ -281,6 +285,14 @@ export function postgresQueries(db: PgDb, { inUnit }: { inUnit: boolean }): Quer
       insert: async (row) => {
         await db.insert(messages).values(row)
       },
+      updatePayload: async (integrationId, id, payload) =>
+        first(
+          await db
+            .update(messages)
+            .set({ payload })
+            .where(and(eq(messages.integrationId, integrationId), eq(messages.id, id)))
+            .returning(),
+        ),
       find: async (integrationId, id) =>
         first(await db.select().from(messages).where(and(eq(messages.integrationId, integrationId), eq(messages.id, id)))),
       delete: async (integrationId, id) => {
@@ -297,6 +309,55 @@ export function postgresQueries(db: PgDb, { inUnit }: { inUnit: boolean }): Quer
         )
         return groupBy(conversationIds, (result.rows as MessageRecord[]).map(messageOf), (row) => row.conversationId)
       },
+      setFeedback: async (integrationId, id, feedback) =>
+        first(
+          await db
+            .update(messages)
+            // SQL NULL, as on SQLite: never the JSON text 'null'.
+            .set({ feedback: feedback === null ? sql`NULL` : feedback })
+            .where(and(eq(messages.integrationId, integrationId), eq(messages.id, id)))
+            .returning(),
+        ),
+      update: async (integrationId, id, { payload, metadata }) =>
+        first(
+          await db
+            .update(messages)
+            .set({ payload, metadata: metadata === null ? sql`NULL` : metadata })
+            .where(and(eq(messages.integrationId, integrationId), eq(messages.id, id)))
+            .returning(),
+        ),
+    },
+
+    files: {
+      insert: async (row) => {
+        await db.insert(files).values(row)
+      },
+      find: async (integrationId, id) =>
+        first(await db.select().from(files).where(and(eq(files.integrationId, integrationId), eq(files.id, id)))),
+      markUploaded: async (integrationId, id, at) =>
+        (
+          await db
+            .update(files)
+            .set({ uploadedAt: at })
+            .where(and(eq(files.integrationId, integrationId), eq(files.id, id), isNull(files.uploadedAt)))
+            .returning({ id: files.id })
+        ).length > 0,
+      idsOfUser: async (integrationId, userId) =>
+        (
+          await db
+            .select({ id: files.id })
+            .from(files)
+            .where(and(eq(files.integrationId, integrationId), eq(files.userId, userId)))
+        ).map((row) => row.id),
+      idsOfConversation: async (integrationId, conversationId) =>
+        (
+          await db
+            .select({ id: files.id })
+            .from(files)
+            .where(and(eq(files.integrationId, integrationId), eq(files.conversationId, conversationId)))
+        ).map((row) => row.id),
+      idsOfIntegration: async (integrationId) =>
+        (await db.select({ id: files.id }).from(files).where(eq(files.integrationId, integrationId))).map((row) => row.id),
     },
 
     events: {
@@ -425,6 +486,46 @@ export function postgresQueries(db: PgDb, { inUnit }: { inUnit: boolean }): Quer
             set: { value: sql`excluded.value`, updatedAt: sql`excluded.updated_at` },
           })
       },
+      findScope: async (botId, scope, scopeId) =>
+        first(
+          await db
+            .select()
+            .from(botStates)
+            .where(and(eq(botStates.botId, botId), eq(botStates.scope, scope), eq(botStates.scopeId, scopeId))),
+        ),
+    },
+
+    botApiKeys: {
+      insert: async (row) => {
+        await db.insert(botApiKeys).values(row)
+      },
+      byHash: async (keyHash) =>
+        first(
+          await db
+            .select({ key: botApiKeys, bot: bots, integration: chatIntegrations })
+            .from(botApiKeys)
+            .innerJoin(bots, eq(bots.id, botApiKeys.botId))
+            .innerJoin(chatIntegrations, eq(chatIntegrations.botId, bots.id))
+            .where(eq(botApiKeys.keyHash, keyHash)),
+        ),
+      ofBot: async (botId) =>
+        db
+          .select()
+          .from(botApiKeys)
+          .where(eq(botApiKeys.botId, botId))
+          .orderBy(asc(botApiKeys.createdAt), asc(botApiKeys.id)),
+      delete: async (workspaceId, id) =>
+        (
+          await db
+            .delete(botApiKeys)
+            .where(
+              and(
+                eq(botApiKeys.id, id),
+                inArray(botApiKeys.botId, db.select({ id: bots.id }).from(bots).where(eq(bots.workspaceId, workspaceId))),
+              ),
+            )
+            .returning({ id: botApiKeys.id })
+        ).length > 0,
     },
 
     botEvents: {

@@ -1,4 +1,5 @@
 import { bigserial, boolean, customType, foreignKey, index, integer, json, pgTable, primaryKey } from 'drizzle-orm/pg-core'
+import type { MessageFeedback } from '../schema.ts'
 
 /*
  * The PostgreSQL tables: the same tables, columns and indexes as the SQLite schema (src/db/schema.ts),
@@ -10,8 +11,11 @@ import { bigserial, boolean, customType, foreignKey, index, integer, json, pgTab
  *   come back in the order they were written (jsonb would reorder them).
  * - bot_deliveries has a lease (`leased_until`): the instance that claims a delivery holds it until
  *   then; another instance may take it once the lease has run out (its holder died).
+ * - The bytes of uploaded files are in the database (`file_bytes`), where every instance reads them
+ *   (SQLite keeps them in a folder beside its file); they go with their file row (cascade).
  */
 const text = customType<{ data: string; driverData: string }>({ dataType: () => 'text COLLATE "C"' })
+const bytea = customType<{ data: Buffer; driverData: Buffer }>({ dataType: () => 'bytea' })
 
 const createdAt = () => text('created_at').notNull()
 const updatedAt = () => text('updated_at').notNull()
@@ -54,11 +58,26 @@ export const bots = pgTable(
     previousSigningSecret: text('previous_signing_secret'),
     previousSigningSecretExpiresAt: text('previous_signing_secret_expires_at'),
     goneUrl: text('gone_url'),
+    protocol: text('protocol').$type<'webhook' | 'botpress'>().notNull().default('webhook'),
   },
   (t) => [
     index('bots_workspace_created_idx').on(t.workspaceId, t.createdAt, t.id),
     index('bots_workspace_updated_idx').on(t.workspaceId, t.updatedAt, t.id),
   ],
+)
+
+export const botApiKeys = pgTable(
+  'bot_api_keys',
+  {
+    id: text('id').primaryKey(),
+    botId: text('bot_id')
+      .notNull()
+      .references(() => bots.id, { onDelete: 'cascade' }),
+    note: text('note'),
+    keyHash: text('key_hash').notNull().unique(),
+    createdAt: createdAt(),
+  },
+  (t) => [index('bot_api_keys_bot_idx').on(t.botId)],
 )
 
 export const chatIntegrations = pgTable(
@@ -145,6 +164,7 @@ export const messages = pgTable(
     userId: text('user_id').notNull(),
     payload: json('payload').$type<Record<string, unknown>>().notNull(),
     metadata: json('metadata').$type<Record<string, unknown>>(),
+    feedback: json('feedback').$type<MessageFeedback>(),
     createdAt: createdAt(),
   },
   (t) => [
@@ -158,6 +178,48 @@ export const messages = pgTable(
     ),
     index('messages_page_idx').on(t.integrationId, t.conversationId, t.createdAt, t.id),
     index('messages_user_idx').on(t.integrationId, t.userId),
+  ],
+)
+
+export const files = pgTable(
+  'files',
+  {
+    integrationId: text('integration_id').notNull(),
+    id: text('id').notNull(),
+    userId: text('user_id').notNull(),
+    conversationId: text('conversation_id'),
+    key: text('key').notNull(),
+    contentType: text('content_type').notNull(),
+    size: integer('size').notNull(),
+    uploadedAt: text('uploaded_at'),
+    createdAt: createdAt(),
+  },
+  (t) => [
+    primaryKey({ columns: [t.integrationId, t.id] }),
+    foreignKey({ columns: [t.integrationId, t.userId], foreignColumns: [users.integrationId, users.id] }).onDelete(
+      'cascade',
+    ),
+    foreignKey({
+      columns: [t.integrationId, t.conversationId],
+      foreignColumns: [conversations.integrationId, conversations.id],
+    }).onDelete('cascade'),
+    index('files_user_idx').on(t.integrationId, t.userId),
+    index('files_conversation_idx').on(t.integrationId, t.conversationId),
+    // PostgreSQL only: the bytes of an upload are stored by file id alone (FileBytes knows no integration).
+    index('files_id_idx').on(t.id),
+  ],
+)
+
+/** The bytes of an uploaded file (PostgreSQL only: SQLite keeps them in a folder); they go with its row. */
+export const fileBytes = pgTable(
+  'file_bytes',
+  {
+    id: text('id').primaryKey(),
+    integrationId: text('integration_id').notNull(),
+    bytes: bytea('bytes').notNull(),
+  },
+  (t) => [
+    foreignKey({ columns: [t.integrationId, t.id], foreignColumns: [files.integrationId, files.id] }).onDelete('cascade'),
   ],
 )
 

@@ -4,7 +4,9 @@ import { sql } from 'drizzle-orm'
 import { readMigrationFiles } from 'drizzle-orm/migrator'
 import { drizzle, type NodePgDatabase } from 'drizzle-orm/node-postgres'
 import pg from 'pg'
+import type { FileBytes } from '../file-bytes.ts'
 import type { After, Queries, Store } from '../store.ts'
+import { databaseFileBytes } from './file-bytes.ts'
 import { type PgDb, postgresQueries } from './queries.ts'
 import * as schema from './schema.ts'
 
@@ -63,6 +65,8 @@ export class PostgresStore implements Store {
   /** The pool as drizzle sees it, for tools and tests that look at the tables directly. */
   readonly db: NodePgDatabase<typeof schema>
   readonly schema: string
+  /** The bytes of uploaded files, in the database: every instance serves them. */
+  readonly files: FileBytes
   private readonly readQueries: Queries
   private readonly onEffectError: (error: unknown) => void
   private readonly units = new Set<Promise<unknown>>()
@@ -83,6 +87,7 @@ export class PostgresStore implements Store {
     const logQuery = onQuery && ((query: string, params: unknown[]) => void (/^(begin|commit|rollback)\b/i.test(query) || onQuery(query, params)))
     this.db = drizzle(this.pool, { schema, logger: logQuery ? { logQuery } : undefined })
     this.readQueries = postgresQueries(this.db as unknown as PgDb, { inUnit: false })
+    this.files = databaseFileBytes(this.db as unknown as PgDb)
     this.onEffectError =
       onEffectError ??
       ((error) =>
