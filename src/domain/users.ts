@@ -100,10 +100,9 @@ export function deleteUser({ ctx }: { ctx: ChatContext }): Promise<void> {
     const caller = await requireCaller(ctx, q)
     const joined = await q.participants.conversationsOf(ctx.integration.id, caller.id)
     const owned = joined.filter(({ ownerId }) => ownerId === caller.id)
-    const fileIds = [
-      ...(await q.files.idsOfUser(ctx.integration.id, caller.id)),
-      ...(await Promise.all(owned.map(({ conversationId }) => q.files.idsOfConversation(ctx.integration.id, conversationId)))).flat(),
-    ]
+    // One statement after another: a unit of work is one connection's transaction.
+    const fileIds = await q.files.idsOfUser(ctx.integration.id, caller.id)
+    for (const { conversationId } of owned) fileIds.push(...(await q.files.idsOfConversation(ctx.integration.id, conversationId)))
     await q.users.delete(ctx.integration.id, caller.id)
     callers.delete(ctx)
     after(() => {
