@@ -252,6 +252,36 @@ export interface Queries {
 /** Registers what to do once the unit has committed (publishing signals): never if it rolls back. */
 export type After = (effect: () => void) => void
 
+/**
+ * The `after` of one unit of work, for an engine: it collects effects while the unit is open;
+ * `run` (once committed) performs them in order, each failure told to `onError` alone.
+ */
+export function unitEffects() {
+  const effects: (() => void)[] = []
+  let open = true
+  const after: After = (effect) => {
+    if (!open) throw new Error('after() was called once its unit of work had ended')
+    effects.push(effect)
+  }
+  return {
+    after,
+    /** The unit has ended: no more effects. */
+    close() {
+      open = false
+    },
+    run(onError: (error: unknown) => void) {
+      open = false
+      for (const effect of effects) {
+        try {
+          effect()
+        } catch (error) {
+          onError(error)
+        }
+      }
+    },
+  }
+}
+
 export interface Store {
   /** The bytes of uploaded files, kept beside the database. */
   readonly files: FileBytes

@@ -5,7 +5,7 @@ import { readMigrationFiles } from 'drizzle-orm/migrator'
 import { drizzle, type NodePgDatabase } from 'drizzle-orm/node-postgres'
 import pg from 'pg'
 import type { FileBytes } from '../file-bytes.ts'
-import type { After, Queries, Store } from '../store.ts'
+import { type After, type Queries, type Store, unitEffects } from '../store.ts'
 import { databaseFileBytes } from './file-bytes.ts'
 import { type PgDb, postgresQueries } from './queries.ts'
 import * as schema from './schema.ts'
@@ -137,25 +137,13 @@ export class PostgresStore implements Store {
 
   private async runUnit<T>(work: (q: Queries, after: After) => Promise<T>): Promise<T> {
     for (let attempt = 1; ; attempt++) {
-      const effects: (() => void)[] = []
-      let open = true
-      const after: After = (effect) => {
-        if (!open) throw new Error('after() was called once its unit of work had ended')
-        effects.push(effect)
-      }
+      const effects = unitEffects()
       try {
-        const value = await this.db.transaction((tx) => work(postgresQueries(tx as unknown as PgDb, { inUnit: true }), after))
-        open = false
-        for (const effect of effects) {
-          try {
-            effect()
-          } catch (error) {
-            this.onEffectError(error)
-          }
-        }
+        const value = await this.db.transaction((tx) => work(postgresQueries(tx as unknown as PgDb, { inUnit: true }), effects.after))
+        effects.run(this.onEffectError)
         return value
       } catch (error) {
-        open = false
+        effects.close()
         if (attempt < maxAttempts && retryable.has(codeOf(error))) continue
         throw error
       }

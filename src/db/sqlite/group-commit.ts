@@ -1,5 +1,5 @@
 import type Database from 'better-sqlite3'
-import type { After } from '../store.ts'
+import { type After, unitEffects } from '../store.ts'
 
 type Work<Q, T> = (q: Q, after: After) => Promise<T>
 
@@ -9,7 +9,7 @@ interface Unit<Q> {
   reject: (error: unknown) => void
 }
 
-type Outcome = { ok: true; value: unknown; effects: (() => void)[] } | { ok: false; error: unknown }
+type Outcome = { ok: true; value: unknown; effects: ReturnType<typeof unitEffects> } | { ok: false; error: unknown }
 
 /** Why a unit that ran without fault still failed: the transaction that held it did not commit. */
 export class BatchFailed extends Error {
@@ -132,15 +132,10 @@ export class GroupCommit<Q> {
   }
 
   private async runUnit(unit: Unit<Q>): Promise<Outcome> {
-    const effects: (() => void)[] = []
-    let open = true
-    const after: After = (effect) => {
-      if (!open) throw new Error('after() was called once its unit of work had ended')
-      effects.push(effect)
-    }
+    const effects = unitEffects()
     try {
       this.savepoint.run()
-      const value = await unit.work(this.q, after)
+      const value = await unit.work(this.q, effects.after)
       this.release.run()
       return { ok: true, value, effects }
     } catch (error) {
@@ -150,7 +145,7 @@ export class GroupCommit<Q> {
       }
       return { ok: false, error }
     } finally {
-      open = false
+      effects.close()
     }
   }
 
@@ -160,13 +155,7 @@ export class GroupCommit<Q> {
       const outcome = outcomes[index] as Outcome
       if (!outcome.ok) return unit.reject(outcome.error)
       if (failure) return unit.reject(failure)
-      for (const effect of outcome.effects) {
-        try {
-          effect()
-        } catch (error) {
-          this.options.onEffectError(error)
-        }
-      }
+      outcome.effects.run(this.options.onEffectError)
       unit.resolve(outcome.value)
     })
   }
