@@ -1,7 +1,13 @@
 import SchemaBuilder from '@pothos/core'
 import { lexicographicSortSchema } from 'graphql'
 import { JSONObjectResolver } from 'graphql-scalars'
-import * as runtime from '../domain/runtime.ts'
+import type { RuntimeContext } from '../domain/runtime/context.ts'
+import * as conversations from '../domain/runtime/conversations.ts'
+import * as events from '../domain/runtime/events.ts'
+import * as messages from '../domain/runtime/messages.ts'
+import * as participants from '../domain/runtime/participants.ts'
+import * as states from '../domain/runtime/states.ts'
+import * as users from '../domain/runtime/users.ts'
 import type { GraphQLContext } from './context.ts'
 import { runtimeScope } from './context.ts'
 
@@ -18,35 +24,35 @@ const builder = new SchemaBuilder<{
 
 builder.addScalarType('JSONObject', JSONObjectResolver)
 
-type Verb = (ctx: runtime.RuntimeContext, input: Record<string, unknown>) => Promise<Record<string, unknown>>
+type Verb = (ctx: RuntimeContext, input: Record<string, unknown>) => Promise<Record<string, unknown>>
 
 const reads: Record<string, Verb> = {
-  getConversation: runtime.getRuntimeConversation,
-  listConversations: runtime.listRuntimeConversations,
-  getUser: runtime.getRuntimeUser,
-  listParticipants: runtime.listRuntimeParticipants,
-  getMessage: runtime.getRuntimeMessage,
-  listMessages: runtime.listRuntimeMessages,
-  getEvent: runtime.getRuntimeEvent,
-  getState: runtime.getRuntimeState,
+  getConversation: conversations.getRuntimeConversation,
+  listConversations: conversations.listRuntimeConversations,
+  getUser: users.getRuntimeUser,
+  listParticipants: participants.listRuntimeParticipants,
+  getMessage: messages.getRuntimeMessage,
+  listMessages: messages.listRuntimeMessages,
+  getEvent: events.getRuntimeEvent,
+  getState: states.getRuntimeState,
 }
 
 const writes: Record<string, Verb> = {
-  createConversation: runtime.createRuntimeConversation,
-  getOrCreateConversation: runtime.getOrCreateRuntimeConversation,
-  createUser: runtime.createRuntimeUser,
-  getOrCreateUser: runtime.getOrCreateRuntimeUser,
-  updateUser: runtime.updateRuntimeUser,
-  updateMessage: runtime.updateRuntimeMessage,
-  addParticipant: runtime.addRuntimeParticipant,
-  removeParticipant: runtime.removeRuntimeParticipant,
-  createMessage: runtime.createRuntimeMessage,
-  deleteMessage: runtime.deleteRuntimeMessage,
-  createEvent: runtime.createRuntimeEvent,
-  setState: runtime.setRuntimeState,
-  getOrSetState: runtime.getOrSetRuntimeState,
-  patchState: runtime.patchRuntimeState,
-  deleteState: runtime.deleteRuntimeState,
+  createConversation: conversations.createRuntimeConversation,
+  getOrCreateConversation: conversations.getOrCreateRuntimeConversation,
+  createUser: users.createRuntimeUser,
+  getOrCreateUser: users.getOrCreateRuntimeUser,
+  updateUser: users.updateRuntimeUser,
+  updateMessage: messages.updateRuntimeMessage,
+  addParticipant: participants.addRuntimeParticipant,
+  removeParticipant: participants.removeRuntimeParticipant,
+  createMessage: messages.createRuntimeMessage,
+  deleteMessage: messages.deleteRuntimeMessage,
+  createEvent: events.createRuntimeEvent,
+  setState: states.setRuntimeState,
+  getOrSetState: states.getOrSetRuntimeState,
+  patchState: states.patchRuntimeState,
+  deleteState: states.deleteRuntimeState,
 }
 
 builder.queryType()

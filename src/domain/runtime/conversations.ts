@@ -1,0 +1,60 @@
+import { z } from 'zod'
+import { now } from '../clock.ts'
+import { alreadyExists } from '../errors.ts'
+import { newId } from '../ids.ts'
+import { keysetWindow, withCursors } from '../paging.ts'
+import { joinConversation } from '../participants.ts'
+import { type RuntimeContext, asChat, findConversation } from './context.ts'
+import { type Json, any, chosenId, chosenTags, optStr, parseInput, str } from './inputs.ts'
+import { runtimeConversation } from './shapes.ts'
+
+const createInput = z
+  .object({ channel: any, tags: chosenTags, integrationName: any, properties: any, discriminateByTags: any })
+  .strict()
+
+/**
+ * A conversation the bot owns and participates in; its id is `tags.id` when given. `getOrCreate`
+ * answers the existing conversation of that id, `create` refuses it (409).
+ */
+function makeRuntimeConversation(ctx: RuntimeContext, input: Json, orGet: boolean) {
+  const { tags } = parseInput(createInput, input)
+  const chosen = chosenId(tags, 'conversation id')
+  return ctx.store.write(async (q, after) => {
+    if (chosen !== undefined) {
+      const existing = await q.conversations.find(ctx.integration.id, chosen)
+      if (existing && orGet) return { conversation: runtimeConversation(existing) }
+      if (existing) throw alreadyExists('Conversation', chosen)
+    }
+    const at = now()
+    const row = { integrationId: ctx.integration.id, id: chosen ?? newId(), ownerId: ctx.bot.id, createdAt: at, updatedAt: at }
+    const inserted = await q.conversations.insert(row)
+    if (!inserted) throw alreadyExists('Conversation', row.id)
+    await joinConversation(asChat(ctx), q, after, row.id, ctx.bot.id)
+    return { conversation: runtimeConversation(inserted) }
+  })
+}
+
+export const createRuntimeConversation = (ctx: RuntimeContext, input: Json) => makeRuntimeConversation(ctx, input, false)
+export const getOrCreateRuntimeConversation = (ctx: RuntimeContext, input: Json) => makeRuntimeConversation(ctx, input, true)
+
+const getInput = z.object({ id: str })
+
+export function getRuntimeConversation(ctx: RuntimeContext, input: Json) {
+  const { id } = parseInput(getInput, input)
+  return ctx.store.read(async (q) => ({ conversation: runtimeConversation(await findConversation(ctx, q, id)) }))
+}
+
+const conversationsSort = 'conversations'
+const listInput = z.object({ nextToken: optStr })
+
+/** The conversations the bot participates in (it joins one when it first posts in it), newest first, 20 a page. */
+export function listRuntimeConversations(ctx: RuntimeContext, input: Json) {
+  const { nextToken } = parseInput(listInput, input)
+  return ctx.store.read(async (q) => {
+    const window = keysetWindow(conversationsSort, { after: nextToken, limit: 21, inverted: false })
+    const rows = await q.conversations.pageOfParticipant(ctx.integration.id, ctx.bot.id, window)
+    const page = withCursors(conversationsSort, rows.slice(0, 20), (c) => [c.createdAt, c.id])
+    const last = page.at(-1)
+    return { conversations: page.map(runtimeConversation), meta: rows.length > 20 && last ? { nextToken: last.cursor } : {} }
+  })
+}

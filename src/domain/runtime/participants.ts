@@ -1,0 +1,50 @@
+import { z } from 'zod'
+import { notFound } from '../errors.ts'
+import { keysetWindow, withCursors } from '../paging.ts'
+import { joinConversation } from '../participants.ts'
+import { type RuntimeContext, asChat, findConversation, findUser } from './context.ts'
+import { type Json, optStr, parseInput, str } from './inputs.ts'
+import { runtimeUser } from './shapes.ts'
+
+/** `id` is the conversation's, `userId` the participant's. */
+const participantInput = z.object({ id: str, userId: str })
+
+export function addRuntimeParticipant(ctx: RuntimeContext, input: Json) {
+  const { id, userId } = parseInput(participantInput.strict(), input)
+  return ctx.store.write(async (q, after) => {
+    const conversation = await findConversation(ctx, q, id)
+    const user = await findUser(ctx, q, userId)
+    await joinConversation(asChat(ctx), q, after, conversation.id, user.id)
+    return { participant: runtimeUser(user) }
+  })
+}
+
+export function removeRuntimeParticipant(ctx: RuntimeContext, input: Json) {
+  const { id, userId } = parseInput(participantInput, input)
+  return ctx.store.write(async (q, after) => {
+    const conversation = await findConversation(ctx, q, id)
+    if (!(await q.participants.delete(ctx.integration.id, conversation.id, userId))) throw notFound('Participant', userId)
+    after(() =>
+      ctx.signals.publish(ctx.integration.id, { type: 'participant_removed', conversationId: conversation.id, participantId: userId }),
+    )
+    return {}
+  })
+}
+
+const participantsSort = 'participants'
+const listInput = z.object({ id: str, nextToken: optStr })
+
+export function listRuntimeParticipants(ctx: RuntimeContext, input: Json) {
+  const { id, nextToken } = parseInput(listInput, input)
+  return ctx.store.read(async (q) => {
+    const conversation = await findConversation(ctx, q, id)
+    const window = keysetWindow(participantsSort, { after: nextToken, limit: 21, inverted: false })
+    const rows = (await q.participants.pages(ctx.integration.id, [conversation.id], window)).get(conversation.id) ?? []
+    const page = withCursors(participantsSort, rows.slice(0, 20), (e) => [e.joinedAt, e.joinId])
+    const last = page.at(-1)
+    return {
+      participants: page.map((e) => runtimeUser(e.user)),
+      meta: rows.length > 20 && last ? { nextToken: last.cursor } : {},
+    }
+  })
+}
