@@ -250,8 +250,33 @@ const adminCredentials = ({ adminToken: token, workspaceId }: World) => {
 }
 
 /** The credential headers of a mount: a user key under a webhook id, an admin token under /v1/admin. */
-export const credentials = (world: World, mount: 'chat' | 'admin' | 'root') =>
-  mount === 'chat' ? userKey(world) : mount === 'admin' ? adminCredentials(world) : fc.constant({})
+/** The runtime API's credentials: the bot's API key and its id, right most often. */
+const botCredentials = ({ botKey, botId, userKey: chatKey }: World) =>
+  fc
+    .record({
+      authorization: fc.option(
+        fc.oneof(
+          { weight: 6, arbitrary: fc.constant(`Bearer ${botKey}`) },
+          { weight: 1, arbitrary: fc.constantFrom('Bearer', `Bearer ${botKey}x`, `Bearer ${chatKey}`, `Basic ${botKey}`, botKey) },
+          { weight: 1, arbitrary: headerSafe.map((junk) => `Bearer ${junk}`) },
+        ),
+        { nil: undefined, freq: 10 },
+      ),
+      'x-bot-id': fc.option(fc.oneof({ weight: 6, arbitrary: fc.constant(botId) }, { weight: 1, arbitrary: headerSafe }), {
+        nil: undefined,
+        freq: 10,
+      }),
+    })
+    .map((headers) => Object.fromEntries(Object.entries(headers).filter(([, value]) => value !== undefined)) as Record<string, string>)
+
+export const credentials = (world: World, mount: 'chat' | 'admin' | 'runtime' | 'root') =>
+  mount === 'chat'
+    ? userKey(world)
+    : mount === 'admin'
+      ? adminCredentials(world)
+      : mount === 'runtime'
+        ? botCredentials(world)
+        : fc.constant({})
 
 /** Headers no request needs, which a hostile client sends anyway. */
 export const strayHeaders = fc.option(

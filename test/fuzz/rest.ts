@@ -2,6 +2,7 @@ import fc from 'fast-check'
 import { type DocumentNode, Kind } from 'graphql'
 import { adminRoutes } from '../../src/rest/admin/routes.ts'
 import { chatRoutes } from '../../src/rest/chat/routes.ts'
+import { runtimeRoutes } from '../../src/rest/runtime/routes.ts'
 import {
   accept,
   bodyChoice,
@@ -20,8 +21,8 @@ import {
 import { hostile } from './http.ts'
 import type { World } from './world.ts'
 
-/** Where a path is mounted: under a webhook id, under /v1/admin, or at the root. */
-export type Mount = 'chat' | 'admin' | 'root'
+/** Where a path is mounted: under a webhook id, under /v1/admin, under /v1/chat (the bot runtime API), or at the root. */
+export type Mount = 'chat' | 'admin' | 'runtime' | 'root'
 
 export interface Endpoint {
   mount: Mount
@@ -45,8 +46,24 @@ const fromRoute =
     fields: variableNames(route.document).filter((name) => !route.path.includes(`{${name}}`)),
   })
 
+/**
+ * A runtime operation takes one `input` made of its path, query and body: its body is fuzzed with
+ * the fields @botpress/client sends.
+ */
+const runtimeFields = ['conversationId', 'userId', 'payload', 'type', 'tags', 'name', 'pictureUrl', 'id', 'expiry', 'schedule']
+const fromRuntimeRoute = (route: { method: string; path: string }): Endpoint => ({
+  mount: 'runtime',
+  method: route.method,
+  path: route.path,
+  fields: runtimeFields.filter((name) => !route.path.includes(`{${name}}`)),
+})
+
 /** Every operation of the REST route tables, and the paths served beside them. */
-export const routeEndpoints: Endpoint[] = [...chatRoutes.map(fromRoute('chat')), ...adminRoutes.map(fromRoute('admin'))]
+export const routeEndpoints: Endpoint[] = [
+  ...chatRoutes.map(fromRoute('chat')),
+  ...adminRoutes.map(fromRoute('admin')),
+  ...runtimeRoutes.map(fromRuntimeRoute),
+]
 
 const restEndpoints: Endpoint[] = [
   ...routeEndpoints,
@@ -65,11 +82,16 @@ const restEndpoints: Endpoint[] = [
       ['root', 'GET', '/'],
       ['root', 'GET', '/readyz'],
       ['root', 'POST', '/v1/chat/messages'],
+      ['runtime', 'GET', '/nope'],
+      // the Webchat API's file URLs (raw bytes, not JSON)
+      ['chat', 'PUT', '/files/{id}/upload'],
+      ['chat', 'GET', '/files/{id}/{id}/{name}'],
     ] as const
   ).map(([mount, method, path]) => ({ mount, method, path, fields: [] })),
 ]
 
-export const mountPrefix = (mount: Mount, webhook: string) => ({ chat: `/${webhook}`, admin: '/v1/admin', root: '' })[mount]
+export const mountPrefix = (mount: Mount, webhook: string) =>
+  ({ chat: `/${webhook}`, admin: '/v1/admin', runtime: '/v1/chat', root: '' })[mount]
 
 const bodyField = (world: World, name: string): fc.Arbitrary<unknown> => {
   if (name === 'payload') return messagePayload
@@ -104,6 +126,8 @@ export const restRequest = (world: World) =>
           id: segment(world.ids.id!),
           conversationId: segment(world.ids.conversationId!),
           userId: segment(world.ids.userId!),
+          type: segment(world.ids.type!),
+          name: segment(world.ids.name!),
         }),
         query: fc.option(queryString(['nextToken', 'pageSize', 'sortField', 'sortDirection']), { nil: '', freq: 3 }),
         headers: fc.record({ stray: strayHeaders, credentials: credentials(world, endpoint.mount), accept: accept(['application/json']) }),

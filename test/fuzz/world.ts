@@ -29,6 +29,10 @@ export async function seedWorld(t: TestApp) {
   const bots = await t.adminGraphql('{ bots { edges { node { id botId } } } }')
   const { createMessage, createEvent } = content.body.data
   const bot = bots.body.data.bots.edges[0].node
+  // The bot's API key, so that runtime requests (/v1/chat/…) reach past authentication.
+  const botApiKey = await t.admin<{ value: string }>('POST', '/bots/baks', { body: { botId: bot.botId } })
+  if (botApiKey.status !== 200) throw new Error(`createBotApiKey answered ${botApiKey.status}`)
+  const botKey = botApiKey.body.value
 
   const now = Math.floor(Date.now() / 1000)
   const [header, , signature] = alice.key.split('.')
@@ -60,11 +64,16 @@ export async function seedWorld(t: TestApp) {
     workspaceId: WORKSPACE_ID,
     userKey: alice.key,
     forgedKeys,
+    /** The bootstrap bot, and its API key: the runtime API's credentials. */
+    botId: bot.botId as string,
+    botKey,
     /** Ids of what alice may read and write, by the name of the path parameter that takes them. */
     ids: {
       id: ['c1', 'c2', createMessage.message.messageId as string, createEvent.event.eventId as string],
       conversationId: ['c1', 'c2'],
       userId: ['alice', 'bob'],
+      type: ['conversation', 'user', 'bot'],
+      name: ['counter'],
     } as Record<string, string[]>,
     globalIds: {
       chat: [me.body.data.me.id, createMessage.message.conversation.id, createMessage.message.id, createEvent.event.id] as string[],
