@@ -34,6 +34,17 @@ const receiver = await startReceiver()
 let a: RunningServer
 let b: RunningServer
 
+/** The deliveries to a bot still in the shared outbox. */
+const pendingDeliveries = async (botId: string) => {
+  const client = new pg.Client({ connectionString: databaseUrl })
+  await client.connect()
+  try {
+    return Number((await client.query('select count(*) as n from bot_deliveries where bot_id = $1', [botId])).rows[0].n)
+  } finally {
+    await client.end()
+  }
+}
+
 const pgAdmin = async (statement: string) => {
   const client = new pg.Client({ connectionString: adminUrl })
   await client.connect()
@@ -129,8 +140,8 @@ describe('two instances on one PostgreSQL and one Redis', () => {
     const got = receiver.received.slice(before)
     expect(got.map((request) => request.json.data.messageId)).toEqual(sent)
     expect(new Set(got.map((request) => request.headers['webhook-id'])).size).toBe(12)
-    // And nothing more comes (no second delivery of any of them).
-    await new Promise((resolve) => setTimeout(resolve, 2_500))
+    // And nothing more comes: once the outbox is empty, no instance has a delivery left to make.
+    await vi.waitFor(async () => expect(await pendingDeliveries(bot.id)).toBe(0), { timeout: 20_000 })
     expect(receiver.received.length - before).toBe(12)
   }, 60_000)
 
