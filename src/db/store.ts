@@ -172,7 +172,10 @@ export interface BotDeliveryQueries {
    * it is `due`: the process's delivery worker never starts a delivery twice.
    */
   claim(now: string, limit: number, leaseUntil: string): Promise<DueDelivery[]>
-  /** When the next such delivery comes due after `now` (or its holder's lease runs out), if any does. */
+  /**
+   * When the next such delivery comes due after `now` (or its holder's lease runs out), if any does;
+   * an engine may answer earlier than that (the look it causes finds nothing), never later.
+   */
   nextDueAfter(now: string): Promise<string | undefined>
   /** False when it was already gone (its bot or conversation deleted). */
   reschedule(id: string, attempts: number, nextAttemptAt: string): Promise<boolean>

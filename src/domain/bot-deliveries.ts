@@ -6,7 +6,11 @@ import type { ChatContext } from './context.ts'
 
 /** The bot delivery worker of this process: woken once a unit that recorded a delivery has committed. */
 export interface BotInbox {
-  wake(): void
+  /**
+   * Something may have come due: a new delivery in `conversation` (an integration id and a
+   * conversation id), or anything when none is named.
+   */
+  wake(conversation?: { integrationId: string; conversationId: string }): void
 }
 
 export const botEventRow = (integrationId: string, event: BotEvent): BotEventRow => ({
@@ -42,7 +46,7 @@ export async function recordIncomingEvent(ctx: ChatContext, q: Queries, after: A
     nextAttemptAt: event.createdOn.toISOString(),
     createdAt: event.createdOn.toISOString(),
   })
-  after(() => ctx.bots.wake())
+  after(() => ctx.bots.wake({ integrationId: ctx.integration.id, conversationId: event.conversationId ?? '' }))
 }
 
 /** Where a bot's deliveries go: its url (signed with every secret still valid), or its in-process handler. */
