@@ -6,6 +6,7 @@ import {
   type BotInbox,
   claimDeliveries,
   deliveredMessage,
+  followingDelivery,
   dueDeliveries,
   nextDeliveryAfter,
   type PendingDelivery,
@@ -104,8 +105,12 @@ export function startBotRuntime({
       const room = concurrency - underWay.size
       const limit = store.shared ? room : room + underWay.size
       const due = room > 0 ? await claimDeliveries(store, at, limit, new Date(at.getTime() + leaseMs)) : []
+      starved = room <= 0
       for (const delivery of due) {
-        if (underWay.size >= concurrency) break
+        if (underWay.size >= concurrency) {
+          starved = true
+          break
+        }
         if (!underWay.has(delivery.id)) start(delivery)
       }
       const next = await nextDeliveryAfter(store, at)
@@ -117,8 +122,10 @@ export function startBotRuntime({
     } while (again && !stopped)
   }
 
-  /** The conversations (`integrationId/conversationId`) with an attempt under way here. */
-  const busy = new Set<string>()
+  /** The conversations (`integrationId/conversationId`) with an attempt under way here, and its delivery's id. */
+  const busy = new Map<string, string>()
+  /** A look at the outbox found no room: the next attempt to end looks again. */
+  let starved = false
   const conversationKey = (c: { integrationId: string; conversationId: string }) => `${c.integrationId}/${c.conversationId}`
 
   function wake(conversation?: { integrationId: string; conversationId: string }) {
@@ -140,6 +147,7 @@ export function startBotRuntime({
   }
 
   function start(delivery: PendingDelivery) {
+    const key = conversationKey(delivery)
     const attempt = deliver(delivery)
       .catch((error: unknown) => {
         if (!(error instanceof AttemptAbandoned)) {
@@ -148,11 +156,32 @@ export function startBotRuntime({
       })
       .finally(() => {
         underWay.delete(delivery.id)
-        busy.delete(conversationKey(delivery))
-        wake()
+        // The conversation's next delivery, when this one went on with it, looks for itself once over.
+        if (busy.get(key) === delivery.id) {
+          busy.delete(key)
+          wake()
+        } else if (starved) {
+          starved = false
+          wake()
+        }
       })
     underWay.set(delivery.id, attempt)
-    busy.add(conversationKey(delivery))
+    busy.set(key, delivery.id)
+  }
+
+  /**
+   * Starts the conversation's next delivery while this one's settlement commits. The settlement was
+   * submitted first, so it commits no later than anything the next attempt writes; the attempt that
+   * ended has succeeded or died, so order is kept. (A settlement lost to a failed commit leaves its
+   * delivery due again: at least once, as for a crash.) Only where this process owns the database:
+   * on a shared one, the next delivery is another instance's to claim as well.
+   */
+  async function goOn(delivery: PendingDelivery, settlement: Settlement) {
+    // An answer (its state among it) or a 410 is the settlement's to apply before the next attempt sees the bot.
+    const holdsTheNext = settlement.retryAt || settlement.answer || settlement.goneUrl !== undefined
+    if (store.shared || stopped || holdsTheNext || underWay.size >= concurrency) return
+    const next = await followingDelivery(store, delivery, clock())
+    if (next && !stopped && !underWay.has(next.id) && underWay.size < concurrency) start(next)
   }
 
   const stateKey = (delivery: PendingDelivery): StateKey => ({
@@ -170,7 +199,9 @@ export function startBotRuntime({
       : protocol === 'botpress'
         ? await callBotpress(delivery, url)
         : await callWebhook(delivery, url, event)
-    await settle(delivery, settlement)
+    const settling = settle(delivery, settlement)
+    await goOn(delivery, settlement)
+    await settling
     const settled = settledStatus(settlement)
     if (settled) await publishMessageStatus(store, signals, delivery, { oldStatus: 'processing', ...settled })
   }

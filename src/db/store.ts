@@ -177,6 +177,12 @@ export interface BotDeliveryQueries {
    * an engine may answer earlier than that (the look it causes finds nothing), never later.
    */
   nextDueAfter(now: string): Promise<string | undefined>
+  /**
+   * The delivery right after `afterSeq` in its conversation, when it is due at `now` and its bot's
+   * delivery is on: what a process that owns the database goes on with while the one before it is
+   * being settled (never skipping one that is not due).
+   */
+  following(integrationId: string, conversationId: string, afterSeq: number, now: string): Promise<DueDelivery | undefined>
   /** False when it was already gone (its bot or conversation deleted). */
   reschedule(id: string, attempts: number, nextAttemptAt: string): Promise<boolean>
   /** False when it was already gone (its bot or conversation deleted). */

@@ -71,6 +71,8 @@ export const botTarget = (bot: BotRow, at: Date): BotTarget => ({
 /** A delivery whose turn has come: the event (its state not read yet) and where it goes. */
 export interface PendingDelivery {
   id: string
+  /** Its place in the outbox: order within a conversation. */
+  seq: number
   integrationId: string
   conversationId: string
   userId: string
@@ -83,6 +85,7 @@ export interface PendingDelivery {
 
 const pendingOf = (row: BotDeliveryRow, bot: BotRow, at: Date): PendingDelivery => ({
   id: row.id,
+  seq: row.seq,
   integrationId: row.integrationId,
   conversationId: row.conversationId,
   userId: row.userId,
@@ -109,6 +112,17 @@ export const claimDeliveries = (store: Store, at: Date, limit: number, leaseUnti
       pendingOf(delivery, bot, at),
     ),
   )
+
+/**
+ * The delivery right after `delivery` in its conversation, if it is due at `at`: read while
+ * `delivery` is being settled, for a process that owns the database (see BotDeliveryQueries.following).
+ */
+export const followingDelivery = async (store: Store, delivery: PendingDelivery, at: Date): Promise<PendingDelivery | undefined> => {
+  const next = await store.read((q) =>
+    q.botDeliveries.following(delivery.integrationId, delivery.conversationId, delivery.seq, at.toISOString()),
+  )
+  return next && pendingOf(next.delivery, next.bot, at)
+}
 
 /** When the next delivery comes due after `at`, if one does. */
 export const nextDeliveryAfter = async (store: Store, at: Date): Promise<Date | undefined> => {

@@ -157,10 +157,11 @@ export function postgresQueries(db: PgDb, { inUnit }: { inUnit: boolean }): Quer
   }
 
   /** A delivery its conversation waits on (none older), to a bot whose delivery is on. */
+  const deliveryOn = or(isNull(bots.goneUrl), isNull(bots.url), ne(bots.url, bots.goneUrl))
   const deliverable = and(
     sql`not exists (select 1 from ${botDeliveries} as earlier where earlier.integration_id = ${botDeliveries.integrationId}
       and earlier.conversation_id = ${botDeliveries.conversationId} and earlier.seq < ${botDeliveries.seq})`,
-    or(isNull(bots.goneUrl), isNull(bots.url), ne(bots.url, bots.goneUrl)),
+    deliveryOn,
   )
   /** Nobody holds it: never claimed, or its holder's lease has run out. */
   const unleased = (now: string) => or(isNull(botDeliveries.leasedUntil), lte(botDeliveries.leasedUntil, now))
@@ -440,6 +441,21 @@ export function postgresQueries(db: PgDb, { inUnit }: { inUnit: boolean }): Quer
           .where(inArray(botDeliveries.seq, seqs))
           .orderBy(asc(botDeliveries.nextAttemptAt), asc(botDeliveries.seq))) as DueDelivery[]
       },
+      following: async (integrationId, conversationId, afterSeq, now) =>
+        first(
+          (await db
+            .select({ delivery: deliveryColumns, bot: bots })
+            .from(botDeliveries)
+            .innerJoin(bots, eq(bots.id, botDeliveries.botId))
+            .where(
+              and(
+                sql`${botDeliveries.seq} = (select min(next.seq) from ${botDeliveries} as next where next.integration_id = ${integrationId}
+                  and next.conversation_id = ${conversationId} and next.seq > ${afterSeq})`,
+                lte(botDeliveries.nextAttemptAt, now),
+                deliveryOn,
+              ),
+            )) as DueDelivery[],
+        ),
       nextDueAfter: async (now) => {
         // A delivery another instance holds comes due for the others when its lease runs out.
         const dueAt = sql<string>`greatest(${botDeliveries.nextAttemptAt}, coalesce(${botDeliveries.leasedUntil}, ''))`

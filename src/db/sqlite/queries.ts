@@ -446,9 +446,10 @@ export function sqliteQueries(db: SqliteDb): Queries {
    * all conversations are found once per query from the conversation index, not by a lookup per
    * candidate row: a conversation with a long backlog would otherwise make every poll walk it.
    */
+  const deliveryOn = or(isNull(bots.goneUrl), isNull(bots.url), ne(bots.url, bots.goneUrl))
   const deliverable = and(
     sql`${botDeliveries.seq} in (select min(heads.seq) from ${botDeliveries} as heads group by heads.integration_id, heads.conversation_id)`,
-    or(isNull(bots.goneUrl), isNull(bots.url), ne(bots.url, bots.goneUrl)),
+    deliveryOn,
   )
   const botDelivery = {
     insert: once(() =>
@@ -476,6 +477,21 @@ export function sqliteQueries(db: SqliteDb): Queries {
         .where(and(lte(botDeliveries.nextAttemptAt, p('now')), deliverable))
         .orderBy(asc(botDeliveries.nextAttemptAt), asc(botDeliveries.seq))
         .limit(p('limit'))
+        .prepare(),
+    ),
+    following: once(() =>
+      db
+        .select({ delivery: botDeliveries, bot: bots })
+        .from(botDeliveries)
+        .innerJoin(bots, eq(bots.id, botDeliveries.botId))
+        .where(
+          and(
+            sql`${botDeliveries.seq} = (select min(next.seq) from ${botDeliveries} as next where next.integration_id = ${p('integrationId')}
+              and next.conversation_id = ${p('conversationId')} and next.seq > ${p('afterSeq')})`,
+            lte(botDeliveries.nextAttemptAt, p('now')),
+            deliveryOn,
+          ),
+        )
         .prepare(),
     ),
     // One seek of the due index: a delivery waiting behind another, or to a bot whose delivery is
@@ -852,6 +868,8 @@ export function sqliteQueries(db: SqliteDb): Queries {
       due: async (now, limit): Promise<DueDelivery[]> => botDelivery.due().all({ now, limit }),
       // One process owns an SQLite file: nothing to lease.
       claim: async (now, limit): Promise<DueDelivery[]> => botDelivery.due().all({ now, limit }),
+      following: async (integrationId, conversationId, afterSeq, now) =>
+        botDelivery.following().get({ integrationId, conversationId, afterSeq, now }),
       nextDueAfter: async (now) => botDelivery.nextDueAfter().get({ now })?.at ?? undefined,
       reschedule: async (id, attempts, nextAttemptAt) =>
         botDelivery.reschedule().get({ id, attempts, nextAttemptAt }) !== undefined,
