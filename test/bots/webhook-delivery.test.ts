@@ -156,6 +156,26 @@ describe('webhook delivery — the bot answers in the response', () => {
     expect(texts()).toEqual(['hi', 'again', 'third'])
   })
 
+  it('applies an answer before the next event of the conversation is delivered, even one already waiting', async () => {
+    let second: () => void = () => {}
+    const posted = new Promise<void>((resolve) => (second = resolve))
+    await start({
+      answer: async (_request, index) => {
+        if (index > 0) return { status: 200 }
+        // The next message is in the outbox before this answer is given.
+        await posted
+        return { status: 200, body: { messages: [{ payload: text('first answer') }], state: { conversation: { step: 1 } } } }
+      },
+    })
+    await post(text('one'))
+    await vi.waitFor(() => expect(receiver.received).toHaveLength(1))
+    await post(text('two'))
+    second()
+    await vi.waitFor(() => expect(receiver.received).toHaveLength(2))
+    expect(receiver.received[1]!.json.data.state.conversation).toEqual({ step: 1 })
+    expect(await botTexts()).toEqual(['first answer'])
+  })
+
   it('refuses an answer with one bad payload whole: nothing posted, a warn line, not retried', async () => {
     await start({
       answer: () => ({ status: 200, body: { messages: [{ payload: text('fine') }, { payload: { type: 'text' } }], state: { bot: { x: 1 } } } }),
