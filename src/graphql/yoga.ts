@@ -59,6 +59,9 @@ const yogaFor = (
     logging: yogaLogger(log),
     // The app answers CORS for REST and GraphQL alike (CORS_ORIGINS); yoga's own would allow any origin.
     cors: false,
+    // The HTTP transport has read the body under the interface's payload limit before yoga sees it
+    // (http/graphql.ts): yoga's own limit would stream it through a second, costlier check.
+    maxRequestBodySize: false,
     // The endpoint is a pattern (/:webhookId/graphql): GraphiQL must post to the concrete path it was opened on.
     graphiql: (request) => ({
       title: 'Confab',

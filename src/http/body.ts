@@ -1,3 +1,4 @@
+import { Request } from '@whatwg-node/fetch'
 import { DomainError } from '../domain/errors.ts'
 
 export const MB = 1024 * 1024
