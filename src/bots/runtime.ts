@@ -200,7 +200,8 @@ export function startBotRuntime({
         ? await callBotpress(delivery, url)
         : await callWebhook(delivery, url, event)
     const settling = settle(delivery, settlement)
-    await goOn(delivery, settlement)
+    // Going on is an optimisation: if it fails, the look taken when this attempt ends finds the next one.
+    await goOn(delivery, settlement).catch((error: unknown) => log.warn({ err: error }, 'bot delivery worker could not go on with the conversation'))
     await settling
     const settled = settledStatus(settlement)
     if (settled) await publishMessageStatus(store, signals, delivery, { oldStatus: 'processing', ...settled })
