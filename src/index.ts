@@ -4,7 +4,7 @@
  * `echo` answers every bot without url.
  */
 export { type App, type AppOptions, createApp } from './app.ts'
-export type { BotContext, BotCustomEvent, BotHandler, BotMessage } from './bots/handler.ts'
+export type { BotAnswer, BotContext, BotCustomEvent, BotHandler, BotMessage } from './bots/handler.ts'
 export { builtInHandlers } from './bots/handlers.ts'
 export type { BootstrapResult } from './bootstrap.ts'
 export { openStore } from './db/open.ts'

@@ -1,4 +1,5 @@
 import type { Logger } from 'pino'
+import type { BotAnswer } from '../domain/bot-answers.ts'
 import type { BotEvent } from '../domain/bot-event.ts'
 import type { BotState } from '../domain/bot-state.ts'
 import type { MessagePayload } from '../domain/payloads.ts'
@@ -44,7 +45,16 @@ export interface BotContext {
   log: Logger
 }
 
-export type BotHandler = (context: BotContext) => Promise<void> | void
+export type { BotAnswer }
+
+/**
+ * A bot's in-process code for one incoming event. Its calls (`reply`, `emit`, `setState`…) take
+ * effect at once. It may also return an answer, the one a webhook bot gives in its 2xx body
+ * (`{messages?, events?, state?}`): applied in the transaction that closes the delivery, all of it
+ * or nothing (a bad payload refuses the whole answer, logged), and never repeated by a retry. An
+ * answer costs no commit of its own, and a conversation's next event need not wait for it.
+ */
+export type BotHandler = (context: BotContext) => Promise<BotAnswer | void> | BotAnswer | void
 
 interface StoredMessage extends Omit<BotMessage, 'payload' | 'metadata'> {
   payload: Record<string, unknown>

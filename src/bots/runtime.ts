@@ -1,7 +1,7 @@
 import { performance } from 'node:perf_hooks'
 import type { Logger } from 'pino'
 import type { Store } from '../db/store.ts'
-import { answerApplier, parseBotAnswer } from '../domain/bot-answers.ts'
+import { answerApplier, type BotAnswer, checkBotAnswer, parseBotAnswer } from '../domain/bot-answers.ts'
 import {
   type BotInbox,
   claimDeliveries,
@@ -15,6 +15,7 @@ import type { BotEvent } from '../domain/bot-event.ts'
 import { botpressDelivery } from '../domain/botpress-event.ts'
 import { type BotState, getBotState, setBotState, type StateKey } from '../domain/bot-state.ts'
 import { botChatContext, emitAsBot, findBotOfIntegration, replyAsBot } from '../domain/bots.ts'
+import type { ChatContext } from '../domain/context.ts'
 import { DomainError } from '../domain/errors.ts'
 import { type LogLine, type Settlement, settleDelivery } from '../domain/delivery-settlement.ts'
 import { publishMessageStatus, settledStatus } from '../domain/message-status.ts'
@@ -153,21 +154,32 @@ export function startBotRuntime({
         if (!(error instanceof AttemptAbandoned)) {
           log.error({ err: error, deliveryId: delivery.id, conversationId: delivery.conversationId }, 'bot delivery failed')
         }
+        return false
       })
-      .finally(() => {
+      .then(async (left) => {
         underWay.delete(delivery.id)
-        // The conversation's next delivery, when this one went on with it, looks for itself once over.
-        if (busy.get(key) === delivery.id) {
-          busy.delete(key)
-          wake()
-        } else if (starved) {
-          starved = false
-          wake()
+        if (busy.get(key) !== delivery.id) {
+          if (starved) {
+            starved = false
+            wake()
+          }
+          return
         }
+        busy.delete(key)
+        // New deliveries of the conversation did not wake the worker while this one was under way:
+        // the one right after it is looked up with one seek, rather than with a look at the whole outbox.
+        if (!(left && (await goOnAfter(delivery)))) wake()
+      })
+      .catch((error: unknown) => {
+        log.warn({ err: error }, 'bot delivery worker could not go on with the conversation')
+        wake()
       })
     underWay.set(delivery.id, attempt)
     busy.set(key, delivery.id)
   }
+
+  /** Whether this process may start a conversation's next delivery itself, without a look at the outbox. */
+  const mayGoOn = () => !store.shared && !stopped && underWay.size < concurrency
 
   /**
    * Starts the conversation's next delivery while this one's settlement commits. The settlement was
@@ -177,11 +189,21 @@ export function startBotRuntime({
    * on a shared one, the next delivery is another instance's to claim as well.
    */
   async function goOn(delivery: PendingDelivery, settlement: Settlement) {
-    // An answer (its state among it) or a 410 is the settlement's to apply before the next attempt sees the bot.
-    const holdsTheNext = settlement.retryAt || settlement.answer || settlement.goneUrl !== undefined
-    if (store.shared || stopped || holdsTheNext || underWay.size >= concurrency) return
+    // An answer the next attempt reads back, or a 410, is the settlement's to apply before that attempt.
+    const holdsTheNext = settlement.retryAt || settlement.answer?.holdsTheNext || settlement.goneUrl !== undefined
+    if (holdsTheNext || !mayGoOn()) return
+    await goOnAfter(delivery)
+  }
+
+  /** Starts the delivery right after `delivery` in its conversation, if due; false when there was no room for it. */
+  async function goOnAfter(delivery: PendingDelivery): Promise<boolean> {
+    if (!mayGoOn()) return false
     const next = await followingDelivery(store, delivery, clock())
-    if (next && !stopped && !underWay.has(next.id) && underWay.size < concurrency) start(next)
+    if (!next || underWay.has(next.id)) return true
+    const holder = busy.get(conversationKey(next))
+    if (!mayGoOn() || (holder !== undefined && holder !== delivery.id)) return false
+    start(next)
+    return true
   }
 
   const stateKey = (delivery: PendingDelivery): StateKey => ({
@@ -190,7 +212,8 @@ export function startBotRuntime({
     userId: delivery.userId,
   })
 
-  async function deliver(delivery: PendingDelivery) {
+  /** Makes one attempt and settles it: true when the delivery left the outbox (taken, dead or gone). */
+  async function deliver(delivery: PendingDelivery): Promise<boolean> {
     const state = await getBotState(store, stateKey(delivery))
     const event: BotEvent = { ...delivery.event, state: { ...state } }
     const { url, protocol } = delivery.target
@@ -205,6 +228,7 @@ export function startBotRuntime({
     await settling
     const settled = settledStatus(settlement)
     if (settled) await publishMessageStatus(store, signals, delivery, { oldStatus: 'processing', ...settled })
+    return !settlement.retryAt
   }
 
   /** Settles the attempt; an answer that fails once applied is refused, and the attempt settled without it. */
@@ -264,16 +288,29 @@ export function startBotRuntime({
       const asked = result.status === 429 || result.status === 503 ? retryAfterDelay(result.retryAfter, clock()) : undefined
       return failed(delivery, line('warn'), asked)
     }
+    const found = await findBotOfIntegration(store, delivery.integrationId)
+    if (!found) return { lines: [line('info')] }
+    // The bot may read its answer back through the chat API as it takes the next event.
+    const reading = { readsBack: true }
+    const ctx = botChatContext(store, found.integration, signals, runtime)
+    return answered(ctx, delivery, event, line('info'), () => parseBotAnswer(result.contentType, result.body), reading)
+  }
+
+  /** An attempt the bot took: its answer is applied with the settlement, or refused (logged) when it is not a valid one. */
+  function answered(
+    ctx: ChatContext,
+    delivery: PendingDelivery,
+    event: BotEvent,
+    took: LogLine,
+    read: () => BotAnswer | undefined,
+    options: { readsBack: boolean },
+  ): Settlement {
     try {
-      const answer = parseBotAnswer(result.contentType, result.body)
-      if (!answer) return { lines: [line('info')] }
-      const found = await findBotOfIntegration(store, delivery.integrationId)
-      if (!found) return { lines: [line('info')] }
-      const ctx = botChatContext(store, found.integration, signals, runtime)
-      return { lines: [line('info')], answer: answerApplier(ctx, event, stateKey(delivery), answer) }
+      const answer = read()
+      return answer ? { lines: [took], answer: answerApplier(ctx, event, stateKey(delivery), answer, options) } : { lines: [took] }
     } catch (error) {
       if (!(error instanceof DomainError)) throw error
-      return { lines: [line('info'), { level: 'warn', message: `answer refused, nothing of it applied: ${error.message}` }] }
+      return { lines: [took, { level: 'warn', message: `answer refused, nothing of it applied: ${error.message}` }] }
     }
   }
 
@@ -324,14 +361,14 @@ export function startBotRuntime({
     const ctx = botChatContext(store, found.integration, signals, runtime)
     const message = await deliveredMessage(store, delivery)
     let open = true
-    const act = <T>(answer: () => Promise<T>): Promise<T> =>
-      open ? answer() : Promise.reject(new HandlerTimeout('the handler ran past its time; its answer was dropped'))
+    const act = <T>(call: () => Promise<T>): Promise<T> =>
+      open ? call() : Promise.reject(new HandlerTimeout('the handler ran past its time; its answer was dropped'))
     const what = `handler "${target.handler}" (${attemptName(delivery)})`
     const began = performance.now()
     const took = () => `${Math.round(performance.now() - began)} ms`
     let timer: NodeJS.Timeout | undefined
     try {
-      await Promise.race([
+      const returned = await Promise.race([
         Promise.resolve().then(() =>
           handler({
             event,
@@ -351,7 +388,9 @@ export function startBotRuntime({
           timer = setTimeout(() => reject(new HandlerTimeout(`bot handler timed out after ${timeoutMs} ms`)), timeoutMs)
         }),
       ])
-      return { lines: [{ level: 'info', message: `${what}: done in ${took()}` }] }
+      const done: LogLine = { level: 'info', message: `${what}: done in ${took()}` }
+      // What the handler returns is its answer, as a webhook's 2xx body is; it reads back only `event.state`.
+      return answered(ctx, delivery, event, done, () => checkBotAnswer(returned), { readsBack: false })
     } catch (error) {
       log.error({ err: error, botId: target.botId, eventId: event.id, conversationId: event.conversationId }, 'bot handler failed')
       const reason = error instanceof Error ? error.message : String(error)

@@ -4,6 +4,7 @@ import type { BotEvent } from './bot-event.ts'
 import { type BotState, type StateKey, storeBotState } from './bot-state.ts'
 import { emitInUnitAsBot, postAsBot } from './bots.ts'
 import type { ChatContext } from './context.ts'
+import type { Answer } from './delivery-settlement.ts'
 import { invalidPayload } from './errors.ts'
 import { checkEvent } from './events.ts'
 import { checkMessage } from './messages.ts'
@@ -31,7 +32,13 @@ export function parseBotAnswer(contentType: string | null, body: string): BotAns
   } catch {
     throw invalidPayload('the answer is not valid JSON')
   }
-  const parsed = botAnswerSchema.safeParse(json)
+  return checkBotAnswer(json)
+}
+
+/** A value as the bot's answer: none for undefined or null, a 400 DomainError when it is not a valid answer. */
+export function checkBotAnswer(value: unknown): BotAnswer | undefined {
+  if (value == null) return undefined
+  const parsed = botAnswerSchema.safeParse(value)
   if (!parsed.success) throw invalidPayload(`the answer is not {messages?, events?, state?}: ${z.prettifyError(parsed.error)}`)
   return parsed.data
 }
@@ -41,15 +48,25 @@ export function parseBotAnswer(contentType: string | null, body: string): BotAns
  * joins the conversation) and stores its state. Every payload is checked first, so that a bad one
  * refuses the whole answer before anything is written; a failure further in rolls back the unit.
  */
-export function answerApplier(ctx: ChatContext, incoming: BotEvent, key: StateKey, answer: BotAnswer) {
+export function answerApplier(
+  ctx: ChatContext,
+  incoming: BotEvent,
+  key: StateKey,
+  answer: BotAnswer,
+  { readsBack }: { readsBack: boolean },
+): Answer {
   const conversationId = key.conversationId
   const messages = (answer.messages ?? []).map((m) =>
     checkMessage({ conversationId, payload: m.payload, metadata: m.metadata ?? null }),
   )
   const events = (answer.events ?? []).map((e) => checkEvent({ conversationId, payload: e.payload }))
-  return async (q: Queries, after: After, at: Date) => {
-    for (const message of messages) await postAsBot(ctx, q, after, incoming, message)
-    for (const event of events) await emitInUnitAsBot(ctx, q, after, incoming, event)
-    if (answer.state) await storeBotState(q, key, answer.state as Partial<BotState>, at)
+  return {
+    async apply(q: Queries, after: After, at: Date) {
+      for (const message of messages) await postAsBot(ctx, q, after, incoming, message)
+      for (const event of events) await emitInUnitAsBot(ctx, q, after, incoming, event)
+      if (answer.state) await storeBotState(q, key, answer.state as Partial<BotState>, at)
+    },
+    // The next event carries the state; a bot that reads back more (through the chat API) waits for all of it.
+    holdsTheNext: readsBack || answer.state !== undefined,
   }
 }

@@ -16,7 +16,13 @@ export interface Settlement {
   /** The url answered 410 Gone: delivery stays off for the bot until its url changes. */
   goneUrl?: string
   /** The bot's answer, applied in the same unit. */
-  answer?: (q: Queries, after: After, at: Date) => Promise<void>
+  answer?: Answer
+}
+
+export interface Answer {
+  apply(q: Queries, after: After, at: Date): Promise<void>
+  /** Whether the conversation's next attempt reads what this answer writes, and so waits for its commit. */
+  holdsTheNext: boolean
 }
 
 /**
@@ -39,6 +45,6 @@ export function settleDelivery(store: Store, delivery: PendingDelivery, settleme
     }
     for (const line of settlement.lines) await recordBotLog(q, { ...where, ...line })
     if (settlement.goneUrl !== undefined) await q.bots.markUrlGone(delivery.target.botId, settlement.goneUrl)
-    await settlement.answer?.(q, after, at)
+    await settlement.answer?.apply(q, after, at)
   })
 }

@@ -7,6 +7,7 @@ import { findChatIntegration } from '../../src/domain/tenancy.ts'
 import { type Actor, createTestApp, iso, type TestApp, WEBHOOK_ID } from '../helpers/app.ts'
 import { tables } from '../helpers/tables.ts'
 import { eventually } from '../helpers/wait.ts'
+import { logsOf } from './receiver.ts'
 
 const { botEvents: botEventsTable, events, messages } = tables
 
@@ -517,5 +518,89 @@ describe('bot handler — replies keep the order of the messages they answer', (
       're: m3',
       're: m4',
     ])
+  })
+})
+
+describe('bot handler — one that returns its answer', () => {
+  it('posts the messages and events it returns as the bot, and stores the state, with the delivery', async () => {
+    const seen: unknown[] = []
+    await start({
+      handlers: {
+        echo: ({ event }) => {
+          seen.push(event.state.conversation)
+          const count = Number(event.state.conversation.count ?? 0) + 1
+          return {
+            messages: [{ payload: text(`re: ${event.preview} (${count})`), metadata: { count } }],
+            events: [{ payload: { type: 'answered', count } }],
+            state: { conversation: { count } },
+          }
+        },
+      },
+    })
+    await post(text('one'))
+    await post(text('two'))
+    await eventually(async () => expect(await botMessages()).toHaveLength(2))
+    await t.app.bots.idle()
+    expect((await botMessages()).map((m) => [m.payload, m.metadata])).toEqual([
+      [text('re: one (1)'), { count: 1 }],
+      [text('re: two (2)'), { count: 2 }],
+    ])
+    // Each event carries the state the answer before it stored.
+    expect(seen).toEqual([{}, { count: 1 }])
+    const botEvents = await t.db.select().from(events).where(eq(events.userId, botId)).orderBy(asc(events.createdAt), asc(events.id))
+    expect(botEvents.map((e) => e.payload)).toEqual([
+      { type: 'answered', count: 1 },
+      { type: 'answered', count: 2 },
+    ])
+    const rows = await listBotEvents(t.db, integrationId, 'c1')
+    expect(rows.filter((row) => row.direction === 'outgoing').map((row) => [row.type, row.preview])).toEqual([
+      ['message', 're: one (1)'],
+      ['answered', '{"type":"answered","count":1}'],
+      ['message', 're: two (2)'],
+      ['answered', '{"type":"answered","count":2}'],
+    ])
+  })
+
+  it('refuses a returned answer that is not one, applies none of it and logs why; the delivery is over', async () => {
+    await start({
+      handlers: {
+        echo: ({ event }) =>
+          (event.preview === 'bad'
+            ? { messages: [{ payload: text('fine') }, { payload: { type: 'text' } }] }
+            : { messages: [{ payload: text(`re: ${event.preview}`) }] }) as never,
+      },
+    })
+    await post(text('bad'))
+    await post(text('good'))
+    await eventually(async () => expect(await botMessages()).toHaveLength(1))
+    await t.app.bots.idle()
+    expect(texts(await botMessages())).toEqual(['re: good'])
+    const lines = (await logsOf(t)).map((l) => [l.level, l.message])
+    expect(lines).toContainEqual(['warn', expect.stringMatching(/^answer refused, nothing of it applied: /)])
+    expect(lines.filter(([level]) => level === 'warn')).toHaveLength(1)
+  })
+
+  it('applies nothing of an answer returned after the handler timed out', async () => {
+    let release!: () => void
+    const gate = new Promise<void>((resolve) => {
+      release = resolve
+    })
+    await start({
+      botTimeoutMs: 100,
+      botRetrySchedule: [0],
+      handlers: {
+        echo: async ({ event }) => {
+          if (event.preview === 'slow') await gate
+          return { messages: [{ payload: text(`re: ${event.preview}`) }] }
+        },
+      },
+    })
+    await post(text('slow'))
+    await eventually(() => expect(handlerFailures()).toHaveLength(1))
+    await post(text('fast'))
+    await eventually(async () => expect(await botMessages()).toHaveLength(1))
+    release()
+    await t.app.bots.idle()
+    expect(texts(await botMessages())).toEqual(['re: fast'])
   })
 })

@@ -8,6 +8,7 @@ import { BatchFailed, GroupCommit } from '../../src/db/sqlite/group-commit.ts'
 import { openSqliteStore } from '../../src/db/sqlite/store.ts'
 import { createTestApp, WEBHOOK_ID } from '../helpers/app.ts'
 import { ROOT } from '../helpers/server.ts'
+import { eventually } from '../helpers/wait.ts'
 
 let dir: string
 beforeEach(() => {
@@ -21,14 +22,15 @@ afterEach(() => {
 const outsider = (path: string) => new Database(path, { readonly: true })
 
 /**
- * GroupCommit on a real SQLite file (WAL, synchronous = FULL), with a two-table schema and named
- * queries of its own, so that a test can make a unit fail anywhere, even at COMMIT.
+ * GroupCommit on a real SQLite file (WAL, synchronous = FULL, or NORMAL with a `sync` of the
+ * test's), with a two-table schema and named queries of its own, so that a test can make a unit
+ * fail anywhere, even at COMMIT.
  */
-function groupCommit() {
+function groupCommit({ sync }: { sync?: () => Promise<void> } = {}) {
   const path = join(dir, 'units.db')
   const connection = new Database(path)
   connection.pragma('journal_mode = WAL')
-  connection.pragma('synchronous = FULL')
+  connection.pragma(sync ? 'synchronous = NORMAL' : 'synchronous = FULL')
   connection.pragma('foreign_keys = ON')
   connection.exec(`
     create table parents (id text primary key);
@@ -47,6 +49,7 @@ function groupCommit() {
   const units = new GroupCommit(connection, q, {
     onEffectError: (error) => effectErrors.push(error),
     onCommit: (count) => commits.push(count),
+    sync,
   })
   const reader = outsider(path)
   const committed = () => reader.prepare('select id from parents order by id').pluck().all() as string[]
@@ -175,6 +178,83 @@ describe('group commit — units of work', () => {
     await next
     expect(g.commits).toEqual([1, 1])
     expect(g.committed()).toEqual(['first', 'second'])
+  })
+})
+
+/** A sync the test ends: each call waits until the test resolves or rejects it. */
+function manualSync() {
+  const calls: { resolve: () => void; reject: (error: Error) => void }[] = []
+  const sync = () => new Promise<void>((resolve, reject) => calls.push({ resolve, reject }))
+  return { sync, calls }
+}
+
+describe('group commit — the sync off the event loop', () => {
+  let g: ReturnType<typeof groupCommit>
+  let s: ReturnType<typeof manualSync>
+  beforeEach(() => {
+    s = manualSync()
+    g = groupCommit({ sync: s.sync })
+  })
+  afterEach(() => g.close())
+
+  it('settles a batch once the sync after its COMMIT is done, runs the next batch meanwhile, and settles batches in commit order', async () => {
+    const settled: string[] = []
+    const first = g.units.submit(async (q, after) => {
+      await q.addParent('a')
+      after(() => settled.push('a effects'))
+    })
+    void first.then(() => settled.push('a'))
+    await eventually(() => expect(s.calls).toHaveLength(1))
+    // Committed (another connection sees it), not yet durable: not answered, and reads wait.
+    expect(g.committed()).toEqual(['a'])
+    expect(g.units.durable()).toBeInstanceOf(Promise)
+    const second = g.units.submit(async (q) => q.addParent('b'))
+    void second.then(() => settled.push('b'))
+    await eventually(() => expect(s.calls).toHaveLength(2))
+    expect(g.committed()).toEqual(['a', 'b'])
+    s.calls[1]?.resolve()
+    await new Promise((resolve) => setImmediate(resolve))
+    expect(settled).toEqual([])
+    s.calls[0]?.resolve()
+    await Promise.all([first, second])
+    expect(settled).toEqual(['a effects', 'a', 'b'])
+    expect(g.commits).toEqual([1, 1])
+    expect(g.units.durable()).toBeUndefined()
+  })
+
+  it('fails every unit of a batch whose sync fails, runs none of their effects, and goes on with the next batch', async () => {
+    const effects: string[] = []
+    const failed = g.units.submit(async (q, after) => {
+      await q.addParent('a')
+      after(() => effects.push('a'))
+    })
+    await eventually(() => expect(s.calls).toHaveLength(1))
+    s.calls[0]?.reject(Object.assign(new Error('EIO: i/o error, fdatasync'), { code: 'EIO' }))
+    const reason = await failed.then(() => undefined, (error: unknown) => error)
+    expect(reason).toBeInstanceOf(BatchFailed)
+    expect((reason as BatchFailed).cause).toMatchObject({ code: 'EIO' })
+    expect(effects).toEqual([])
+    expect(g.commits).toEqual([])
+
+    const later = g.units.submit(async (q) => q.addParent('later'))
+    await eventually(() => expect(s.calls).toHaveLength(2))
+    s.calls[1]?.resolve()
+    await later
+    expect(g.commits).toEqual([1])
+  })
+
+  it('is idle once the last batch is synced', async () => {
+    let idle = false
+    const unit = g.units.submit(async (q) => q.addParent('a'))
+    await eventually(() => expect(s.calls).toHaveLength(1))
+    void g.units.idle().then(() => {
+      idle = true
+    })
+    await new Promise((resolve) => setImmediate(resolve))
+    expect(idle).toBe(false)
+    s.calls[0]?.resolve()
+    await unit
+    await eventually(() => expect(idle).toBe(true))
   })
 })
 

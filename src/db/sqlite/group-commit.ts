@@ -24,6 +24,13 @@ export interface GroupCommitOptions {
   onEffectError: (error: unknown) => void
   /** Told the number of units each commit made durable (metrics, tests). */
   onCommit?: (units: number) => void
+  /**
+   * Makes everything committed so far durable, off the event loop (the WAL's fdatasync on the
+   * thread pool), for a connection that does not sync as it commits (synchronous = NORMAL). A
+   * batch's units settle once the sync after its COMMIT is done; the next batch runs meanwhile.
+   * Without it, the COMMIT itself must be durable (synchronous = FULL).
+   */
+  sync?: () => Promise<void>
 }
 
 /**
@@ -35,12 +42,18 @@ export interface GroupCommitOptions {
  *
  * A batch is flushed on setImmediate after its first unit arrives, so the units of every request
  * the event loop has read by then share it; while a batch runs and commits, the next one collects.
+ * With a `sync`, the fsync leaves the event loop: batch N+1 runs while batch N's sync is under way,
+ * and batches still settle in order.
  */
 export class GroupCommit<Q> {
   private queue: Unit<Q>[] = []
   private scheduled = false
   private running = false
   private drained: (() => void)[] = []
+  /** Resolves once every batch committed so far has settled (synced, when syncing). */
+  private settled: Promise<void> = Promise.resolve()
+  /** The sync under way, if any: it covers every commit made so far. */
+  private syncing: Promise<void> | undefined
   private readonly begin: Database.Statement
   private readonly commit: Database.Statement
   private readonly rollback: Database.Statement
@@ -70,8 +83,16 @@ export class GroupCommit<Q> {
 
   /** Resolves once every unit submitted so far has settled. */
   idle(): Promise<void> {
-    if (!this.running && !this.scheduled && this.queue.length === 0) return Promise.resolve()
+    if (!this.running && !this.scheduled && this.queue.length === 0) return this.settled
     return new Promise((resolve) => this.drained.push(resolve))
+  }
+
+  /**
+   * Resolves once what has been committed so far is durable: a read waits for it before it is
+   * answered, so that nothing a crash could still undo is ever shown (failed syncs included).
+   */
+  durable(): Promise<void> | undefined {
+    return this.syncing
   }
 
   private schedule() {
@@ -83,9 +104,13 @@ export class GroupCommit<Q> {
       void this.flush().finally(() => {
         this.running = false
         if (this.queue.length > 0) this.schedule()
-        else for (const done of this.drained.splice(0)) done()
+        else void this.settled.then(() => this.queue.length === 0 && !this.running && !this.scheduled && this.wakeIdle())
       })
     })
+  }
+
+  private wakeIdle() {
+    for (const done of this.drained.splice(0)) done()
   }
 
   private async flush() {
@@ -115,7 +140,8 @@ export class GroupCommit<Q> {
         // SQLite rolled the whole transaction back (a disk or lock failure): the units done so far
         // are lost, and the ones not yet run go first into the next batch.
         const cause = outcome.ok ? new Error('the transaction was rolled back') : outcome.error
-        this.settle(batch.slice(0, index + 1), outcomes, new BatchFailed(cause))
+        const lost = batch.slice(0, index + 1)
+        this.afterSettled(this.settled, () => this.settle(lost, outcomes, new BatchFailed(cause)))
         this.queue.unshift(...batch.slice(index + 1))
         return
       }
@@ -127,6 +153,30 @@ export class GroupCommit<Q> {
       failure = new BatchFailed(error)
       if (this.connection.inTransaction) this.rollback.run()
     }
+    const { sync } = this.options
+    if (!sync || failure) {
+      this.afterSettled(this.settled, () => this.finish(batch, outcomes, failure))
+      return
+    }
+    const synced = sync().then(
+      () => undefined,
+      (error: unknown) => new BatchFailed(error),
+    )
+    const syncing = synced.then(() => undefined)
+    this.syncing = syncing
+    void syncing.then(() => {
+      if (this.syncing === syncing) this.syncing = undefined
+    })
+    // Batches settle in the order they committed, whichever sync returns first.
+    this.afterSettled(Promise.all([this.settled, synced]), ([, syncFailure]) => this.finish(batch, outcomes, syncFailure))
+  }
+
+  /** Settles a batch after `before`; the chain never rejects, so that one fault cannot hold every later batch. */
+  private afterSettled<T>(before: Promise<T>, settle: (value: T) => void) {
+    this.settled = before.then(settle).catch(this.options.onEffectError)
+  }
+
+  private finish(batch: Unit<Q>[], outcomes: Outcome[], failure: BatchFailed | undefined) {
     this.settle(batch, outcomes, failure)
     if (!failure) this.options.onCommit?.(outcomes.filter((outcome) => outcome.ok).length)
   }

@@ -3,7 +3,7 @@ import { tmpdir } from 'node:os'
 import { dirname, join, resolve } from 'node:path'
 import { type FileBytes, fileDirectory } from '../file-bytes.ts'
 import type { After, Queries, Store } from '../store.ts'
-import { openReader, openWriter, type QueryLog, type SqliteDb } from './connection.ts'
+import { openReader, openWriter, type QueryLog, type SqliteDb, walSync } from './connection.ts'
 import { GroupCommit, type GroupCommitOptions } from './group-commit.ts'
 import { sqliteQueries } from './queries.ts'
 
@@ -27,6 +27,7 @@ export class SqliteStore implements Store {
   private readonly reader: SqliteDb
   private readonly readQueries: Queries
   private readonly commits: GroupCommit<Queries>
+  private readonly wal: ReturnType<typeof walSync>
   /** Uploaded files: in `<database file>.files/` (a folder in the temporary one for `:memory:`). */
   readonly files: FileBytes
   private readonly temporaryDir: string | undefined
@@ -40,12 +41,20 @@ export class SqliteStore implements Store {
     this.db = openWriter(path, onQuery)
     this.reader = openReader(path, onQuery)
     this.readQueries = sqliteQueries(this.reader)
-    this.commits = new GroupCommit(this.db.$client, sqliteQueries(this.db), { onEffectError, onCommit })
+    this.wal = walSync(path)
+    this.commits = new GroupCommit(this.db.$client, sqliteQueries(this.db), { onEffectError, onCommit, sync: this.wal.sync })
   }
 
+  /**
+   * Reads the last commit; while the sync that makes it durable is under way, the answer waits for
+   * it, so that no reader is shown a write a crash could still undo.
+   */
   read<T>(work: (q: Queries) => Promise<T>): Promise<T> {
     if (this.closing) return Promise.reject(closedError())
-    return work(this.readQueries)
+    return work(this.readQueries).then((value) => {
+      const durable = this.commits.durable()
+      return durable ? durable.then(() => value) : value
+    })
   }
 
   write<T>(work: (q: Queries, after: After) => Promise<T>): Promise<T> {
@@ -64,6 +73,7 @@ export class SqliteStore implements Store {
       // only the writer can do.
       this.reader.$client.close()
       this.db.$client.close()
+      this.wal.close()
       if (this.temporaryDir) rmSync(this.temporaryDir, { recursive: true, force: true })
     })
     return this.closing
