@@ -526,9 +526,9 @@ describe('bot handler — one that returns its answer', () => {
     const seen: unknown[] = []
     await start({
       handlers: {
-        echo: ({ event }) => {
-          seen.push(event.state.conversation)
-          const count = Number(event.state.conversation.count ?? 0) + 1
+        echo: ({ event, state }) => {
+          seen.push(state.conversation)
+          const count = Number(state.conversation.count ?? 0) + 1
           return {
             messages: [{ payload: text(`re: ${event.preview} (${count})`), metadata: { count } }],
             events: [{ payload: { type: 'answered', count } }],
