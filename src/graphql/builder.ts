@@ -1,7 +1,7 @@
 import SchemaBuilder from '@pothos/core'
 import RelayPlugin from '@pothos/plugin-relay'
 import SubGraphPlugin from '@pothos/plugin-sub-graph'
-import { type GraphQLSchema, isObjectType } from 'graphql'
+import { GraphQLScalarType, type GraphQLSchema, isObjectType } from 'graphql'
 import { DateTimeResolver, JSONObjectResolver } from 'graphql-scalars'
 import type { GraphQLContext } from './context.ts'
 
@@ -45,7 +45,17 @@ export const builder = new SchemaBuilder<{
   },
 })
 
-builder.addScalarType('DateTime', DateTimeResolver)
+/** The one timestamp format stored (Date.prototype.toISOString), which DateTime serializes unchanged. */
+const storedTimestamp = /^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d\.\d{3}Z$/
+
+// Every stored timestamp passes through as it is; graphql-scalars parses and checks anything else.
+builder.addScalarType(
+  'DateTime',
+  new GraphQLScalarType({
+    ...DateTimeResolver.toConfig(),
+    serialize: (value) => (typeof value === 'string' && storedTimestamp.test(value) ? value : DateTimeResolver.serialize(value)),
+  }),
+)
 builder.addScalarType('JSONObject', JSONObjectResolver)
 builder.queryType()
 builder.mutationType({ subGraphs: ['chat', 'admin'] })

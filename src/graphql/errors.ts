@@ -37,18 +37,29 @@ function expectedFailure(error: unknown): Failure | undefined {
   return { type: errorTypeOf(requestStatus), status: requestStatus, message: error.message }
 }
 
-/** A failure as a GraphQL error; `refusesRequest` makes the whole HTTP response carry its status. */
-export function failureToGraphQLError(failure: Failure, refusesRequest: boolean, base?: GraphQLError): GraphQLError {
-  return new GraphQLError(failure.message, {
+/** A new error at the place of `base` in the operation (its nodes or positions, and its path), saying `message` with `extensions`. */
+export function errorAt(
+  base: GraphQLError | undefined,
+  message: string,
+  extensions: GraphQLError['extensions'],
+  originalError?: Error,
+): GraphQLError {
+  return new GraphQLError(message, {
     nodes: base?.nodes,
     source: base?.source,
     positions: base?.positions,
     path: base?.path,
-    extensions: {
-      type: failure.type,
-      status: failure.status,
-      ...(refusesRequest || failure.status >= 500 ? { http: { status: failure.status } } : {}),
-    },
+    originalError,
+    extensions,
+  })
+}
+
+/** A failure as a GraphQL error; `refusesRequest` makes the whole HTTP response carry its status. */
+export function failureToGraphQLError(failure: Failure, refusesRequest: boolean, base?: GraphQLError): GraphQLError {
+  return errorAt(base, failure.message, {
+    type: failure.type,
+    status: failure.status,
+    ...(refusesRequest || failure.status >= 500 ? { http: { status: failure.status } } : {}),
   })
 }
 
@@ -73,13 +84,7 @@ export function createErrorPath(log: Logger) {
       if (error instanceof GraphQLError && error.extensions.http) {
         // Yoga may describe the cause in `originalError`: the message says enough.
         const { originalError: _cause, ...extensions } = error.extensions
-        return new GraphQLError(failure.message, {
-          nodes: error.nodes,
-          source: error.source,
-          positions: error.positions,
-          path: error.path,
-          extensions: { ...extensions, type: failure.type, status: failure.status },
-        })
+        return errorAt(error, failure.message, { ...extensions, type: failure.type, status: failure.status })
       }
       return failureToGraphQLError(failure, false, error instanceof GraphQLError ? error : undefined)
     }

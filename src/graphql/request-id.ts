@@ -1,6 +1,6 @@
-import { type ExecutionResult, GraphQLError } from 'graphql'
+import type { ExecutionResult } from 'graphql'
 import { isAsyncIterable, type Plugin, Repeater } from 'graphql-yoga'
-import type { ErrorPath } from './errors.ts'
+import { type ErrorPath, errorAt } from './errors.ts'
 
 /**
  * The result with every error in its final form: typed by the error path (also the errors yoga and
@@ -14,14 +14,7 @@ export function withRequestId(result: ExecutionResult, requestId: string, errors
     errors: result.errors.map((raw) => {
       const error = errors.mask(raw)
       errors.report(error, requestId)
-      return new GraphQLError(error.message, {
-        nodes: error.nodes,
-        source: error.source,
-        positions: error.positions,
-        path: error.path,
-        originalError: error.originalError,
-        extensions: { ...error.extensions, requestId },
-      })
+      return errorAt(error, error.message, { ...error.extensions, requestId }, error.originalError ?? undefined)
     }),
   }
 }

@@ -2,6 +2,7 @@ import type { GraphQLSchema } from 'graphql'
 import { createYoga } from 'graphql-yoga'
 import type { Logger } from 'pino'
 import { armorPlugins } from './armor.ts'
+import { useCompiledExecution } from './compiled-execution.ts'
 import {
   type ContextDeps,
   createAdminContext,
@@ -71,7 +72,14 @@ const yogaFor = (
     renderGraphiQL,
     landingPage: false,
     maskedErrors: { maskError: (error) => errors.mask(error) },
-    plugins: [...armorPlugins(), useGraphQLSSE(errors), useRequestId(errors), useExplainedRefusals(), useGraphiQLHeaders()],
+    plugins: [
+      ...armorPlugins(),
+      useGraphQLSSE(errors),
+      useRequestId(errors),
+      useExplainedRefusals(),
+      useGraphiQLHeaders(),
+      useCompiledExecution(log),
+    ],
   })
 
 /** A header of the request, or the same-named connection parameter of a WebSocket. */

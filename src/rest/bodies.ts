@@ -1,8 +1,8 @@
 /** A resource body without its null fields: the spec leaves optional fields out rather than null. */
 export function compact<T extends Record<string, unknown>>(resource: T): { [K in keyof T]: Exclude<T[K], null> } {
-  return Object.fromEntries(Object.entries(resource).filter(([, value]) => value !== null)) as {
-    [K in keyof T]: Exclude<T[K], null>
-  }
+  const body: Record<string, unknown> = {}
+  for (const key in resource) if (resource[key] !== null) body[key] = resource[key]
+  return body as { [K in keyof T]: Exclude<T[K], null> }
 }
 
 /** A message body: compact, and so is its feedback (a comment that is not set is left out). */

@@ -1,0 +1,128 @@
+import { getVariableValues } from '@graphql-tools/executor'
+import {
+  type DocumentNode,
+  type ExecutionArgs,
+  type ExecutionResult,
+  getOperationAST,
+  GraphQLError,
+  OperationTypeNode,
+  type Source,
+  visit,
+} from 'graphql'
+import { type CompiledQuery, compileQuery, isCompiledQuery } from 'graphql-jit'
+import type { Plugin } from 'graphql-yoga'
+import type { Logger } from 'pino'
+
+/** As yoga's own executor (graphql-tools) does: a request whose variables are refused is refused as a whole (400). */
+const refusesRequest = (error: GraphQLError): GraphQLError =>
+  Object.defineProperty(error, 'extensions', {
+    value: { ...error.extensions, http: { ...(error.extensions?.http as object | undefined), status: 400 } },
+  })
+
+/** Offsets of the line starts of a document's source, to turn a `{line, column}` back into a position. */
+const lineStarts = new WeakMap<Source, number[]>()
+
+function positionOf(source: Source, { line, column }: { line: number; column: number }): number {
+  let starts = lineStarts.get(source)
+  if (!starts) {
+    starts = [0]
+    for (let i = 0; i < source.body.length; i++) if (source.body[i] === '\n') starts.push(i + 1)
+    lineStarts.set(source, starts)
+  }
+  return (starts[line - 1] ?? 0) + column - 1
+}
+
+/**
+ * An error of a compiled query as graphql-js would raise it: graphql-jit's own GraphQLError has
+ * locations but no AST nodes (which yoga needs to keep them when it serializes), and no
+ * `extensions` when its cause has none.
+ */
+function asGraphQLError(error: GraphQLError, document: DocumentNode): GraphQLError {
+  const source = document.loc?.source
+  return new GraphQLError(error.message, {
+    source,
+    positions: source && error.locations ? error.locations.map((location) => positionOf(source, location)) : undefined,
+    path: error.path,
+    originalError: error.originalError ?? undefined,
+    extensions: error.extensions ?? undefined,
+  })
+}
+
+/**
+ * The variables an operation uses inside input object literals (`input: {url: $url}`): graphql-jit
+ * sets such a field to null when its variable is not given, where GraphQL leaves the field out,
+ * and an update told "no url" must not clear the url. An operation not given one of them runs on
+ * the other executor.
+ */
+function variablesInInputObjects(document: DocumentNode): Set<string> {
+  const names = new Set<string>()
+  let depth = 0
+  visit(document, {
+    ObjectValue: { enter: () => void depth++, leave: () => void depth-- },
+    Variable: (node) => void (depth > 0 && names.add(node.name.value)),
+  })
+  return names
+}
+
+/** Variables as GraphQL reads them: one whose value is undefined was not given (graphql-jit would pass null). */
+function given(variables: Record<string, unknown> | null | undefined): Record<string, unknown> {
+  const values: Record<string, unknown> = {}
+  for (const name in variables) if (variables[name] !== undefined) values[name] = variables[name]
+  return values
+}
+
+interface Compiled {
+  query: CompiledQuery
+  inInputObjects: Set<string>
+}
+
+const withGraphQLErrors = (result: ExecutionResult, document: DocumentNode): ExecutionResult =>
+  result.errors ? { ...result, errors: result.errors.map((error) => asGraphQLError(error, document)) } : result
+
+/**
+ * Queries and mutations run as JavaScript compiled once per document and operation (graphql-jit)
+ * rather than interpreted field by field: a page of messages is a few hundred fields, and
+ * interpreting them was the largest cost of listMessages. Variables are still coerced by the
+ * executor yoga would use (graphql-jit's coercion knows no `@oneOf` input, MessagePayloadInput is
+ * one), so that their refusals read as before. Subscriptions keep that executor, whose event
+ * streams the transports are built on; a document graphql-jit cannot compile does too.
+ */
+export function useCompiledExecution(log: Logger): Plugin {
+  const compiled = new WeakMap<DocumentNode, Map<string, Compiled | undefined>>()
+
+  const compiledFor = (args: ExecutionArgs): Compiled | undefined => {
+    let byOperation = compiled.get(args.document)
+    if (!byOperation) {
+      byOperation = new Map()
+      compiled.set(args.document, byOperation)
+    }
+    const name = args.operationName ?? ''
+    if (!byOperation.has(name)) {
+      const query = compileQuery(args.schema, args.document, args.operationName ?? undefined)
+      if (!isCompiledQuery(query)) log.debug({ errors: query.errors }, 'a GraphQL operation could not be compiled')
+      byOperation.set(name, isCompiledQuery(query) ? { query, inInputObjects: variablesInInputObjects(args.document) } : undefined)
+    }
+    return byOperation.get(name)
+  }
+
+  return {
+    onExecute({ args, setExecuteFn, setResultAndStopExecution }) {
+      const operation = getOperationAST(args.document, args.operationName)
+      if (!operation || operation.operation === OperationTypeNode.SUBSCRIPTION) return
+      const variables = given(args.variableValues)
+      if (operation.variableDefinitions?.length) {
+        const coerced = getVariableValues(args.schema, operation.variableDefinitions, variables, { maxErrors: 50 })
+        if (coerced.errors) {
+          setResultAndStopExecution({ errors: coerced.errors.map(refusesRequest) })
+          return
+        }
+      }
+      const compiledQuery = compiledFor(args)
+      if (!compiledQuery) return
+      for (const name of compiledQuery.inInputObjects) if (!(name in variables)) return
+      setExecuteFn(async (run) =>
+        withGraphQLErrors(await compiledQuery.query.query(run.rootValue, run.contextValue, variables), run.document),
+      )
+    },
+  }
+}
