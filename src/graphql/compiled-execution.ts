@@ -109,7 +109,11 @@ export function useCompiledExecution(log: Logger): Plugin {
     onExecute({ args, setExecuteFn, setResultAndStopExecution }) {
       const operation = getOperationAST(args.document, args.operationName)
       if (!operation || operation.operation === OperationTypeNode.SUBSCRIPTION) return
+      const compiledQuery = compiledFor(args)
+      if (!compiledQuery) return
       const variables = given(args.variableValues)
+      // Left to the other executor, which coerces the variables itself.
+      for (const name of compiledQuery.inInputObjects) if (!(name in variables)) return
       if (operation.variableDefinitions?.length) {
         const coerced = getVariableValues(args.schema, operation.variableDefinitions, variables, { maxErrors: 50 })
         if (coerced.errors) {
@@ -117,9 +121,6 @@ export function useCompiledExecution(log: Logger): Plugin {
           return
         }
       }
-      const compiledQuery = compiledFor(args)
-      if (!compiledQuery) return
-      for (const name of compiledQuery.inInputObjects) if (!(name in variables)) return
       setExecuteFn(async (run) =>
         withGraphQLErrors(await compiledQuery.query.query(run.rootValue, run.contextValue, variables), run.document),
       )
