@@ -288,26 +288,30 @@ export function startBotRuntime({
       const asked = result.status === 429 || result.status === 503 ? retryAfterDelay(result.retryAfter, clock()) : undefined
       return failed(delivery, line('warn'), asked)
     }
-    const found = await findBotOfIntegration(store, delivery.integrationId)
-    if (!found) return { lines: [line('info')] }
+    const chat = async () => {
+      const found = await findBotOfIntegration(store, delivery.integrationId)
+      return found && botChatContext(store, found.integration, signals, runtime)
+    }
     // The bot may read its answer back through the chat API as it takes the next event.
-    const reading = { readsBack: true }
-    const ctx = botChatContext(store, found.integration, signals, runtime)
-    return answered(ctx, delivery, event, line('info'), () => parseBotAnswer(result.contentType, result.body), reading)
+    return answered(delivery, event, line('info'), () => parseBotAnswer(result.contentType, result.body), chat, { readsBack: true })
   }
 
-  /** An attempt the bot took: its answer is applied with the settlement, or refused (logged) when it is not a valid one. */
-  function answered(
-    ctx: ChatContext,
+  /**
+   * An attempt the bot took: its answer is applied with the settlement (in the chat context `chat`
+   * gives, none when the bot is gone), or refused (logged) when it is not a valid one.
+   */
+  async function answered(
     delivery: PendingDelivery,
     event: BotEvent,
     took: LogLine,
     read: () => BotAnswer | undefined,
+    chat: () => Promise<ChatContext | undefined>,
     options: { readsBack: boolean },
-  ): Settlement {
+  ): Promise<Settlement> {
     try {
       const answer = read()
-      return answer ? { lines: [took], answer: answerApplier(ctx, event, stateKey(delivery), answer, options) } : { lines: [took] }
+      const ctx = answer && (await chat())
+      return answer && ctx ? { lines: [took], answer: answerApplier(ctx, event, stateKey(delivery), answer, options) } : { lines: [took] }
     } catch (error) {
       if (!(error instanceof DomainError)) throw error
       return { lines: [took, { level: 'warn', message: `answer refused, nothing of it applied: ${error.message}` }] }
@@ -367,8 +371,9 @@ export function startBotRuntime({
     const began = performance.now()
     const took = () => `${Math.round(performance.now() - began)} ms`
     let timer: NodeJS.Timeout | undefined
+    let returned: unknown
     try {
-      const returned = await Promise.race([
+      returned = await Promise.race([
         Promise.resolve().then(() =>
           handler({
             event,
@@ -388,9 +393,6 @@ export function startBotRuntime({
           timer = setTimeout(() => reject(new HandlerTimeout(`bot handler timed out after ${timeoutMs} ms`)), timeoutMs)
         }),
       ])
-      const done: LogLine = { level: 'info', message: `${what}: done in ${took()}` }
-      // What the handler returns is its answer, as a webhook's 2xx body is; it reads back only `event.state`.
-      return answered(ctx, delivery, event, done, () => checkBotAnswer(returned), { readsBack: false })
     } catch (error) {
       log.error({ err: error, botId: target.botId, eventId: event.id, conversationId: event.conversationId }, 'bot handler failed')
       const reason = error instanceof Error ? error.message : String(error)
@@ -399,6 +401,9 @@ export function startBotRuntime({
       open = false
       clearTimeout(timer)
     }
+    const done: LogLine = { level: 'info', message: `${what}: done in ${took()}` }
+    // What the handler returns is its answer, as a webhook's 2xx body is; it reads back only `event.state`.
+    return answered(delivery, event, done, () => checkBotAnswer(returned), async () => ctx, { readsBack: false })
   }
 
   const runtime: BotRuntime = {
