@@ -85,14 +85,23 @@ const withGraphQLErrors = (result: ExecutionResult, document: DocumentNode): Exe
  * interpreting them was the largest cost of listMessages. Variables are still coerced by the
  * executor yoga would use (graphql-jit's coercion knows no `@oneOf` input, MessagePayloadInput is
  * one), so that their refusals read as before. Subscriptions keep that executor, whose event
- * streams the transports are built on; a document graphql-jit cannot compile does too.
+ * streams the transports are built on; so do a document's first run and a document graphql-jit
+ * cannot compile.
  */
 export function useCompiledExecution(log: Logger): Plugin {
   const compiled = new WeakMap<DocumentNode, Map<string, Compiled | undefined>>()
+  // Compiling costs more than interpreting once: a document is compiled the second time it runs
+  // (yoga's parser cache and the REST routes hand the same document object again), so that a
+  // stream of one-off queries never pays for it.
+  const seen = new WeakSet<DocumentNode>()
 
   const compiledFor = (args: ExecutionArgs): Compiled | undefined => {
     let byOperation = compiled.get(args.document)
     if (!byOperation) {
+      if (!seen.has(args.document)) {
+        seen.add(args.document)
+        return undefined
+      }
       byOperation = new Map()
       compiled.set(args.document, byOperation)
     }
