@@ -9,7 +9,7 @@ import {
   type Source,
   visit,
 } from 'graphql'
-import { type CompiledQuery, compileQuery, isCompiledQuery } from 'graphql-jit'
+import type { CompiledQuery } from 'graphql-jit'
 import type { Plugin } from 'graphql-yoga'
 import type { Logger } from 'pino'
 
@@ -71,6 +71,23 @@ function given(variables: Record<string, unknown> | null | undefined): Record<st
   return values
 }
 
+type Compiler = typeof import('graphql-jit')
+
+let compiler: Compiler | undefined
+let loading: Promise<Compiler> | undefined
+
+/**
+ * graphql-jit, loaded on first use rather than at start-up (its import takes 60–80 ms): documents
+ * run interpreted until it is there.
+ */
+export function loadCompiler(): Promise<Compiler> {
+  loading ??= import('graphql-jit').then((loaded) => {
+    compiler = loaded
+    return loaded
+  })
+  return loading
+}
+
 interface Compiled {
   query: CompiledQuery
   inInputObjects: Set<string>
@@ -85,8 +102,8 @@ const withGraphQLErrors = (result: ExecutionResult, document: DocumentNode): Exe
  * interpreting them was the largest cost of listMessages. Variables are still coerced by the
  * executor yoga would use (graphql-jit's coercion knows no `@oneOf` input, MessagePayloadInput is
  * one), so that their refusals read as before. Subscriptions keep that executor, whose event
- * streams the transports are built on; so do a document's first run and a document graphql-jit
- * cannot compile.
+ * streams the transports are built on; so do a document's first run, any run before graphql-jit
+ * is loaded, and a document it cannot compile.
  */
 export function useCompiledExecution(log: Logger): Plugin {
   const compiled = new WeakMap<DocumentNode, Map<string, Compiled | undefined>>()
@@ -95,7 +112,17 @@ export function useCompiledExecution(log: Logger): Plugin {
   // stream of one-off queries never pays for it.
   const seen = new WeakSet<DocumentNode>()
 
+  let asked = false
+
   const compiledFor = (args: ExecutionArgs): Compiled | undefined => {
+    if (!compiler) {
+      if (!asked) {
+        asked = true
+        loadCompiler().catch((error: unknown) => log.warn({ err: error }, 'graphql-jit could not be loaded: GraphQL runs interpreted'))
+      }
+      return undefined
+    }
+    const { compileQuery, isCompiledQuery } = compiler
     let byOperation = compiled.get(args.document)
     if (!byOperation) {
       if (!seen.has(args.document)) {

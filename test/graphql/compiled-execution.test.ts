@@ -1,4 +1,5 @@
-import { describe, expect, it } from 'vitest'
+import { beforeAll, describe, expect, it } from 'vitest'
+import { loadCompiler } from '../../src/graphql/compiled-execution.ts'
 import { type JsonResponse, useC1, useTestApp } from '../helpers/app.ts'
 
 // Queries and mutations are compiled (graphql-jit) from a document's second run on; its first run
@@ -20,6 +21,8 @@ async function sameEachRun(request: () => Promise<JsonResponse>) {
 }
 
 describe('compiled execution — the same answer as interpreted', () => {
+  // graphql-jit is loaded on first use; here it is there before the first request.
+  beforeAll(() => loadCompiler())
   const t = useTestApp({ handlers: {} })
   const users = useC1(t, { members: ['bob'] })
 
