@@ -19,7 +19,7 @@ const withDrizzle = (connection: Database.Database, onQuery: QueryLog | undefine
 /**
  * The one connection that writes: WAL, migrations applied. Its commits write the WAL without an
  * fsync (synchronous = NORMAL, which still syncs around checkpoints): the store makes each batch
- * durable with an fdatasync of the WAL (`syncWal`) off the event loop before anything of it is
+ * durable with an fdatasync of the WAL (`walSync`) off the event loop before anything of it is
  * answered, which is what synchronous = FULL would do on the event loop.
  */
 export function openWriter(path: string, onQuery?: QueryLog): SqliteDb {
