@@ -2,7 +2,7 @@ import { z } from 'zod'
 import { now } from '../clock.ts'
 import { alreadyExists } from '../errors.ts'
 import { newId } from '../ids.ts'
-import { keysetWindow, withCursors } from '../paging.ts'
+import { runtimePage, runtimeWindow } from './pages.ts'
 import { joinConversation } from '../participants.ts'
 import { type RuntimeContext, asChat, findConversation } from './context.ts'
 import { type Json, any, chosenId, chosenTags, optStr, parseInput, str } from './inputs.ts'
@@ -51,10 +51,8 @@ const listInput = z.object({ nextToken: optStr })
 export function listRuntimeConversations(ctx: RuntimeContext, input: Json) {
   const { nextToken } = parseInput(listInput, input)
   return ctx.store.read(async (q) => {
-    const window = keysetWindow(conversationsSort, { after: nextToken, limit: 21, inverted: false })
-    const rows = await q.conversations.pageOfParticipant(ctx.integration.id, ctx.bot.id, window)
-    const page = withCursors(conversationsSort, rows.slice(0, 20), (c) => [c.createdAt, c.id])
-    const last = page.at(-1)
-    return { conversations: page.map(runtimeConversation), meta: rows.length > 20 && last ? { nextToken: last.cursor } : {} }
+    const rows = await q.conversations.pageOfParticipant(ctx.integration.id, ctx.bot.id, runtimeWindow(conversationsSort, nextToken))
+    const { page, meta } = runtimePage(conversationsSort, rows, (c) => [c.createdAt, c.id])
+    return { conversations: page.map(runtimeConversation), meta }
   })
 }

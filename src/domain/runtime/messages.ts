@@ -3,7 +3,7 @@ import type { MessageRow } from '../../db/schema.ts'
 import type { Queries } from '../../db/store.ts'
 import { invalidPayload, notFound } from '../errors.ts'
 import { checkMessage, postMessage } from '../messages.ts'
-import { keysetWindow, withCursors } from '../paging.ts'
+import { runtimePage, runtimeWindow } from './pages.ts'
 import { joinConversation } from '../participants.ts'
 import { type RuntimeContext, asChat, findConversation, findUser } from './context.ts'
 import { type Json, any, obj, optStr, parseInput, str } from './inputs.ts'
@@ -83,13 +83,9 @@ export function listRuntimeMessages(ctx: RuntimeContext, input: Json) {
   const { conversationId, nextToken } = parseInput(listInput, input)
   return ctx.store.read(async (q) => {
     const conversation = await findConversation(ctx, q, conversationId)
-    const window = keysetWindow(messagesSort, { after: nextToken, limit: 21, inverted: false })
+    const window = runtimeWindow(messagesSort, nextToken)
     const rows = (await q.messages.pages(ctx.integration.id, [conversation.id], window)).get(conversation.id) ?? []
-    const page = withCursors(messagesSort, rows.slice(0, 20), (m) => [m.createdAt, m.id])
-    const last = page.at(-1)
-    return {
-      messages: page.map((m) => runtimeMessage(m, ctx.bot.id)),
-      meta: rows.length > 20 && last ? { nextToken: last.cursor } : {},
-    }
+    const { page, meta } = runtimePage(messagesSort, rows, (m) => [m.createdAt, m.id])
+    return { messages: page.map((m) => runtimeMessage(m, ctx.bot.id)), meta }
   })
 }

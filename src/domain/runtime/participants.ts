@@ -1,6 +1,6 @@
 import { z } from 'zod'
 import { notFound } from '../errors.ts'
-import { keysetWindow, withCursors } from '../paging.ts'
+import { runtimePage, runtimeWindow } from './pages.ts'
 import { joinConversation } from '../participants.ts'
 import { type RuntimeContext, asChat, findConversation, findUser } from './context.ts'
 import { type Json, optStr, parseInput, str } from './inputs.ts'
@@ -38,13 +38,9 @@ export function listRuntimeParticipants(ctx: RuntimeContext, input: Json) {
   const { id, nextToken } = parseInput(listInput, input)
   return ctx.store.read(async (q) => {
     const conversation = await findConversation(ctx, q, id)
-    const window = keysetWindow(participantsSort, { after: nextToken, limit: 21, inverted: false })
+    const window = runtimeWindow(participantsSort, nextToken)
     const rows = (await q.participants.pages(ctx.integration.id, [conversation.id], window)).get(conversation.id) ?? []
-    const page = withCursors(participantsSort, rows.slice(0, 20), (e) => [e.joinedAt, e.joinId])
-    const last = page.at(-1)
-    return {
-      participants: page.map((e) => runtimeUser(e.user)),
-      meta: rows.length > 20 && last ? { nextToken: last.cursor } : {},
-    }
+    const { page, meta } = runtimePage(participantsSort, rows, (e) => [e.joinedAt, e.joinId])
+    return { participants: page.map((e) => runtimeUser(e.user)), meta }
   })
 }
