@@ -53,8 +53,16 @@ const position = (sort: string, token: string): Position => {
   return [value, id]
 }
 
-export type Cursored<T> = T & { cursor: string }
+export type Cursored<T> = T & { readonly cursor: string }
 
-/** Stamps each row with its cursor, which the connection hands out as the edge cursor. */
-export const withCursors = <T>(sort: string, rows: T[], key: (row: T) => readonly [string, string]): Cursored<T>[] =>
-  rows.map((row) => ({ ...row, cursor: encodeCursor(sort, key(row)) }))
+/**
+ * Gives each row its cursor, which the connection hands out as the edge cursor. It is encoded when
+ * read: most pages are asked for the cursor of their last row only.
+ */
+export const withCursors = <T extends object>(sort: string, rows: T[], key: (row: T) => readonly [string, string]): Cursored<T>[] =>
+  rows.map((row) => ({
+    ...row,
+    get cursor() {
+      return encodeCursor(sort, key(row))
+    },
+  }))

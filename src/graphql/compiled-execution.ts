@@ -5,6 +5,7 @@ import {
   type ExecutionResult,
   getOperationAST,
   GraphQLError,
+  Kind,
   OperationTypeNode,
   type Source,
   visit,
@@ -49,20 +50,23 @@ function asGraphQLError(error: GraphQLError, document: DocumentNode): GraphQLErr
 }
 
 /**
- * The variables an operation uses inside input object literals (`input: {url: $url}`): graphql-jit
- * sets such a field to null when its variable is not given, where GraphQL leaves the field out,
- * and an update told "no url" must not clear the url. An operation not given one of them runs on
- * the other executor.
+ * The variables an operation gives as fields of input object literals (`input: {url: $url}`):
+ * graphql-jit sets such a field to null when its variable is not given, where GraphQL leaves the
+ * field out, and an update told "no url" must not clear the url.
  */
-function variablesInInputObjects(document: DocumentNode): Set<string> {
+function variablesOfInputFields(document: DocumentNode): Set<string> {
   const names = new Set<string>()
-  let depth = 0
   visit(document, {
-    ObjectValue: { enter: () => void depth++, leave: () => void depth-- },
-    Variable: (node) => void (depth > 0 && names.add(node.name.value)),
+    ObjectField: (node) => void (node.value.kind === Kind.VARIABLE && names.add(node.value.name.value)),
   })
   return names
 }
+
+/** The document without the input object fields whose variables are `missing`: what GraphQL runs when they are not given. */
+const withoutFieldsOf = (document: DocumentNode, missing: ReadonlySet<string>): DocumentNode =>
+  visit(document, {
+    ObjectField: (node) => (node.value.kind === Kind.VARIABLE && missing.has(node.value.name.value) ? null : undefined),
+  })
 
 /** Variables as GraphQL reads them: one whose value is undefined was not given (graphql-jit would pass null). */
 function given(variables: Record<string, unknown> | null | undefined): Record<string, unknown> {
@@ -88,10 +92,16 @@ export function loadCompiler(): Promise<Compiler> {
   return loading
 }
 
+/** An operation compiled, and the variants compiled for the input fields a request left out. */
 interface Compiled {
   query: CompiledQuery
-  inInputObjects: Set<string>
+  inputFieldVariables: Set<string>
+  /** By the names of the variables not given, comma-separated; undefined where a variant could not be compiled. */
+  variants: Map<string, CompiledQuery | undefined>
 }
+
+/** Each combination of left-out fields is a compiled query: past this many, the others run interpreted. */
+const maxVariants = 8
 
 const withGraphQLErrors = (result: ExecutionResult, document: DocumentNode): ExecutionResult =>
   result.errors ? { ...result, errors: result.errors.map((error) => asGraphQLError(error, document)) } : result
@@ -122,7 +132,6 @@ export function useCompiledExecution(log: Logger): Plugin {
       }
       return undefined
     }
-    const { compileQuery, isCompiledQuery } = compiler
     let byOperation = compiled.get(args.document)
     if (!byOperation) {
       if (!seen.has(args.document)) {
@@ -134,22 +143,43 @@ export function useCompiledExecution(log: Logger): Plugin {
     }
     const name = args.operationName ?? ''
     if (!byOperation.has(name)) {
-      const query = compileQuery(args.schema, args.document, args.operationName ?? undefined)
-      if (!isCompiledQuery(query)) log.debug({ errors: query.errors }, 'a GraphQL operation could not be compiled')
-      byOperation.set(name, isCompiledQuery(query) ? { query, inInputObjects: variablesInInputObjects(args.document) } : undefined)
+      const query = compile(args, args.document)
+      byOperation.set(name, query && { query, inputFieldVariables: variablesOfInputFields(args.document), variants: new Map() })
     }
     return byOperation.get(name)
+  }
+
+  const compile = (args: ExecutionArgs, document: DocumentNode): CompiledQuery | undefined => {
+    const { compileQuery, isCompiledQuery } = compiler as Compiler
+    const query = compileQuery(args.schema, document, args.operationName ?? undefined)
+    if (isCompiledQuery(query)) return query
+    log.debug({ errors: query.errors }, 'a GraphQL operation could not be compiled')
+    return undefined
+  }
+
+  /** The query to run for these variables: the operation's, or its variant without the input fields not given. */
+  const queryFor = (args: ExecutionArgs, compiled: Compiled, variables: Record<string, unknown>): CompiledQuery | undefined => {
+    const missing: string[] = []
+    for (const name of compiled.inputFieldVariables) if (!(name in variables)) missing.push(name)
+    if (missing.length === 0) return compiled.query
+    const key = missing.join(',')
+    if (!compiled.variants.has(key)) {
+      if (compiled.variants.size >= maxVariants) return undefined
+      compiled.variants.set(key, compile(args, withoutFieldsOf(args.document, new Set(missing))))
+    }
+    return compiled.variants.get(key)
   }
 
   return {
     onExecute({ args, setExecuteFn, setResultAndStopExecution }) {
       const operation = getOperationAST(args.document, args.operationName)
       if (!operation || operation.operation === OperationTypeNode.SUBSCRIPTION) return
-      const compiledQuery = compiledFor(args)
-      if (!compiledQuery) return
+      const compiled = compiledFor(args)
+      if (!compiled) return
       const variables = given(args.variableValues)
       // Left to the other executor, which coerces the variables itself.
-      for (const name of compiledQuery.inInputObjects) if (!(name in variables)) return
+      const query = queryFor(args, compiled, variables)
+      if (!query) return
       if (operation.variableDefinitions?.length) {
         const coerced = getVariableValues(args.schema, operation.variableDefinitions, variables, { maxErrors: 50 })
         if (coerced.errors) {
@@ -158,7 +188,7 @@ export function useCompiledExecution(log: Logger): Plugin {
         }
       }
       setExecuteFn(async (run) =>
-        withGraphQLErrors(await compiledQuery.query.query(run.rootValue, run.contextValue, variables), run.document),
+        withGraphQLErrors(await query.query(run.rootValue, run.contextValue, variables), run.document),
       )
     },
   }

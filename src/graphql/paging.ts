@@ -1,12 +1,16 @@
-import { resolveCursorConnection, type DefaultConnectionArguments } from '@pothos/plugin-relay'
+import { type DefaultConnectionArguments, parseCursorConnectionArgs } from '@pothos/plugin-relay'
 import { invalidPayload } from '../domain/errors.ts'
 import type { PageWindow } from '../domain/paging.ts'
 
 export const defaultPageSize = 20
 export const maxPageSize = 100
 
-/** Runs a domain list verb for a connection's arguments, refusing page sizes outside 1–100. */
-export function pageConnection<T extends { cursor: string }>(
+/**
+ * Runs a domain list verb for a connection's arguments, refusing page sizes outside 1–100. It is
+ * plugin-relay's resolveCursorConnection, except that a cursor is encoded only when it is asked
+ * for: a page of 20 read through REST asks for one (its nextToken), not 21.
+ */
+export async function pageConnection<T extends { readonly cursor: string }>(
   args: DefaultConnectionArguments,
   list: (window: PageWindow) => T[] | Promise<T[]>,
 ) {
@@ -18,8 +22,32 @@ export function pageConnection<T extends { cursor: string }>(
       throw invalidPayload(`${name} (page size) must be from 1 to ${maxPageSize}, got ${size}`)
     }
   }
-  return resolveCursorConnection<Promise<T[]>>(
-    { args, toCursor: (item) => item.cursor, defaultSize: defaultPageSize, maxSize: maxPageSize },
-    async (window) => list(window),
-  )
+  const { before, after, limit, inverted, expectedSize, hasPreviousPage, hasNextPage } = parseCursorConnectionArgs({
+    args,
+    defaultSize: defaultPageSize,
+    maxSize: maxPageSize,
+  })
+  const nodes = await list({ before, after, limit, inverted })
+  const page = nodes.slice(0, expectedSize)
+  if (inverted) page.reverse()
+  // An empty page's cursors are the one it was asked from, as plugin-relay gives them.
+  const from = args.after ?? args.before ?? ''
+  return {
+    edges: page.map((node) => ({
+      node,
+      get cursor() {
+        return node.cursor
+      },
+    })),
+    pageInfo: {
+      get startCursor() {
+        return page[0]?.cursor ?? from
+      },
+      get endCursor() {
+        return page.at(-1)?.cursor ?? from
+      },
+      hasPreviousPage: hasPreviousPage(nodes.length),
+      hasNextPage: hasNextPage(nodes.length),
+    },
+  }
 }

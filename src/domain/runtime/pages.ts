@@ -9,7 +9,7 @@ export const runtimeWindow = (sort: string, nextToken: string | undefined): Keys
   keysetWindow(sort, { after: nextToken, limit: pageSize + 1, inverted: false })
 
 /** A page of the rows read for `runtimeWindow`, and its `meta.nextToken` (left out on the last page). */
-export function runtimePage<T>(sort: string, rows: T[], key: (row: T) => readonly [string, string]) {
+export function runtimePage<T extends object>(sort: string, rows: T[], key: (row: T) => readonly [string, string]) {
   const page = withCursors(sort, rows.slice(0, pageSize), key)
   const last = page.at(-1)
   return { page, meta: rows.length > pageSize && last ? { nextToken: last.cursor } : {} }
