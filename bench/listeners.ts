@@ -4,8 +4,8 @@ import { type ClientRequest, request } from 'node:http'
 export interface Listener {
   /** Times (performance.now()) each `: keep-alive` comment arrived. */
   heartbeats: number[]
-  /** Resolves when `marker` arrives (the first time after this call), with performance.now() then. */
-  expect(marker: string): Promise<number>
+  /** Resolves when `marker` has arrived `times` times (1 by default) after this call, with performance.now() then. */
+  expect(marker: string, times?: number): Promise<number>
   close(): void
 }
 
@@ -13,12 +13,12 @@ export interface Listener {
 export function listen(url: string, key: string): Promise<Listener> {
   return new Promise((resolve, reject) => {
     const heartbeats: number[] = []
-    const waiting = new Map<string, (at: number) => void>()
+    const waiting = new Map<string, { left: number; found: (at: number) => void }>()
     let tail = ''
     let req: ClientRequest | undefined
     const listener: Listener = {
       heartbeats,
-      expect: (marker) => new Promise((found) => waiting.set(marker, found)),
+      expect: (marker, times = 1) => new Promise((found) => waiting.set(marker, { left: times, found })),
       close: () => req?.destroy(),
     }
     req = request(url, { headers: { 'x-user-key': key }, agent: false }, (res) => {
@@ -30,15 +30,20 @@ export function listen(url: string, key: string): Promise<Listener> {
       res.setEncoding('utf8')
       res.on('data', (chunk: string) => {
         const at = performance.now()
-        // A text cut across two chunks is still found: look in the end of the previous chunk too.
+        // A text cut across two chunks is still found: look in the end of the previous chunk too,
+        // counting only the occurrences that end in this chunk.
         const text = tail + chunk
+        const from = tail.length
         tail = chunk.slice(-64)
         if (text.includes(': connected')) resolve(listener)
         if (chunk.includes(': keep-alive')) heartbeats.push(at)
-        for (const [marker, found] of waiting) {
-          if (text.includes(marker)) {
+        for (const [marker, wait] of waiting) {
+          for (let i = text.indexOf(marker); i >= 0 && wait.left > 0; i = text.indexOf(marker, i + 1)) {
+            if (i + marker.length > from) wait.left--
+          }
+          if (wait.left === 0) {
             waiting.delete(marker)
-            found(at)
+            wait.found(at)
           }
         }
       })

@@ -75,6 +75,16 @@ function given(variables: Record<string, unknown> | null | undefined): Record<st
   return values
 }
 
+/**
+ * Compiling costs more than interpreting once: a document is compiled the second time it runs
+ * (yoga's parser cache hands the same document object again), so that a stream of one-off queries
+ * never pays for it. A document known to be run again (a REST route's) is compiled on its first run.
+ */
+const seen = new WeakSet<DocumentNode>()
+
+/** Marks a document as one that will run many times: it is compiled the first time it runs. */
+export const runsOften = (document: DocumentNode): void => void seen.add(document)
+
 type Compiler = typeof import('graphql-jit')
 
 let compiler: Compiler | undefined
@@ -112,15 +122,11 @@ const withGraphQLErrors = (result: ExecutionResult, document: DocumentNode): Exe
  * interpreting them was the largest cost of listMessages. Variables are still coerced by the
  * executor yoga would use (graphql-jit's coercion knows no `@oneOf` input, MessagePayloadInput is
  * one), so that their refusals read as before. Subscriptions keep that executor, whose event
- * streams the transports are built on; so do a document's first run, any run before graphql-jit
- * is loaded, and a document it cannot compile.
+ * streams the transports are built on; so do a document's first run (unless it `runsOften`), any
+ * run before graphql-jit is loaded, and a document it cannot compile.
  */
 export function useCompiledExecution(log: Logger): Plugin {
   const compiled = new WeakMap<DocumentNode, Map<string, Compiled | undefined>>()
-  // Compiling costs more than interpreting once: a document is compiled the second time it runs
-  // (yoga's parser cache and the REST routes hand the same document object again), so that a
-  // stream of one-off queries never pays for it.
-  const seen = new WeakSet<DocumentNode>()
 
   let asked = false
 

@@ -9,6 +9,7 @@ import {
 } from 'graphql'
 import type { Logger } from 'pino'
 import { DomainError } from '../domain/errors.ts'
+import { runsOften } from '../graphql/compiled-execution.ts'
 import type { Failure } from '../graphql/errors.ts'
 import type { AnyRoute, RestRequest } from '../rest/route.ts'
 import { readJsonObject } from './body.ts'
@@ -50,6 +51,7 @@ function compile(schema: GraphQLSchema, route: AnyRoute): CompiledRoute {
   if (errors.length > 0) {
     throw new Error(`REST route ${route.operation}: its document does not fit the schema: ${errors[0]?.message}`)
   }
+  runsOften(route.document as DocumentNode)
   const operation = route.document.definitions.find(
     (d): d is OperationDefinitionNode => d.kind === Kind.OPERATION_DEFINITION,
   )

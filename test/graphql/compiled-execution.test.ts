@@ -1,10 +1,15 @@
+import { print } from 'graphql'
 import { beforeAll, describe, expect, it } from 'vitest'
 import { loadCompiler } from '../../src/graphql/compiled-execution.ts'
+import { messageRoutes } from '../../src/rest/chat/messages.ts'
+import type { Route } from '../../src/rest/route.ts'
 import { type JsonResponse, useC1, useTestApp } from '../helpers/app.ts'
 
 // Queries and mutations are compiled (graphql-jit) from a document's second run on; its first run
 // is interpreted by yoga's executor. Each request below is sent three times: the compiled runs must
 // answer exactly as the interpreted one did (status, data, errors with their locations and paths).
+// A REST route's document is compiled from its first run: its answers are compared with the same
+// operation sent as GraphQL, whose first run is interpreted.
 
 /** The response without what differs by request: the request id (and the REST error body's id). */
 const answer = (res: JsonResponse) => ({
@@ -82,11 +87,14 @@ describe('compiled execution — the same answer as interpreted', () => {
     expect(repictured.body.data.updateUser.user).toEqual({ name: 'Al', pictureUrl: 'https://example.com/al.png' })
   })
 
-  it('answers a REST route (a document of the route table) the same each time', async () => {
+  it('answers a REST route, compiled from its first run, as its operation answers through GraphQL', async () => {
     const { key } = users.alice
     await t.message(key, 'c1', { type: 'text', text: 'hello' })
+    const listMessages = messageRoutes.find((r) => r.operation === 'listMessages') as Route
+    const viaGraphQL = await sameEachRun(() => t.graphql(print(listMessages.document), { conversationId: 'c1' }, { key }))
     const listed = await sameEachRun(() => t.chat('GET', '/conversations/c1/messages', { key }))
     expect(listed.status).toBe(200)
+    expect(listed.body).toEqual(listMessages.response(viaGraphQL.body.data))
     expect(listed.body.messages.map((m: { payload: unknown }) => m.payload)).toEqual([{ type: 'text', text: 'hello' }])
     const refused = await sameEachRun(() => t.chat('GET', '/conversations/nope/messages', { key }))
     expect(refused.status).toBe(404)
