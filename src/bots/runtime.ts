@@ -5,7 +5,6 @@ import { answerApplier, type BotAnswer, checkBotAnswer, parseBotAnswer } from '.
 import {
   type BotInbox,
   claimDeliveries,
-  deliveredMessage,
   followingDelivery,
   dueDeliveries,
   nextDeliveryAfter,
@@ -14,11 +13,10 @@ import {
 import type { BotEvent } from '../domain/bot-event.ts'
 import { botpressDelivery } from '../domain/botpress-event.ts'
 import { type BotState, getBotState, setBotState, type StateKey } from '../domain/bot-state.ts'
-import { botChatContext, emitAsBot, findBotOfIntegration, replyAsBot } from '../domain/bots.ts'
+import { botChatContext, emitAsBot, replyAsBot } from '../domain/bots.ts'
 import type { ChatContext } from '../domain/context.ts'
 import { DomainError } from '../domain/errors.ts'
 import { type LogLine, type Settlement, settleDelivery } from '../domain/delivery-settlement.ts'
-import { publishMessageStatus, settledStatus } from '../domain/message-status.ts'
 import { updateMessage } from '../domain/message-updates.ts'
 import { botTyping } from '../domain/typing.ts'
 import type { SignalPublisher } from '../domain/signals.ts'
@@ -226,19 +224,17 @@ export function startBotRuntime({
     // Going on is an optimisation: if it fails, the look taken when this attempt ends finds the next one.
     await goOn(delivery, settlement).catch((error: unknown) => log.warn({ err: error }, 'bot delivery worker could not go on with the conversation'))
     await settling
-    const settled = settledStatus(settlement)
-    if (settled) await publishMessageStatus(store, signals, delivery, { oldStatus: 'processing', ...settled })
     return !settlement.retryAt
   }
 
   /** Settles the attempt; an answer that fails once applied is refused, and the attempt settled without it. */
   async function settle(delivery: PendingDelivery, settlement: Settlement) {
     try {
-      await settleDelivery(store, delivery, settlement, clock())
+      await settleDelivery(store, signals, delivery, settlement, clock())
     } catch (error) {
       if (!settlement.answer || !(error instanceof DomainError)) throw error
       const refused = { level: 'warn', message: `answer refused, nothing of it applied: ${error.message}` } as const
-      await settleDelivery(store, delivery, { ...settlement, answer: undefined, lines: [...settlement.lines, refused] }, clock())
+      await settleDelivery(store, signals, delivery, { ...settlement, answer: undefined, lines: [...settlement.lines, refused] }, clock())
     }
   }
 
@@ -288,30 +284,23 @@ export function startBotRuntime({
       const asked = result.status === 429 || result.status === 503 ? retryAfterDelay(result.retryAfter, clock()) : undefined
       return failed(delivery, line('warn'), asked)
     }
-    const chat = async () => {
-      const found = await findBotOfIntegration(store, delivery.integrationId)
-      return found && botChatContext(store, found.integration, signals, runtime)
-    }
+    const ctx = botChatContext(store, delivery.integration, signals, runtime)
     // The bot may read its answer back through the chat API as it takes the next event.
-    return answered(delivery, event, line('info'), () => parseBotAnswer(result.contentType, result.body), chat, { readsBack: true })
+    return answered(delivery, event, line('info'), () => parseBotAnswer(result.contentType, result.body), ctx, { readsBack: true })
   }
 
-  /**
-   * An attempt the bot took: its answer is applied with the settlement (in the chat context `chat`
-   * gives, none when the bot is gone), or refused (logged) when it is not a valid one.
-   */
-  async function answered(
+  /** An attempt the bot took: its answer is applied with the settlement, in `ctx`, or refused (logged) when it is not a valid one. */
+  function answered(
     delivery: PendingDelivery,
     event: BotEvent,
     took: LogLine,
     read: () => BotAnswer | undefined,
-    chat: () => Promise<ChatContext | undefined>,
+    ctx: ChatContext,
     options: { readsBack: boolean },
-  ): Promise<Settlement> {
+  ): Settlement {
     try {
       const answer = read()
-      const ctx = answer && (await chat())
-      return answer && ctx ? { lines: [took], answer: answerApplier(ctx, event, stateKey(delivery), answer, options) } : { lines: [took] }
+      return answer ? { lines: [took], answer: answerApplier(ctx, event, stateKey(delivery), answer, options) } : { lines: [took] }
     } catch (error) {
       if (!(error instanceof DomainError)) throw error
       return { lines: [took, { level: 'warn', message: `answer refused, nothing of it applied: ${error.message}` }] }
@@ -360,10 +349,9 @@ export function startBotRuntime({
   async function callHandler(delivery: PendingDelivery, event: BotEvent, state: BotState): Promise<Settlement> {
     const { target } = delivery
     const handler = handlers[target.handler]
-    const found = await findBotOfIntegration(store, delivery.integrationId)
-    if (!handler || !found) return dead(`the bot has no url and no known handler "${target.handler}"; not delivered`)
-    const ctx = botChatContext(store, found.integration, signals, runtime)
-    const message = await deliveredMessage(store, delivery)
+    if (!handler) return dead(`the bot has no url and no known handler "${target.handler}"; not delivered`)
+    const ctx = botChatContext(store, delivery.integration, signals, runtime)
+    const { message } = delivery
     let open = true
     const act = <T>(call: () => Promise<T>): Promise<T> =>
       open ? call() : Promise.reject(new HandlerTimeout('the handler ran past its time; its answer was dropped'))
@@ -403,7 +391,7 @@ export function startBotRuntime({
     }
     const done: LogLine = { level: 'info', message: `${what}: done in ${took()}` }
     // What the handler returns is its answer, as a webhook's 2xx body is; it reads back only `event.state`.
-    return answered(delivery, event, done, () => checkBotAnswer(returned), async () => ctx, { readsBack: false })
+    return answered(delivery, event, done, () => checkBotAnswer(returned), ctx, { readsBack: false })
   }
 
   const runtime: BotRuntime = {

@@ -152,10 +152,15 @@ export interface BotQueries {
   markUrlGone(id: string, url: string): Promise<void>
 }
 
-/** A delivery whose turn has come, with the bot it goes to. */
+/**
+ * A delivery whose turn has come, with the bot it goes to, the chat integration the bot acts in,
+ * and the message it is about (null for other events, or once the message is deleted).
+ */
 export interface DueDelivery {
   delivery: BotDeliveryRow
   bot: BotRow
+  integration: ChatIntegrationRow
+  message: MessageRow | null
 }
 
 export interface BotDeliveryQueries {

@@ -1,5 +1,5 @@
-import type { BotDeliveryRow, BotEventRow, BotRow, MessageRow } from '../db/schema.ts'
-import type { After, Queries, Store } from '../db/store.ts'
+import type { BotEventRow, BotRow, ChatIntegrationRow, MessageRow } from '../db/schema.ts'
+import type { After, DueDelivery, Queries, Store } from '../db/store.ts'
 import type { BotEvent } from './bot-event.ts'
 import { signingSecretsOf } from './bot-secrets.ts'
 import type { ChatContext } from './context.ts'
@@ -81,9 +81,13 @@ export interface PendingDelivery {
   attempts: number
   event: BotEvent
   target: BotTarget
+  /** The chat integration the bot acts in. */
+  integration: ChatIntegrationRow
+  /** The message a `message` event is about, as it was when the delivery was taken (undefined once deleted). */
+  message: MessageRow | undefined
 }
 
-const pendingOf = (row: BotDeliveryRow, bot: BotRow, at: Date): PendingDelivery => ({
+const pendingOf = ({ delivery: row, bot, integration, message }: DueDelivery, at: Date): PendingDelivery => ({
   id: row.id,
   seq: row.seq,
   integrationId: row.integrationId,
@@ -93,12 +97,14 @@ const pendingOf = (row: BotDeliveryRow, bot: BotRow, at: Date): PendingDelivery 
   attempts: row.attempts,
   event: { ...(row.event as unknown as BotEvent), createdOn: new Date(row.event.createdOn as string) },
   target: botTarget(bot, at),
+  integration,
+  message: message ?? undefined,
 })
 
 /** The deliveries due at `at`: the oldest of each conversation, of bots whose delivery is on. */
 export const dueDeliveries = (store: Store, at: Date, limit: number): Promise<PendingDelivery[]> =>
   store.read(async (q) =>
-    (await q.botDeliveries.due(at.toISOString(), limit)).map(({ delivery, bot }) => pendingOf(delivery, bot, at)),
+    (await q.botDeliveries.due(at.toISOString(), limit)).map((due) => pendingOf(due, at)),
   )
 
 /**
@@ -108,9 +114,7 @@ export const dueDeliveries = (store: Store, at: Date, limit: number): Promise<Pe
  */
 export const claimDeliveries = (store: Store, at: Date, limit: number, leaseUntil: Date): Promise<PendingDelivery[]> =>
   store.write(async (q) =>
-    (await q.botDeliveries.claim(at.toISOString(), limit, leaseUntil.toISOString())).map(({ delivery, bot }) =>
-      pendingOf(delivery, bot, at),
-    ),
+    (await q.botDeliveries.claim(at.toISOString(), limit, leaseUntil.toISOString())).map((due) => pendingOf(due, at)),
   )
 
 /**
@@ -121,7 +125,7 @@ export const followingDelivery = async (store: Store, delivery: PendingDelivery,
   const next = await store.read((q) =>
     q.botDeliveries.following(delivery.integrationId, delivery.conversationId, delivery.seq, at.toISOString()),
   )
-  return next && pendingOf(next.delivery, next.bot, at)
+  return next && pendingOf(next, at)
 }
 
 /** When the next delivery comes due after `at`, if one does. */
@@ -129,9 +133,3 @@ export const nextDeliveryAfter = async (store: Store, at: Date): Promise<Date | 
   const next = await store.read((q) => q.botDeliveries.nextDueAfter(at.toISOString()))
   return next === undefined ? undefined : new Date(next)
 }
-
-/** The message a `message` delivery is about, for an in-process handler (undefined once deleted). */
-export const deliveredMessage = (store: Store, delivery: PendingDelivery): Promise<MessageRow | undefined> =>
-  delivery.messageId === undefined
-    ? Promise.resolve(undefined)
-    : store.read((q) => q.messages.find(delivery.integrationId, delivery.messageId as string))

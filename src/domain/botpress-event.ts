@@ -26,9 +26,9 @@ export async function botpressDelivery(store: Store, delivery: PendingDelivery):
     failureReason: null,
   }
   let body: Record<string, unknown>
+  const { message } = delivery
   if (event.type === 'message' && delivery.messageId !== undefined) {
     const found = await store.read(async (q) => {
-      const message = await q.messages.find(delivery.integrationId, delivery.messageId as string)
       const user = await q.users.find(delivery.integrationId, delivery.userId)
       const conversation = await q.conversations.find(delivery.integrationId, delivery.conversationId)
       return message && user && conversation ? { message, user, conversation } : undefined

@@ -44,10 +44,6 @@ export async function getBot({ ctx, id }: { ctx: AdminContext; id: string }): Pr
   return row
 }
 
-/** The bot answering a chat integration, with the integration, or undefined if it is gone. */
-export const findBotOfIntegration = (store: Store, integrationId: string) =>
-  store.read((q) => q.bots.ofIntegration(integrationId))
-
 /** The chat context a bot acts in: its own user (id = the bot id) is the caller. */
 export const botChatContext = (
   store: Store,

@@ -1,6 +1,8 @@
 import type { After, Queries, Store } from '../db/store.ts'
 import type { PendingDelivery } from './bot-deliveries.ts'
 import { type BotLogLevel, recordBotLog } from './bot-logs.ts'
+import { publishMessageStatus, settledStatus } from './message-status.ts'
+import type { SignalPublisher } from './signals.ts'
 
 export interface LogLine {
   level: BotLogLevel
@@ -27,10 +29,17 @@ export interface Answer {
 
 /**
  * Records the outcome of an attempt in one unit: the outbox row, the log lines and the bot's
- * answer commit together or not at all. Nothing is written for a delivery that is gone meanwhile
- * (its bot or conversation deleted).
+ * answer commit together or not at all, and the conversation hears of the bot's messages and of
+ * the user's message's new status together. Nothing is written for a delivery that is gone
+ * meanwhile (its bot or conversation deleted).
  */
-export function settleDelivery(store: Store, delivery: PendingDelivery, settlement: Settlement, at: Date): Promise<void> {
+export function settleDelivery(
+  store: Store,
+  signals: SignalPublisher,
+  delivery: PendingDelivery,
+  settlement: Settlement,
+  at: Date,
+): Promise<void> {
   return store.write(async (q, after) => {
     const attempts = delivery.attempts + 1
     const present = settlement.retryAt
@@ -46,5 +55,7 @@ export function settleDelivery(store: Store, delivery: PendingDelivery, settleme
     for (const line of settlement.lines) await recordBotLog(q, { ...where, ...line })
     if (settlement.goneUrl !== undefined) await q.bots.markUrlGone(delivery.target.botId, settlement.goneUrl)
     await settlement.answer?.apply(q, after, at)
+    const settled = settledStatus(settlement)
+    if (settled) await publishMessageStatus(q, after, signals, delivery, { oldStatus: 'processing', ...settled })
   })
 }

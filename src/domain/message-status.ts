@@ -1,4 +1,4 @@
-import type { Store } from '../db/store.ts'
+import type { After, Queries } from '../db/store.ts'
 import type { PendingDelivery } from './bot-deliveries.ts'
 import type { Settlement } from './delivery-settlement.ts'
 import type { SignalPublisher } from './signals.ts'
@@ -7,26 +7,28 @@ import type { SignalPublisher } from './signals.ts'
 export type MessageStatus = 'pending' | 'processing' | 'processed' | 'failed'
 
 /**
- * Tells the conversation how the bot's handling of a user's message ended: `processed` when its
- * delivery is over, `failed` when it died (it became `processing` when posted: postMessage).
- * Events other than messages have no status.
+ * Inside the unit that settles a delivery: tells the conversation, once it commits, how the bot's
+ * handling of a user's message ended: `processed` when its delivery is over, `failed` when it died
+ * (it became `processing` when posted: postMessage). Events other than messages have no status.
  */
 export async function publishMessageStatus(
-  store: Store,
+  q: Queries,
+  after: After,
   signals: SignalPublisher,
   delivery: PendingDelivery,
   change: { oldStatus: MessageStatus; newStatus: MessageStatus; failureReason?: string },
 ): Promise<void> {
   if (!delivery.messageId) return
-  const messageId = delivery.messageId
-  const message = await store.read((q) => q.messages.find(delivery.integrationId, messageId))
+  const message = await q.messages.find(delivery.integrationId, delivery.messageId)
   if (!message) return
-  signals.publish(delivery.integrationId, {
-    type: 'message_status_changed',
-    conversationId: delivery.conversationId,
-    message,
-    ...change,
-  })
+  after(() =>
+    signals.publish(delivery.integrationId, {
+      type: 'message_status_changed',
+      conversationId: delivery.conversationId,
+      message,
+      ...change,
+    }),
+  )
 }
 
 /** The status an attempt's settlement leaves the message in, or undefined while it is retried. */

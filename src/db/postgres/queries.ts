@@ -163,6 +163,14 @@ export function postgresQueries(db: PgDb, { inUnit }: { inUnit: boolean }): Quer
       and earlier.conversation_id = ${botDeliveries.conversationId} and earlier.seq < ${botDeliveries.seq})`,
     deliveryOn,
   )
+  /** A delivery with what its attempt needs: see DueDelivery. */
+  const dueDelivery = () =>
+    db
+      .select({ delivery: deliveryColumns, bot: bots, integration: chatIntegrations, message: messages })
+      .from(botDeliveries)
+      .innerJoin(bots, eq(bots.id, botDeliveries.botId))
+      .innerJoin(chatIntegrations, eq(chatIntegrations.id, botDeliveries.integrationId))
+      .leftJoin(messages, and(eq(messages.integrationId, botDeliveries.integrationId), eq(messages.id, botDeliveries.messageId)))
   /** Nobody holds it: never claimed, or its holder's lease has run out. */
   const unleased = (now: string) => or(isNull(botDeliveries.leasedUntil), lte(botDeliveries.leasedUntil, now))
 
@@ -413,10 +421,7 @@ export function postgresQueries(db: PgDb, { inUnit }: { inUnit: boolean }): Quer
         await db.insert(botDeliveries).values(row)
       },
       due: async (now, limit): Promise<DueDelivery[]> =>
-        db
-          .select({ delivery: deliveryColumns, bot: bots })
-          .from(botDeliveries)
-          .innerJoin(bots, eq(bots.id, botDeliveries.botId))
+        dueDelivery()
           .where(and(lte(botDeliveries.nextAttemptAt, now), unleased(now), deliverable))
           .orderBy(asc(botDeliveries.nextAttemptAt), asc(botDeliveries.seq))
           .limit(limit) as Promise<DueDelivery[]>,
@@ -434,19 +439,13 @@ export function postgresQueries(db: PgDb, { inUnit }: { inUnit: boolean }): Quer
         if (claimed.length === 0) return []
         const seqs = claimed.map((row) => row.seq)
         await db.update(botDeliveries).set({ leasedUntil: leaseUntil }).where(inArray(botDeliveries.seq, seqs))
-        return (await db
-          .select({ delivery: deliveryColumns, bot: bots })
-          .from(botDeliveries)
-          .innerJoin(bots, eq(bots.id, botDeliveries.botId))
+        return (await dueDelivery()
           .where(inArray(botDeliveries.seq, seqs))
           .orderBy(asc(botDeliveries.nextAttemptAt), asc(botDeliveries.seq))) as DueDelivery[]
       },
       following: async (integrationId, conversationId, afterSeq, now) =>
         first(
-          (await db
-            .select({ delivery: deliveryColumns, bot: bots })
-            .from(botDeliveries)
-            .innerJoin(bots, eq(bots.id, botDeliveries.botId))
+          (await dueDelivery()
             .where(
               and(
                 sql`${botDeliveries.seq} = (select min(next.seq) from ${botDeliveries} as next where next.integration_id = ${integrationId}

@@ -451,6 +451,14 @@ export function sqliteQueries(db: SqliteDb): Queries {
     sql`${botDeliveries.seq} in (select min(heads.seq) from ${botDeliveries} as heads group by heads.integration_id, heads.conversation_id)`,
     deliveryOn,
   )
+  /** A delivery with what its attempt needs: see DueDelivery. */
+  const dueDelivery = () =>
+    db
+      .select({ delivery: botDeliveries, bot: bots, integration: chatIntegrations, message: messages })
+      .from(botDeliveries)
+      .innerJoin(bots, eq(bots.id, botDeliveries.botId))
+      .innerJoin(chatIntegrations, eq(chatIntegrations.id, botDeliveries.integrationId))
+      .leftJoin(messages, and(eq(messages.integrationId, botDeliveries.integrationId), eq(messages.id, botDeliveries.messageId)))
   const botDelivery = {
     insert: once(() =>
       db
@@ -470,20 +478,14 @@ export function sqliteQueries(db: SqliteDb): Queries {
         .prepare(),
     ),
     due: once(() =>
-      db
-        .select({ delivery: botDeliveries, bot: bots })
-        .from(botDeliveries)
-        .innerJoin(bots, eq(bots.id, botDeliveries.botId))
+      dueDelivery()
         .where(and(lte(botDeliveries.nextAttemptAt, p('now')), deliverable))
         .orderBy(asc(botDeliveries.nextAttemptAt), asc(botDeliveries.seq))
         .limit(p('limit'))
         .prepare(),
     ),
     following: once(() =>
-      db
-        .select({ delivery: botDeliveries, bot: bots })
-        .from(botDeliveries)
-        .innerJoin(bots, eq(bots.id, botDeliveries.botId))
+      dueDelivery()
         .where(
           and(
             sql`${botDeliveries.seq} = (select min(next.seq) from ${botDeliveries} as next where next.integration_id = ${p('integrationId')}
