@@ -7,6 +7,8 @@ export interface Landing {
   params: Record<string, string>
   /** The rest of the path under a mount ending in `/*`, with its leading slash. */
   path: string
+  /** The request's URL, parsed once. */
+  url: URL
 }
 
 /** One way of serving requests (REST, GraphQL over HTTP, the web chat, …) and of telling its refusals. */
@@ -21,15 +23,26 @@ export interface Mount {
   transport: Transport
 }
 
-type Matcher = (pathname: string) => { params: Record<string, string>; path: string } | undefined
+/** A path's segments, split once for all mounts: as given, and without a trailing slash. */
+interface Segments {
+  all: string[]
+  trimmed: string[]
+}
+
+const segmentsOf = (pathname: string): Segments => {
+  const all = pathname.split('/').slice(1)
+  return { all, trimmed: all.length > 1 && all.at(-1) === '' ? all.slice(0, -1) : all }
+}
+
+type Matcher = (segments: Segments) => { params: Record<string, string>; path: string } | undefined
 
 function matcher(pattern: string): Matcher {
   const prefix = pattern.endsWith('/*')
   const segments = (prefix ? pattern.slice(0, -2) : pattern).split('/').slice(1)
   const exact = !prefix && !pattern.endsWith('/')
-  return (pathname) => {
+  return ({ all, trimmed }) => {
     // A trailing slash is the same address, as for the REST routes (`/graphql/` is `/graphql`).
-    const parts = (exact && pathname.length > 1 && pathname.endsWith('/') ? pathname.slice(0, -1) : pathname).split('/').slice(1)
+    const parts = exact ? trimmed : all
     if (prefix ? parts.length <= segments.length : parts.length !== segments.length) return undefined
     const params: Record<string, string> = {}
     for (const [i, segment] of segments.entries()) {
@@ -50,13 +63,15 @@ function matcher(pattern: string): Matcher {
 export function serveMounts(mounts: Mount[], errors: ErrorPath, fallback: Transport) {
   const table = mounts.map((mount) => ({ ...mount, match: matcher(mount.path) }))
   return async (request: Request, requestId: string): Promise<Response> => {
-    const { pathname } = new URL(request.url)
+    const url = new URL(request.url)
+    const { pathname } = url
+    const segments = segmentsOf(pathname)
     for (const { match, transport } of table) {
-      const hit = match(pathname)
+      const hit = match(segments)
       if (!hit) continue
       try {
         const params = Object.fromEntries(Object.entries(hit.params).map(([name, raw]) => [name, decodePathSegment(raw)]))
-        return await transport.serve(request, { requestId, params, path: hit.path })
+        return await transport.serve(request, { requestId, params, path: hit.path, url })
       } catch (error) {
         return transport.refuse(request, errors.describe(error, requestId), requestId)
       }

@@ -101,7 +101,7 @@ export function restTransport({ schema, yoga, routes, bodyLimit, streams, log }:
     return first
   }
 
-  const serve: Transport['serve'] = async (request, { requestId, params: mount, path }) => {
+  const serve: Transport['serve'] = async (request, { requestId, params: mount, path, url }) => {
     const byPath = compiled
       .map((c) => ({ c, match: c.pattern.exec(path) }))
       .filter((m): m is { c: CompiledRoute; match: RegExpExecArray } => m.match !== null)
@@ -115,7 +115,7 @@ export function restTransport({ schema, yoga, routes, bodyLimit, streams, log }:
     const params = Object.fromEntries(c.paramNames.map((name, i) => [name, decodePathSegment(match[i + 1] ?? '')]))
     const raw = await readJsonObject(request, bodyLimit)
     const body = c.route.mapBody ? c.route.mapBody(raw) : raw
-    const restRequest: RestRequest = { params, query: new URL(request.url).searchParams, body }
+    const restRequest: RestRequest = { params, query: url.searchParams, body }
     const variableValues = c.route.variables ? c.route.variables(restRequest) : pickVariables(c, restRequest)
 
     // The same initial context yoga gives a GraphQL request: `mount` holds the webhook id of /{webhookId}/….
