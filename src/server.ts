@@ -59,6 +59,7 @@ export async function createServer({
   const store = await openStore(databaseUrl, {
     poolSize,
     onEffectError: (error) => log.error({ err: error }, 'an effect of a committed write failed'),
+    checkpoints: { onError: (error) => log.warn({ err: error }, 'SQLite checkpoints on the writer again') },
   })
   let signalBus: Awaited<ReturnType<typeof connectRedisSignalBus>> | undefined
   let created: BootstrapResult | undefined

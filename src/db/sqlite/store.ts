@@ -3,6 +3,7 @@ import { tmpdir } from 'node:os'
 import { dirname, join, resolve } from 'node:path'
 import { type FileBytes, fileDirectory } from '../file-bytes.ts'
 import type { After, Queries, Store } from '../store.ts'
+import { type CheckpointOptions, type Checkpoints, workerCheckpoints, writerThreshold } from './checkpoints.ts'
 import { openReader, openWriter, type QueryLog, type SqliteDb, walSync } from './connection.ts'
 import { GroupCommit, type GroupCommitOptions } from './group-commit.ts'
 import { sqliteQueries } from './queries.ts'
@@ -10,6 +11,8 @@ import { sqliteQueries } from './queries.ts'
 export interface SqliteStoreOptions extends Partial<GroupCommitOptions> {
   /** Called with every SQL statement run (statement counts, debugging). */
   onQuery?: QueryLog
+  /** WAL checkpoints on a worker thread (see workerCheckpoints): how often, and where their failure is told. */
+  checkpoints?: Partial<CheckpointOptions>
 }
 
 /**
@@ -28,12 +31,13 @@ export class SqliteStore implements Store {
   private readonly readQueries: Queries
   private readonly commits: GroupCommit<Queries>
   private readonly wal: ReturnType<typeof walSync>
+  private readonly checkpoints: Checkpoints
   /** Uploaded files: in `<database file>.files/` (a folder in the temporary one for `:memory:`). */
   readonly files: FileBytes
   private readonly temporaryDir: string | undefined
   private closing: Promise<void> | undefined
 
-  constructor(databaseUrl: string, { onQuery, onEffectError = reportLater, onCommit }: SqliteStoreOptions = {}) {
+  constructor(databaseUrl: string, { onQuery, onEffectError = reportLater, onCommit, checkpoints }: SqliteStoreOptions = {}) {
     this.temporaryDir = databaseUrl === ':memory:' ? mkdtempSync(join(tmpdir(), 'confab-')) : undefined
     const path = this.temporaryDir ? join(this.temporaryDir, 'confab.db') : resolve(databaseUrl)
     mkdirSync(dirname(path), { recursive: true })
@@ -42,7 +46,20 @@ export class SqliteStore implements Store {
     this.reader = openReader(path, onQuery)
     this.readQueries = sqliteQueries(this.reader)
     this.wal = walSync(path)
-    this.commits = new GroupCommit(this.db.$client, sqliteQueries(this.db), { onEffectError, onCommit, sync: this.wal.sync })
+    const writer = this.db.$client
+    writer.pragma(`wal_autocheckpoint = ${writerThreshold.withWorker}`)
+    this.checkpoints = workerCheckpoints(path, () => writer.pragma(`wal_autocheckpoint = ${writerThreshold.alone}`), {
+      onError: (error) => process.emitWarning(`${(error as Error).message}; SQLite checkpoints on the writer again`),
+      ...checkpoints,
+    })
+    this.commits = new GroupCommit(writer, sqliteQueries(this.db), {
+      onEffectError,
+      onCommit: (units) => {
+        this.checkpoints.committed()
+        onCommit?.(units)
+      },
+      sync: this.wal.sync,
+    })
   }
 
   /**
@@ -68,10 +85,11 @@ export class SqliteStore implements Store {
   }
 
   close(): Promise<void> {
-    this.closing ??= this.commits.idle().then(() => {
-      // The reader goes first: the last connection to close checkpoints and removes the WAL, which
-      // only the writer can do.
+    this.closing ??= this.commits.idle().then(async () => {
+      // The reader and the checkpoint worker go first: the last connection to close checkpoints and
+      // removes the WAL, which only the writer can do.
       this.reader.$client.close()
+      await this.checkpoints.close()
       this.db.$client.close()
       this.wal.close()
       if (this.temporaryDir) rmSync(this.temporaryDir, { recursive: true, force: true })
