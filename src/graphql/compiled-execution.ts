@@ -6,6 +6,7 @@ import {
   getOperationAST,
   GraphQLError,
   Kind,
+  type OperationDefinitionNode,
   OperationTypeNode,
   type Source,
   visit,
@@ -52,13 +53,17 @@ function asGraphQLError(error: GraphQLError, document: DocumentNode): GraphQLErr
 /**
  * The variables an operation gives as fields of input object literals (`input: {url: $url}`):
  * graphql-jit sets such a field to null when its variable is not given, where GraphQL leaves the
- * field out, and an update told "no url" must not clear the url.
+ * field out, and an update told "no url" must not clear the url. A variable with a default value
+ * is never "not given".
  */
-function variablesOfInputFields(document: DocumentNode): Set<string> {
+function variablesOfInputFields(document: DocumentNode, operation: OperationDefinitionNode): Set<string> {
   const names = new Set<string>()
   visit(document, {
     ObjectField: (node) => void (node.value.kind === Kind.VARIABLE && names.add(node.value.name.value)),
   })
+  for (const definition of operation.variableDefinitions ?? []) {
+    if (definition.defaultValue) names.delete(definition.variable.name.value)
+  }
   return names
 }
 
@@ -130,7 +135,7 @@ export function useCompiledExecution(log: Logger): Plugin {
 
   let asked = false
 
-  const compiledFor = (args: ExecutionArgs): Compiled | undefined => {
+  const compiledFor = (args: ExecutionArgs, operation: OperationDefinitionNode): Compiled | undefined => {
     if (!compiler) {
       if (!asked) {
         asked = true
@@ -150,7 +155,7 @@ export function useCompiledExecution(log: Logger): Plugin {
     const name = args.operationName ?? ''
     if (!byOperation.has(name)) {
       const query = compile(args, args.document)
-      byOperation.set(name, query && { query, inputFieldVariables: variablesOfInputFields(args.document), variants: new Map() })
+      byOperation.set(name, query && { query, inputFieldVariables: variablesOfInputFields(args.document, operation), variants: new Map() })
     }
     return byOperation.get(name)
   }
@@ -180,7 +185,7 @@ export function useCompiledExecution(log: Logger): Plugin {
     onExecute({ args, setExecuteFn, setResultAndStopExecution }) {
       const operation = getOperationAST(args.document, args.operationName)
       if (!operation || operation.operation === OperationTypeNode.SUBSCRIPTION) return
-      const compiled = compiledFor(args)
+      const compiled = compiledFor(args, operation)
       if (!compiled) return
       const variables = given(args.variableValues)
       // Left to the other executor, which coerces the variables itself.

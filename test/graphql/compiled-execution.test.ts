@@ -85,6 +85,13 @@ describe('compiled execution — the same answer as interpreted', () => {
     // Each set of fields left out runs as its own compiled variant.
     const repictured = await sameEachRun(() => t.graphql(update, { pictureUrl: 'https://example.com/al.png' }, { key }))
     expect(repictured.body.data.updateUser.user).toEqual({ name: 'Al', pictureUrl: 'https://example.com/al.png' })
+    // A variable with a default value is given its default (each run from another picture).
+    const withDefault = update.replace('$pictureUrl: String', '$pictureUrl: String = "https://example.com/default.png"')
+    const defaulted = await sameEachRun(async () => {
+      await t.graphql(update, { pictureUrl: 'https://example.com/other.png' }, { key })
+      return t.graphql(withDefault, { name: 'Al' }, { key })
+    })
+    expect(defaulted.body.data.updateUser.user).toEqual({ name: 'Al', pictureUrl: 'https://example.com/default.png' })
   })
 
   it('answers a REST route, compiled from its first run, as its operation answers through GraphQL', async () => {
