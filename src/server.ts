@@ -93,8 +93,8 @@ export async function createServer({
     throw error
   }
   // graphql-jit's import takes 60–80 ms of the event loop: taken now, while the server is new, rather
-  // than by whichever request comes second (documents compile on their second run). A failure is
-  // logged then, by the plugin, and GraphQL runs interpreted.
+  // than in the middle of its first requests. A failure is logged by the plugin when it first needs
+  // the compiler, and GraphQL then runs interpreted.
   loadCompiler().catch(() => {})
   const address = server.address() as AddressInfo
   const url = `http://${host.includes(':') ? `[${host}]` : host}:${address.port}`

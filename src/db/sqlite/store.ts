@@ -49,8 +49,9 @@ export class SqliteStore implements Store {
     const writer = this.db.$client
     writer.pragma(`wal_autocheckpoint = ${writerThreshold.withWorker}`)
     this.checkpoints = workerCheckpoints(path, () => writer.pragma(`wal_autocheckpoint = ${writerThreshold.alone}`), {
-      onError: (error) => process.emitWarning(`${(error as Error).message}; SQLite checkpoints on the writer again`),
       ...checkpoints,
+      onError:
+        checkpoints?.onError ?? ((error) => process.emitWarning(`${(error as Error).message}; SQLite checkpoints on the writer again`)),
     })
     this.commits = new GroupCommit(writer, sqliteQueries(this.db), {
       onEffectError,
