@@ -112,6 +112,21 @@ describe('request bodies', () => {
       expect((await t.rows()).messages).toBe(0)
     })
 
+    it('refuses a GET whose declared body is over the limit, and ignores one under it', async () => {
+      const list = (contentLength: number) =>
+        t.app.fetch(
+          new Request(`${BASE}/${WEBHOOK_ID}/conversations/c1/messages`, {
+            headers: { 'x-user-key': users.alice.key, 'content-length': String(contentLength) },
+          }),
+        )
+      const refused = await list(MiB + 1)
+      expect(refused.status).toBe(413)
+      expect(await refused.json()).toEqual(errorBody(413, 'PayloadTooLarge'))
+      const listed = await list(MiB)
+      expect(listed.status).toBe(200)
+      expect(await listed.json()).toEqual({ messages: [], meta: {} })
+    })
+
     it('stops reading an endless streamed body soon after it passes the limit', async () => {
       const chunk = new Uint8Array(64 * 1024).fill(0x61)
       let sent = 0
