@@ -101,17 +101,21 @@ export function restTransport({ schema, yoga, routes, bodyLimit, streams, log }:
     return first
   }
 
-  const serve: Transport['serve'] = async (request, { requestId, params: mount, path, url }) => {
-    const byPath = compiled
-      .map((c) => ({ c, match: c.pattern.exec(path) }))
-      .filter((m): m is { c: CompiledRoute; match: RegExpExecArray } => m.match !== null)
-    if (byPath.length === 0) throw new DomainError('ResourceNotFound', `no route for ${path}`)
-    const hit = byPath.find((m) => m.c.route.method === request.method)
-    if (!hit) {
-      const allowed = byPath.map((m) => m.c.route.method).join(', ')
-      throw new DomainError('MethodNotFound', `${request.method} is not allowed on ${path}; allowed: ${allowed}`, { allow: allowed })
+  /** The route of a path and method; 404 when no route has the path, 405 (with the methods it takes) when none has the method. */
+  const routeOf = (path: string, method: string): { c: CompiledRoute; match: RegExpExecArray } => {
+    for (const c of compiled) {
+      if (c.route.method !== method) continue
+      const match = c.pattern.exec(path)
+      if (match) return { c, match }
     }
-    const { c, match } = hit
+    const allowed = compiled.filter((c) => c.pattern.test(path)).map((c) => c.route.method)
+    if (allowed.length === 0) throw new DomainError('ResourceNotFound', `no route for ${path}`)
+    const allow = allowed.join(', ')
+    throw new DomainError('MethodNotFound', `${method} is not allowed on ${path}; allowed: ${allow}`, { allow })
+  }
+
+  const serve: Transport['serve'] = async (request, { requestId, params: mount, path, url }) => {
+    const { c, match } = routeOf(path, request.method)
     const params = Object.fromEntries(c.paramNames.map((name, i) => [name, decodePathSegment(match[i + 1] ?? '')]))
     const raw = await readJsonObject(request, bodyLimit)
     const body = c.route.mapBody ? c.route.mapBody(raw) : raw
