@@ -5,6 +5,7 @@ import { answerApplier, type BotAnswer, checkBotAnswer, parseBotAnswer } from '.
 import {
   type BotInbox,
   claimDeliveries,
+  conversationHead,
   followingDelivery,
   dueDeliveries,
   nextDeliveryAfter,
@@ -136,6 +137,12 @@ export function startBotRuntime({
       again = true
       return
     }
+    // A new delivery in an idle conversation: its head is found with one seek, where a look at the
+    // outbox would read the head of every conversation.
+    if (conversation && mayGoOn()) {
+      goOnWith(conversation)
+      return
+    }
     polling = poll()
       .catch((error: unknown) => log.error({ err: error }, 'bot delivery worker failed to poll'))
       .finally(() => {
@@ -174,6 +181,25 @@ export function startBotRuntime({
       })
     underWay.set(delivery.id, attempt)
     busy.set(key, delivery.id)
+  }
+
+  /** Head look-ups under way (see wake), which `idle` waits for as it does for a poll. */
+  const looking = new Set<Promise<void>>()
+
+  /** Starts the delivery a conversation waits on, if it is due and not under way yet. */
+  function goOnWith(conversation: { integrationId: string; conversationId: string }) {
+    const lookup = conversationHead(store, conversation, clock())
+      .then((head) => {
+        if (!head || underWay.has(head.id) || busy.has(conversationKey(head))) return
+        if (mayGoOn()) start(head)
+        else wake()
+      })
+      .catch((error: unknown) => {
+        log.warn({ err: error }, 'bot delivery worker could not look up a conversation')
+        wake()
+      })
+      .finally(() => looking.delete(lookup))
+    looking.add(lookup)
   }
 
   /** Whether this process may start a conversation's next delivery itself, without a look at the outbox. */
@@ -399,6 +425,7 @@ export function startBotRuntime({
     async idle() {
       for (;;) {
         if (polling) await polling
+        if (looking.size > 0) await Promise.allSettled([...looking])
         if (underWay.size > 0) {
           await Promise.allSettled([...underWay.values()])
           continue

@@ -121,10 +121,23 @@ export const claimDeliveries = (store: Store, at: Date, limit: number, leaseUnti
  * The delivery right after `delivery` in its conversation, if it is due at `at`: read while
  * `delivery` is being settled, for a process that owns the database (see BotDeliveryQueries.following).
  */
-export const followingDelivery = async (store: Store, delivery: PendingDelivery, at: Date): Promise<PendingDelivery | undefined> => {
-  const next = await store.read((q) =>
-    q.botDeliveries.following(delivery.integrationId, delivery.conversationId, delivery.seq, at.toISOString()),
-  )
+export const followingDelivery = (store: Store, delivery: PendingDelivery, at: Date): Promise<PendingDelivery | undefined> =>
+  deliveryAfter(store, delivery, delivery.seq, at)
+
+/** The delivery a conversation waits on (its oldest), if it is due at `at`: one seek, for a process that owns the database. */
+export const conversationHead = (
+  store: Store,
+  conversation: { integrationId: string; conversationId: string },
+  at: Date,
+): Promise<PendingDelivery | undefined> => deliveryAfter(store, conversation, 0, at)
+
+const deliveryAfter = async (
+  store: Store,
+  { integrationId, conversationId }: { integrationId: string; conversationId: string },
+  afterSeq: number,
+  at: Date,
+): Promise<PendingDelivery | undefined> => {
+  const next = await store.read((q) => q.botDeliveries.following(integrationId, conversationId, afterSeq, at.toISOString()))
   return next && pendingOf(next, at)
 }
 

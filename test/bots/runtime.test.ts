@@ -6,6 +6,7 @@ import type { ConversationSignal } from '../../src/domain/signals.ts'
 import { findChatIntegration } from '../../src/domain/tenancy.ts'
 import { type Actor, createTestApp, iso, type TestApp, WEBHOOK_ID } from '../helpers/app.ts'
 import { tables } from '../helpers/tables.ts'
+import { onPostgres } from '../helpers/engine.ts'
 import { eventually } from '../helpers/wait.ts'
 import { logsOf } from './receiver.ts'
 
@@ -27,7 +28,12 @@ let alice: Actor
  * passed here takes the place of its silent one so that the runtime's error lines can be checked.
  */
 async function start(
-  options: { handlers?: Record<string, BotHandler>; botTimeoutMs?: number; botRetrySchedule?: number[] } = {},
+  options: {
+    handlers?: Record<string, BotHandler>
+    botTimeoutMs?: number
+    botRetrySchedule?: number[]
+    onQuery?: (sql: string) => void
+  } = {},
 ) {
   logs = []
   const log = pino({ level: 'info' }, { write: (line: string) => void logs.push(JSON.parse(line) as LogEntry) })
@@ -518,6 +524,27 @@ describe('bot handler — replies keep the order of the messages they answer', (
       're: m3',
       're: m4',
     ])
+  })
+})
+
+describe('bot runtime — a message to an idle conversation', () => {
+  it('is found with one seek of its conversation where the worker owns the database, not a look at every head', async () => {
+    const statements: string[] = []
+    await start({ onQuery: (sql) => statements.push(sql.toLowerCase()) })
+    await t.conversation(alice.key, 'c2')
+    // Looks at the whole outbox: the heads of all conversations (SQLite), or a claim (PostgreSQL, shared).
+    const looks = () => statements.filter((sql) => (onPostgres ? sql.includes('skip locked') : sql.includes('as heads'))).length
+    // The worker's look at start-up is behind us once the first reply is in.
+    await post(text('m0'))
+    await eventually(async () => expect(await botMessages()).toHaveLength(1))
+    const before = looks()
+    for (const [i, conversationId] of ['c1', 'c2', 'c1'].entries()) {
+      await post(text(`m${i + 1}`), undefined, conversationId)
+      await eventually(async () => expect(texts(await botMessages(conversationId))).toContain(`m${i + 1}`))
+    }
+    // Several instances share PostgreSQL: there each new delivery is claimed, leased against the others.
+    if (onPostgres) expect(looks()).toBeGreaterThanOrEqual(before + 3)
+    else expect(looks()).toBe(before)
   })
 })
 
