@@ -60,9 +60,22 @@ export type Cursored<T> = T & { readonly cursor: string }
  * read: most pages are asked for the cursor of their last row only.
  */
 export const withCursors = <T extends object>(sort: string, rows: T[], key: (row: T) => readonly [string, string]): Cursored<T>[] =>
-  rows.map((row) => ({
-    ...row,
-    get cursor() {
-      return encodeCursor(sort, key(row))
-    },
-  }))
+  rows.map((row) => new CursoredRow(row, sort, key) as unknown as Cursored<T>)
+
+const encoding = Symbol('cursor encoding')
+
+/**
+ * A row's columns with a lazy `cursor`, as a class: an object literal with a getter gets a new
+ * function each and no shape in common with the others, which costs a page of rows tens of µs.
+ */
+class CursoredRow<T extends object> {
+  private readonly [encoding]: { sort: string; key: (row: T) => readonly [string, string] }
+  constructor(row: T, sort: string, key: (row: T) => readonly [string, string]) {
+    this[encoding] = { sort, key }
+    Object.assign(this, row)
+  }
+  get cursor(): string {
+    const { sort, key } = this[encoding]
+    return encodeCursor(sort, key(this as unknown as T))
+  }
+}

@@ -25,8 +25,9 @@ export interface GraphQLContext {
   /**
    * The base URL the caller reached the server at (the request's origin, from its Host header and
    * scheme): a bot's webhookUrl is made from it, so that the URL works from where the caller is.
+   * Asked for, not given: few operations need it, and parsing the URL is a cost every request would pay.
    */
-  baseUrl?: string
+  baseUrl?: () => string
 }
 
 export interface ContextDeps {
@@ -83,7 +84,7 @@ export async function createChatContext(
     userKey,
     adminSecret,
     baseUrl,
-  }: { requestId: string; webhookId: string; userKey: string | undefined; adminSecret?: string; baseUrl?: string },
+  }: { requestId: string; webhookId: string; userKey: string | undefined; adminSecret?: string; baseUrl?: () => string },
 ): Promise<GraphQLContext> {
   return refusingWithStatus(async () => {
     const integration = await findChatIntegration(deps.store, webhookId)
@@ -105,7 +106,7 @@ export function createAdminContext(
     authorization,
     workspaceId: claimedWorkspaceId,
     baseUrl,
-  }: { requestId: string; authorization: string | undefined; workspaceId: string | undefined; baseUrl: string },
+  }: { requestId: string; authorization: string | undefined; workspaceId: string | undefined; baseUrl: () => string },
 ): Promise<GraphQLContext> {
   return refusingWithStatus(async () => {
     const workspaceId = await authenticateAdmin(deps.store, bearerToken(authorization), claimedWorkspaceId)

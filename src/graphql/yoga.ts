@@ -89,6 +89,8 @@ const credential = ({ request, connectionParams }: ContextInit, name: string): s
   return request?.headers.get(name) ?? undefined
 }
 
+const originOf = (request: Request) => () => new URL(request.url).origin
+
 export function createChatYoga(deps: YogaDeps) {
   return yogaFor(chatSchema, '/:webhookId/graphql', deps, { 'x-user-key': '<user key>' }, (init) =>
     createChatContext(deps, {
@@ -97,7 +99,7 @@ export function createChatYoga(deps: YogaDeps) {
       userKey: credential(init, 'x-user-key'),
       adminSecret: credential(init, 'x-admin-secret'),
       // A WebSocket's context has no request: file URLs (createFile) are made over HTTP only.
-      baseUrl: init.request ? new URL(init.request.url).origin : undefined,
+      baseUrl: init.request ? originOf(init.request) : undefined,
     }),
   )
 }
@@ -109,7 +111,7 @@ export function createAdminYoga(deps: YogaDeps) {
       requestId: init.requestId,
       authorization: credential(init, 'authorization'),
       workspaceId: credential(init, 'x-workspace-id'),
-      baseUrl: new URL(init.request.url).origin,
+      baseUrl: originOf(init.request),
     }),
   )
 }

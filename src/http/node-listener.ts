@@ -3,8 +3,9 @@ import { createServerAdapter, sendNodeResponse } from '@whatwg-node/server'
 import type { Logger } from 'pino'
 import { takeOverEventStream } from './sse.ts'
 
+// The content type first: asking a string body for its stream makes it copy itself into a buffer.
 const isEventStream = (response: Response) =>
-  response.body !== null && (response.headers.get('content-type') ?? '').startsWith('text/event-stream')
+  (response.headers.get('content-type') ?? '').startsWith('text/event-stream') && response.body !== null
 
 /** Resolves when the response can take more, or is gone. */
 const drained = (res: ServerResponse) =>

@@ -31,6 +31,7 @@ export const errorResponse = (requestId: string, { status, type, message, header
  * would re-wrap a streaming body, and the client's disconnect would then no longer reach it.
  */
 export function withHeaders(response: Response, headers: Record<string, string>): Response {
-  for (const [name, value] of Object.entries(headers)) response.headers.set(name, value)
+  // A header it has already is left alone: setting any header makes whatwg-node write them one by one.
+  for (const [name, value] of Object.entries(headers)) if (response.headers.get(name) !== value) response.headers.set(name, value)
   return response
 }

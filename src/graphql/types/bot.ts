@@ -27,7 +27,7 @@ const ChatIntegration = builder.objectRef<BotRow>('ChatIntegration').implement({
     webhookId: t.string({ resolve: async (bot, _args, ctx) => (await setupOf(bot, ctx)).integration.webhookId }),
     webhookUrl: t.string({
       description: 'The apiUrl of a @botpress/chat client for this bot: the base URL the request reached, then the webhook id.',
-      resolve: async (bot, _args, ctx) => `${ctx.baseUrl ?? ''}/${(await setupOf(bot, ctx)).integration.webhookId}`,
+      resolve: async (bot, _args, ctx) => `${ctx.baseUrl?.() ?? ''}/${(await setupOf(bot, ctx)).integration.webhookId}`,
     }),
     configuration: t.field({
       type: ChatConfiguration,

@@ -33,7 +33,7 @@ builder.relayMutationField(
   {
     description: 'Opens an upload slot for a file of the caller (415 for a type not taken, 413 over 1 MB).',
     resolve: async (_root, { input: { key, size, tags } }, ctx) => ({
-      file: await createFile({ ctx: chatScope(ctx), input: { key, size, tags }, baseUrl: ctx.baseUrl ?? '' }),
+      file: await createFile({ ctx: chatScope(ctx), input: { key, size, tags }, baseUrl: ctx.baseUrl?.() ?? '' }),
     }),
   },
   { subGraphs: ['chat'], outputFields: (t) => ({ file: t.expose('file', { type: File }) }) },
