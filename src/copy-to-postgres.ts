@@ -4,7 +4,8 @@ import { fileURLToPath } from 'node:url'
 import { getTableColumns, getTableName, is } from 'drizzle-orm'
 import { PgBoolean, PgTable } from 'drizzle-orm/pg-core'
 import * as tables from './db/postgres/schema.ts'
-import { isPostgresUrl, openPostgresStore } from './db/postgres/store.ts'
+import { isPostgresUrl } from './db/open.ts'
+import { openPostgresStore } from './db/postgres/store.ts'
 import { openSqliteStore } from './db/sqlite/store.ts'
 
 /**

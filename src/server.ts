@@ -9,7 +9,7 @@ import type { Store } from './db/store.ts'
 import { loadCompiler } from './graphql/compiled-execution.ts'
 import { nodeListener } from './http/node-listener.ts'
 import { createLogger } from './logger.ts'
-import { connectRedisSignalBus } from './signals/redis.ts'
+import type { RedisSignalBus } from './signals/redis.ts'
 
 export interface ServerOptions extends Omit<AppOptions, 'store' | 'log'> {
   /**
@@ -61,11 +61,12 @@ export async function createServer({
     onEffectError: (error) => log.error({ err: error }, 'an effect of a committed write failed'),
     checkpoints: { onError: (error) => log.warn({ err: error }, 'SQLite checkpoints on the writer again') },
   })
-  let signalBus: Awaited<ReturnType<typeof connectRedisSignalBus>> | undefined
+  let signalBus: RedisSignalBus | undefined
   let created: BootstrapResult | undefined
   try {
+    // Imported when asked for, as pg is (db/open.ts): ioredis is not loaded by the embedded default.
     signalBus = redisUrl
-      ? await connectRedisSignalBus(redisUrl, {
+      ? await (await import('./signals/redis.ts')).connectRedisSignalBus(redisUrl, {
           onPublishError: (error) => log.warn({ err: error }, 'a signal could not be published to Redis; other instances miss it'),
         })
       : undefined

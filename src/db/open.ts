@@ -1,6 +1,8 @@
-import { isPostgresUrl, openPostgresStore, type PostgresStoreOptions } from './postgres/store.ts'
+import type { PostgresStoreOptions } from './postgres/store.ts'
 import type { Store } from './store.ts'
 import { openSqliteStore, type SqliteStoreOptions } from './sqlite/store.ts'
+
+export const isPostgresUrl = (url: string) => /^postgres(ql)?:\/\//i.test(url)
 
 export type StoreOptions = SqliteStoreOptions & PostgresStoreOptions
 
@@ -12,6 +14,8 @@ export type StoreOptions = SqliteStoreOptions & PostgresStoreOptions
 export async function openStore(databaseUrl: string, options: StoreOptions = {}): Promise<Store> {
   if (isPostgresUrl(databaseUrl)) {
     const { poolSize, schema, onEffectError, onQuery } = options
+    // Imported when asked for: pg is not loaded by the embedded default, which starts sooner without it.
+    const { openPostgresStore } = await import('./postgres/store.ts')
     return openPostgresStore(databaseUrl, { poolSize, schema, onEffectError, onQuery })
   }
   return openSqliteStore(databaseUrl, options)

@@ -27,7 +27,6 @@ export interface PostgresStoreOptions {
   onQuery?: (sql: string, params: unknown[]) => void
 }
 
-export const isPostgresUrl = (url: string) => /^postgres(ql)?:\/\//i.test(url)
 
 /**
  * A pg client whose string parameters never carry U+0000: PostgreSQL's text cannot hold it (SQLite's
