@@ -64,6 +64,15 @@ export function failureToGraphQLError(failure: Failure, refusesRequest: boolean,
 }
 
 /**
+ * A request its client gave up on: the connection closed while its body was read (node's
+ * "aborted") or while it was served (its signal's AbortError). No one is left to answer, and the
+ * server did nothing wrong: that is not an error to log, or a load test's end would fill the log.
+ */
+const clientWentAway = (cause: unknown): boolean =>
+  cause instanceof Error &&
+  (cause.name === 'AbortError' || (cause.message === 'aborted' && (cause as NodeJS.ErrnoException).code === 'ECONNRESET'))
+
+/**
  * The one error path of the server. Every transport (REST, GraphQL over HTTP, graphql-sse, WebSocket)
  * turns what was thrown into a Failure through `describe`, and yoga's masking goes through `mask`: an
  * expected error keeps its message and gains its type and status; anything else becomes a masked
@@ -102,7 +111,8 @@ export function createErrorPath(log: Logger) {
     if (typeof error !== 'object' || error === null || !causes.has(error)) return
     const cause = causes.get(error)
     causes.delete(error)
-    log.error({ err: cause, requestId }, 'unexpected error')
+    if (clientWentAway(cause)) log.debug({ requestId }, 'the client went away before its answer')
+    else log.error({ err: cause, requestId }, 'unexpected error')
   }
 
   /** What the caller is told of anything thrown while serving request `requestId`. */

@@ -51,7 +51,7 @@ export const toJson = async <T>(response: Response): Promise<JsonResponse<T>> =>
  * bootstrap commits asynchronously: requests wait for it (`ready`), and `tenant` is known at once.
  */
 export function createTestApp(
-  options: { databaseUrl?: string; onQuery?: (sql: string) => void } & Partial<Omit<AppOptions, 'store' | 'log'>> = {},
+  options: { databaseUrl?: string; onQuery?: (sql: string) => void } & Partial<Omit<AppOptions, 'store'>> = {},
 ) {
   const engine = openTestStore({ databaseUrl: options.databaseUrl, onQuery: options.onQuery })
   const { store } = engine
@@ -68,7 +68,7 @@ export function createTestApp(
   const ready = engine.opened ? engine.opened.then(() => bootstrap(store, planned)) : bootstrap(store, planned)
   const tenant: typeof planned | undefined = planned
   const { databaseUrl: _, onQuery: __, ...appOptions } = options
-  const created = createApp({ store, log: pino({ level: 'silent' }), ...appOptions })
+  const created = createApp({ store, ...appOptions, log: appOptions.log ?? pino({ level: 'silent' }) })
   const app = {
     ...created,
     fetch: async (request: Request) => {

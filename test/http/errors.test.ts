@@ -1,5 +1,9 @@
-import { describe, expect, it } from 'vitest'
+import { connect } from 'node:net'
+import { pino } from 'pino'
+import { afterEach, beforeEach, describe, expect, it } from 'vitest'
 import { BASE, type JsonResponse, toJson, useC1, useTestApp, WEBHOOK_ID } from '../helpers/app.ts'
+import { type Served, serve } from '../helpers/listening.ts'
+import { eventually } from '../helpers/wait.ts'
 
 // The REST error body: {id, code, type, message}, its id err_ and the request id that x-request-id carries.
 
@@ -54,5 +58,36 @@ describe('REST error body', () => {
     expect(response.status).toBe(500)
     expect(JSON.parse(text)).toEqual({ id: `err_${response.headers.get('x-request-id')}`, code: 500, type: 'Internal', message: expect.any(String) })
     expect(text).not.toMatch(/payload_gone|no such column|SqliteError|SQLITE|select |\bat .+\.(ts|js):\d+/i)
+  })
+})
+
+describe('a client that goes away before its answer', () => {
+  // What the app logs, as pino's JSON lines.
+  const lines: { level: number; msg: string }[] = []
+  const log = pino({ level: 'debug' }, { write: (line: string) => void lines.push(JSON.parse(line)) })
+  const t = useTestApp({ handlers: {}, log })
+  let served: Served
+  beforeEach(async () => {
+    lines.length = 0
+    served = await serve(t)
+  })
+  afterEach(() => served.close())
+
+  /** A request whose body stops halfway, then the connection closed. */
+  const cutShort = (path: string) =>
+    new Promise<void>((resolve, reject) => {
+      const url = new URL(`${served.baseUrl}/${WEBHOOK_ID}${path}`)
+      const socket = connect(Number(url.port), url.hostname, () => {
+        socket.write(`POST ${url.pathname} HTTP/1.1\r\nHost: ${url.host}\r\nContent-Type: application/json\r\nContent-Length: 100\r\n\r\n{"a":`)
+        socket.destroy()
+        resolve()
+      })
+      socket.once('error', reject)
+    })
+
+  it.each(['/messages', '/graphql'])('is logged at debug level, not as an unexpected error (POST %s)', async (path) => {
+    await cutShort(path)
+    await eventually(() => expect(lines.map((line) => line.msg)).toContain('the client went away before its answer'))
+    expect(lines.filter((line) => line.level >= 50)).toStrictEqual([])
   })
 })
