@@ -1,4 +1,5 @@
-// Builds dist/: compiles src/ with tsc and bundles the web chat with esbuild.
+// Builds dist/: compiles src/ with tsc, bundles the web chat with esbuild, and bundles the server that
+// `node dist/main.js` starts (see bundleServer).
 //   node src/build.mjs             always builds (npm run build)
 //   node src/build.mjs --if-stale  builds only when an input is newer than the last good build (npm start)
 //   node src/build.mjs --prepare   as npm ci's `prepare`: builds, unless the dev dependencies were left out
@@ -8,9 +9,9 @@
 // after `npm ci` goes straight to `node dist/main.js`, and a start after editing src/ still serves the edit.
 // Directories are inputs too: deleting or adding a file changes its directory's mtime.
 import { execFileSync } from 'node:child_process'
-import { readdirSync, statSync, utimesSync, writeFileSync } from 'node:fs'
+import { readFileSync, readdirSync, rmSync, statSync, utimesSync, writeFileSync } from 'node:fs'
 import { createRequire } from 'node:module'
-import { join } from 'node:path'
+import { join, relative } from 'node:path'
 import { fileURLToPath } from 'node:url'
 
 const root = fileURLToPath(new URL('..', import.meta.url))
@@ -60,8 +61,57 @@ async function build() {
     outfile: join(root, 'dist/webchat/webchat.js'),
     logLevel: 'warning',
   })
+  await bundleServer(esbuild)
   writeFileSync(stamp, '')
   utimesSync(stamp, startedAt, startedAt)
+}
+
+const stubNote = '// The server, bundled by src/build.mjs (bundleServer).'
+
+/**
+ * The server `node dist/main.js` runs, as one module (dist/bundle/main.js) and the chunks it imports
+ * when asked (PostgreSQL, Redis, graphql-jit): resolving and loading some 600 modules one by one was
+ * about 40 % of the start-up. dist/main.js becomes the one line that imports it; the rest of dist/
+ * stays tsc's output, the library that `import … from 'confab'` loads.
+ */
+async function bundleServer(esbuild) {
+  const outdir = join(root, 'dist/bundle')
+  // Chunk names carry a hash: the last build's would otherwise stay beside the new ones.
+  rmSync(outdir, { recursive: true, force: true })
+  // A module that finds files next to itself (the migrations, the web chat's bundle) keeps finding
+  // them from the bundle: its import.meta.url becomes the URL its own file has in dist/.
+  const ownLocation = {
+    name: 'own-import-meta-url',
+    setup(build) {
+      build.onLoad({ filter: /[\\/]dist[\\/].*\.js$/ }, ({ path }) => {
+        const contents = readFileSync(path, 'utf8')
+        if (!contents.includes('import.meta.url')) return undefined
+        const own = `new URL(${JSON.stringify(relative(outdir, path).split('\\').join('/'))}, import.meta.url).href`
+        return { contents: contents.replaceAll('import.meta.url', own), loader: 'js' }
+      })
+    },
+  }
+  const entry = join(root, 'dist/main.js')
+  if (readFileSync(entry, 'utf8').startsWith(stubNote)) throw new Error('dist/main.js is not what tsc made of src/main.ts: build again')
+  await esbuild.build({
+    entryPoints: { main: entry },
+    bundle: true,
+    splitting: true,
+    format: 'esm',
+    platform: 'node',
+    target: 'node20',
+    outdir,
+    chunkNames: '[name]-[hash]',
+    // Left in node_modules: native addons, the clients of the optional engines, the GraphiQL page
+    // (9 MB of HTML) and esbuild. None imports graphql, of which the bundle must hold the one copy: a
+    // second (graphql-jit's, were it left out) would not know the schema's types.
+    external: ['better-sqlite3', 'pg', 'pg-native', 'ioredis', '@graphql-yoga/render-graphiql', 'esbuild'],
+    // CommonJS packages inside an ES module still call require.
+    banner: { js: "import { createRequire as __confabCreateRequire } from 'node:module'; const require = __confabCreateRequire(import.meta.url);" },
+    plugins: [ownLocation],
+    logLevel: 'warning',
+  })
+  writeFileSync(entry, `${stubNote}\nimport './bundle/main.js'\n`)
 }
 
 if (process.argv.includes('--prepare') && tsc() === undefined) {
