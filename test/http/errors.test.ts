@@ -78,9 +78,11 @@ describe('a client that goes away before its answer', () => {
     new Promise<void>((resolve, reject) => {
       const url = new URL(`${served.baseUrl}/${WEBHOOK_ID}${path}`)
       const socket = connect(Number(url.port), url.hostname, () => {
-        socket.write(`POST ${url.pathname} HTTP/1.1\r\nHost: ${url.host}\r\nContent-Type: application/json\r\nContent-Length: 100\r\n\r\n{"a":`)
-        socket.destroy()
-        resolve()
+        // Closed once the kernel has what was written, so that the server sees the head and half a body.
+        socket.write(`POST ${url.pathname} HTTP/1.1\r\nHost: ${url.host}\r\nContent-Type: application/json\r\nContent-Length: 100\r\n\r\n{"a":`, () => {
+          socket.destroy()
+          resolve()
+        })
       })
       socket.once('error', reject)
     })
