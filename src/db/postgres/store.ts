@@ -27,7 +27,6 @@ export interface PostgresStoreOptions {
   onQuery?: (sql: string, params: unknown[]) => void
 }
 
-
 /**
  * A pg client whose string parameters never carry U+0000: PostgreSQL's text cannot hold it (SQLite's
  * can), so it is sent as U+FFFD, the replacement character. A lookup by such a value finds nothing
