@@ -5,7 +5,7 @@ import { type CorsOrigins, createCors } from './http/cors.ts'
 import { fileDownloadTransport, fileUploadTransport } from './http/files.ts'
 import { graphqlOverHttp } from './http/graphql.ts'
 import { healthTransport, readinessTransport } from './http/health.ts'
-import { serveMounts } from './http/mounts.ts'
+import { type Replicable, serveMounts } from './http/mounts.ts'
 import { withHeaders } from './http/responses.ts'
 import { attachGraphQLWebSocket } from './http/websocket.ts'
 import { webChatTransport } from './http/webchat.ts'
@@ -18,6 +18,8 @@ export interface AppOptions extends WiringOptions {
 
 export interface App extends Pick<Wiring, 'signals' | 'bots' | 'streams'> {
   fetch: (request: Request) => Promise<Response>
+  /** Whether a read replica may serve a request (see Transport.replicable); `pathname` as in the URL. */
+  replicable(method: string, pathname: string): Replicable
   /** Serves GraphQL over WebSocket on the HTTP server that serves `fetch`. */
   attach(server: Server): void
   /** Ends live streams and WebSockets, which would otherwise hold a closing server open. */
@@ -34,7 +36,7 @@ export function createApp({ corsOrigins = [], ...options }: AppOptions): App {
   let draining = false
 
   // First match wins: administration before /{webhookId}/…, whose first segment could read "v1".
-  const route = serveMounts(
+  const mounts = serveMounts(
     [
       { path: '/healthz', transport: healthTransport },
       { path: '/readyz', transport: readinessTransport({ store: parts.store, signalBus: parts.signalBus, draining: () => draining }) },
@@ -43,7 +45,7 @@ export function createApp({ corsOrigins = [], ...options }: AppOptions): App {
       { path: '/v1/chat/*', transport: runtimeRest },
       { path: '/:webhookId/graphql', transport: graphqlOverHttp(chatYoga, bodyLimits.chat) },
       // The graphql-sse protocol reserves a stream with PUT and stops one with DELETE.
-      { path: '/:webhookId/graphql/stream', transport: graphqlOverHttp(chatYoga, bodyLimits.chat, ['GET', 'POST', 'PUT', 'DELETE']) },
+      { path: '/:webhookId/graphql/stream', transport: graphqlOverHttp(chatYoga, bodyLimits.chat, { methods: ['GET', 'POST', 'PUT', 'DELETE'], streams: true }) },
       { path: '/:webhookId/', transport: webChatTransport(parts.store) },
       { path: '/:webhookId/webchat.js', transport: webChatTransport(parts.store) },
       // A file's bytes are no JSON: the upload URL and the public URL of the Webchat API's files.
@@ -75,11 +77,12 @@ export function createApp({ corsOrigins = [], ...options }: AppOptions): App {
     attach(server) {
       sockets.push(attachGraphQLWebSocket(server, chatYoga, errors))
     },
+    replicable: mounts.replicable,
     async fetch(request) {
       const preflight = cors.preflight(request)
       if (preflight) return preflight
       const requestId = randomUUID()
-      const response = await route(request, requestId)
+      const response = await mounts.serve(request, requestId)
       return withHeaders(response, { 'x-request-id': requestId, ...cors.responseHeaders(request) })
     },
     endLiveConnections,

@@ -91,10 +91,13 @@ async function bundleServer(esbuild) {
       })
     },
   }
-  const entry = join(root, 'dist/main.js')
-  if (readFileSync(entry, 'utf8').startsWith(stubNote)) throw new Error('dist/main.js is not what tsc made of src/main.ts: build again')
+  // The read replica (a worker thread) is an entry of its own, sharing the chunks of the main one.
+  const entries = { main: join(root, 'dist/main.js'), 'read-replica': join(root, 'dist/read-replica.js') }
+  for (const [name, entry] of Object.entries(entries)) {
+    if (readFileSync(entry, 'utf8').startsWith(stubNote)) throw new Error(`dist/${name}.js is not what tsc made of src/${name}.ts: build again`)
+  }
   await esbuild.build({
-    entryPoints: { main: entry },
+    entryPoints: entries,
     bundle: true,
     splitting: true,
     format: 'esm',
@@ -111,7 +114,7 @@ async function bundleServer(esbuild) {
     plugins: [ownLocation],
     logLevel: 'warning',
   })
-  writeFileSync(entry, `${stubNote}\nimport './bundle/main.js'\n`)
+  for (const [name, entry] of Object.entries(entries)) writeFileSync(entry, `${stubNote}\nimport './bundle/${name}.js'\n`)
 }
 
 if (process.argv.includes('--prepare') && tsc() === undefined) {

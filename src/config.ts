@@ -1,3 +1,4 @@
+import { availableParallelism } from 'node:os'
 export interface BootstrapValues {
   workspaceId?: string
   adminToken?: string
@@ -11,6 +12,8 @@ export interface Config {
   databaseUrl: string
   /** DATABASE_POOL_SIZE: PostgreSQL connections per instance. */
   poolSize: number | undefined
+  /** READ_REPLICAS: worker threads that serve reads beside the main thread (SQLite). */
+  readReplicas: number
   /** REDIS_URL: live signals across instances. */
   redisUrl: string | undefined
   logLevel: string
@@ -64,6 +67,21 @@ function parsePoolSize(raw: string | undefined): number | undefined {
   return size
 }
 
+/** One replica per core up to 4 (the main thread keeps the writes); none on one core, where a thread gains nothing. */
+const defaultReadReplicas = () => {
+  const cores = availableParallelism()
+  return cores > 1 ? Math.min(cores, 4) : 0
+}
+
+function parseReadReplicas(raw: string | undefined): number {
+  if (raw === undefined) return defaultReadReplicas()
+  const count = Number(raw)
+  if (!Number.isInteger(count) || count < 0 || count > 64) {
+    throw new ConfigError(`READ_REPLICAS must be an integer from 0 to 64, got "${raw}"`)
+  }
+  return count
+}
+
 function parseSeconds(name: string, raw: string | undefined): number | undefined {
   if (raw === undefined) return undefined
   const seconds = Number(raw)
@@ -79,6 +97,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     host: nonEmpty(env.HOST) ?? '127.0.0.1',
     databaseUrl: nonEmpty(env.DATABASE_URL) ?? './data/confab.db',
     poolSize: parsePoolSize(nonEmpty(env.DATABASE_POOL_SIZE)),
+    readReplicas: parseReadReplicas(nonEmpty(env.READ_REPLICAS)),
     redisUrl: nonEmpty(env.REDIS_URL),
     logLevel: nonEmpty(env.LOG_LEVEL) ?? 'info',
     production: env.NODE_ENV === 'production',

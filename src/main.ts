@@ -12,6 +12,7 @@ async function main() {
   const confab = await createServer({
     databaseUrl: config.databaseUrl,
     poolSize: config.poolSize,
+    readReplicas: config.readReplicas,
     redisUrl: config.redisUrl,
     port: config.port,
     host: config.host,

@@ -8,6 +8,8 @@ import { openStore } from './db/open.ts'
 import type { Store } from './db/store.ts'
 import { loadCompiler } from './graphql/compiled-execution.ts'
 import { nodeListener } from './http/node-listener.ts'
+import { ReadReplicas } from './http/read-replicas.ts'
+import { SqliteStore } from './db/sqlite/store.ts'
 import { createLogger } from './logger.ts'
 import type { RedisSignalBus } from './signals/redis.ts'
 
@@ -19,6 +21,11 @@ export interface ServerOptions extends Omit<AppOptions, 'store' | 'log'> {
   databaseUrl?: string
   /** PostgreSQL: connections in the pool (DATABASE_POOL_SIZE); 10 by default. */
   poolSize?: number
+  /**
+   * SQLite: worker threads that serve reads (READ_REPLICAS; http/read-replicas.ts); none by default
+   * here, one per core up to 4 for `npm start`. Ignored on PostgreSQL, whose instances scale instead.
+   */
+  readReplicas?: number
   /** Redis (REDIS_URL): live signals then reach the listeners of every instance. */
   redisUrl?: string
   /** 0 (the default) picks a free port; `url` tells which. */
@@ -38,6 +45,8 @@ export interface ConfabServer {
   app: App
   store: Store
   server: Server
+  /** The read replicas, when there are some (SQLite, `readReplicas`). */
+  replicas: ReadReplicas | undefined
   /**
    * Stops: no new connections, in-flight requests finish, live streams end, the bot runtime
    * finishes the attempts under way (the others stay in the outbox), then the database closes.
@@ -54,6 +63,7 @@ export async function createServer({
   bootstrap: bootstrapValues = {},
   poolSize,
   redisUrl,
+  readReplicas = 0,
   ...appOptions
 }: ServerOptions = {}): Promise<ConfabServer> {
   const store = await openStore(databaseUrl, {
@@ -80,7 +90,11 @@ export async function createServer({
     log.warn('PostgreSQL without REDIS_URL: live signals reach the listeners of this instance only; run one instance, or set REDIS_URL')
   }
   const app = createApp({ store, log, signalBus, ...appOptions })
-  const server = createHttpServer(nodeListener(app.fetch, log))
+  const replicas =
+    store instanceof SqliteStore && readReplicas > 0
+      ? new ReadReplicas({ count: readReplicas, source: store.replicaSource, corsOrigins: appOptions.corsOrigins ?? [], log })
+      : undefined
+  const server = createHttpServer(nodeListener(app.fetch, { log, replicable: app.replicable, replicas }))
   app.attach(server)
   try {
     await new Promise<void>((resolve, reject) => {
@@ -88,6 +102,7 @@ export async function createServer({
       server.listen(port, host, resolve)
     })
   } catch (error) {
+    await replicas?.close()
     await app.close()
     await signalBus?.close()
     await store.close()
@@ -109,9 +124,10 @@ export async function createServer({
       const force = setTimeout(() => server.closeAllConnections(), 10_000).unref()
       await closed
       clearTimeout(force)
+      await replicas?.close()
       await app.close()
       await signalBus?.close()
       await store.close()
     })())
-  return { url, created, app, store, server, close }
+  return { url, created, app, store, server, replicas, close }
 }

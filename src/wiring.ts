@@ -3,7 +3,7 @@ import { bearerToken } from './auth/admin-token.ts'
 import type { BotHandler } from './bots/handler.ts'
 import { builtInHandlers } from './bots/handlers.ts'
 import { RuntimeActivity } from './bots/activity.ts'
-import { startBotRuntime } from './bots/runtime.ts'
+import { type BotRuntime, startBotRuntime } from './bots/runtime.ts'
 import type { Store } from './db/store.ts'
 import { authenticateBot } from './domain/bot-api-keys.ts'
 import { createErrorPath } from './graphql/errors.ts'
@@ -33,7 +33,15 @@ export interface WiringOptions {
   signalBus?: SignalBus
   /** How long a claimed bot delivery stays this instance's (several instances on PostgreSQL). */
   botLeaseMs?: number
+  /**
+   * A read replica (http/read-replicas.ts): the same app over a store that only reads, serving the
+   * reads the main thread hands it. It runs no bot runtime: the main thread's delivers every event.
+   */
+  replica?: boolean
 }
+
+/** A replica's stand-in for the bot runtime: nothing it serves writes, so nothing ever comes due. */
+const noBotRuntime: BotRuntime = { wake() {}, idle: async () => {}, stop: async () => {} }
 
 /** The parts of the server and what each is made from; createApp mounts them. */
 export function wire({
@@ -46,22 +54,25 @@ export function wire({
   sseTiming = defaultSseTiming,
   signalBus,
   botLeaseMs,
+  replica = false,
 }: WiringOptions) {
   const errors = createErrorPath(log)
   const signals = createSignalHub({ bus: signalBus })
   const streams = new SseStreams(log, sseTiming)
   const activity = new RuntimeActivity()
-  const bots = startBotRuntime({
-    activity,
-    store,
-    log,
-    signals,
-    handlers,
-    timeoutMs: botTimeoutMs,
-    retrySchedule: botRetrySchedule,
-    clock,
-    leaseMs: botLeaseMs,
-  })
+  const bots = replica
+    ? noBotRuntime
+    : startBotRuntime({
+        activity,
+        store,
+        log,
+        signals,
+        handlers,
+        timeoutMs: botTimeoutMs,
+        retrySchedule: botRetrySchedule,
+        clock,
+        leaseMs: botLeaseMs,
+      })
   const deps = { store, log, signals, bots, errors }
   const chatYoga = createChatYoga(deps)
   const adminYoga = createAdminYoga(deps)
@@ -89,6 +100,8 @@ export function wire({
     // calls its key opens, so that nobody else can hold a bot's timeout off by naming its id.
     runtimeRest: {
       ...runtimeRest,
+      // Never on a replica: the activity above is this thread's, and a delivery's timeout waits for it.
+      replicable: undefined,
       serve: async (request: Request, landing: Parameters<typeof runtimeRest.serve>[1]) => {
         const botId = request.headers.get('x-bot-id') ?? undefined
         const key = bearerToken(request.headers.get('authorization') ?? undefined)

@@ -38,6 +38,7 @@ function layerOf(path: string): string {
     'server.ts': 'server',
     'index.ts': 'server',
     'main.ts': 'main',
+    'read-replica.ts': 'main',
     'copy-to-postgres.ts': 'main',
     __generated__: 'graphql',
   }

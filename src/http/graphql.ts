@@ -13,8 +13,14 @@ interface YogaServer {
  * endpoint. Methods the endpoint does not serve are refused before the body is read; the body is read
  * under the interface's payload limit, then yoga takes over.
  */
-export function graphqlOverHttp(yoga: YogaServer, bodyLimit: number, methods: readonly string[] = ['GET', 'POST']): Transport {
+export function graphqlOverHttp(
+  yoga: YogaServer,
+  bodyLimit: number,
+  { methods = ['GET', 'POST'], streams = false }: { methods?: readonly string[]; streams?: boolean } = {},
+): Transport {
   return {
+    // A POST that runs queries only is a read; the graphql-sse endpoint's requests hold streams.
+    replicable: (method) => !streams && method === 'POST' && 'if-query',
     async serve(request, { requestId, params }) {
       if (!methods.includes(request.method)) {
         throw new DomainError('MethodNotFound', `this GraphQL endpoint takes ${methods.join(', ')}`, { allow: methods.join(', ') })

@@ -15,7 +15,15 @@ export interface Landing {
 export interface Transport {
   serve(request: Request, landing: Landing): Promise<Response>
   refuse(request: Request, failure: Failure, requestId: string): Response
+  /**
+   * Whether a read replica may serve a request with `method` to `path` (below the mount): true for a
+   * read, 'if-query' when only the body can tell (a GraphQL document of queries only). Without it,
+   * every request is served here.
+   */
+  replicable?(method: string, path: string): Replicable
 }
+
+export type Replicable = boolean | 'if-query'
 
 export interface Mount {
   /** `/literal/:param/literal`, optionally ending in `/*` for everything below. */
@@ -62,7 +70,18 @@ function matcher(pattern: string): Matcher {
  */
 export function serveMounts(mounts: Mount[], errors: ErrorPath, fallback: Transport) {
   const table = mounts.map((mount) => ({ ...mount, match: matcher(mount.path) }))
-  return async (request: Request, requestId: string): Promise<Response> => {
+
+  /** Whether the transport a request lands on would let a read replica serve it (see Transport.replicable). */
+  const replicable = (method: string, pathname: string): Replicable => {
+    const segments = segmentsOf(pathname)
+    for (const { match, transport } of table) {
+      const hit = match(segments)
+      if (hit) return transport.replicable?.(method, hit.path) ?? false
+    }
+    return false
+  }
+
+  const serve = async (request: Request, requestId: string): Promise<Response> => {
     const url = new URL(request.url)
     const { pathname } = url
     const segments = segmentsOf(pathname)
@@ -78,4 +97,6 @@ export function serveMounts(mounts: Mount[], errors: ErrorPath, fallback: Transp
     }
     return fallback.refuse(request, { type: 'ResourceNotFound', status: 404, message: `no route for ${pathname}` }, requestId)
   }
+
+  return { serve, replicable }
 }

@@ -1,6 +1,8 @@
 import type { IncomingMessage, ServerResponse } from 'node:http'
 import { createServerAdapter, sendNodeResponse } from '@whatwg-node/server'
 import type { Logger } from 'pino'
+import type { Replicable } from './mounts.ts'
+import { onlyQueries, type ReadReplicas } from './read-replicas.ts'
 import { takeOverEventStream } from './sse.ts'
 
 // The content type first: asking a string body for its stream makes it copy itself into a buffer.
@@ -51,17 +53,64 @@ async function relay(reader: ReadableStreamDefaultReader<Uint8Array>, res: Serve
   }
 }
 
+/** A GraphQL body read to tell whether it holds queries only; a larger one is served here, unread. */
+const classifiedBodyLimit = 64 * 1024
+
+/** The body of a request that declares a JSON body of a size worth reading before deciding where to serve it. */
+function classifiable(req: IncomingMessage): boolean {
+  const length = Number(req.headers['content-length'])
+  return length > 0 && length <= classifiedBodyLimit && (req.headers['content-type'] ?? '').includes('json')
+}
+
+async function readAll(req: IncomingMessage): Promise<Buffer> {
+  const chunks: Buffer[] = []
+  for await (const chunk of req) chunks.push(chunk as Buffer)
+  return Buffer.concat(chunks)
+}
+
+export interface ListenerOptions {
+  log: Logger
+  /** Whether a read replica may serve a request (App.replicable). */
+  replicable?: (method: string, pathname: string) => Replicable
+  replicas?: ReadReplicas
+}
+
 /**
  * The node:http request listener of a fetch function: whatwg-node's adapter, but with event streams
- * written without its per-chunk leak (see sendEventStream).
+ * written without its per-chunk leak (see sendEventStream), and reads handed to the read replicas
+ * when there are some: a GET the app calls a read, or a GraphQL POST whose body holds queries only.
  */
-export function nodeListener(fetch: (request: Request) => Promise<Response>, log: Logger) {
+export function nodeListener(fetch: (request: Request) => Promise<Response>, { log, replicable, replicas }: ListenerOptions) {
   const adapter = createServerAdapter(fetch)
+
+  const serveHere = async (req: IncomingMessage, res: ServerResponse) => {
+    const response = await adapter.handleNodeRequestAndResponse(req, res)
+    if (isEventStream(response)) await sendEventStream(response, req, res)
+    else await sendNodeResponse(response, res, req, true)
+  }
+
+  /** True once a replica has answered; otherwise the request is the caller's, its body (if read) on `req.body`. */
+  const onReplica = async (req: IncomingMessage, res: ServerResponse): Promise<boolean> => {
+    if (!replicas || !replicable) return false
+    const where = replicable(req.method ?? 'GET', new URL(req.url ?? '/', 'http://confab').pathname)
+    if (where === true) return !(Number(req.headers['content-length']) > 0) && !req.headers['transfer-encoding'] && replicas.answer(req, res)
+    if (where !== 'if-query' || !classifiable(req)) return false
+    let body: Buffer
+    try {
+      body = await readAll(req)
+    } catch {
+      // The client went away in the middle of its body: nobody is left to answer.
+      res.destroy()
+      return true
+    }
+    // whatwg-node makes its Request of a body already read (as frameworks with a body parser leave it).
+    ;(req as IncomingMessage & { body?: Buffer }).body = body
+    return onlyQueries(body) && replicas.answer(req, res, body)
+  }
+
   return (req: IncomingMessage, res: ServerResponse): void => {
     void (async () => {
-      const response = await adapter.handleNodeRequestAndResponse(req, res)
-      if (isEventStream(response)) await sendEventStream(response, req, res)
-      else await sendNodeResponse(response, res, req, true)
+      if (!(await onReplica(req, res))) await serveHere(req, res)
     })().catch((error: unknown) => {
       // The app answers its own errors; this is the adapter or the socket failing.
       log.error({ err: error }, 'a response could not be sent')

@@ -44,6 +44,8 @@ interface CompiledRoute {
   pattern: RegExp
   paramNames: string[]
   variableNames: Set<string>
+  /** Whether the route's operation is a query (a read). */
+  query: boolean
 }
 
 function compile(schema: GraphQLSchema, route: AnyRoute): CompiledRoute {
@@ -65,6 +67,7 @@ function compile(schema: GraphQLSchema, route: AnyRoute): CompiledRoute {
     pattern: new RegExp(`^${source}/?$`),
     paramNames,
     variableNames: new Set(operation?.variableDefinitions?.map((v) => v.variable.name.value) ?? []),
+    query: operation?.operation === 'query',
   }
 }
 
@@ -141,5 +144,12 @@ export function restTransport({ schema, yoga, routes, bodyLimit, streams, log }:
     return json(200, c.route.response(result.data), { 'x-request-id': requestId })
   }
 
-  return { serve, refuse: restRefusal }
+  /** A GET of a route that runs a query is a read; a stream's GET holds a live stream. */
+  const replicable = (method: string, path: string) => {
+    if (method !== 'GET') return false
+    const found = compiled.find((c) => c.route.method === 'GET' && c.pattern.test(path))
+    return found !== undefined && found.route.kind === 'call' && found.query
+  }
+
+  return { serve, refuse: restRefusal, replicable }
 }

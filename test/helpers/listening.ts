@@ -12,7 +12,7 @@ import { createTestApp, ENCRYPTION_KEY, type TestApp, type TestAppOptions, WEBHO
  * mounts it (WebSockets included), for clients that only speak HTTP.
  */
 export async function serve(t: TestApp) {
-  const server = createServer(nodeListener(t.app.fetch, pino({ level: 'silent' })))
+  const server = createServer(nodeListener(t.app.fetch, { log: pino({ level: 'silent' }) }))
   t.app.attach(server)
   await new Promise<void>((resolve, reject) => {
     server.once('error', reject)

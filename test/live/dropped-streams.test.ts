@@ -19,7 +19,7 @@ import { createTestApp } from './test/helpers/app.ts'
 const t = createTestApp({ handlers: {} })
 const alice = await t.user('alice')
 await t.conversation(alice.key, 'c1')
-const adapter = nodeListener(t.app.fetch, pino({ level: 'silent' }))
+const adapter = nodeListener(t.app.fetch, { log: pino({ level: 'silent' }) })
 const server = createServer((request, response) => {
   if (request.url !== '/probe') return adapter(request, response)
   response.setHeader('content-type', 'application/json')

@@ -1,5 +1,6 @@
 import type Database from 'better-sqlite3'
 import { type After, unitEffects } from '../store.ts'
+import type { DurabilityClock } from './durability.ts'
 
 type Work<Q, T> = (q: Q, after: After) => Promise<T>
 
@@ -31,6 +32,8 @@ export interface GroupCommitOptions {
    * Without it, the COMMIT itself must be durable (synchronous = FULL).
    */
   sync?: () => Promise<void>
+  /** Told of each COMMIT before it runs and once it is durable, for the read replicas on other threads. */
+  durability?: DurabilityClock
 }
 
 /**
@@ -147,14 +150,16 @@ export class GroupCommit<Q> {
       }
     }
     let failure: BatchFailed | undefined
+    const { sync, durability } = this.options
+    const seq = durability?.committing()
     try {
       this.commit.run()
     } catch (error) {
       failure = new BatchFailed(error)
       if (this.connection.inTransaction) this.rollback.run()
     }
-    const { sync } = this.options
     if (!sync || failure) {
+      if (seq !== undefined) durability?.durable(seq)
       this.afterSettled(this.settled, () => this.finish(batch, outcomes, failure))
       return
     }
@@ -162,6 +167,7 @@ export class GroupCommit<Q> {
       () => undefined,
       (error: unknown) => new BatchFailed(error),
     )
+    if (seq !== undefined) void synced.then(() => durability?.durable(seq))
     const syncing = synced.then(() => undefined)
     this.syncing = syncing
     void syncing.then(() => {

@@ -5,7 +5,9 @@ import { type FileBytes, fileDirectory } from '../file-bytes.ts'
 import type { After, Queries, Store } from '../store.ts'
 import { type CheckpointOptions, type Checkpoints, workerCheckpoints, writerThreshold } from './checkpoints.ts'
 import { openReader, openWriter, type QueryLog, type SqliteDb, walSync } from './connection.ts'
+import { DurabilityClock } from './durability.ts'
 import { GroupCommit, type GroupCommitOptions } from './group-commit.ts'
+import type { ReplicaSource } from './replica-store.ts'
 import { sqliteQueries } from './queries.ts'
 
 export interface SqliteStoreOptions extends Partial<GroupCommitOptions> {
@@ -35,6 +37,8 @@ export class SqliteStore implements Store {
   /** Uploaded files: in `<database file>.files/` (a folder in the temporary one for `:memory:`). */
   readonly files: FileBytes
   private readonly temporaryDir: string | undefined
+  /** The file, and how far its commits are durable: what a read replica on another thread opens (replica-store.ts). */
+  readonly replicaSource: ReplicaSource
   private closing: Promise<void> | undefined
 
   constructor(databaseUrl: string, { onQuery, onEffectError = reportLater, onCommit, checkpoints }: SqliteStoreOptions = {}) {
@@ -43,6 +47,8 @@ export class SqliteStore implements Store {
     mkdirSync(dirname(path), { recursive: true })
     this.files = fileDirectory(`${path}.files`)
     this.db = openWriter(path, onQuery)
+    const durability = new DurabilityClock()
+    this.replicaSource = { path, durability: durability.memory }
     this.reader = openReader(path, onQuery)
     this.readQueries = sqliteQueries(this.reader)
     this.wal = walSync(path)
@@ -60,6 +66,7 @@ export class SqliteStore implements Store {
         onCommit?.(units)
       },
       sync: this.wal.sync,
+      durability,
     })
   }
 

@@ -1,0 +1,62 @@
+import type { After, Queries, Store } from '../store.ts'
+import { fileDirectory, type FileBytes } from '../file-bytes.ts'
+import { openReader, type SqliteDb } from './connection.ts'
+import { DurabilityClock } from './durability.ts'
+import { sqliteQueries } from './queries.ts'
+
+/** What a read replica opens: the writer's file, and the writer's durability clock (shared memory). */
+export interface ReplicaSource {
+  path: string
+  durability: SharedArrayBuffer
+}
+
+/** Why a replica refused a write: http/read-replicas.ts sends it reads only, and one that writes goes back to the main thread. */
+export class ReplicaWriteRefused extends Error {
+  constructor() {
+    super('a read replica does not write')
+    this.name = 'ReplicaWriteRefused'
+  }
+}
+
+/**
+ * The storage API of a read replica: its own read-only connection to the writer's SQLite file, on
+ * another thread. WAL lets it read the last commit beside the writer without blocking either; like
+ * the writer's reads (SqliteStore.read), it answers only once what it may have seen is durable.
+ */
+export class ReplicaStore implements Store {
+  readonly shared = false
+  readonly files: FileBytes
+  private readonly reader: SqliteDb
+  private readonly queries: Queries
+  private readonly durability: DurabilityClock
+
+  /** `onWrite` is told of every write refused: the replica then hands its request back to the main thread. */
+  constructor(
+    { path, durability }: ReplicaSource,
+    private readonly onWrite: () => void = () => {},
+  ) {
+    this.reader = openReader(path)
+    this.queries = sqliteQueries(this.reader)
+    this.durability = new DurabilityClock(durability)
+    this.files = fileDirectory(`${path}.files`)
+  }
+
+  async read<T>(work: (q: Queries) => Promise<T>): Promise<T> {
+    const value = await work(this.queries)
+    await this.durability.settled()
+    return value
+  }
+
+  write<T>(_work: (q: Queries, after: After) => Promise<T>): Promise<T> {
+    this.onWrite()
+    return Promise.reject(new ReplicaWriteRefused())
+  }
+
+  async check(): Promise<void> {
+    this.reader.$client.prepare('select 1').get()
+  }
+
+  async close(): Promise<void> {
+    this.reader.$client.close()
+  }
+}

@@ -1,0 +1,188 @@
+import type { IncomingHttpHeaders, IncomingMessage, ServerResponse } from 'node:http'
+import type { TLSSocket } from 'node:tls'
+import { Worker, type WorkerOptions } from 'node:worker_threads'
+import type { Logger } from 'pino'
+import type { ReplicaSource } from '../db/sqlite/replica-store.ts'
+import type { CorsOrigins } from './cors.ts'
+
+/** What a replica is started with (its workerData). */
+export interface ReplicaSetup {
+  source: ReplicaSource
+  logLevel: string
+  corsOrigins: CorsOrigins
+}
+
+/** A request as the main thread's node:http server read it: what whatwg-node makes a Request of. */
+export interface ForwardedRequest {
+  method: string
+  url: string
+  headers: IncomingHttpHeaders
+  body?: Uint8Array
+  socket: { localAddress?: string; localPort?: number; encrypted?: boolean }
+}
+
+export interface ReplicaRequest {
+  id: number
+  request: ForwardedRequest
+}
+
+/** A replica's response; without a status, the replica could not serve the request. */
+export interface ReplicaAnswer {
+  id: number
+  status?: number
+  headers?: string[]
+  body?: string
+}
+
+export interface ReadReplicasOptions extends Omit<ReplicaSetup, 'logLevel'> {
+  /** Worker threads; each starts with the first read that finds it missing. */
+  count: number
+  log: Logger
+  /** How long a replica that died stays down before a read starts it again; 1 s by default. */
+  restartDelayMs?: number
+}
+
+// Run from dist/, dist/read-replica.js is the bundled replica's one import line (src/build.mjs). Run
+// from src/ (tests), the replica is TypeScript too, which tsx compiles as it loads: registered from
+// the thread itself, as Node 20 starts a worker's entry before its `--import`s.
+const fromSource = import.meta.url.endsWith('.ts')
+const entry = new URL(fromSource ? '../read-replica.ts' : '../read-replica.js', import.meta.url)
+const newThread = (options: WorkerOptions) =>
+  fromSource
+    ? new Worker(`import('tsx/esm/api').then((tsx) => { tsx.register(); return import(${JSON.stringify(entry.href)}) })`, {
+        ...options,
+        eval: true,
+      })
+    : new Worker(entry, options)
+
+interface Replica {
+  worker: Worker
+  ready: boolean
+  pending: Map<number, (answer: ReplicaAnswer | undefined) => void>
+}
+
+/**
+ * Read replicas: worker threads running the same app over read-only connections to the SQLite
+ * file (WAL lets them read beside the writer), each answering the reads the main thread hands it,
+ * while the main thread keeps every write, stream and bot delivery. One thread cannot use a second
+ * core: reads were what the main thread spent most of its time on, and they need no writer.
+ *
+ * A replica starts with the first read that finds it missing, so an instance that serves no reads
+ * pays no memory for them. Until one is ready, and whenever one fails, the main thread serves the
+ * read itself: a read can always be served again.
+ */
+export class ReadReplicas {
+  private readonly slots: (Replica | undefined)[]
+  /** Per slot: when a replica that died may be started again (ms since the epoch). */
+  private readonly downUntil: number[]
+  private nextId = 0
+  private closing: Promise<void> | undefined
+  /** Reads the replicas answered (tests, metrics). */
+  served = 0
+
+  constructor(private readonly options: ReadReplicasOptions) {
+    this.slots = Array.from({ length: options.count }, () => undefined)
+    this.downUntil = this.slots.map(() => 0)
+  }
+
+  /** The replicas running and ready. */
+  get ready(): number {
+    return this.slots.filter((replica) => replica?.ready).length
+  }
+
+  /** The threads of the replicas started (tests, metrics). */
+  get threads(): Worker[] {
+    return this.slots.flatMap((replica) => (replica ? [replica.worker] : []))
+  }
+
+  /**
+   * Serves a request on the least busy replica and writes its answer: true once written, false when
+   * no replica could serve it (the caller serves it; the request body, if any, is `body`).
+   */
+  async answer(req: IncomingMessage, res: ServerResponse, body?: Uint8Array): Promise<boolean> {
+    const replica = this.pick()
+    if (!replica) return false
+    const request: ForwardedRequest = {
+      method: req.method ?? 'GET',
+      url: req.url ?? '/',
+      headers: req.headers,
+      body,
+      socket: { localAddress: req.socket.localAddress, localPort: req.socket.localPort, encrypted: (req.socket as TLSSocket).encrypted },
+    }
+    const id = ++this.nextId
+    const answer = await new Promise<ReplicaAnswer | undefined>((resolve) => {
+      replica.pending.set(id, resolve)
+      replica.worker.postMessage({ id, request } satisfies ReplicaRequest)
+    })
+    if (answer?.status === undefined) return false
+    this.served++
+    res.writeHead(answer.status, answer.headers)
+    res.end(answer.body)
+    return true
+  }
+
+  private pick(): Replica | undefined {
+    if (this.closing) return undefined
+    let best: Replica | undefined
+    for (let slot = 0; slot < this.slots.length; slot++) {
+      const replica = this.slots[slot] ?? this.start(slot)
+      if (replica?.ready && (!best || replica.pending.size < best.pending.size)) best = replica
+    }
+    return best
+  }
+
+  private start(slot: number): Replica | undefined {
+    if (Date.now() < (this.downUntil[slot] ?? 0)) return undefined
+    const { source, corsOrigins, log, restartDelayMs = 1000 } = this.options
+    const worker = newThread({
+      workerData: { source, corsOrigins, logLevel: log.level } satisfies ReplicaSetup,
+      // A small young generation: each replica's share of the memory budget (10,000 idle listeners in
+      // under 400 MB) is its heap; requests of a page or two allocate little.
+      resourceLimits: { maxYoungGenerationSizeMb: 4 },
+    })
+    worker.unref()
+    const replica: Replica = { worker, ready: false, pending: new Map() }
+    worker.on('message', (message: ReplicaAnswer | 'ready') => {
+      if (message === 'ready') {
+        replica.ready = true
+        return
+      }
+      const settle = replica.pending.get(message.id)
+      replica.pending.delete(message.id)
+      settle?.(message)
+    })
+    worker.on('error', (error) => log.error({ err: error, slot }, 'a read replica failed; the main thread serves its reads meanwhile'))
+    worker.once('exit', () => {
+      this.slots[slot] = undefined
+      if (!this.closing) this.downUntil[slot] = Date.now() + restartDelayMs
+      for (const settle of replica.pending.values()) settle(undefined)
+      replica.pending.clear()
+    })
+    this.slots[slot] = replica
+    return replica
+  }
+
+  /** Stops the replicas once the reads handed to them are answered (the HTTP server has stopped taking new ones). */
+  close(): Promise<void> {
+    this.closing ??= Promise.all(
+      this.slots.map(async (replica) => {
+        if (!replica) return
+        const exited = new Promise<void>((resolve) => replica.worker.once('exit', () => resolve()))
+        replica.worker.postMessage('close')
+        // A replica that does not finish in time is stopped where it is: its reads go to the main thread.
+        const force = setTimeout(() => void replica.worker.terminate(), 10_000)
+        await exited
+        clearTimeout(force)
+      }),
+    ).then(() => undefined)
+    return this.closing
+  }
+}
+
+/**
+ * Whether a GraphQL request body holds queries only. A document names `mutation` and `subscription`
+ * as keywords, and JSON can only hide a letter of them in a `\u` escape: a body with none of the
+ * three can only be queries. A false "no" (a query that says "mutation" in a string) costs nothing
+ * but a replica.
+ */
+export const onlyQueries = (body: Uint8Array) => !/mutation|subscription|\\u/.test(Buffer.from(body.buffer, body.byteOffset, body.byteLength).toString('latin1'))

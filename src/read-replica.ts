@@ -1,0 +1,43 @@
+// A read replica: the app on a worker thread, over its own read-only connection to the SQLite file,
+// serving the reads the main thread hands it (http/read-replicas.ts).
+import { parentPort, workerData } from 'node:worker_threads'
+import * as fetchAPI from '@whatwg-node/fetch'
+import { type FetchAPI, type NodeRequest, normalizeNodeRequest } from '@whatwg-node/server'
+import { createApp } from './app.ts'
+import { ReplicaStore } from './db/sqlite/replica-store.ts'
+import type { ReplicaAnswer, ReplicaRequest, ReplicaSetup } from './http/read-replicas.ts'
+import { createLogger } from './logger.ts'
+
+const port = parentPort
+if (!port) throw new Error('read-replica.ts runs as a worker thread (http/read-replicas.ts starts it)')
+const { source, logLevel, corsOrigins } = workerData as ReplicaSetup
+
+// A request that turns out to write (none is sent here that should) is served again by the main
+// thread: its write was refused before anything was written. So is every request under way beside
+// it, which costs them nothing but a second read, where telling them apart would cost every request.
+let refusedWrites = 0
+const store = new ReplicaStore(source, () => refusedWrites++)
+const app = createApp({ store, log: createLogger(logLevel), corsOrigins, replica: true })
+
+async function serve({ id, request }: ReplicaRequest): Promise<ReplicaAnswer> {
+  const refusedBefore = refusedWrites
+  try {
+    // The Request whatwg-node would have made of it on the main thread: the same URL, headers and body.
+    const made = normalizeNodeRequest(request as unknown as NodeRequest, fetchAPI as unknown as FetchAPI)
+    const response = await app.fetch(made)
+    const body = await response.text()
+    return refusedWrites === refusedBefore ? { id, status: response.status, headers: [...response.headers].flat(), body } : { id }
+  } catch {
+    // The app answers its own errors: this is the replica failing. The main thread serves it instead.
+    return { id }
+  }
+}
+
+port.on('message', (message: ReplicaRequest | 'close') => {
+  if (message === 'close') {
+    void app.close().then(() => store.close()).finally(() => port.close())
+    return
+  }
+  void serve(message).then((answer) => port.postMessage(answer))
+})
+port.postMessage('ready')

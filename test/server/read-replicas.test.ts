@@ -1,0 +1,172 @@
+import { type AuthenticatedClient, Client } from '@botpress/chat'
+import { pino } from 'pino'
+import { afterEach, describe, expect, it } from 'vitest'
+import { type ConfabServer, createServer } from '../../src/index.ts'
+import { eventually } from '../helpers/wait.ts'
+
+// Reads served by worker threads (READ_REPLICAS): the same answers as the main thread's, and
+// everything else still the main thread's. The replicas run from src/ (tsx), through the real server.
+
+const WEBHOOK = 'replicas-webhook'
+let confab: ConfabServer | undefined
+afterEach(async () => {
+  await confab?.close()
+  confab = undefined
+})
+
+async function start(readReplicas: number) {
+  confab = await createServer({
+    databaseUrl: ':memory:',
+    log: pino({ level: 'silent' }),
+    bootstrap: { webhookId: WEBHOOK },
+    readReplicas,
+  })
+  const apiUrl = `${confab.url}/${WEBHOOK}`
+  const chat = await Client.connect({ apiUrl })
+  const { conversation } = await chat.createConversation({})
+  return { confab, apiUrl, chat, conversationId: conversation.id }
+}
+
+/** Reads until every replica has started (the first reads start them) and is ready. */
+async function warm(server: ConfabServer, chat: AuthenticatedClient, count: number) {
+  await eventually(async () => {
+    await chat.getUser({})
+    expect(server.replicas?.ready).toBe(count)
+  })
+}
+
+/** Waits for the echo bot's replies: `count` messages in the conversation, none still to come. */
+async function settled(chat: AuthenticatedClient, conversationId: string, count: number) {
+  await eventually(async () => expect((await chat.listMessages({ conversationId })).messages).toHaveLength(count))
+}
+
+const served = () => confab?.replicas?.served ?? 0
+
+const graphql = (apiUrl: string, key: string, body: object) =>
+  fetch(`${apiUrl}/graphql`, { method: 'POST', headers: { 'content-type': 'application/json', 'x-user-key': key }, body: JSON.stringify(body) })
+
+describe('reads on the replicas', () => {
+  it('every read of the chat API answers as the main thread does, and is served by a replica', async () => {
+    const { confab, chat, conversationId } = await start(2)
+    for (const text of ['one', 'two', 'three']) await chat.createMessage({ conversationId, payload: { type: 'text', text } })
+    await settled(chat, conversationId, 6)
+    const reads = async () => {
+      const { messages } = await chat.listMessages({ conversationId })
+      return {
+        user: await chat.getUser({}),
+        conversation: await chat.getConversation({ id: conversationId }),
+        conversations: await chat.listConversations({}),
+        participants: await chat.listParticipants({ conversationId }),
+        participant: await chat.getParticipant({ conversationId, userId: chat.user.id }),
+        messages,
+        message: await chat.getMessage({ id: messages.at(-1)!.id }),
+      }
+    }
+    // Before the replicas are up, the main thread serves the reads.
+    const fromMain = await reads()
+    await warm(confab, chat, 2)
+    const before = served()
+    const fromReplicas = await reads()
+    expect(served() - before).toBe(7)
+    expect(fromReplicas).toEqual(fromMain)
+    expect(fromReplicas.messages.map((m) => (m.payload as { text: string }).text)).toContain('three')
+  })
+
+  it('a GraphQL query is served by a replica, with the same data as the REST read', async () => {
+    const { confab, apiUrl, chat, conversationId } = await start(1)
+    await chat.createMessage({ conversationId, payload: { type: 'text', text: 'hello' } })
+    await settled(chat, conversationId, 2)
+    await warm(confab, chat, 1)
+    const before = served()
+    const response = await graphql(apiUrl, chat.user.key, {
+      query: 'query($c: String!) { conversation(id: $c) { messages(first: 20) { edges { node { messageId } } } } }',
+      variables: { c: conversationId },
+    })
+    expect(response.status).toBe(200)
+    const { messages } = await chat.listMessages({ conversationId })
+    expect(await response.json()).toEqual({
+      data: { conversation: { messages: { edges: messages.map((m) => ({ node: { messageId: m.id } })) } } },
+    })
+    expect(served() - before).toBe(2)
+  })
+
+  it('a read answered after a write sees it (read your writes)', async () => {
+    const { confab, chat, conversationId } = await start(2)
+    await warm(confab, chat, 2)
+    for (let i = 0; i < 20; i++) {
+      const { message } = await chat.createMessage({ conversationId, payload: { type: 'text', text: `m${i}` } })
+      expect((await chat.getMessage({ id: message.id })).message.id).toBe(message.id)
+      expect((await chat.listMessages({ conversationId })).messages.map((m) => m.id)).toContain(message.id)
+    }
+  })
+
+  it('a refused read answers the same error body as on the main thread', async () => {
+    const { confab, apiUrl, chat } = await start(1)
+    const missing = () => fetch(`${apiUrl}/conversations/nope`, { headers: { 'x-user-key': chat.user.key } })
+    const here = await missing()
+    await warm(confab, chat, 1)
+    const before = served()
+    const there = await missing()
+    expect(served() - before).toBe(1)
+    expect(there.status).toBe(404)
+    const [a, b] = [await here.json(), await there.json()]
+    expect({ ...b, id: a.id }).toEqual(a)
+    expect(b).toMatchObject({ code: 404, type: 'ResourceNotFound' })
+  })
+})
+
+describe('what stays on the main thread', () => {
+  it('a GraphQL mutation, a REST write and a live stream: none goes to a replica, and the listener hears the write', async () => {
+    const { confab, apiUrl, chat, conversationId } = await start(1)
+    await warm(confab, chat, 1)
+    const before = served()
+    const listener = await chat.listenConversation({ id: conversationId })
+    const heard: string[] = []
+    listener.on('message_created', (message) => heard.push((message.payload as { text: string }).text))
+    const response = await graphql(apiUrl, chat.user.key, {
+      query: 'mutation($c: String!) { createMessage(input: { conversationId: $c, payload: { text: { text: "by graphql" } } }) { message { messageId } } }',
+      variables: { c: conversationId },
+    })
+    expect(response.status).toBe(200)
+    await chat.createMessage({ conversationId, payload: { type: 'text', text: 'by rest' } })
+    await eventually(() => expect(heard).toEqual(expect.arrayContaining(['by graphql', 'by rest'])))
+    await listener.disconnect()
+    expect(served()).toBe(before)
+  })
+
+  it('the echo bot answers: deliveries run on the main thread only', async () => {
+    const { confab, chat, conversationId } = await start(2)
+    await warm(confab, chat, 2)
+    await chat.createMessage({ conversationId, payload: { type: 'text', text: 'ping' } })
+    await eventually(async () => {
+      const { messages } = await chat.listMessages({ conversationId })
+      expect(messages.filter((m) => m.userId !== chat.user.id).map((m) => (m.payload as { text: string }).text)).toEqual(['ping'])
+    })
+  })
+})
+
+describe('a replica that fails', () => {
+  it('its reads are served by the main thread, and it is started again', async () => {
+    const { confab, chat, conversationId } = await start(1)
+    await chat.createMessage({ conversationId, payload: { type: 'text', text: 'kept' } })
+    await settled(chat, conversationId, 2)
+    await warm(confab, chat, 1)
+    const [thread] = confab.replicas!.threads
+    const reads = Array.from({ length: 20 }, () => chat.listMessages({ conversationId }))
+    await thread!.terminate()
+    for (const { messages } of await Promise.all(reads)) expect(messages.map((m) => (m.payload as { text: string }).text)).toContain('kept')
+    await warm(confab, chat, 1)
+    expect(confab.replicas!.threads[0]).not.toBe(thread)
+  })
+})
+
+describe('closing', () => {
+  it('stops the replicas with the server', async () => {
+    const { confab, chat } = await start(2)
+    await warm(confab, chat, 2)
+    const exited = confab.replicas!.threads.map((thread) => new Promise((resolve) => thread.once('exit', resolve)))
+    await confab.close()
+    await Promise.all(exited)
+    expect(confab.replicas!.ready).toBe(0)
+  })
+})
