@@ -71,8 +71,9 @@ const stubNote = '// The server, bundled by src/build.mjs (bundleServer).'
 /**
  * The server `node dist/main.js` runs, as one module (dist/bundle/main.js) and the chunks it imports
  * when asked (PostgreSQL, Redis, graphql-jit): resolving and loading some 600 modules one by one was
- * about 40 % of the start-up. dist/main.js becomes the one line that imports it; the rest of dist/
- * stays tsc's output, the library that `import … from 'confab'` loads.
+ * about 40 % of the start-up. dist/main.js becomes the one line that imports it, and so does
+ * dist/read-replica.js of the read replicas' thread (dist/bundle/read-replica.js, sharing the
+ * chunks); the rest of dist/ stays tsc's output, the library that `import … from 'confab'` loads.
  */
 async function bundleServer(esbuild) {
   const outdir = join(root, 'dist/bundle')
@@ -91,7 +92,6 @@ async function bundleServer(esbuild) {
       })
     },
   }
-  // The read replica (a worker thread) is an entry of its own, sharing the chunks of the main one.
   const entries = { main: join(root, 'dist/main.js'), 'read-replica': join(root, 'dist/read-replica.js') }
   for (const [name, entry] of Object.entries(entries)) {
     if (readFileSync(entry, 'utf8').startsWith(stubNote)) throw new Error(`dist/${name}.js is not what tsc made of src/${name}.ts: build again`)
