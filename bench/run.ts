@@ -118,6 +118,8 @@ async function httpPhase(server: Server) {
   const key = await user(server, 'bench-http')
   await call(server, key, 'POST', '/conversations', { id: 'bench-http' })
   for (const [name, spec] of scenarios(server, key, 'bench-http')) row(name, throughput(await load(spec, options)), 'ratio: compare.sh')
+  // The read load started the read replicas (READ_REPLICAS), which the idle phase's fresh server has none of.
+  row('server RSS after the HTTP load (its read replicas running)', `${server.rss().toFixed(0)} MiB`)
 }
 
 /**

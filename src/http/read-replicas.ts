@@ -38,8 +38,15 @@ export interface ReadReplicasOptions extends Omit<ReplicaSetup, 'logLevel'> {
   /** Worker threads; each starts with the first read that finds it missing. */
   count: number
   log: Logger
-  /** How long a replica that died stays down before a read starts it again; 1 s by default. */
+  /**
+   * How long a replica that died stays down before a read starts it again: 1 s by default, doubled
+   * for each one in a row that died before it was ready (up to a minute).
+   */
   restartDelayMs?: number
+  /** A replica that served no read for this long stops (the next read starts one again); a minute by default. */
+  idleMs?: number
+  /** Milliseconds since the epoch (tests move it). */
+  now?: () => number
 }
 
 // Run from dist/, dist/read-replica.js is the bundled replica's one import line (src/build.mjs). Run
@@ -59,6 +66,10 @@ interface Replica {
   worker: Worker
   ready: boolean
   pending: Map<number, (answer: ReplicaAnswer | undefined) => void>
+  /** When it was last handed a read (ms since the epoch). */
+  lastUsed: number
+  /** Stopped for want of reads, not failed. */
+  retired: boolean
 }
 
 /**
@@ -67,22 +78,26 @@ interface Replica {
  * while the main thread keeps every write, stream and bot delivery. One thread cannot use a second
  * core: reads were what the main thread spent most of its time on, and they need no writer.
  *
- * A replica starts with the first read that finds it missing, so an instance that serves no reads
- * pays no memory for them. Until one is ready, and whenever one fails, the main thread serves the
- * read itself: a read can always be served again.
+ * A replica starts with the first read that finds it missing, and stops after a minute without
+ * one, so an instance that serves no reads pays no memory for them. Until one is ready, and
+ * whenever one fails, the main thread serves the read itself: a read can always be served again.
  */
 export class ReadReplicas {
   private readonly slots: (Replica | undefined)[]
   /** Per slot: when a replica that died may be started again (ms since the epoch). */
   private readonly downUntil: number[]
+  /** Per slot: replicas in a row that died before they were ready. */
+  private readonly failedStarts: number[]
   private nextId = 0
   private closing: Promise<void> | undefined
+  private idleSweep: NodeJS.Timeout | undefined
   /** Reads the replicas answered (tests, metrics). */
   served = 0
 
   constructor(private readonly options: ReadReplicasOptions) {
     this.slots = Array.from({ length: options.count }, () => undefined)
     this.downUntil = this.slots.map(() => 0)
+    this.failedStarts = this.slots.map(() => 0)
   }
 
   /** The replicas running and ready. */
@@ -102,6 +117,7 @@ export class ReadReplicas {
   async answer(req: IncomingMessage, res: ServerResponse, body?: Uint8Array): Promise<boolean> {
     const replica = this.pick()
     if (!replica) return false
+    replica.lastUsed = (this.options.now ?? Date.now)()
     const request: ForwardedRequest = {
       method: req.method ?? 'GET',
       url: req.url ?? '/',
@@ -132,8 +148,8 @@ export class ReadReplicas {
   }
 
   private start(slot: number): Replica | undefined {
-    if (Date.now() < (this.downUntil[slot] ?? 0)) return undefined
-    const { source, corsOrigins, log, restartDelayMs = 1000 } = this.options
+    const { source, corsOrigins, log, restartDelayMs = 1000, now = Date.now } = this.options
+    if (now() < (this.downUntil[slot] ?? 0)) return undefined
     const worker = newThread({
       workerData: { source, corsOrigins, logLevel: log.level } satisfies ReplicaSetup,
       // A young generation of 8 MB rather than V8's 32 (16 per semi-space): under load a replica then
@@ -141,10 +157,12 @@ export class ReadReplicas {
       resourceLimits: { maxYoungGenerationSizeMb: 8 },
     })
     worker.unref()
-    const replica: Replica = { worker, ready: false, pending: new Map() }
+    const replica: Replica = { worker, ready: false, pending: new Map(), lastUsed: now(), retired: false }
+    this.idleSweep ??= setInterval(() => this.stopIdle(), (this.options.idleMs ?? 60_000) / 4).unref()
     worker.on('message', (message: ReplicaAnswer | 'ready') => {
       if (message === 'ready') {
         replica.ready = true
+        this.failedStarts[slot] = 0
         return
       }
       const settle = replica.pending.get(message.id)
@@ -154,16 +172,31 @@ export class ReadReplicas {
     worker.on('error', (error) => log.error({ err: error, slot }, 'a read replica failed; the main thread serves its reads meanwhile'))
     worker.once('exit', () => {
       this.slots[slot] = undefined
-      if (!this.closing) this.downUntil[slot] = Date.now() + restartDelayMs
       for (const settle of replica.pending.values()) settle(undefined)
       replica.pending.clear()
+      if (this.closing || replica.retired) return
+      const failed = replica.ready ? 0 : (this.failedStarts[slot] ?? 0) + 1
+      this.failedStarts[slot] = failed
+      this.downUntil[slot] = now() + Math.min(restartDelayMs * 2 ** Math.max(failed - 1, 0), 60_000)
     })
     this.slots[slot] = replica
     return replica
   }
 
+  /** Stops the replicas that served no read for `idleMs` (run on a timer; tests call it). */
+  stopIdle(): void {
+    const { idleMs = 60_000, now = Date.now } = this.options
+    this.slots.forEach((replica, slot) => {
+      if (!replica?.ready || replica.pending.size > 0 || now() - replica.lastUsed < idleMs) return
+      replica.retired = true
+      this.slots[slot] = undefined
+      replica.worker.postMessage('close')
+    })
+  }
+
   /** Stops the replicas once the reads handed to them are answered (the HTTP server has stopped taking new ones). */
   close(): Promise<void> {
+    clearInterval(this.idleSweep)
     this.closing ??= Promise.all(
       this.slots.map(async (replica) => {
         if (!replica) return

@@ -1,7 +1,12 @@
 import { type AuthenticatedClient, Client } from '@botpress/chat'
+import type { IncomingMessage, ServerResponse } from 'node:http'
+import { tmpdir } from 'node:os'
+import { join } from 'node:path'
 import { pino } from 'pino'
 import { afterEach, describe, expect, it } from 'vitest'
 import { type ConfabServer, createServer } from '../../src/index.ts'
+import { openSqliteStore } from '../../src/db/sqlite/store.ts'
+import { ReadReplicas } from '../../src/http/read-replicas.ts'
 import { eventually } from '../helpers/wait.ts'
 
 // Reads served by worker threads (READ_REPLICAS): the same answers as the main thread's, and
@@ -157,6 +162,70 @@ describe('a replica that fails', () => {
     for (const { messages } of await Promise.all(reads)) expect(messages.map((m) => (m.payload as { text: string }).text)).toContain('kept')
     await warm(confab, chat, 1)
     expect(confab.replicas!.threads[0]).not.toBe(thread)
+  })
+})
+
+describe('a replica that cannot start', () => {
+  it('is started again after a second, then after twice as long each time, and the error is logged', async () => {
+    const lines: string[] = []
+    const log = pino({ level: 'error' }, { write: (line: string) => void lines.push(line) })
+    let now = 0
+    const replicas = new ReadReplicas({
+      count: 1,
+      // No such database: the replica fails as it opens it.
+      source: { path: join(tmpdir(), 'confab-no-such-dir', 'none.db'), durability: new SharedArrayBuffer(8) },
+      corsOrigins: [],
+      log,
+      now: () => now,
+    })
+    const unused = {} as IncomingMessage
+    const attempt = () => replicas.answer(unused, {} as ServerResponse)
+    const failedOnce = async (count: number) => {
+      expect(replicas.threads).toHaveLength(1)
+      await eventually(() => expect(replicas.threads).toHaveLength(0))
+      expect(lines.filter((line) => line.includes('a read replica failed'))).toHaveLength(count)
+    }
+    // No replica is ready: the caller serves every read itself.
+    expect(await attempt()).toBe(false)
+    await failedOnce(1)
+    now += 999
+    expect(await attempt()).toBe(false)
+    expect(replicas.threads).toHaveLength(0)
+    now += 1
+    await attempt()
+    await failedOnce(2)
+    now += 1999
+    await attempt()
+    expect(replicas.threads).toHaveLength(0)
+    now += 1
+    await attempt()
+    await failedOnce(3)
+    await replicas.close()
+  })
+})
+
+describe('a replica without reads', () => {
+  it('stops after a minute without a read; the next read starts one again', async () => {
+    const store = openSqliteStore(':memory:')
+    let now = 0
+    const replicas = new ReadReplicas({ count: 1, source: store.replicaSource, corsOrigins: [], log: pino({ level: 'silent' }), now: () => now })
+    const unused = {} as IncomingMessage
+    expect(await replicas.answer(unused, {} as ServerResponse)).toBe(false)
+    await eventually(() => expect(replicas.ready).toBe(1))
+    const [first] = replicas.threads
+    const exited = new Promise((resolve) => first!.once('exit', resolve))
+    now += 59_999
+    replicas.stopIdle()
+    expect(replicas.threads).toEqual([first])
+    now += 1
+    replicas.stopIdle()
+    expect(replicas.threads).toEqual([])
+    await exited
+    expect(await replicas.answer(unused, {} as ServerResponse)).toBe(false)
+    await eventually(() => expect(replicas.ready).toBe(1))
+    expect(replicas.threads[0]).not.toBe(first)
+    await replicas.close()
+    await store.close()
   })
 })
 
