@@ -26,7 +26,10 @@ async function serve({ id, request }: ReplicaRequest): Promise<ReplicaAnswer> {
     const made = normalizeNodeRequest(request as unknown as NodeRequest, fetchAPI as unknown as FetchAPI)
     const response = await app.fetch(made)
     const body = await response.text()
-    return refusedWrites === refusedBefore ? { id, status: response.status, headers: [...response.headers].flat(), body } : { id }
+    if (refusedWrites !== refusedBefore) return { id }
+    // Its length, as whatwg-node would send it: the main thread writes the head before the body.
+    if (!response.headers.has('content-length')) response.headers.set('content-length', String(Buffer.byteLength(body)))
+    return { id, status: response.status, headers: [...response.headers].flat(), body }
   } catch {
     // The app answers its own errors: this is the replica failing. The main thread serves it instead.
     return { id }

@@ -114,6 +114,11 @@ describe('reads on the replicas', () => {
     const there = await missing()
     expect(served() - before).toBe(1)
     expect(there.status).toBe(404)
+    // The same head: a JSON body of a known length, as whatwg-node sends it on the main thread.
+    for (const name of ['content-type', 'transfer-encoding']) expect(there.headers.get(name)).toBe(here.headers.get(name))
+    const [hereText, thereText] = [await here.clone().text(), await there.clone().text()]
+    expect(there.headers.get('content-length')).toBe(String(Buffer.byteLength(thereText)))
+    expect(here.headers.get('content-length')).toBe(String(Buffer.byteLength(hereText)))
     const [a, b] = [await here.json(), await there.json()]
     expect({ ...b, id: a.id }).toEqual(a)
     expect(b).toMatchObject({ code: 404, type: 'ResourceNotFound' })
