@@ -65,11 +65,15 @@ function classifiable(req: IncomingMessage): boolean {
   return length > 0 && length <= classifiedBodyLimit && (req.headers['content-type'] ?? '').includes('json')
 }
 
-async function readAll(req: IncomingMessage): Promise<Buffer> {
-  const chunks: Buffer[] = []
-  for await (const chunk of req) chunks.push(chunk as Buffer)
-  return Buffer.concat(chunks)
-}
+/** The whole body (events rather than an async iterator: a small body comes in one chunk). */
+const readAll = (req: IncomingMessage) =>
+  new Promise<Buffer>((resolve, reject) => {
+    const chunks: Buffer[] = []
+    req.on('data', (chunk: Buffer) => chunks.push(chunk))
+    req.once('end', () => resolve(chunks.length === 1 ? (chunks[0] as Buffer) : Buffer.concat(chunks)))
+    req.once('error', reject)
+    req.once('aborted', () => reject(new Error('the client went away')))
+  })
 
 export interface ListenerOptions {
   log: Logger
@@ -102,7 +106,8 @@ export function nodeListener(fetch: (request: Request) => Promise<Response>, { l
     try {
       body = await readAll(req)
     } catch {
-      // The client went away in the middle of its body: nobody is left to answer.
+      // In the middle of its body: nobody is left to answer, and nothing went wrong here.
+      log.debug('the client went away before its answer')
       res.destroy()
       return true
     }

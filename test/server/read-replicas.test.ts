@@ -1,5 +1,6 @@
 import { type AuthenticatedClient, Client } from '@botpress/chat'
 import type { IncomingMessage, ServerResponse } from 'node:http'
+import { connect } from 'node:net'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { pino } from 'pino'
@@ -167,6 +168,33 @@ describe('a replica that fails', () => {
     for (const { messages } of await Promise.all(reads)) expect(messages.map((m) => (m.payload as { text: string }).text)).toContain('kept')
     await warm(confab, chat, 1)
     expect(confab.replicas!.threads[0]).not.toBe(thread)
+  })
+})
+
+describe('a client that goes away in the middle of a GraphQL body', () => {
+  it('is logged at debug level, not as an error, and the server goes on serving', async () => {
+    const lines: { level: number; msg: string }[] = []
+    confab = await createServer({
+      databaseUrl: ':memory:',
+      log: pino({ level: 'debug' }, { write: (line: string) => void lines.push(JSON.parse(line)) }),
+      bootstrap: { webhookId: WEBHOOK },
+      readReplicas: 1,
+    })
+    const url = new URL(`${confab.url}/${WEBHOOK}/graphql`)
+    await new Promise<void>((resolve, reject) => {
+      const socket = connect(Number(url.port), url.hostname, () => {
+        // Closed once the kernel has what was written: the server reads the head and half a body.
+        socket.write(`POST ${url.pathname} HTTP/1.1\r\nHost: ${url.host}\r\nContent-Type: application/json\r\nContent-Length: 100\r\n\r\n{"query":`, () => {
+          socket.destroy()
+          resolve()
+        })
+      })
+      socket.once('error', reject)
+    })
+    await eventually(() => expect(lines.map((line) => line.msg)).toContain('the client went away before its answer'))
+    expect(lines.filter((line) => line.level >= 50)).toStrictEqual([])
+    const chat = await Client.connect({ apiUrl: `${confab.url}/${WEBHOOK}` })
+    expect((await chat.getUser({})).user.id).toBe(chat.user.id)
   })
 })
 
