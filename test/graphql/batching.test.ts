@@ -58,6 +58,8 @@ describe('batched loading', () => {
     // The bot runtime reads the database after every message: once it has seen them all, only the view runs SQL.
     await eventually(() => expect(handled).toBe(50 * 12))
     await t.app.bots.idle()
+    // And stopped: on PostgreSQL it also looks at the outbox every 2 s, which a slow view would count.
+    await t.app.bots.stop()
     const five = await countStatements(5, alice.key)
     const fifty = await countStatements(50, alice.key)
     expect(fifty.res.body.data.conversations.edges).toHaveLength(50)
