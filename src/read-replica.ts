@@ -2,10 +2,9 @@
 // serving the reads the main thread hands it (http/read-replicas.ts).
 import { parentPort, workerData } from 'node:worker_threads'
 import * as fetchAPI from '@whatwg-node/fetch'
-import { type FetchAPI, type NodeRequest, normalizeNodeRequest } from '@whatwg-node/server'
 import { createApp } from './app.ts'
 import { ReplicaStore } from './db/sqlite/replica-store.ts'
-import type { ReplicaAnswer, ReplicaRequest, ReplicaSetup } from './http/read-replicas.ts'
+import type { ForwardedRequest, ReplicaAnswer, ReplicaRequest, ReplicaSetup } from './http/read-replicas.ts'
 import { createLogger } from './logger.ts'
 
 const port = parentPort
@@ -19,12 +18,21 @@ let refusedWrites = 0
 const store = new ReplicaStore(source, () => refusedWrites++)
 const app = createApp({ store, log: createLogger(logLevel), corsOrigins, replica: true })
 
+/**
+ * The Request whatwg-node makes on the main thread, of the same URL (its rule: the Host header, else
+ * the local address), headers and body; with no abort signal, as the main thread answers for the socket.
+ */
+function requestOf({ method, url, headers, body, socket }: ForwardedRequest): Request {
+  const host = headers.host ?? (socket.localAddress ? `${socket.localAddress}:${socket.localPort ?? 80}` : 'localhost')
+  const init: RequestInit = { method, headers: headers as Record<string, string> }
+  if (body) init.body = body as Uint8Array<ArrayBuffer>
+  return new fetchAPI.Request(`${socket.encrypted ? 'https' : 'http'}://${host}${url}`, init)
+}
+
 async function serve({ id, request }: ReplicaRequest): Promise<ReplicaAnswer> {
   const refusedBefore = refusedWrites
   try {
-    // The Request whatwg-node would have made of it on the main thread: the same URL, headers and body.
-    const made = normalizeNodeRequest(request as unknown as NodeRequest, fetchAPI as unknown as FetchAPI)
-    const response = await app.fetch(made)
+    const response = await app.fetch(requestOf(request))
     const body = await response.text()
     if (refusedWrites !== refusedBefore) return { id }
     // Its length, as whatwg-node would send it: the main thread writes the head before the body.
