@@ -190,24 +190,26 @@ export class ReadReplicas {
       if (!replica?.ready || replica.pending.size > 0 || now() - replica.lastUsed < idleMs) return
       replica.retired = true
       this.slots[slot] = undefined
-      replica.worker.postMessage('close')
+      void this.stop(replica)
     })
+  }
+
+  /**
+   * Asks a replica to close its app and its connection, and resolves once its thread has exited. A
+   * replica that does not finish in time is stopped where it is.
+   */
+  private async stop(replica: Replica): Promise<void> {
+    const exited = new Promise<void>((resolve) => replica.worker.once('exit', () => resolve()))
+    replica.worker.postMessage('close')
+    const force = setTimeout(() => void replica.worker.terminate(), 10_000)
+    await exited
+    clearTimeout(force)
   }
 
   /** Stops the replicas once the reads handed to them are answered (the HTTP server has stopped taking new ones). */
   close(): Promise<void> {
     clearInterval(this.idleSweep)
-    this.closing ??= Promise.all(
-      this.slots.map(async (replica) => {
-        if (!replica) return
-        const exited = new Promise<void>((resolve) => replica.worker.once('exit', () => resolve()))
-        replica.worker.postMessage('close')
-        // A replica that does not finish in time is stopped where it is: its reads go to the main thread.
-        const force = setTimeout(() => void replica.worker.terminate(), 10_000)
-        await exited
-        clearTimeout(force)
-      }),
-    ).then(() => undefined)
+    this.closing ??= Promise.all(this.slots.map((replica) => replica && this.stop(replica))).then(() => undefined)
     return this.closing
   }
 }
