@@ -1,4 +1,5 @@
 import { availableParallelism } from 'node:os'
+
 export interface BootstrapValues {
   workspaceId?: string
   adminToken?: string
