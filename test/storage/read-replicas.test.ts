@@ -144,6 +144,19 @@ describe('the replica store', () => {
     await replica.close()
   })
 
+  it('finds a chat integration by its webhook id until the commit that deletes its bot, however often it was found before', async () => {
+    const replica = new ReplicaStore(store.replicaSource)
+    const tenant = firstTenant({ webhookId: 'replica-webhook' })
+    await bootstrap(store, tenant)
+    const byWebhook = (on: ReplicaStore | SqliteStore) => on.read((q) => q.tenancy.chatIntegrationByWebhook('replica-webhook'))
+    for (const on of [replica, store, replica, store]) expect((await byWebhook(on))?.botId).toBe(tenant.botId)
+
+    expect(await store.write((q) => q.bots.delete(tenant.workspaceId, tenant.botId))).toBe(true)
+    expect(await byWebhook(replica)).toBeUndefined()
+    expect(await byWebhook(store)).toBeUndefined()
+    await replica.close()
+  })
+
   it('refuses every write, and tells its owner', async () => {
     let told = 0
     const replica = new ReplicaStore(store.replicaSource, () => told++)

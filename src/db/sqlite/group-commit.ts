@@ -34,6 +34,8 @@ export interface GroupCommitOptions {
   sync?: () => Promise<void>
   /** Told of each COMMIT before it runs and once it is durable, for the read replicas on other threads. */
   durability?: DurabilityClock
+  /** Told right after each COMMIT has run or failed, before its sync: what it changed is visible to other connections. */
+  onTransactionEnd?: () => void
 }
 
 /**
@@ -158,6 +160,7 @@ export class GroupCommit<Q> {
       failure = new BatchFailed(error)
       if (this.connection.inTransaction) this.rollback.run()
     }
+    this.options.onTransactionEnd?.()
     if (!sync || failure) {
       if (seq !== undefined) durability?.durable(seq)
       this.afterSettled(this.settled, () => this.finish(batch, outcomes, failure))

@@ -21,6 +21,7 @@ import {
 } from '../schema.ts'
 import type { DueDelivery, ParticipantEntry, Participation, Queries } from '../store.ts'
 import type { SqliteDb } from './connection.ts'
+import type { IntegrationCache } from './integration-cache.ts'
 import { type Bounds, boundValues, keyset, placeholderBounds, preparedBy, type Shape, shapeOf } from './keyset.ts'
 
 const p = sql.placeholder
@@ -100,7 +101,7 @@ const groupBy = <T>(ids: readonly string[], rows: T[], idOf: (row: T) => string)
 }
 
 /** Every named query of the storage API, as SQLite statements on one connection. */
-export function sqliteQueries(db: SqliteDb): Queries {
+export function sqliteQueries(db: SqliteDb, integrations: IntegrationCache): Queries {
   const participantOf = (on: { integrationId: SQLWrapper; conversationId: SQLWrapper; userId: SQLWrapper }) =>
     and(
       eq(participants.integrationId, on.integrationId),
@@ -853,7 +854,10 @@ export function sqliteQueries(db: SqliteDb): Queries {
           .where(and(eq(bots.workspaceId, workspaceId), eq(bots.id, id)))
           .returning()
           .get(),
-      delete: async (workspaceId, id) => bot.delete().get({ workspaceId, id }) !== undefined,
+      delete: async (workspaceId, id) => {
+        integrations.botDeleted()
+        return bot.delete().get({ workspaceId, id }) !== undefined
+      },
       integrationOf: async (botId) => bot.integrationOf().get({ botId }),
       page: async (workspaceId, sort, window) =>
         bot.page(`${sort.field}:${sort.direction}:${shapeOf(window)}`).all({ workspaceId, ...boundValues(window) }),
@@ -929,7 +933,8 @@ export function sqliteQueries(db: SqliteDb): Queries {
       insertChatIntegration: async (row) => {
         tenancy.insertChatIntegration().run(row)
       },
-      chatIntegrationByWebhook: async (webhookId) => tenancy.chatIntegrationByWebhook().get({ webhookId }),
+      chatIntegrationByWebhook: async (webhookId) =>
+        integrations.byWebhook(webhookId, () => tenancy.chatIntegrationByWebhook().get({ webhookId })),
     },
   }
 }

@@ -7,6 +7,7 @@ import { type CheckpointOptions, type Checkpoints, workerCheckpoints, writerThre
 import { openReader, openWriter, type QueryLog, type SqliteDb, walSync } from './connection.ts'
 import { DurabilityClock } from './durability.ts'
 import { GroupCommit, type GroupCommitOptions } from './group-commit.ts'
+import { IntegrationCache } from './integration-cache.ts'
 import type { ReplicaSource } from './replica-store.ts'
 import { sqliteQueries } from './queries.ts'
 
@@ -48,9 +49,10 @@ export class SqliteStore implements Store {
     this.files = fileDirectory(`${path}.files`)
     this.db = openWriter(path, onQuery)
     const durability = new DurabilityClock()
-    this.replicaSource = { path, durability: durability.memory }
+    const integrations = new IntegrationCache()
+    this.replicaSource = { path, durability: durability.memory, integrations: integrations.memory }
     this.reader = openReader(path, onQuery)
-    this.readQueries = sqliteQueries(this.reader)
+    this.readQueries = sqliteQueries(this.reader, integrations)
     this.wal = walSync(path)
     const writer = this.db.$client
     writer.pragma(`wal_autocheckpoint = ${writerThreshold.withWorker}`)
@@ -59,7 +61,7 @@ export class SqliteStore implements Store {
       onError:
         checkpoints?.onError ?? ((error) => process.emitWarning(`${(error as Error).message}; SQLite checkpoints on the writer again`)),
     })
-    this.commits = new GroupCommit(writer, sqliteQueries(this.db), {
+    this.commits = new GroupCommit(writer, sqliteQueries(this.db, integrations), {
       onEffectError,
       onCommit: (units) => {
         this.checkpoints.committed()
@@ -67,6 +69,7 @@ export class SqliteStore implements Store {
       },
       sync: this.wal.sync,
       durability,
+      onTransactionEnd: () => integrations.transactionEnded(),
     })
   }
 
