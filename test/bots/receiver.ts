@@ -1,9 +1,9 @@
 import { createServer, type IncomingMessage, type ServerResponse } from 'node:http'
 import type { AddressInfo } from 'node:net'
-import { eq } from 'drizzle-orm'
 import { pino } from 'pino'
+import { expect } from 'vitest'
 import type { BotHandler } from '../../src/bots/handler.ts'
-import type { bots } from '../../src/db/schema.ts'
+import type { BotChanges } from '../../src/db/store.ts'
 import { newSigningSecret } from '../../src/domain/bot-secrets.ts'
 import { createTestApp, type TestApp } from '../helpers/app.ts'
 
@@ -99,9 +99,13 @@ export async function webhookBotApp(options: {
   return { t, botId, secret }
 }
 
-/** Changes the bot row directly: a url and a secret the test knows, in one step. */
-export const setBot = async (t: TestApp, botId: string, changes: Partial<typeof bots.$inferInsert>) => {
-  await t.db.update(t.tables.bots).set(changes).where(eq(t.tables.bots.id, botId))
+/**
+ * Changes the bot row through the store, as the admin API's writes do (a write behind the server's
+ * back would not reach what it keeps of its bots): a url and a secret the test knows, in one step.
+ */
+export const setBot = async (t: TestApp, botId: string, changes: BotChanges) => {
+  const workspaceId = t.tenant?.workspaceId as string
+  expect(await t.store.write((q) => q.bots.update(workspaceId, botId, changes))).toBeDefined()
 }
 
 export const logsOf = async (t: TestApp) => t.db.select().from(t.tables.botLogs).orderBy(t.tables.botLogs.timestamp, t.tables.botLogs.id)

@@ -7,6 +7,7 @@ import {
   botLogs,
   botApiKeys,
   botStates,
+  type BotRow,
   bots,
   chatIntegrations,
   conversations,
@@ -21,7 +22,7 @@ import {
 } from '../schema.ts'
 import type { DueDelivery, ParticipantEntry, Participation, Queries } from '../store.ts'
 import type { SqliteDb } from './connection.ts'
-import type { IntegrationCache } from './integration-cache.ts'
+import type { TenancyCache } from './tenancy-cache.ts'
 import { type Bounds, boundValues, keyset, placeholderBounds, preparedBy, type Shape, shapeOf } from './keyset.ts'
 
 const p = sql.placeholder
@@ -101,7 +102,7 @@ const groupBy = <T>(ids: readonly string[], rows: T[], idOf: (row: T) => string)
 }
 
 /** Every named query of the storage API, as SQLite statements on one connection. */
-export function sqliteQueries(db: SqliteDb, integrations: IntegrationCache): Queries {
+export function sqliteQueries(db: SqliteDb, cache: TenancyCache): Queries {
   const participantOf = (on: { integrationId: SQLWrapper; conversationId: SQLWrapper; userId: SQLWrapper }) =>
     and(
       eq(participants.integrationId, on.integrationId),
@@ -448,6 +449,8 @@ export function sqliteQueries(db: SqliteDb, integrations: IntegrationCache): Que
    * candidate row: a conversation with a long backlog would otherwise make every poll walk it.
    */
   const deliveryOn = or(isNull(bots.goneUrl), isNull(bots.url), ne(bots.url, bots.goneUrl))
+  /** `deliveryOn`, of a bot row in hand. */
+  const deliveryIsOn = (bot: BotRow) => bot.goneUrl === null || bot.url === null || bot.url !== bot.goneUrl
   const deliverable = and(
     sql`${botDeliveries.seq} in (select min(heads.seq) from ${botDeliveries} as heads group by heads.integration_id, heads.conversation_id)`,
     deliveryOn,
@@ -485,14 +488,18 @@ export function sqliteQueries(db: SqliteDb, integrations: IntegrationCache): Que
         .limit(p('limit'))
         .prepare(),
     ),
+    // Without its bot and integration, which the thread keeps (TenancyCache): the same for every
+    // delivery of a conversation, they were most of this hot seek's columns.
     following: once(() =>
-      dueDelivery()
+      db
+        .select({ delivery: botDeliveries, message: messages })
+        .from(botDeliveries)
+        .leftJoin(messages, and(eq(messages.integrationId, botDeliveries.integrationId), eq(messages.id, botDeliveries.messageId)))
         .where(
           and(
             sql`${botDeliveries.seq} = (select min(next.seq) from ${botDeliveries} as next where next.integration_id = ${p('integrationId')}
               and next.conversation_id = ${p('conversationId')} and next.seq > ${p('afterSeq')})`,
             lte(botDeliveries.nextAttemptAt, p('now')),
-            deliveryOn,
           ),
         )
         .prepare(),
@@ -671,6 +678,9 @@ export function sqliteQueries(db: SqliteDb, integrations: IntegrationCache): Que
     ),
   }
 
+  const botOfIntegration = (integrationId: string) =>
+    cache.botOfIntegration(integrationId, () => bot.ofIntegration().get({ integrationId }))
+
   return {
     users: {
       find: async (integrationId, id) => user.find().get({ integrationId, id }),
@@ -847,22 +857,25 @@ export function sqliteQueries(db: SqliteDb, integrations: IntegrationCache): Que
         })
       },
       find: async (workspaceId, id) => bot.find().get({ workspaceId, id }),
-      update: async (workspaceId, id, changes) =>
-        db
+      update: async (workspaceId, id, changes) => {
+        cache.botChanged()
+        return db
           .update(bots)
           .set(changes)
           .where(and(eq(bots.workspaceId, workspaceId), eq(bots.id, id)))
           .returning()
-          .get(),
+          .get()
+      },
       delete: async (workspaceId, id) => {
-        integrations.botDeleted()
+        cache.botChanged()
         return bot.delete().get({ workspaceId, id }) !== undefined
       },
       integrationOf: async (botId) => bot.integrationOf().get({ botId }),
       page: async (workspaceId, sort, window) =>
         bot.page(`${sort.field}:${sort.direction}:${shapeOf(window)}`).all({ workspaceId, ...boundValues(window) }),
-      ofIntegration: async (integrationId) => bot.ofIntegration().get({ integrationId }),
+      ofIntegration: async (integrationId) => botOfIntegration(integrationId),
       markUrlGone: async (id, url) => {
+        cache.botChanged()
         markUrlGone().run({ id, url })
       },
     },
@@ -874,8 +887,13 @@ export function sqliteQueries(db: SqliteDb, integrations: IntegrationCache): Que
       due: async (now, limit): Promise<DueDelivery[]> => botDelivery.due().all({ now, limit }),
       // One process owns an SQLite file: nothing to lease.
       claim: async (now, limit): Promise<DueDelivery[]> => botDelivery.due().all({ now, limit }),
-      following: async (integrationId, conversationId, afterSeq, now) =>
-        botDelivery.following().get({ integrationId, conversationId, afterSeq, now }),
+      following: async (integrationId, conversationId, afterSeq, now) => {
+        const next = botDelivery.following().get({ integrationId, conversationId, afterSeq, now })
+        if (!next) return undefined
+        const target = botOfIntegration(integrationId)
+        if (!target || target.bot.id !== next.delivery.botId || !deliveryIsOn(target.bot)) return undefined
+        return { ...next, ...target }
+      },
       nextDueAfter: async (now) => botDelivery.nextDueAfter().get({ now })?.at ?? undefined,
       reschedule: async (id, attempts, nextAttemptAt) =>
         botDelivery.reschedule().get({ id, attempts, nextAttemptAt }) !== undefined,
@@ -934,7 +952,7 @@ export function sqliteQueries(db: SqliteDb, integrations: IntegrationCache): Que
         tenancy.insertChatIntegration().run(row)
       },
       chatIntegrationByWebhook: async (webhookId) =>
-        integrations.byWebhook(webhookId, () => tenancy.chatIntegrationByWebhook().get({ webhookId })),
+        cache.integrationByWebhook(webhookId, () => tenancy.chatIntegrationByWebhook().get({ webhookId })),
     },
   }
 }

@@ -2,14 +2,14 @@ import type { After, Queries, Store } from '../store.ts'
 import { fileDirectory, type FileBytes } from '../file-bytes.ts'
 import { openReader, type SqliteDb } from './connection.ts'
 import { DurabilityClock } from './durability.ts'
-import { IntegrationCache } from './integration-cache.ts'
+import { TenancyCache } from './tenancy-cache.ts'
 import { sqliteQueries } from './queries.ts'
 
-/** What a read replica opens: the writer's file, and the writer's durability clock and integration count (shared memory). */
+/** What a read replica opens: the writer's file, and the writer's durability clock and count of bot changes (shared memory). */
 export interface ReplicaSource {
   path: string
   durability: SharedArrayBuffer
-  integrations: SharedArrayBuffer
+  tenancy: SharedArrayBuffer
 }
 
 /** Why a replica refused a write: http/read-replicas.ts sends it reads only, and one that writes goes back to the main thread. */
@@ -34,11 +34,11 @@ export class ReplicaStore implements Store {
 
   /** `onWrite` is told of every write refused: the replica then hands its request back to the main thread. */
   constructor(
-    { path, durability, integrations }: ReplicaSource,
+    { path, durability, tenancy }: ReplicaSource,
     private readonly onWrite: () => void = () => {},
   ) {
     this.reader = openReader(path)
-    this.queries = sqliteQueries(this.reader, new IntegrationCache(integrations))
+    this.queries = sqliteQueries(this.reader, new TenancyCache(tenancy))
     this.durability = new DurabilityClock(durability)
     this.files = fileDirectory(`${path}.files`)
   }

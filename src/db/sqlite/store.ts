@@ -7,7 +7,7 @@ import { type CheckpointOptions, type Checkpoints, workerCheckpoints, writerThre
 import { openReader, openWriter, type QueryLog, type SqliteDb, walSync } from './connection.ts'
 import { DurabilityClock } from './durability.ts'
 import { GroupCommit, type GroupCommitOptions } from './group-commit.ts'
-import { IntegrationCache } from './integration-cache.ts'
+import { TenancyCache } from './tenancy-cache.ts'
 import type { ReplicaSource } from './replica-store.ts'
 import { sqliteQueries } from './queries.ts'
 
@@ -49,10 +49,10 @@ export class SqliteStore implements Store {
     this.files = fileDirectory(`${path}.files`)
     this.db = openWriter(path, onQuery)
     const durability = new DurabilityClock()
-    const integrations = new IntegrationCache()
-    this.replicaSource = { path, durability: durability.memory, integrations: integrations.memory }
+    const tenancy = new TenancyCache()
+    this.replicaSource = { path, durability: durability.memory, tenancy: tenancy.memory }
     this.reader = openReader(path, onQuery)
-    this.readQueries = sqliteQueries(this.reader, integrations)
+    this.readQueries = sqliteQueries(this.reader, tenancy)
     this.wal = walSync(path)
     const writer = this.db.$client
     writer.pragma(`wal_autocheckpoint = ${writerThreshold.withWorker}`)
@@ -61,7 +61,7 @@ export class SqliteStore implements Store {
       onError:
         checkpoints?.onError ?? ((error) => process.emitWarning(`${(error as Error).message}; SQLite checkpoints on the writer again`)),
     })
-    this.commits = new GroupCommit(writer, sqliteQueries(this.db, integrations), {
+    this.commits = new GroupCommit(writer, sqliteQueries(this.db, tenancy), {
       onEffectError,
       onCommit: (units) => {
         this.checkpoints.committed()
@@ -69,7 +69,7 @@ export class SqliteStore implements Store {
       },
       sync: this.wal.sync,
       durability,
-      onTransactionEnd: () => integrations.transactionEnded(),
+      onTransactionEnd: () => tenancy.transactionEnded(),
     })
   }
 
