@@ -63,3 +63,24 @@ describe('prepared statements', () => {
     expect(prepare.mock.calls.map(([sql]) => sql)).toEqual([])
   }, 60_000)
 })
+
+describe('the LIMIT of a prepared statement', () => {
+  it('is never a bare parameter, which SQLite plans with and so prepares the statement again on every run', async () => {
+    const prepare = vi.spyOn(Database.prototype, 'prepare')
+    const fresh = createTestApp()
+    try {
+      const alice = (await fresh.user('alice')).key
+      await fresh.conversation(alice, 'c1')
+      const saved = { t, key }
+      ;[t, key] = [fresh, alice]
+      await serveHotPaths().finally(() => ([t, key] = [saved.t, saved.key]))
+      ok(await fresh.chat('GET', '/conversations', { key: alice }))
+      ok(await fresh.chat('GET', '/conversations/c1/participants', { key: alice }))
+    } finally {
+      await fresh.close()
+    }
+    const statements = prepare.mock.calls.map(([sql]) => sql)
+    expect(statements.filter((sql) => /\blimit\s+cast\(/i.test(sql)).length).toBeGreaterThan(0)
+    expect(statements.filter((sql) => /\blimit\s+\?/i.test(sql))).toEqual([])
+  }, 60_000)
+})

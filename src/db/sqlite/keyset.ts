@@ -1,6 +1,7 @@
 import { and, asc, desc, type SQL, sql } from 'drizzle-orm'
 import type { SQLiteColumn } from 'drizzle-orm/sqlite-core'
 import type { KeysetWindow, SortDirection } from '../store.ts'
+import { runOften } from './statement.ts'
 
 /** Two bound values: a position's own, or the placeholders a prepared statement takes them by. */
 type Pair = readonly [unknown, unknown]
@@ -46,12 +47,12 @@ export const boundValues = (window: KeysetWindow) => ({
 })
 
 /** Prepared statements made on first use, one per key (a window's shape, with a sort where lists have several). */
-export function preparedBy<K, S>(make: (key: K) => S): (key: K) => S {
+export function preparedBy<K, S extends object>(make: (key: K) => S): (key: K) => S {
   const made = new Map<K, S>()
   return (key) => {
     let statement = made.get(key)
     if (statement === undefined) {
-      statement = make(key)
+      statement = runOften(make(key))
       made.set(key, statement)
     }
     return statement

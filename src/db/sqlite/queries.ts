@@ -22,6 +22,7 @@ import {
 } from '../schema.ts'
 import type { DueDelivery, ParticipantEntry, Participation, Queries } from '../store.ts'
 import type { SqliteDb } from './connection.ts'
+import { runOften } from './statement.ts'
 import type { TenancyCache } from './tenancy-cache.ts'
 import { type Bounds, boundValues, keyset, placeholderBounds, preparedBy, type Shape, shapeOf } from './keyset.ts'
 
@@ -31,12 +32,14 @@ const p = sql.placeholder
 type Bound<T> = T | Placeholder
 
 /**
- * The `limit` placeholder of a prepared page. SQLite plans with the value of a bare `LIMIT ?`, so
- * binding one marks the statement to be prepared again: every run of a page cost a prepare (18 µs
- * where the page itself took 3). Inside an expression the value is only read as the statement runs.
- * (drizzle renders any SQL it is given as the limit; its type says placeholder.)
+ * LIMITs of prepared statements. SQLite plans with the value bound to a bare `LIMIT ?` (which is
+ * what drizzle makes of any limit, a number too), so binding one marks the statement to be prepared
+ * again: every run of a page cost a prepare (18 µs where the page itself took 3). A limit inside an
+ * expression, or written out, is not planned with. (drizzle renders any SQL it is given as the
+ * limit; its type says number or placeholder.)
  */
 const pageLimit = () => sql`cast(${p('limit')} as integer)` as unknown as Placeholder
+const fixedLimit = (limit: number) => sql.raw(String(Math.trunc(limit))) as unknown as Placeholder
 
 /** Lists of ids up to this long run prepared statements (one per length); longer ones are built per batch. */
 const maxPreparedIds = 32
@@ -46,9 +49,9 @@ const idPlaceholders = (count: number) => Array.from({ length: count }, (_, i) =
 const idValues = (ids: readonly string[]) => Object.fromEntries(ids.map((id, i) => [`id${i}`, id]))
 
 /** A statement made on first use: a reading connection never prepares the writes it will not run. */
-function once<T>(make: () => T): () => T {
+function once<T extends object>(make: () => T): () => T {
   let made: T | undefined
-  return () => (made ??= make())
+  return () => (made ??= runOften(make()))
 }
 
 /*
@@ -166,7 +169,7 @@ export function sqliteQueries(db: SqliteDb, cache: TenancyCache): Queries {
             eq(theirs.userId, p('otherId')),
           ),
         )
-        .limit(1)
+        .limit(fixedLimit(1))
         .prepare()
     }),
   }
@@ -655,7 +658,7 @@ export function sqliteQueries(db: SqliteDb, cache: TenancyCache): Queries {
   )
 
   const tenancy = {
-    anyWorkspace: once(() => db.select({ id: workspaces.id }).from(workspaces).limit(1).prepare()),
+    anyWorkspace: once(() => db.select({ id: workspaces.id }).from(workspaces).limit(fixedLimit(1)).prepare()),
     insertWorkspace: once(() =>
       db
         .insert(workspaces)
