@@ -3,6 +3,7 @@ import { createYoga } from 'graphql-yoga'
 import type { Logger } from 'pino'
 import { armorPlugins } from './armor.ts'
 import { useCompiledExecution } from './compiled-execution.ts'
+import { EndpointPattern } from './endpoint-pattern.ts'
 import {
   type ContextDeps,
   createAdminContext,
@@ -56,6 +57,7 @@ const yogaFor = (
   createYoga<ServerContext>({
     schema,
     graphqlEndpoint,
+    fetchAPI: { URLPattern: EndpointPattern },
     context,
     logging: yogaLogger(log),
     // The app answers CORS for REST and GraphQL alike (CORS_ORIGINS); yoga's own would allow any origin.
