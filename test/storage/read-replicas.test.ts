@@ -157,6 +157,18 @@ describe('the replica store', () => {
     await replica.close()
   })
 
+  it('finds no chat integration, inside the unit that deletes its bot, once the bot is deleted', async () => {
+    const tenant = firstTenant({ webhookId: 'replica-webhook' })
+    await bootstrap(store, tenant)
+    expect((await store.read((q) => q.tenancy.chatIntegrationByWebhook('replica-webhook')))?.botId).toBe(tenant.botId)
+    const seen = await store.write(async (q) => {
+      const before = await q.tenancy.chatIntegrationByWebhook('replica-webhook')
+      await q.bots.delete(tenant.workspaceId, tenant.botId)
+      return { before: before?.botId, after: await q.tenancy.chatIntegrationByWebhook('replica-webhook') }
+    })
+    expect(seen).toEqual({ before: tenant.botId, after: undefined })
+  })
+
   it('refuses every write, and tells its owner', async () => {
     let told = 0
     const replica = new ReplicaStore(store.replicaSource, () => told++)

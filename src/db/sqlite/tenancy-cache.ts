@@ -56,9 +56,13 @@ export class TenancyCache {
     return row
   }
 
-  /** A bot is written or deleted (its integration with it, by cascade) in the transaction under way. */
+  /**
+   * A bot is written or deleted (its integration with it, by cascade) in the transaction under way:
+   * the writer's own next look reads it again now, every thread's once the transaction has ended.
+   */
   botChanged(): void {
     this.changing = true
+    Atomics.add(this.generation, 0, 1)
   }
 
   /** The writer's transaction ended (committed or not): every thread drops what it kept, if a bot may have changed. */
