@@ -5,7 +5,7 @@ import { withLimitedBody } from './body.ts'
 import type { Transport } from './mounts.ts'
 
 interface YogaServer {
-  fetch(request: Request, serverContext: ServerContext): Response | Promise<Response>
+  handleRequest(request: Request, serverContext: ServerContext): Response | Promise<Response>
 }
 
 /**
@@ -25,7 +25,10 @@ export function graphqlOverHttp(
       if (!methods.includes(request.method)) {
         throw new DomainError('MethodNotFound', `this GraphQL endpoint takes ${methods.join(', ')}`, { allow: methods.join(', ') })
       }
-      return yoga.fetch(await withLimitedBody(request, bodyLimit), { requestId, webhookId: params.webhookId })
+      const limited = await withLimitedBody(request, bodyLimit, streams ? request.signal : undefined)
+      // handleRequest, not fetch: the app's own server adapter has already followed this request's
+      // abort signal, which `fetch` would do again (4 % of a GraphQL read).
+      return yoga.handleRequest(limited, { requestId, webhookId: params.webhookId })
     },
     refuse: graphqlRefusal,
   }

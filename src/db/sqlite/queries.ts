@@ -22,9 +22,9 @@ import {
 } from '../schema.ts'
 import type { DueDelivery, ParticipantEntry, Participation, Queries } from '../store.ts'
 import type { SqliteDb } from './connection.ts'
+import { type Bounds, boundValues, keyset, placeholderBounds, preparedBy, type Shape, shapeOf } from './keyset.ts'
 import { runOften } from './statement.ts'
 import type { TenancyCache } from './tenancy-cache.ts'
-import { type Bounds, boundValues, keyset, placeholderBounds, preparedBy, type Shape, shapeOf } from './keyset.ts'
 
 const p = sql.placeholder
 
