@@ -70,4 +70,31 @@ describe('batched loading', () => {
     expect(fifty.count).toBe(five.count)
     expect(fifty.count).toBeLessThanOrEqual(8)
   }, 60_000)
+
+  it("reads no user row for a message author's id, and one batch for anything more of the authors", async () => {
+    handled = 0
+    const alice = await seed(1)
+    await eventually(() => expect(handled).toBe(12))
+    await t.app.bots.idle()
+    await t.app.bots.stop()
+    const page = (fields: string) =>
+      `{ conversation(id: "c0") { messages(first: 12) { edges { node { author { ${fields} } } } } } }`
+    const authors = async (fields: string) => {
+      statements = []
+      const res = await t.graphql(page(fields), {}, { key: alice.key })
+      const usersRead = statements.filter((sql) => /from "users"/i.test(sql)).length
+      statements = undefined
+      expect(res.body.errors).toBeUndefined()
+      return { authors: res.body.data.conversation.messages.edges.map((e: { node: { author: unknown } }) => e.node.author), usersRead }
+    }
+    const byId = (list: { userId: string }[]) => [...list].sort((a, b) => a.userId.localeCompare(b.userId))
+    const ids = await authors('userId')
+    expect(ids.usersRead).toBe(0)
+    expect(byId(ids.authors)).toEqual(['alice', 'bob', 'carol'].flatMap((userId) => Array(4).fill({ userId })))
+    const named = await authors('userId name isBot')
+    expect(named.usersRead).toBe(1)
+    expect(byId(named.authors)).toEqual(
+      ['alice', 'bob', 'carol'].flatMap((userId) => Array(4).fill({ userId, name: userId.toUpperCase(), isBot: false })),
+    )
+  }, 60_000)
 })

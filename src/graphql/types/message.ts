@@ -2,7 +2,6 @@ import type { MessageFeedback, MessageRow } from '../../db/schema.ts'
 import { checkFeedback, setMessageFeedback, updateMessage } from '../../domain/message-updates.ts'
 import { createMessage, deleteMessage, getMessage, listMessages } from '../../domain/messages.ts'
 import { getConversation } from '../../domain/conversations.ts'
-import { loadUser } from '../../domain/loaders.ts'
 import { builder } from '../builder.ts'
 import { chatScope } from '../context.ts'
 import { visibleOrNull } from '../nodes.ts'
@@ -39,7 +38,7 @@ export const Message = builder.node(builder.objectRef<MessageRow>('Message'), {
     }),
     metadata: t.field({ type: 'JSONObject', nullable: true, resolve: (message) => message.metadata }),
     feedback: t.field({ type: MessageFeedbackRef, nullable: true, resolve: (message) => message.feedback }),
-    author: t.field({ type: User, resolve: (message, _args, ctx) => loadUser(chatScope(ctx), message.userId) }),
+    author: t.field({ type: User, resolve: (message) => ({ id: message.userId }) }),
     conversation: t.field({
       type: Conversation,
       resolve: (message, _args, ctx) => getConversation({ ctx: chatScope(ctx), id: message.conversationId }),

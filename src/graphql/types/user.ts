@@ -9,23 +9,41 @@ import {
   getCaller,
   updateUser,
 } from '../../domain/users.ts'
+import { loadUser } from '../../domain/loaders.ts'
 import { builder } from '../builder.ts'
-import { chatScope } from '../context.ts'
+import { chatScope, type GraphQLContext } from '../context.ts'
 import { visibleOrNull } from '../nodes.ts'
 
-export const User = builder.node(builder.objectRef<UserRow>('User'), {
+/**
+ * A user as the schema resolves it: its row, or only its id where that is all the parent holds (a
+ * message's author). A field that needs more than the id loads the row then (batched per request),
+ * so that `author { userId }` reads nothing: loading it was a fifth of a GraphQL page of messages.
+ */
+export type UserSource = UserRow | { id: string }
+
+const rowOf = (user: UserSource, ctx: GraphQLContext): UserRow | Promise<UserRow> =>
+  'createdAt' in user ? user : loadUser(chatScope(ctx), user.id)
+
+export const User = builder.node(builder.objectRef<UserSource>('User'), {
   subGraphs: ['chat'],
   description: 'Someone talking to the bot through one chat integration.',
   id: { resolve: (user) => user.id },
   loadOne: (id, ctx) => visibleOrNull(() => getVisibleUser(chatScope(ctx), id)),
   fields: (t) => ({
     userId: t.exposeString('id', { description: 'The user id of the Chat API (what x-user-key names).' }),
-    name: t.exposeString('name', { nullable: true }),
-    pictureUrl: t.exposeString('pictureUrl', { nullable: true }),
-    profile: t.exposeString('profile', { nullable: true, description: 'Custom profile data, encoded as a string.' }),
-    isBot: t.exposeBoolean('isBot', { description: "Whether this is the bot's own user." }),
-    createdAt: t.expose('createdAt', { type: 'DateTime' }),
-    updatedAt: t.expose('updatedAt', { type: 'DateTime' }),
+    name: t.string({ nullable: true, resolve: async (user, _args, ctx) => (await rowOf(user, ctx)).name }),
+    pictureUrl: t.string({ nullable: true, resolve: async (user, _args, ctx) => (await rowOf(user, ctx)).pictureUrl }),
+    profile: t.string({
+      nullable: true,
+      description: 'Custom profile data, encoded as a string.',
+      resolve: async (user, _args, ctx) => (await rowOf(user, ctx)).profile,
+    }),
+    isBot: t.boolean({
+      description: "Whether this is the bot's own user.",
+      resolve: async (user, _args, ctx) => (await rowOf(user, ctx)).isBot,
+    }),
+    createdAt: t.field({ type: 'DateTime', resolve: async (user, _args, ctx) => (await rowOf(user, ctx)).createdAt }),
+    updatedAt: t.field({ type: 'DateTime', resolve: async (user, _args, ctx) => (await rowOf(user, ctx)).updatedAt }),
   }),
 })
 
