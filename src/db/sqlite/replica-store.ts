@@ -2,8 +2,8 @@ import type { After, Queries, Store } from '../store.ts'
 import { fileDirectory, type FileBytes } from '../file-bytes.ts'
 import { openReader, type SqliteDb } from './connection.ts'
 import { DurabilityClock } from './durability.ts'
-import { TenancyCache } from './tenancy-cache.ts'
 import { sqliteQueries } from './queries.ts'
+import { TenancyCache } from './tenancy-cache.ts'
 
 /** What a read replica opens: the writer's file, and the writer's durability clock and count of bot changes (shared memory). */
 export interface ReplicaSource {

@@ -7,9 +7,9 @@ import { type CheckpointOptions, type Checkpoints, workerCheckpoints, writerThre
 import { openReader, openWriter, type QueryLog, type SqliteDb, walSync } from './connection.ts'
 import { DurabilityClock } from './durability.ts'
 import { GroupCommit, type GroupCommitOptions } from './group-commit.ts'
-import { TenancyCache } from './tenancy-cache.ts'
 import type { ReplicaSource } from './replica-store.ts'
 import { sqliteQueries } from './queries.ts'
+import { TenancyCache } from './tenancy-cache.ts'
 
 export interface SqliteStoreOptions extends Partial<GroupCommitOptions> {
   /** Called with every SQL statement run (statement counts, debugging). */

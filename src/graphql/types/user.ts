@@ -1,5 +1,6 @@
 import type { UserRow } from '../../db/schema.ts'
 import { signUserKey } from '../../auth/user-key.ts'
+import { loadUser } from '../../domain/loaders.ts'
 import {
   authorizeUserKey,
   createUser,
@@ -9,7 +10,6 @@ import {
   getCaller,
   updateUser,
 } from '../../domain/users.ts'
-import { loadUser } from '../../domain/loaders.ts'
 import { builder } from '../builder.ts'
 import { chatScope, type GraphQLContext } from '../context.ts'
 import { visibleOrNull } from '../nodes.ts'
