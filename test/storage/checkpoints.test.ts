@@ -45,9 +45,12 @@ describe('WAL checkpoints on a worker thread', () => {
     const results: CheckpointResult[] = []
     const store = openSqliteStore(path, { checkpoints: { every: 2, onCheckpoint: (result) => results.push(result) } })
     try {
-      // One batch each: the worker is asked for a checkpoint after every second commit.
+      // One batch each: the worker is asked for a checkpoint after every second commit. A checkpoint
+      // copies what is committed when it starts, and the commits since the last one started wait in
+      // the WAL until there are two: so the file ends with the first 11 or all 12, whichever way the
+      // worker's timing fell, and never fewer.
       for (let i = 0; i < 12; i++) await store.write((q) => q.tenancy.insertWorkspace(workspace(i)))
-      await eventually(() => expect(checkpointedWorkspaces(path)).toBe(12))
+      await eventually(() => expect(checkpointedWorkspaces(path)).toBeGreaterThanOrEqual(11))
       // The worker tells how a checkpoint went once it is over: the copy may see its pages first.
       await eventually(() => expect(results.length).toBeGreaterThan(0))
       expect(results.every((result) => result.busy === 0)).toBe(true)
