@@ -1,5 +1,5 @@
 import type { GraphQLSchema } from 'graphql'
-import { createYoga } from 'graphql-yoga'
+import { createYoga, type Plugin } from 'graphql-yoga'
 import type { Logger } from 'pino'
 import { armorPlugins } from './armor.ts'
 import { useCompiledExecution } from './compiled-execution.ts'
@@ -24,6 +24,28 @@ export interface ServerContext {
   requestId: string
   webhookId?: string
 }
+
+/**
+ * Each request's server context, handed to yoga beside the request rather than as its argument: yoga
+ * copies a given context, descriptor by descriptor, onto a new object whose prototype is the given
+ * one, for every request; the context every resolver then reads is that slow object. Without it,
+ * `useServerContext` adds two properties to the plain object yoga makes instead: a GraphQL page of
+ * 20 messages took 7–10 % less CPU in process (alternated runs).
+ */
+const serverContexts = new WeakMap<Request, ServerContext>()
+
+/** The request, to be handed to yoga's `handleRequest` with no server context: its own is `context`. */
+export function withServerContext(request: Request, context: ServerContext): Request {
+  serverContexts.set(request, context)
+  return request
+}
+
+/** Runs first: every other plugin, and the context factory, reads the server context yoga passes on. */
+const useServerContext = (): Plugin<Record<string, unknown>, ServerContext> => ({
+  onRequest({ request, serverContext }) {
+    Object.assign(serverContext, serverContexts.get(request))
+  },
+})
 
 /** What yoga passes the context factory: the request, or for a WebSocket its connection parameters. */
 export interface ContextInit extends ServerContext {
@@ -75,6 +97,7 @@ const yogaFor = (
     landingPage: false,
     maskedErrors: { maskError: (error) => errors.mask(error) },
     plugins: [
+      useServerContext(),
       ...armorPlugins(),
       useGraphQLSSE(errors),
       useRequestId(errors),

@@ -1,11 +1,12 @@
 import { DomainError } from '../domain/errors.ts'
-import type { ServerContext } from '../graphql/yoga.ts'
+import { type ServerContext, withServerContext } from '../graphql/yoga.ts'
 import { graphqlRefusal } from '../graphql/refusals.ts'
 import { withLimitedBody } from './body.ts'
 import type { Transport } from './mounts.ts'
 
 interface YogaServer {
-  handleRequest(request: Request, serverContext: ServerContext): Response | Promise<Response>
+  /** Called without a server context: the request carries it (withServerContext). */
+  handleRequest(request: Request, serverContext?: ServerContext): Response | Promise<Response>
 }
 
 /**
@@ -28,7 +29,7 @@ export function graphqlOverHttp(
       const limited = await withLimitedBody(request, bodyLimit, streams ? request.signal : undefined)
       // handleRequest, not fetch: the app's own server adapter has already followed this request's
       // abort signal, which `fetch` would do again (4 % of a GraphQL read).
-      return yoga.handleRequest(limited, { requestId, webhookId: params.webhookId })
+      return yoga.handleRequest(withServerContext(limited, { requestId, webhookId: params.webhookId }))
     },
     refuse: graphqlRefusal,
   }
