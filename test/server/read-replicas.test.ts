@@ -4,7 +4,7 @@ import { connect } from 'node:net'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { pino } from 'pino'
-import { afterEach, describe, expect, it } from 'vitest'
+import { afterEach, describe, expect, it, vi } from 'vitest'
 import { type ConfabServer, createServer } from '../../src/index.ts'
 import { openSqliteStore } from '../../src/db/sqlite/store.ts'
 import { ReadReplicas } from '../../src/http/read-replicas.ts'
@@ -33,12 +33,20 @@ async function start(readReplicas: number) {
   return { confab, apiUrl, chat, conversationId: conversation.id }
 }
 
+/**
+ * A replica started from src/ compiles the app with tsx in its own thread before it is ready (or
+ * fails): a few seconds, and more than 10 on a loaded machine (seen in CI). Its tests wait for that
+ * up to a minute each time, and may run for two.
+ */
+const replicaStart = { timeout: 60_000, interval: 20 }
+const replicaTests = { timeout: 120_000 }
+
 /** Reads until every replica has started (the first reads start them) and is ready. */
 async function warm(server: ConfabServer, chat: AuthenticatedClient, count: number) {
-  await eventually(async () => {
+  await vi.waitFor(async () => {
     await chat.getUser({})
     expect(server.replicas?.ready).toBe(count)
-  })
+  }, replicaStart)
 }
 
 /** Waits for the echo bot's replies: `count` messages in the conversation, none still to come. */
@@ -51,7 +59,7 @@ const served = () => confab?.replicas?.served ?? 0
 const graphql = (apiUrl: string, key: string, body: object) =>
   fetch(`${apiUrl}/graphql`, { method: 'POST', headers: { 'content-type': 'application/json', 'x-user-key': key }, body: JSON.stringify(body) })
 
-describe('reads on the replicas', () => {
+describe('reads on the replicas', replicaTests, () => {
   it('every read of the chat API answers as the main thread does, and is served by a replica', async () => {
     const { confab, chat, conversationId } = await start(2)
     for (const text of ['one', 'two', 'three']) await chat.createMessage({ conversationId, payload: { type: 'text', text } })
@@ -126,7 +134,7 @@ describe('reads on the replicas', () => {
   })
 })
 
-describe('what stays on the main thread', () => {
+describe('what stays on the main thread', replicaTests, () => {
   it('a GraphQL mutation, a REST write and a live stream: none goes to a replica, and the listener hears the write', async () => {
     const { confab, apiUrl, chat, conversationId } = await start(1)
     await warm(confab, chat, 1)
@@ -156,7 +164,7 @@ describe('what stays on the main thread', () => {
   })
 })
 
-describe('a replica that fails', () => {
+describe('a replica that fails', replicaTests, () => {
   it('its reads are served by the main thread, and it is started again', async () => {
     const { confab, chat, conversationId } = await start(1)
     await chat.createMessage({ conversationId, payload: { type: 'text', text: 'kept' } })
@@ -198,7 +206,7 @@ describe('a client that goes away in the middle of a GraphQL body', () => {
   })
 })
 
-describe('a replica that cannot start', () => {
+describe('a replica that cannot start', replicaTests, () => {
   it('is started again after a second, then after twice as long each time, and the error is logged', async () => {
     const lines: string[] = []
     const log = pino({ level: 'error' }, { write: (line: string) => void lines.push(line) })
@@ -215,7 +223,8 @@ describe('a replica that cannot start', () => {
     const attempt = () => replicas.answer(unused, {} as ServerResponse)
     const failedOnce = async (count: number) => {
       expect(replicas.threads).toHaveLength(1)
-      await eventually(() => expect(replicas.threads).toHaveLength(0))
+      // It fails once its thread has compiled the app (replicaStart).
+      await vi.waitFor(() => expect(replicas.threads).toHaveLength(0), replicaStart)
       expect(lines.filter((line) => line.includes('a read replica failed'))).toHaveLength(count)
     }
     // No replica is ready: the caller serves every read itself.
@@ -237,14 +246,14 @@ describe('a replica that cannot start', () => {
   })
 })
 
-describe('a replica without reads', () => {
+describe('a replica without reads', replicaTests, () => {
   it('stops after a minute without a read; the next read starts one again', async () => {
     const store = openSqliteStore(':memory:')
     let now = 0
     const replicas = new ReadReplicas({ count: 1, source: store.replicaSource, corsOrigins: [], log: pino({ level: 'silent' }), now: () => now })
     const unused = {} as IncomingMessage
     expect(await replicas.answer(unused, {} as ServerResponse)).toBe(false)
-    await eventually(() => expect(replicas.ready).toBe(1))
+    await vi.waitFor(() => expect(replicas.ready).toBe(1), replicaStart)
     const [first] = replicas.threads
     const exited = new Promise((resolve) => first!.once('exit', resolve))
     now += 59_999
@@ -255,14 +264,14 @@ describe('a replica without reads', () => {
     expect(replicas.threads).toEqual([])
     await exited
     expect(await replicas.answer(unused, {} as ServerResponse)).toBe(false)
-    await eventually(() => expect(replicas.ready).toBe(1))
+    await vi.waitFor(() => expect(replicas.ready).toBe(1), replicaStart)
     expect(replicas.threads[0]).not.toBe(first)
     await replicas.close()
     await store.close()
   })
 })
 
-describe('closing', () => {
+describe('closing', replicaTests, () => {
   it('stops the replicas with the server', async () => {
     const { confab, chat } = await start(2)
     await warm(confab, chat, 2)
