@@ -21,8 +21,11 @@ import { visibleOrNull } from '../nodes.ts'
  */
 export type UserSource = UserRow | { id: string }
 
-const rowOf = (user: UserSource, ctx: GraphQLContext): UserRow | Promise<UserRow> =>
-  'createdAt' in user ? user : loadUser(chatScope(ctx), user.id)
+/** A field of the user's row: read at once when the row is in hand, else once it is loaded. */
+const fromRow =
+  <K extends keyof UserRow>(key: K) =>
+  (user: UserSource, _args: unknown, ctx: GraphQLContext): UserRow[K] | Promise<UserRow[K]> =>
+    'createdAt' in user ? user[key] : loadUser(chatScope(ctx), user.id).then((row) => row[key])
 
 export const User = builder.node(builder.objectRef<UserSource>('User'), {
   subGraphs: ['chat'],
@@ -31,19 +34,12 @@ export const User = builder.node(builder.objectRef<UserSource>('User'), {
   loadOne: (id, ctx) => visibleOrNull(() => getVisibleUser(chatScope(ctx), id)),
   fields: (t) => ({
     userId: t.exposeString('id', { description: 'The user id of the Chat API (what x-user-key names).' }),
-    name: t.string({ nullable: true, resolve: async (user, _args, ctx) => (await rowOf(user, ctx)).name }),
-    pictureUrl: t.string({ nullable: true, resolve: async (user, _args, ctx) => (await rowOf(user, ctx)).pictureUrl }),
-    profile: t.string({
-      nullable: true,
-      description: 'Custom profile data, encoded as a string.',
-      resolve: async (user, _args, ctx) => (await rowOf(user, ctx)).profile,
-    }),
-    isBot: t.boolean({
-      description: "Whether this is the bot's own user.",
-      resolve: async (user, _args, ctx) => (await rowOf(user, ctx)).isBot,
-    }),
-    createdAt: t.field({ type: 'DateTime', resolve: async (user, _args, ctx) => (await rowOf(user, ctx)).createdAt }),
-    updatedAt: t.field({ type: 'DateTime', resolve: async (user, _args, ctx) => (await rowOf(user, ctx)).updatedAt }),
+    name: t.string({ nullable: true, resolve: fromRow('name') }),
+    pictureUrl: t.string({ nullable: true, resolve: fromRow('pictureUrl') }),
+    profile: t.string({ nullable: true, description: 'Custom profile data, encoded as a string.', resolve: fromRow('profile') }),
+    isBot: t.boolean({ description: "Whether this is the bot's own user.", resolve: fromRow('isBot') }),
+    createdAt: t.field({ type: 'DateTime', resolve: fromRow('createdAt') }),
+    updatedAt: t.field({ type: 'DateTime', resolve: fromRow('updatedAt') }),
   }),
 })
 
