@@ -50,7 +50,7 @@ export const botChatContext = (
   integration: ChatIntegrationRow,
   signals: SignalPublisher,
   bots: BotInbox,
-): ChatContext => ({ store, integration, callerId: integration.botId, signals, bots })
+): ChatContext => ({ store, integration, callerId: integration.botId, signals, bots, memo: {} })
 
 /** What the bot sent back for an incoming event, recorded as its outgoing event. */
 const outgoing = (
@@ -287,13 +287,10 @@ export interface BotSetup {
   signingSecret: string
 }
 
-// Read once per request and bot: a bot's fields (its secret, its integration) share one read.
-const setups = new WeakMap<AdminContext, Map<string, Promise<BotSetup>>>()
-
 /** What an administrator needs to reach a bot: its chat integration and its current signing secret. */
 export function getBotSetup({ ctx, id }: { ctx: AdminContext; id: string }): Promise<BotSetup> {
-  let ofRequest = setups.get(ctx)
-  if (!ofRequest) setups.set(ctx, (ofRequest = new Map()))
+  // Read once per request and bot: a bot's fields (its secret, its integration) share one read.
+  const ofRequest = (ctx.memo.botSetups ??= new Map())
   let setup = ofRequest.get(id)
   if (!setup) {
     setup = ctx.store.read(async (q) => {

@@ -25,8 +25,6 @@ export interface ChatLoaders {
   messages: DataLoader<PageKey, Cursored<MessageRow>[], string>
 }
 
-const loaders = new WeakMap<ChatContext, ChatLoaders>()
-
 const pageKey = (key: PageKey) => JSON.stringify([key.conversationId, key.window])
 
 /** Groups page keys that ask for the same window, so that each group is one query. */
@@ -113,14 +111,7 @@ function createLoaders(ctx: ChatContext): ChatLoaders {
   return { user, participation, participants, messages }
 }
 
-export function loadersOf(ctx: ChatContext): ChatLoaders {
-  let mine = loaders.get(ctx)
-  if (!mine) {
-    mine = createLoaders(ctx)
-    loaders.set(ctx, mine)
-  }
-  return mine
-}
+export const loadersOf = (ctx: ChatContext): ChatLoaders => (ctx.memo.loaders ??= createLoaders(ctx))
 
 /** The batched gate of conversation-scoped reads: 401 for no caller, 404 for no conversation, 403 for a non-participant. */
 export async function loadParticipation(

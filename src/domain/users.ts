@@ -25,22 +25,20 @@ export function requireCallerId(ctx: ChatContext): string {
   return ctx.callerId
 }
 
-// The caller's row, read once per request (context); a verb that changes the caller forgets it.
-const callers = new WeakMap<ChatContext, UserRow>()
-
 /** Keeps the caller's row that another query returned (a participation), sparing a look-up. */
 export const rememberCaller = (ctx: ChatContext, user: UserRow): void => {
-  callers.set(ctx, user)
+  ctx.memo.caller = user
 }
 
 /** The user the request's key names, which must exist: a key outlives a deleted user but opens nothing. */
 export async function requireCaller(ctx: ChatContext, q: Queries): Promise<UserRow> {
-  const known = callers.get(ctx)
+  // Read once per request; a verb that changes the caller forgets it.
+  const known = ctx.memo.caller
   if (known) return known
   const id = requireCallerId(ctx)
   const user = await q.users.find(ctx.integration.id, id)
   if (!user) throw unauthorized(`user "${id}" of this user key does not exist; call getOrCreateUser first`)
-  callers.set(ctx, user)
+  ctx.memo.caller = user
   return user
 }
 
@@ -82,7 +80,7 @@ export async function createUser({
 export function updateUser({ ctx, input }: { ctx: ChatContext; input: UserProfileInput }): Promise<UserRow> {
   return ctx.store.write(async (q) => {
     const caller = await requireCaller(ctx, q)
-    callers.delete(ctx)
+    ctx.memo.caller = undefined
     const changes = Object.fromEntries(
       (['name', 'pictureUrl', 'profile'] as const).filter((key) => input[key] !== undefined).map((key) => [key, input[key]]),
     )
@@ -104,7 +102,7 @@ export function deleteUser({ ctx }: { ctx: ChatContext }): Promise<void> {
     const fileIds = await q.files.idsOfUser(ctx.integration.id, caller.id)
     for (const { conversationId } of owned) fileIds.push(...(await q.files.idsOfConversation(ctx.integration.id, conversationId)))
     await q.users.delete(ctx.integration.id, caller.id)
-    callers.delete(ctx)
+    ctx.memo.caller = undefined
     after(() => {
       removeFileBytes(ctx.store, fileIds)
       for (const { conversationId, ownerId } of joined) {

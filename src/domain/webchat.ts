@@ -25,7 +25,7 @@ export async function startWebchat({ ctx }: { ctx: ChatContext }): Promise<{ ctx
     return { ctx, createdUser: false }
   }
   const user = await createUser({ ctx, input: {} })
-  return { ctx: { ...ctx, callerId: user.id }, createdUser: true }
+  return { ctx: { ...ctx, callerId: user.id, memo: {} }, createdUser: true }
 }
 
 /**

@@ -93,7 +93,7 @@ export async function createChatContext(
       requestId,
       log: deps.log,
       signals: deps.signals,
-      chat: { store: deps.store, integration, callerId, adminSecret, signals: deps.signals, bots: deps.bots },
+      chat: { store: deps.store, integration, callerId, adminSecret, signals: deps.signals, bots: deps.bots, memo: {} },
       baseUrl,
     }
   })
@@ -114,7 +114,7 @@ export function createAdminContext(
       requestId,
       log: deps.log,
       signals: deps.signals,
-      admin: { store: deps.store, workspaceId, signals: deps.signals, bots: deps.bots },
+      admin: { store: deps.store, workspaceId, signals: deps.signals, bots: deps.bots, memo: {} },
       baseUrl,
     }
   })

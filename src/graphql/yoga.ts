@@ -44,6 +44,8 @@ export function withServerContext(request: Request, context: ServerContext): Req
 const useServerContext = (): Plugin<Record<string, unknown>, ServerContext> => ({
   onRequest({ request, serverContext }) {
     Object.assign(serverContext, serverContexts.get(request))
+    // Now, rather than when the request is collected: see ChatMemo on why a WeakMap should hold nothing long.
+    serverContexts.delete(request)
   },
 })
 
