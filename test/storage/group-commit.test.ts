@@ -273,6 +273,24 @@ describe('SQLite store', () => {
     await store.close()
   })
 
+  it('journals each unit in memory, so that a unit changing many pages still rolls back alone (temp_store = MEMORY)', async () => {
+    const path = join(dir, 'confab.db')
+    const store = openSqliteStore(path)
+    expect(store.db.$client.pragma('temp_store', { simple: true })).toBe(2)
+    // Far more pages than the 64 KiB of journal SQLite keeps in memory before it spills to a file.
+    const large = store.write(async (q) => {
+      for (let i = 0; i < 2000; i++) await q.tenancy.insertWorkspace({ ...workspace, id: `wkspace_large_${i}`, name: 'n'.repeat(200) })
+      throw new Error('the large unit fails')
+    })
+    const neighbour = store.write((q) => q.tenancy.insertWorkspace(workspace))
+    await expect(large).rejects.toThrow('the large unit fails')
+    await neighbour
+    const reader = outsider(path)
+    expect(reader.prepare('select id from workspaces').pluck().all()).toEqual([workspace.id])
+    reader.close()
+    await store.close()
+  })
+
   it('opens `:memory:` as a private temporary file, removed on close', async () => {
     const [one, two] = [openSqliteStore(':memory:'), openSqliteStore(':memory:')]
     await one.write((q) => q.tenancy.insertWorkspace(workspace))
