@@ -27,7 +27,7 @@ export interface ChatContext {
  * it. V8's young-generation GC keeps a WeakMap's values alive (only a full GC sees through them),
  * and what is remembered (loaders, pending reads) holds the context: every request's reads
  * survived into the old generation, to be marked and swept there. Scavenges took 8–10 ms instead
- * of 2, and a REST page of 20 messages 40 % more CPU.
+ * of 2, and a REST page of 20 messages nearly twice the CPU (286 µs against 152, in process).
  */
 
 /** A chat request's reads: its batch loaders, and the caller's row once read. */
