@@ -4,7 +4,7 @@ import { connect } from 'node:net'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { pino } from 'pino'
-import { afterEach, describe, expect, it, vi } from 'vitest'
+import { afterEach, describe, expect, it } from 'vitest'
 import { type ConfabServer, createServer } from '../../src/index.ts'
 import { openSqliteStore } from '../../src/db/sqlite/store.ts'
 import { ReadReplicas } from '../../src/http/read-replicas.ts'
@@ -38,15 +38,15 @@ async function start(readReplicas: number) {
  * fails): a few seconds, and more than 10 on a loaded machine (seen in CI). Its tests wait for that
  * up to a minute each time, and may run for two.
  */
-const replicaStart = { timeout: 60_000, interval: 20 }
+const replicaStartMs = 60_000
 const replicaTests = { timeout: 120_000 }
 
 /** Reads until every replica has started (the first reads start them) and is ready. */
 async function warm(server: ConfabServer, chat: AuthenticatedClient, count: number) {
-  await vi.waitFor(async () => {
+  await eventually(async () => {
     await chat.getUser({})
     expect(server.replicas?.ready).toBe(count)
-  }, replicaStart)
+  }, replicaStartMs)
 }
 
 /** Waits for the echo bot's replies: `count` messages in the conversation, none still to come. */
@@ -223,8 +223,8 @@ describe('a replica that cannot start', replicaTests, () => {
     const attempt = () => replicas.answer(unused, {} as ServerResponse)
     const failedOnce = async (count: number) => {
       expect(replicas.threads).toHaveLength(1)
-      // It fails once its thread has compiled the app (replicaStart).
-      await vi.waitFor(() => expect(replicas.threads).toHaveLength(0), replicaStart)
+      // It fails once its thread has compiled the app (replicaStartMs).
+      await eventually(() => expect(replicas.threads).toHaveLength(0), replicaStartMs)
       expect(lines.filter((line) => line.includes('a read replica failed'))).toHaveLength(count)
     }
     // No replica is ready: the caller serves every read itself.
@@ -253,7 +253,7 @@ describe('a replica without reads', replicaTests, () => {
     const replicas = new ReadReplicas({ count: 1, source: store.replicaSource, corsOrigins: [], log: pino({ level: 'silent' }), now: () => now })
     const unused = {} as IncomingMessage
     expect(await replicas.answer(unused, {} as ServerResponse)).toBe(false)
-    await vi.waitFor(() => expect(replicas.ready).toBe(1), replicaStart)
+    await eventually(() => expect(replicas.ready).toBe(1), replicaStartMs)
     const [first] = replicas.threads
     const exited = new Promise((resolve) => first!.once('exit', resolve))
     now += 59_999
@@ -264,7 +264,7 @@ describe('a replica without reads', replicaTests, () => {
     expect(replicas.threads).toEqual([])
     await exited
     expect(await replicas.answer(unused, {} as ServerResponse)).toBe(false)
-    await vi.waitFor(() => expect(replicas.ready).toBe(1), replicaStart)
+    await eventually(() => expect(replicas.ready).toBe(1), replicaStartMs)
     expect(replicas.threads[0]).not.toBe(first)
     await replicas.close()
     await store.close()
