@@ -134,6 +134,11 @@ export class ReadReplicas {
     this.served++
     res.writeHead(answer.status, answer.headers)
     res.end(answer.body)
+    // Written, the page is let go of at once. Under load the answer objects stay reachable until the
+    // next scavenge (from where, a reduced copy of this path does not show), which then promoted
+    // every page body to the old generation: 2 MB per scavenge at 32 connections, 0.35 MB without them.
+    answer.body = undefined
+    answer.headers = undefined
     return true
   }
 
