@@ -52,7 +52,8 @@ export function settleDelivery(
       userId: delivery.userId,
       timestamp: at.toISOString(),
     }
-    for (const line of settlement.lines) await recordBotLog(q, { ...where, ...line })
+    // Not `{ ...where, ...line }`: a spread followed by more fields makes V8 a new hidden class per line.
+    for (const line of settlement.lines) await recordBotLog(q, Object.assign({}, where, line))
     if (settlement.goneUrl !== undefined) await q.bots.markUrlGone(delivery.target.botId, settlement.goneUrl)
     await settlement.answer?.apply(q, after, at)
     const settled = settledStatus(settlement)
