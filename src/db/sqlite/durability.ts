@@ -31,6 +31,11 @@ export class DurabilityClock {
     Atomics.notify(this.counts, 1)
   }
 
+  /** How many commits are durable (or failed): every write answered so far is counted in it. */
+  durableCount(): number {
+    return Atomics.load(this.counts, 1)
+  }
+
   /** Resolves once every commit started so far is durable: a replica's read waits for it before it is answered. */
   async settled(): Promise<void> {
     const target = Atomics.load(this.counts, 0)

@@ -4,6 +4,7 @@ import { openReader, type SqliteDb } from './connection.ts'
 import { DurabilityClock } from './durability.ts'
 import { sqliteQueries } from './queries.ts'
 import { TenancyCache } from './tenancy-cache.ts'
+import { TurnSnapshot } from './turn-snapshot.ts'
 
 /** What a read replica opens: the writer's file, and the writer's durability clock and count of bot changes (shared memory). */
 export interface ReplicaSource {
@@ -31,6 +32,7 @@ export class ReplicaStore implements Store {
   private readonly reader: SqliteDb
   private readonly queries: Queries
   private readonly durability: DurabilityClock
+  private readonly snapshot: TurnSnapshot
 
   /** `onWrite` is told of every write refused: the replica then hands its request back to the main thread. */
   constructor(
@@ -40,10 +42,12 @@ export class ReplicaStore implements Store {
     this.reader = openReader(path)
     this.queries = sqliteQueries(this.reader, new TenancyCache(tenancy))
     this.durability = new DurabilityClock(durability)
+    this.snapshot = new TurnSnapshot(this.reader.$client, () => this.durability.durableCount())
     this.files = fileDirectory(`${path}.files`)
   }
 
   async read<T>(work: (q: Queries) => Promise<T>): Promise<T> {
+    this.snapshot.enter()
     const value = await work(this.queries)
     await this.durability.settled()
     return value
@@ -59,6 +63,7 @@ export class ReplicaStore implements Store {
   }
 
   async close(): Promise<void> {
+    this.snapshot.end()
     this.reader.$client.close()
   }
 }
