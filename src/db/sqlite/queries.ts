@@ -81,16 +81,32 @@ interface MessageRecord {
   created_at: string
 }
 
-const messageOf = (row: MessageRecord): MessageRow => ({
-  integrationId: row.integration_id,
-  id: row.id,
-  conversationId: row.conversation_id,
-  userId: row.user_id,
-  payload: JSON.parse(row.payload) as Record<string, unknown>,
-  metadata: row.metadata === null ? null : (JSON.parse(row.metadata) as Record<string, unknown>),
-  feedback: row.feedback === null ? null : (JSON.parse(row.feedback) as MessageRow['feedback']),
-  createdAt: row.created_at,
+/** A message from the columns SQLite returns, its JSON ones decoded. */
+const messageFrom = (
+  integrationId: string,
+  conversationId: string,
+  id: string,
+  userId: string,
+  payload: string,
+  metadata: string | null,
+  feedback: string | null,
+  createdAt: string,
+): MessageRow => ({
+  integrationId,
+  id,
+  conversationId,
+  userId,
+  payload: JSON.parse(payload) as Record<string, unknown>,
+  metadata: metadata === null ? null : (JSON.parse(metadata) as Record<string, unknown>),
+  feedback: feedback === null ? null : (JSON.parse(feedback) as MessageRow['feedback']),
+  createdAt,
 })
+
+const messageOf = (row: MessageRecord): MessageRow =>
+  messageFrom(row.integration_id, row.conversation_id, row.id, row.user_id, row.payload, row.metadata, row.feedback, row.created_at)
+
+/** A row of the prepared page of one conversation's messages, as SQLite returns it (`values`). */
+type PageRow = [id: string, userId: string, payload: string, metadata: string | null, feedback: string | null, createdAt: string]
 
 /** A participant row as the page query returns it (SQLite has no booleans: is_bot comes back 0/1). */
 interface ParticipantRecord extends Omit<UserRow, 'isBot'> {
@@ -312,25 +328,28 @@ export function sqliteQueries(db: SqliteDb, cache: TenancyCache): Queries {
     participantPage(p('integrationId'), p('conversationId'), placeholderBounds(shape), pageLimit()).prepare(),
   )
 
-  /** One conversation's page of messages, newest first. */
-  const messagePage = (integrationId: Bound<string>, conversationId: Bound<string>, window: Bounds, limit: Bound<number>) => {
+  /** Where one conversation's page of messages is, newest first. */
+  const messagePageOf = (integrationId: Bound<string>, conversationId: Bound<string>, window: Bounds) => {
     const page = keyset([messages.createdAt, messages.id], 'desc', window)
-    return db
-      .select()
-      .from(messages)
-      .where(
-        and(
-          eq(messages.integrationId, integrationId),
-          eq(messages.conversationId, conversationId),
-          page.where,
-        ),
-      )
-      .orderBy(...page.orderBy)
-      .limit(limit)
+    return {
+      where: and(eq(messages.integrationId, integrationId), eq(messages.conversationId, conversationId), page.where),
+      orderBy: page.orderBy,
+    }
   }
-  const messagePagePrepared = preparedBy((shape: Shape) =>
-    messagePage(p('integrationId'), p('conversationId'), placeholderBounds(shape), pageLimit()).prepare(),
-  )
+  const messagePage = (integrationId: Bound<string>, conversationId: Bound<string>, window: Bounds, limit: Bound<number>) => {
+    const { where, orderBy } = messagePageOf(integrationId, conversationId, window)
+    return db.select().from(messages).where(where).orderBy(...orderBy).limit(limit)
+  }
+  /**
+   * The page of one conversation (every REST list), prepared. Its rows leave out the integration
+   * and conversation ids the page was asked by: making their 40 strings took a page of 20 from
+   * 16.5 to 21 µs in SQLite's part.
+   */
+  const messagePagePrepared = preparedBy((shape: Shape) => {
+    const { where, orderBy } = messagePageOf(p('integrationId'), p('conversationId'), placeholderBounds(shape))
+    const { id, userId, payload, metadata, feedback, createdAt } = messages
+    return db.select({ id, userId, payload, metadata, feedback, createdAt }).from(messages).where(where).orderBy(...orderBy).limit(pageLimit()).prepare()
+  })
 
   const message = {
     insert: once(() =>
@@ -785,8 +804,11 @@ export function sqliteQueries(db: SqliteDb, cache: TenancyCache): Queries {
       pages: async (integrationId, conversationIds, window) => {
         if (conversationIds.length === 1) {
           const conversationId = conversationIds[0] as string
-          const rows = messagePagePrepared(shapeOf(window)).all({ integrationId, conversationId, ...boundValues(window) })
-          return new Map([[conversationId, rows]])
+          const rows = messagePagePrepared(shapeOf(window)).values({ integrationId, conversationId, ...boundValues(window) }) as PageRow[]
+          const page = rows.map(([id, userId, payload, metadata, feedback, createdAt]) =>
+            messageFrom(integrationId, conversationId, id, userId, payload, metadata, feedback, createdAt),
+          )
+          return new Map([[conversationId, page]])
         }
         const rows = db
           .all<MessageRecord>(
