@@ -348,7 +348,13 @@ export function sqliteQueries(db: SqliteDb, cache: TenancyCache): Queries {
   const messagePagePrepared = preparedBy((shape: Shape) => {
     const { where, orderBy } = messagePageOf(p('integrationId'), p('conversationId'), placeholderBounds(shape))
     const { id, userId, payload, metadata, feedback, createdAt } = messages
-    return db.select({ id, userId, payload, metadata, feedback, createdAt }).from(messages).where(where).orderBy(...orderBy).limit(pageLimit()).prepare()
+    return db
+      .select({ id, userId, payload, metadata, feedback, createdAt })
+      .from(messages)
+      .where(where)
+      .orderBy(...orderBy)
+      .limit(pageLimit())
+      .prepare()
   })
 
   const message = {
