@@ -62,7 +62,8 @@ function heldTurn() {
 }
 
 describe('reads in one turn', () => {
-  it('share one snapshot: a commit not yet answered is not seen by the next read of the turn', async () => {
+  /** A snapshot opened by a first read that saw no note, then a note committed whose sync is under way. */
+  async function snapshotBeforeAWrite() {
     const db = database()
     const turn = heldTurn()
     const snapshot = new TurnSnapshot(db.reader, () => db.durability.durableCount(), turn.endOfTurn)
@@ -70,6 +71,11 @@ describe('reads in one turn', () => {
     expect(db.notes()).toEqual([])
     const written = db.units.submit((q) => q.add('a'))
     await eventually(() => expect(db.syncsWaiting()).toBe(1))
+    return { db, turn, snapshot, written }
+  }
+
+  it('share one snapshot: a commit not yet answered is not seen by the next read of the turn', async () => {
+    const { db, turn, snapshot, written } = await snapshotBeforeAWrite()
     // Committed, not yet durable nor answered: the turn's snapshot still holds.
     snapshot.enter()
     expect(db.notes()).toEqual([])
@@ -82,13 +88,7 @@ describe('reads in one turn', () => {
   })
 
   it('take a new snapshot once a write is answered, in the same turn', async () => {
-    const db = database()
-    const turn = heldTurn()
-    const snapshot = new TurnSnapshot(db.reader, () => db.durability.durableCount(), turn.endOfTurn)
-    snapshot.enter()
-    expect(db.notes()).toEqual([])
-    const written = db.units.submit((q) => q.add('a'))
-    await eventually(() => expect(db.syncsWaiting()).toBe(1))
+    const { db, turn, snapshot, written } = await snapshotBeforeAWrite()
     db.releaseSyncs()
     await written
     snapshot.enter()
