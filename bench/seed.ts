@@ -1,4 +1,4 @@
-import Database from 'better-sqlite3'
+import { Database } from '../src/db/sqlite/driver.ts'
 import { idFactory } from '../src/domain/ids.ts'
 
 /**

@@ -1,7 +1,7 @@
 import { copyFileSync, existsSync, mkdtempSync, rmSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
-import Database from 'better-sqlite3'
+import { Database } from '../../src/db/sqlite/driver.ts'
 import { afterEach, beforeEach, describe, expect, it } from 'vitest'
 import type { CheckpointResult } from '../../src/db/sqlite/checkpoints.ts'
 import { openSqliteStore } from '../../src/db/sqlite/store.ts'

@@ -1,4 +1,4 @@
-import Database from 'better-sqlite3'
+import { Database } from '../../src/db/sqlite/driver.ts'
 import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest'
 import { createTestApp, type TestApp } from '../helpers/app.ts'
 

@@ -1,7 +1,7 @@
 import { mkdtempSync, rmSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
-import Database from 'better-sqlite3'
+import { Database } from '../../src/db/sqlite/driver.ts'
 import { afterEach, beforeEach, describe, expect, it } from 'vitest'
 import { DurabilityClock } from '../../src/db/sqlite/durability.ts'
 import { GroupCommit } from '../../src/db/sqlite/group-commit.ts'
@@ -84,7 +84,7 @@ describe('the durability clock', () => {
   it('lets replicas go when a COMMIT fails: what it wrote is never shown', async () => {
     const held = heldSync()
     const w = writer(held.sync)
-    const connection = (w.units as unknown as { connection: Database.Database }).connection
+    const connection = (w.units as unknown as { connection: Database }).connection
     connection.exec('create table parents (id text primary key); create table children (id text primary key, parent_id text references parents (id))')
     connection.pragma('foreign_keys = ON')
     connection.pragma('defer_foreign_keys = ON')

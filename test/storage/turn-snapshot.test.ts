@@ -1,7 +1,7 @@
 import { mkdtempSync, rmSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
-import Database from 'better-sqlite3'
+import { Database } from '../../src/db/sqlite/driver.ts'
 import { afterEach, beforeEach, describe, expect, it } from 'vitest'
 import { DurabilityClock } from '../../src/db/sqlite/durability.ts'
 import { GroupCommit } from '../../src/db/sqlite/group-commit.ts'

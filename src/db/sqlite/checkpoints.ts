@@ -1,5 +1,5 @@
-import { createRequire } from 'node:module'
 import { Worker } from 'node:worker_threads'
+import { driverPath } from './driver.ts'
 
 /** How a checkpoint went: SQLite's `wal_checkpoint` answer (frames in the WAL, frames copied into the database). */
 export interface CheckpointResult {
@@ -80,8 +80,7 @@ export function workerCheckpoints(
   }
 
   const start = (): Worker => {
-    const driver = createRequire(import.meta.url).resolve('better-sqlite3')
-    const started = new Worker(workerSource, { eval: true, workerData: { path, driver } })
+    const started = new Worker(workerSource, { eval: true, workerData: { path, driver: driverPath } })
     started.unref()
     started.on('message', (reply: { ok: true; result: CheckpointResult } | { ok: false; message: string }) => {
       running = false

@@ -1,19 +1,19 @@
 import { closeSync, fdatasync, openSync } from 'node:fs'
 import { dirname, resolve } from 'node:path'
 import { fileURLToPath } from 'node:url'
-import Database from 'better-sqlite3'
 import { type BetterSQLite3Database, drizzle } from 'drizzle-orm/better-sqlite3'
 import { migrate } from 'drizzle-orm/better-sqlite3/migrator'
 import * as schema from '../schema.ts'
+import { Database } from './driver.ts'
 
-export type SqliteDb = BetterSQLite3Database<typeof schema> & { $client: Database.Database }
+export type SqliteDb = BetterSQLite3Database<typeof schema> & { $client: Database }
 
 // src/db/sqlite and dist/db/sqlite are both three levels below the project root, so this holds built or not.
 const migrationsFolder = resolve(dirname(fileURLToPath(import.meta.url)), '../../../drizzle')
 
 export type QueryLog = (sql: string, params: unknown[]) => void
 
-const withDrizzle = (connection: Database.Database, onQuery: QueryLog | undefined): SqliteDb =>
+const withDrizzle = (connection: Database, onQuery: QueryLog | undefined): SqliteDb =>
   drizzle(connection, { schema, logger: onQuery ? { logQuery: onQuery } : undefined }) as SqliteDb
 
 /**
