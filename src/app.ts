@@ -6,6 +6,7 @@ import { fileDownloadTransport, fileUploadTransport } from './http/files.ts'
 import { graphqlOverHttp } from './http/graphql.ts'
 import { healthTransport, readinessTransport } from './http/health.ts'
 import { type Replicable, serveMounts } from './http/mounts.ts'
+import { inProcessPeer, type Peer } from './http/peer.ts'
 import { withHeaders } from './http/responses.ts'
 import { attachGraphQLWebSocket } from './http/websocket.ts'
 import { webChatTransport } from './http/webchat.ts'
@@ -17,7 +18,8 @@ export interface AppOptions extends WiringOptions {
 }
 
 export interface App extends Pick<Wiring, 'signals' | 'bots' | 'streams'> {
-  fetch: (request: Request) => Promise<Response>
+  /** Serves a request; `peer` is the other end of its connection (none in-process). */
+  fetch: (request: Request, peer?: Peer) => Promise<Response>
   /** Whether a read replica may serve a request (see Transport.replicable); `pathname` as in the URL. */
   replicable(method: string, pathname: string): Replicable
   /** Serves GraphQL over WebSocket on the HTTP server that serves `fetch`. */
@@ -78,11 +80,11 @@ export function createApp({ corsOrigins = [], ...options }: AppOptions): App {
       sockets.push(attachGraphQLWebSocket(server, chatYoga, errors))
     },
     replicable: mounts.replicable,
-    async fetch(request) {
+    async fetch(request, peer = inProcessPeer) {
       const preflight = cors.preflight(request)
       if (preflight) return preflight
       const requestId = randomUUID()
-      const response = await mounts.serve(request, requestId)
+      const response = await mounts.serve(request, requestId, peer)
       return withHeaders(response, { 'x-request-id': requestId, ...cors.responseHeaders(request) })
     },
     endLiveConnections,

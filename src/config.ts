@@ -1,4 +1,5 @@
 import { availableParallelism } from 'node:os'
+import proxyaddr from 'proxy-addr'
 
 export interface BootstrapValues {
   workspaceId?: string
@@ -21,6 +22,8 @@ export interface Config {
   production: boolean
   /** Browser origins allowed to call the API cross-origin: CORS_ORIGINS, comma-separated, or `*`. */
   corsOrigins: readonly string[] | '*'
+  /** TRUST_PROXY: the proxies whose forwarded headers are believed (addresses, CIDR ranges, `loopback`…); none by default. */
+  trustProxy: readonly string[]
   bootstrap: BootstrapValues
   /** CONFAB_BOT_RETRY_SCHEDULE: seconds before each delivery attempt; the Standard Webhooks schedule when unset. */
   botRetrySchedule: number[] | undefined
@@ -39,6 +42,16 @@ function parsePort(raw: string | undefined): number {
     throw new ConfigError(`PORT must be an integer from 0 to 65535, got "${raw}"`)
   }
   return port
+}
+
+function parseTrustProxy(raw: string | undefined): readonly string[] {
+  const list = (raw ?? '').split(',').map((entry) => entry.trim()).filter((entry) => entry !== '')
+  try {
+    if (list.length > 0) proxyaddr.compile(list)
+  } catch (error) {
+    throw new ConfigError(`TRUST_PROXY must be comma-separated addresses, CIDR ranges or loopback/linklocal/uniquelocal: ${(error as Error).message}`)
+  }
+  return list
 }
 
 function parseOrigins(raw: string | undefined): readonly string[] | '*' {
@@ -103,6 +116,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     logLevel: nonEmpty(env.LOG_LEVEL) ?? 'info',
     production: env.NODE_ENV === 'production',
     corsOrigins: parseOrigins(env.CORS_ORIGINS),
+    trustProxy: parseTrustProxy(env.TRUST_PROXY),
     botRetrySchedule: parseSchedule(nonEmpty(env.CONFAB_BOT_RETRY_SCHEDULE)),
     botModule: nonEmpty(env.CONFAB_BOT_MODULE),
     botLeaseMs: parseSeconds('CONFAB_BOT_LEASE_SECONDS', nonEmpty(env.CONFAB_BOT_LEASE_SECONDS)),

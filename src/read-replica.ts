@@ -5,6 +5,7 @@ import * as fetchAPI from '@whatwg-node/fetch'
 import { createApp } from './app.ts'
 import { ReplicaStore } from './db/sqlite/replica-store.ts'
 import type { ForwardedRequest, ReplicaAnswer, ReplicaRequest, ReplicaSetup } from './http/read-replicas.ts'
+import { inProcessPeer } from './http/peer.ts'
 import { createLogger } from './logger.ts'
 
 const port = parentPort
@@ -32,7 +33,7 @@ function requestOf({ method, url, headers, body, socket }: ForwardedRequest): Re
 async function serve({ id, request }: ReplicaRequest): Promise<ReplicaAnswer> {
   const refusedBefore = refusedWrites
   try {
-    const response = await app.fetch(requestOf(request))
+    const response = await app.fetch(requestOf(request), request.socket.remoteAddress ? { address: request.socket.remoteAddress } : inProcessPeer)
     const body = await response.text()
     if (refusedWrites !== refusedBefore) return { id }
     // Its length, as whatwg-node would send it: the main thread writes the head before the body.

@@ -1,5 +1,6 @@
 import type { ErrorPath, Failure } from '../graphql/errors.ts'
 import { decodePathSegment } from './path.ts'
+import type { Peer } from './peer.ts'
 
 /** Where a request landed: its request id, the `:name` segments of the mount path, and what `*` matched. */
 export interface Landing {
@@ -9,6 +10,8 @@ export interface Landing {
   path: string
   /** The request's URL, parsed once. */
   url: URL
+  /** The other end of the request's connection (see trusted-proxy.ts for the client behind a proxy). */
+  peer: Peer
 }
 
 /** One way of serving requests (REST, GraphQL over HTTP, the web chat, …) and of telling its refusals. */
@@ -81,7 +84,7 @@ export function serveMounts(mounts: Mount[], errors: ErrorPath, fallback: Transp
     return false
   }
 
-  const serve = async (request: Request, requestId: string): Promise<Response> => {
+  const serve = async (request: Request, requestId: string, peer: Peer): Promise<Response> => {
     const url = new URL(request.url)
     const { pathname } = url
     const segments = segmentsOf(pathname)
@@ -90,7 +93,7 @@ export function serveMounts(mounts: Mount[], errors: ErrorPath, fallback: Transp
       if (!hit) continue
       try {
         const params = Object.fromEntries(Object.entries(hit.params).map(([name, raw]) => [name, decodePathSegment(raw)]))
-        return await transport.serve(request, { requestId, params, path: hit.path, url })
+        return await transport.serve(request, { requestId, params, path: hit.path, url, peer })
       } catch (error) {
         return transport.refuse(request, errors.describe(error, requestId), requestId)
       }

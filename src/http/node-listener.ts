@@ -2,6 +2,7 @@ import type { IncomingMessage, ServerResponse } from 'node:http'
 import { createServerAdapter, sendNodeResponse } from '@whatwg-node/server'
 import type { Logger } from 'pino'
 import type { Replicable } from './mounts.ts'
+import { type Peer, peerOf } from './peer.ts'
 import { onlyQueries, type ReadReplicas } from './read-replicas.ts'
 import { takeOverEventStream } from './sse.ts'
 
@@ -87,8 +88,9 @@ export interface ListenerOptions {
  * written without its per-chunk leak (see sendEventStream), and reads handed to the read replicas
  * when there are some: a GET the app calls a read, or a GraphQL POST whose body holds queries only.
  */
-export function nodeListener(fetch: (request: Request) => Promise<Response>, { log, replicable, replicas }: ListenerOptions) {
-  const adapter = createServerAdapter(fetch)
+export function nodeListener(fetch: (request: Request, peer: Peer) => Promise<Response>, { log, replicable, replicas }: ListenerOptions) {
+  // whatwg-node hands a node request's own `req` to the fetch function as its server context.
+  const adapter = createServerAdapter<{ req?: IncomingMessage }>((request, context) => fetch(request, peerOf(context.req)))
 
   const serveHere = async (req: IncomingMessage, res: ServerResponse) => {
     const response = await adapter.handleNodeRequestAndResponse(req, res)

@@ -18,7 +18,7 @@ export interface ForwardedRequest {
   url: string
   headers: IncomingHttpHeaders
   body?: Uint8Array
-  socket: { localAddress?: string; localPort?: number; encrypted?: boolean }
+  socket: { localAddress?: string; localPort?: number; remoteAddress?: string; encrypted?: boolean }
 }
 
 export interface ReplicaRequest {
@@ -123,7 +123,12 @@ export class ReadReplicas {
       url: req.url ?? '/',
       headers: req.headers,
       body,
-      socket: { localAddress: req.socket.localAddress, localPort: req.socket.localPort, encrypted: (req.socket as TLSSocket).encrypted },
+      socket: {
+        localAddress: req.socket.localAddress,
+        localPort: req.socket.localPort,
+        remoteAddress: req.socket.remoteAddress,
+        encrypted: (req.socket as TLSSocket).encrypted,
+      },
     }
     const id = ++this.nextId
     const answer = await new Promise<ReplicaAnswer | undefined>((resolve) => {
