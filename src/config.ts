@@ -22,6 +22,11 @@ export interface Config {
   production: boolean
   /** Browser origins allowed to call the API cross-origin: CORS_ORIGINS, comma-separated, or `*`. */
   corsOrigins: readonly string[] | '*'
+  /**
+   * RATE_LIMITS=off: every rate limit and every per-key/per-address cap off at once (benchmarks, load
+   * tests, trusted networks); size limits stay.
+   */
+  rateLimitsOff: boolean
   /** TRUST_PROXY: the proxies whose forwarded headers are believed (addresses, CIDR ranges, `loopback`…); none by default. */
   trustProxy: readonly string[]
   bootstrap: BootstrapValues
@@ -42,6 +47,12 @@ function parsePort(raw: string | undefined): number {
     throw new ConfigError(`PORT must be an integer from 0 to 65535, got "${raw}"`)
   }
   return port
+}
+
+function parseRateLimits(raw: string | undefined): boolean {
+  if (raw === undefined || raw === 'on') return false
+  if (raw === 'off') return true
+  throw new ConfigError(`RATE_LIMITS must be "on" or "off", got "${raw}"`)
 }
 
 function parseTrustProxy(raw: string | undefined): readonly string[] {
@@ -117,6 +128,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     production: env.NODE_ENV === 'production',
     corsOrigins: parseOrigins(env.CORS_ORIGINS),
     trustProxy: parseTrustProxy(env.TRUST_PROXY),
+    rateLimitsOff: parseRateLimits(nonEmpty(env.RATE_LIMITS)),
     botRetrySchedule: parseSchedule(nonEmpty(env.CONFAB_BOT_RETRY_SCHEDULE)),
     botModule: nonEmpty(env.CONFAB_BOT_MODULE),
     botLeaseMs: parseSeconds('CONFAB_BOT_LEASE_SECONDS', nonEmpty(env.CONFAB_BOT_LEASE_SECONDS)),
