@@ -40,6 +40,7 @@ function layerOf(path: string): string {
     'main.ts': 'main',
     'read-replica.ts': 'main',
     'copy-to-postgres.ts': 'main',
+    'cli.ts': 'main',
     __generated__: 'graphql',
   }
   const layer = byTopLevelFile[first] ?? first
