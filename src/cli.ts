@@ -4,16 +4,18 @@ import { realpathSync } from 'node:fs'
 import { resolve } from 'node:path'
 import { fileURLToPath } from 'node:url'
 import { parseArgs } from 'node:util'
-import { loadConfig } from './config.ts'
+import { type Config, loadConfig } from './config.ts'
 import { isPostgresUrl, openStore } from './db/open.ts'
 import { backupDatabase, restoreDatabase } from './db/sqlite/backup.ts'
+import type { Store } from './db/store.ts'
+import { issueAdminToken, listTenants, revokeOlderAdminTokens } from './domain/tenancy.ts'
 
 interface Command {
   summary: string
   usage: string
-  /** Option names that take no value. */
-  flags?: string[]
-  run(args: string[], options: Record<string, boolean>): Promise<void>
+  /** Its options: a flag (boolean) or one that takes a value (string). */
+  options?: Record<string, 'boolean' | 'string'>
+  run(args: string[], options: Record<string, string | boolean | undefined>): Promise<void>
 }
 
 class UsageError extends Error {}
@@ -48,6 +50,26 @@ const commands: Record<string, Command> = {
       say(`migrated ${isPostgresUrl(databaseUrl) ? 'the PostgreSQL database' : resolve(databaseUrl)}`)
     },
   },
+  credentials: {
+    summary: 'show the workspaces, admin tokens and chat integrations again; issue or revoke admin tokens',
+    usage: [
+      'confab credentials [--new-admin-token] [--revoke-older-admin-tokens] [--workspace <id>]',
+      '  --new-admin-token            issues another admin token (printed once; the others keep working)',
+      '  --revoke-older-admin-tokens  revokes every admin token of the workspace but the newest',
+      '  --workspace <id>             the workspace to change, when there are several',
+      'Admin tokens are stored as digests: a lost one cannot be shown, only replaced.',
+    ].join('\n'),
+    options: { 'new-admin-token': 'boolean', 'revoke-older-admin-tokens': 'boolean', workspace: 'string' },
+    async run(_args, options) {
+      const config = loadConfig()
+      const store = await openStore(config.databaseUrl)
+      try {
+        await showCredentials(store, baseUrlOf(config), options)
+      } finally {
+        await store.close()
+      }
+    },
+  },
   backup: {
     summary: 'a consistent copy of the SQLite database and its files, taken while the server runs',
     usage: 'confab backup <file>     (writes <file> and the folder <file>.files)',
@@ -60,10 +82,10 @@ const commands: Record<string, Command> = {
   restore: {
     summary: 'put a backup in place of the SQLite database (the server must be stopped)',
     usage: 'confab restore <file> [--force]     (--force replaces an existing database)',
-    flags: ['force'],
-    async run([file], { force = false }) {
+    options: { force: 'boolean' },
+    async run([file], { force }) {
       if (!file) throw new UsageError('restore needs the backup file to read')
-      const { file: written, bytes, files } = restoreDatabase(file, sqlitePath('restore'), { replace: force })
+      const { file: written, bytes, files } = restoreDatabase(file, sqlitePath('restore'), { replace: force === true })
       say(`restored ${resolve(file)} to ${written} (${bytes} bytes, ${files} uploaded files)`)
     },
   },
@@ -77,6 +99,38 @@ const commands: Record<string, Command> = {
       say(`copied ${Object.values(copied).reduce((sum, rows) => sum + rows, 0)} rows from ${from} to PostgreSQL`)
     },
   },
+}
+
+/** Where the server says it listens (the chat and admin base URLs are made of it). */
+const baseUrlOf = ({ host, port }: Config) => `http://${host.includes(':') ? `[${host}]` : host}:${port}`
+
+async function showCredentials(store: Store, baseUrl: string, options: Record<string, string | boolean | undefined>) {
+  const changes = options['new-admin-token'] === true || options['revoke-older-admin-tokens'] === true
+  let { workspaces, adminTokens, integrations } = await listTenants(store)
+  if (workspaces.length === 0) throw new Error('the database has no tenant yet: start the server once (npm start) to create it')
+  if (changes) {
+    const chosen = typeof options.workspace === 'string' ? options.workspace : workspaces.length === 1 ? workspaces[0]?.id : undefined
+    if (!chosen) throw new UsageError(`there are ${workspaces.length} workspaces: name one with --workspace <id>`)
+    if (options['new-admin-token'] === true) {
+      const token = await issueAdminToken(store, chosen)
+      say(`new admin token for ${chosen} (shown this once; keep it): ${token}`)
+    }
+    if (options['revoke-older-admin-tokens'] === true) {
+      say(`revoked ${await revokeOlderAdminTokens(store, chosen)} older admin tokens of ${chosen}`)
+    }
+    ;({ workspaces, adminTokens, integrations } = await listTenants(store))
+  }
+  for (const workspace of workspaces) {
+    const tokens = adminTokens.filter((token) => token.workspaceId === workspace.id)
+    say(`workspace ${workspace.id} (${workspace.name})`)
+    say(`  admin base URL:  ${baseUrl}/v1/admin`)
+    say(`  admin tokens:    ${tokens.length}${tokens.length > 0 ? `, the newest issued ${tokens.at(-1)?.createdAt}` : ''} (stored as digests: --new-admin-token issues another)`)
+    for (const integration of integrations.filter((entry) => entry.workspaceId === workspace.id)) {
+      say(`  bot ${integration.botName} (${integration.botId})`)
+      say(`    webhook id:              ${integration.webhookId}`)
+      say(`    chat base URL (apiUrl):  ${baseUrl}/${integration.webhookId}`)
+    }
+  }
 }
 
 const help = () =>
@@ -102,7 +156,8 @@ export async function cli(argv: string[]): Promise<number> {
   }
   let parsed: ReturnType<typeof parseArgs>
   try {
-    const options = Object.fromEntries(['help', ...(command.flags ?? [])].map((flag) => [flag, { type: 'boolean' as const }]))
+    const kinds: Record<string, 'boolean' | 'string'> = { help: 'boolean', ...command.options }
+    const options = Object.fromEntries(Object.entries(kinds).map(([option, type]) => [option, { type }]))
     parsed = parseArgs({ args: rest, options, allowPositionals: true, strict: true })
   } catch (error) {
     process.stderr.write(`confab ${name}: ${(error as Error).message}\nusage: ${command.usage}\n`)
@@ -113,7 +168,8 @@ export async function cli(argv: string[]): Promise<number> {
     return 0
   }
   try {
-    await command.run(parsed.positionals, parsed.values as Record<string, boolean>)
+    // No option is declared `multiple`: every value is one string or a flag.
+    await command.run(parsed.positionals, parsed.values as Record<string, string | boolean | undefined>)
     return 0
   } catch (error) {
     if (error instanceof UsageError) {

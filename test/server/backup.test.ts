@@ -1,10 +1,9 @@
-import { spawn } from 'node:child_process'
 import { existsSync, mkdtempSync, readFileSync, rmSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { afterAll, describe, expect, it } from 'vitest'
 import { Database } from '../../src/db/sqlite/driver.ts'
-import { ROOT, type RunningServer, START_TIMEOUT, startServer } from '../helpers/server.ts'
+import { confab, ROOT, type RunningServer, START_TIMEOUT, startServer } from '../helpers/server.ts'
 
 const WEBHOOK_ID = 'backup-test-webhook'
 const ENV = {
@@ -21,19 +20,6 @@ afterAll(async () => {
   await Promise.allSettled(started.map((s) => s.stop()))
   rmSync(dir, { recursive: true, force: true })
 }, 60_000)
-
-/** `confab <args>` as a user runs it (the built command line), to its end. */
-function confab(args: string[], databaseUrl: string) {
-  const child = spawn(process.execPath, [join(ROOT, 'dist/cli.js'), ...args], {
-    cwd: ROOT,
-    stdio: ['ignore', 'pipe', 'pipe'],
-    env: { ...process.env, DATABASE_URL: databaseUrl },
-  })
-  let output = ''
-  child.stdout.setEncoding('utf8').on('data', (chunk: string) => (output += chunk))
-  child.stderr.setEncoding('utf8').on('data', (chunk: string) => (output += chunk))
-  return new Promise<{ code: number | null; output: string }>((resolve) => child.once('exit', (code) => resolve({ code, output })))
-}
 
 async function call(server: RunningServer, method: string, path: string, key?: string, body?: unknown) {
   const headers: Record<string, string> = { 'content-type': 'application/json' }

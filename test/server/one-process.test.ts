@@ -1,10 +1,9 @@
-import { spawn } from 'node:child_process'
 import { mkdtempSync, rmSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { afterAll, describe, expect, it } from 'vitest'
 import { createServer } from '../../src/server.ts'
-import { ROOT, type RunningServer, START_TIMEOUT, startServer } from '../helpers/server.ts'
+import { type RunningServer, runBuilt as run, START_TIMEOUT, startServer } from '../helpers/server.ts'
 import pino from 'pino'
 
 const dir = mkdtempSync(join(tmpdir(), 'confab-one-process-'))
@@ -14,19 +13,6 @@ afterAll(async () => {
   await Promise.allSettled(started.map((s) => s.stop()))
   rmSync(dir, { recursive: true, force: true })
 }, 60_000)
-
-/** Runs a built entry point (dist/) to its end: its exit code and what it wrote. */
-function run(entry: string, args: string[], env: Record<string, string>) {
-  const child = spawn(process.execPath, [join(ROOT, entry), ...args], {
-    cwd: ROOT,
-    stdio: ['ignore', 'pipe', 'pipe'],
-    env: { ...process.env, PORT: '0', HOST: '127.0.0.1', LOG_LEVEL: 'warn', ...env },
-  })
-  let output = ''
-  child.stdout.setEncoding('utf8').on('data', (chunk: string) => (output += chunk))
-  child.stderr.setEncoding('utf8').on('data', (chunk: string) => (output += chunk))
-  return new Promise<{ code: number | null; output: string }>((resolve) => child.once('exit', (code) => resolve({ code, output })))
-}
 
 describe('one process per SQLite file', () => {
   it('refuses a second server and db:copy on a file in use, naming the file and the process; a killed server leaves no stale lock', async () => {

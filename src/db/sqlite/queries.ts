@@ -993,6 +993,23 @@ export function sqliteQueries(db: SqliteDb, cache: TenancyCache): Queries {
       },
       chatIntegrationByWebhook: async (webhookId) =>
         cache.integrationByWebhook(webhookId, () => tenancy.chatIntegrationByWebhook().get({ webhookId })),
+      tenants: async () => ({
+        workspaces: db.select({ id: workspaces.id, name: workspaces.name }).from(workspaces).orderBy(asc(workspaces.createdAt)).all(),
+        adminTokens: db
+          .select({ id: adminTokens.id, workspaceId: adminTokens.workspaceId, createdAt: adminTokens.createdAt })
+          .from(adminTokens)
+          .orderBy(asc(adminTokens.createdAt), asc(adminTokens.id))
+          .all(),
+        integrations: db
+          .select({ workspaceId: bots.workspaceId, botId: bots.id, botName: bots.name, webhookId: chatIntegrations.webhookId })
+          .from(chatIntegrations)
+          .innerJoin(bots, eq(bots.id, chatIntegrations.botId))
+          .orderBy(asc(bots.createdAt), asc(bots.id))
+          .all(),
+      }),
+      deleteAdminToken: async (id) => {
+        db.delete(adminTokens).where(eq(adminTokens.id, id)).run()
+      },
     },
   }
 }
