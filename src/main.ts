@@ -2,6 +2,7 @@ import { builtInHandlers } from './bots/handlers.ts'
 import { loadBotModule } from './bots/module.ts'
 import { describeBootstrap } from './bootstrap.ts'
 import { loadConfig } from './config.ts'
+import { outboundPolicy } from './domain/outbound-policy.ts'
 import { createLogger } from './logger.ts'
 import { createServer } from './server.ts'
 
@@ -22,6 +23,7 @@ async function main() {
     handlers,
     botRetrySchedule: config.botRetrySchedule,
     botLeaseMs: config.botLeaseMs,
+    outbound: outboundPolicy(config.botUrlsPrivate),
   })
   if (confab.created) process.stdout.write(describeBootstrap(confab.created, confab.url))
   process.stdout.write(`Confab listening on ${confab.url}\n`)
