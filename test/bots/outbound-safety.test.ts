@@ -1,12 +1,17 @@
 import dc from 'node:diagnostics_channel'
+import { mkdtempSync, rmSync } from 'node:fs'
+import { tmpdir } from 'node:os'
+import { join } from 'node:path'
 import type { Socket } from 'node:net'
 import { type AuthenticatedClient, Client as ChatClient } from '@botpress/chat'
 import { Client, InvalidPayloadError } from '@botpress/client'
 import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest'
 import { excerptBytes } from '../../src/bots/body-excerpt.ts'
+import { loadConfig } from '../../src/config.ts'
 import { ADMIN_TOKEN, errorBody, WORKSPACE_ID } from '../helpers/app.ts'
 import { type Listening, startListening } from '../helpers/listening.ts'
 import { testOutbound, testResolver } from '../helpers/resolver.ts'
+import { START_TIMEOUT, startServer } from '../helpers/server.ts'
 import { type Answer, type Receiver, startReceiver } from './receiver.ts'
 
 // Outbound safety (docs/outbound.md): a bot's url may not point at link-local / metadata addresses,
@@ -269,6 +274,18 @@ describe('delivery — each connection checks what the name resolves to then (DN
     expect((await logs())[1]![1]).toMatch(/refused by the outbound policy: split\.test resolves to ::ffff:169\.254\.169\.254, a link-local address/)
   })
 
+  it('never follows a redirect: a 3xx is a failed attempt, its Location not visited', async () => {
+    await start()
+    receiver = await startReceiver((_, index) => ({ status: 302, headers: { location: `${receiver.url}?hop=${index + 1}` } }))
+    cleanups.push(receiver.close)
+    await admin.updateBot({ id: s.botId, url: receiver.url })
+    user = await ChatClient.connect({ apiUrl: s.apiUrl })
+    conversationId = (await user.createConversation({})).conversation.id
+    await say('hello')
+    expect(receiver.received).toHaveLength(1)
+    expect((await logs())[1]).toEqual(['warn', expect.stringMatching(/: HTTP 302 in \d+ ms$/)])
+  })
+
   it('with BOT_URLS_PRIVATE=deny, refuses a name that resolved to a public address when set and to loopback at delivery', async () => {
     await start('deny', { 'public.test': ['93.184.216.34'] })
     receiver = await startReceiver()
@@ -326,3 +343,30 @@ describe("a failed attempt's log — the status and at most a short excerpt of t
   })
 })
 
+
+describe('BOT_URLS_PRIVATE', () => {
+  it('is allow by default, takes allow and deny, and stops the start on anything else', () => {
+    expect(loadConfig({}).botUrlsPrivate).toBe('allow')
+    expect(loadConfig({ BOT_URLS_PRIVATE: 'allow' }).botUrlsPrivate).toBe('allow')
+    expect(loadConfig({ BOT_URLS_PRIVATE: 'deny' }).botUrlsPrivate).toBe('deny')
+    expect(() => loadConfig({ BOT_URLS_PRIVATE: 'no' })).toThrow('BOT_URLS_PRIVATE must be "allow" or "deny", got "no"')
+  })
+
+  it(
+    'reaches the server `npm start` runs: deny refuses a loopback url, a metadata url is refused either way',
+    async () => {
+      const dir = mkdtempSync(join(tmpdir(), 'confab-outbound-'))
+      const env = { CONFAB_WORKSPACE_ID: WORKSPACE_ID, CONFAB_ADMIN_TOKEN: ADMIN_TOKEN, BOT_URLS_PRIVATE: 'deny', READ_REPLICAS: '0' }
+      const server = await startServer({ databaseUrl: join(dir, 'confab.db'), env })
+      try {
+        const client = new Client({ apiUrl: server.baseUrl, token: ADMIN_TOKEN, workspaceId: WORKSPACE_ID })
+        await expectInvalidPayload(client.createBot({ url: 'http://127.0.0.1:9/bot' }), /which BOT_URLS_PRIVATE=deny refuses$/)
+        await expectInvalidPayload(client.createBot({ url: METADATA }), /which Confab never connects to$/)
+      } finally {
+        await server.stop()
+        rmSync(dir, { recursive: true, force: true })
+      }
+    },
+    START_TIMEOUT + 30_000,
+  )
+})
