@@ -89,6 +89,8 @@ export function outboundRequest(url: string, init: OutboundRequest, policy: Outb
         signal: init.signal,
       },
       (response) => {
+        // A body that fails is seen by whoever reads it; unread, its error must not go uncaught.
+        response.on('error', () => {})
         const headers = response.headers
         resolve({
           status: response.statusCode ?? 0,
@@ -107,7 +109,7 @@ export function outboundRequest(url: string, init: OutboundRequest, policy: Outb
         })
       },
     )
-    request.once('error', failed)
+    request.on('error', failed)
     request.end(init.body)
   })
 }
