@@ -2,6 +2,7 @@ import { builtInHandlers } from './bots/handlers.ts'
 import { loadBotModule } from './bots/module.ts'
 import { describeBootstrap } from './bootstrap.ts'
 import { loadConfig } from './config.ts'
+import { outboundPolicy } from './domain/outbound-policy.ts'
 import { createLogger } from './logger.ts'
 import { createServer } from './server.ts'
 
@@ -30,6 +31,7 @@ async function main() {
     handlers,
     botRetrySchedule: config.botRetrySchedule,
     botLeaseMs: config.botLeaseMs,
+    outbound: outboundPolicy(config.botUrlsPrivate),
   })
   if (confab.created) process.stdout.write(describeBootstrap(confab.created, confab.url))
   const ignored = Object.entries(bootstrapVariables).filter(([, key]) => config.bootstrap[key] !== undefined)

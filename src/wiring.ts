@@ -5,6 +5,7 @@ import { builtInHandlers } from './bots/handlers.ts'
 import { RuntimeActivity } from './bots/activity.ts'
 import { type BotRuntime, startBotRuntime } from './bots/runtime.ts'
 import type { Store } from './db/store.ts'
+import type { OutboundPolicy } from './domain/outbound-policy.ts'
 import { authenticateBot } from './domain/bot-api-keys.ts'
 import { createErrorPath } from './graphql/errors.ts'
 import { adminSchema, chatSchema } from './graphql/schema.ts'
@@ -38,6 +39,8 @@ export interface WiringOptions {
    * reads the main thread hands it. It runs no bot runtime: the main thread's delivers every event.
    */
   replica?: boolean
+  /** Where bots' urls may point (BOT_URLS_PRIVATE, docs/outbound.md); link-local/metadata refused, private allowed, by default. */
+  outbound?: OutboundPolicy
 }
 
 /** A replica's stand-in for the bot runtime: nothing it serves writes, so nothing ever comes due. */
@@ -55,6 +58,7 @@ export function wire({
   signalBus,
   botLeaseMs,
   replica = false,
+  outbound,
 }: WiringOptions) {
   const errors = createErrorPath(log)
   const signals = createSignalHub({ bus: signalBus })
@@ -72,6 +76,7 @@ export function wire({
         retrySchedule: botRetrySchedule,
         clock,
         leaseMs: botLeaseMs,
+        outbound,
       })
   const deps = { store, log, signals, bots, errors }
   const chatYoga = createChatYoga(deps)

@@ -16,6 +16,7 @@ import { botpressDelivery } from '../domain/botpress-event.ts'
 import { type BotState, getBotState, setBotState, type StateKey } from '../domain/bot-state.ts'
 import { botChatContext, emitAsBot, replyAsBot } from '../domain/bots.ts'
 import type { ChatContext } from '../domain/context.ts'
+import type { OutboundPolicy } from '../domain/outbound-policy.ts'
 import { DomainError } from '../domain/errors.ts'
 import { type LogLine, type Settlement, settleDelivery } from '../domain/delivery-settlement.ts'
 import { updateMessage } from '../domain/message-updates.ts'
@@ -61,6 +62,8 @@ export interface BotRuntimeOptions {
    * wake-ups of this instance's own writes (another's left behind, a lease run out); 2 s by default.
    */
   sweepMs?: number
+  /** Where bots' urls may point (BOT_URLS_PRIVATE; docs/outbound.md): checked at every connection. */
+  outbound?: OutboundPolicy
 }
 
 class HandlerTimeout extends Error {}
@@ -88,6 +91,7 @@ export function startBotRuntime({
   activity,
   leaseMs = timeoutMs + 20_000,
   sweepMs = 2_000,
+  outbound,
 }: BotRuntimeOptions): BotRuntime {
   const underWay = new Map<string, Promise<void>>()
   const shutdown = new AbortController()
@@ -293,6 +297,7 @@ export function startBotRuntime({
       now: clock(),
       timeoutMs,
       shutdown: shutdown.signal,
+      outbound,
     })
     const took = `${Math.round(performance.now() - began)} ms`
     const what = `POST ${url} (${attemptName(delivery)})`
@@ -354,6 +359,7 @@ export function startBotRuntime({
       now: clock(),
       timeoutMs,
       shutdown: shutdown.signal,
+      outbound,
       hold: activity && { busy: () => activity.busy(botId), idle: () => activity.idle(botId) },
     })
     const took = `${Math.round(performance.now() - began)} ms`
@@ -422,6 +428,7 @@ export function startBotRuntime({
 
   const runtime: BotRuntime = {
     wake,
+    outbound,
     async idle() {
       for (;;) {
         if (polling) await polling

@@ -1,3 +1,6 @@
+import type { OutboundPolicy } from '../domain/outbound-policy.ts'
+import { bodyExcerpt } from './body-excerpt.ts'
+import { outboundRequest, type OutboundResponse } from './outbound-request.ts'
 import { signatureHeader } from './signing.ts'
 
 /** The spec's Runtime limit: an event body or a bot's answer larger than this is refused, never truncated. */
@@ -26,12 +29,15 @@ export interface WebhookRequest {
   headers?: Record<string, string>
   /** While this says busy (the bot is calling back), the timeout waits: it restarts once the bot is idle. */
   hold?: { busy(): boolean; idle(): Promise<void> }
+  /** Where the request may go (docs/outbound.md); metadata addresses refused, private ones allowed, by default. */
+  outbound?: OutboundPolicy
 }
 
 /**
  * One signed POST (Standard Webhooks headers). The timeout covers the whole exchange, answer
  * included; when it fires the request is aborted, which closes its connection. Redirects are not
- * followed: a 3xx is a failed attempt like any other non-2xx.
+ * followed: a 3xx is a failed attempt like any other non-2xx. The outbound policy is checked where
+ * the request connects (outboundRequest): a refused address gets nothing, and the attempt fails.
  */
 export async function postWebhook(request: WebhookRequest): Promise<WebhookResult> {
   const timestamp = Math.floor(request.now.getTime() / 1000)
@@ -49,9 +55,8 @@ export async function postWebhook(request: WebhookRequest): Promise<WebhookResul
   }
   arm()
   try {
-    const response = await fetch(request.url, {
+    const response = await outboundRequest(request.url, {
       method: 'POST',
-      redirect: 'manual',
       signal: AbortSignal.any([timeout.signal, request.shutdown]),
       headers: {
         'content-type': 'application/json',
@@ -62,12 +67,12 @@ export async function postWebhook(request: WebhookRequest): Promise<WebhookResul
         ...request.headers,
       },
       body: request.body,
-    })
+    }, request.outbound)
     const { status } = response
     if (status < 200 || status > 299) {
-      // The start of a refusal's body (an @botpress/sdk bot's error message) is worth a log line.
-      const body = (await readLimited(response, 4096)) ?? ''
-      await response.body?.cancel().catch(() => {})
+      // The start of a refusal's body (an @botpress/sdk bot's error message) is worth a log line: a short excerpt.
+      const body = await bodyExcerpt(response.headers.get('content-type'), response.body)
+      await response.body.cancel().catch(() => {})
       return { kind: 'answered', status, retryAfter: response.headers.get('retry-after'), contentType: null, body }
     }
     const body = await readLimited(response, runtimeLimit)
@@ -84,11 +89,10 @@ export async function postWebhook(request: WebhookRequest): Promise<WebhookResul
 }
 
 /** The body as text, or undefined (and the rest left unread) once it passes `limit` bytes. */
-async function readLimited(response: Response, limit: number): Promise<string | undefined> {
-  if (!response.body) return ''
+async function readLimited(response: OutboundResponse, limit: number): Promise<string | undefined> {
   const chunks: Uint8Array[] = []
   let size = 0
-  for await (const chunk of response.body as unknown as AsyncIterable<Uint8Array>) {
+  for await (const chunk of response.body) {
     size += chunk.byteLength
     if (size > limit) return undefined
     chunks.push(chunk)
@@ -96,7 +100,7 @@ async function readLimited(response: Response, limit: number): Promise<string | 
   return Buffer.concat(chunks).toString('utf8')
 }
 
-/** fetch says "fetch failed"; the cause names what failed (ECONNREFUSED, a reset socket, a bad url). */
+/** The request says "request failed"; the cause names what failed (ECONNREFUSED, a reset socket, a refused address). */
 function describeError(error: unknown): string {
   const cause = error instanceof Error ? (error.cause as { code?: string; message?: string } | undefined) : undefined
   const detail = cause?.code ?? cause?.message

@@ -3,6 +3,7 @@ import type { After, DueDelivery, Queries, Store } from '../db/store.ts'
 import type { BotEvent } from './bot-event.ts'
 import { signingSecretsOf } from './bot-secrets.ts'
 import type { ChatContext } from './context.ts'
+import type { OutboundPolicy } from './outbound-policy.ts'
 
 /** The bot delivery worker of this process: woken once a unit that recorded a delivery has committed. */
 export interface BotInbox {
@@ -11,6 +12,8 @@ export interface BotInbox {
    * conversation id), or anything when none is named.
    */
   wake(conversation?: { integrationId: string; conversationId: string }): void
+  /** The outbound policy deliveries connect under: a bot's url is checked against it when set (domain/bots.ts). */
+  outbound?: OutboundPolicy
 }
 
 export const botEventRow = (integrationId: string, event: BotEvent): BotEventRow => ({

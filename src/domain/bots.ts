@@ -13,6 +13,7 @@ import { joinConversation } from './participants.ts'
 import type { MessagePayload } from './payloads.ts'
 import type { SignalPublisher } from './signals.ts'
 import { newId, newSecret } from './ids.ts'
+import { checkBotUrl } from './outbound-policy.ts'
 import { removeFileBytes } from './file-bytes.ts'
 
 export type BotSortField = 'createdAt' | 'updatedAt'
@@ -222,9 +223,9 @@ export async function insertBot(q: Queries, input: NewBot): Promise<BotRow> {
 }
 
 /** A new bot of the workspace. It runs the built-in echo handler until it has a url. */
-export function createBot({ ctx, input }: { ctx: AdminContext; input: BotInput }): Promise<BotRow> {
+export async function createBot({ ctx, input }: { ctx: AdminContext; input: BotInput }): Promise<BotRow> {
   const tags = checkTags(input.tags ?? {}, false) as Record<string, string>
-  const url = input.url == null ? null : checkUrl(input.url)
+  const url = input.url == null ? null : await checkBotUrl(checkUrl(input.url), ctx.bots.outbound)
   const name = input.name == null ? undefined : checkName(input.name)
   const protocol = input.protocol == null ? 'webhook' : checkProtocol(input.protocol)
   return ctx.store.write(async (q) => {
@@ -239,12 +240,12 @@ export function createBot({ ctx, input }: { ctx: AdminContext; input: BotInput }
  * tag set to null or '' is removed). A url given turns delivery back on (after a 410 Gone), so
  * the delivery worker is woken once committed.
  */
-export function updateBot({ ctx, id, input }: { ctx: AdminContext; id: string; input: BotInput }): Promise<BotRow> {
+export async function updateBot({ ctx, id, input }: { ctx: AdminContext; id: string; input: BotInput }): Promise<BotRow> {
   const changes: BotChanges = { updatedAt: now() }
   if (input.name != null) changes.name = checkName(input.name)
   if (input.protocol != null) changes.protocol = checkProtocol(input.protocol)
   if (input.url !== undefined) {
-    changes.url = input.url === null ? null : checkUrl(input.url)
+    changes.url = input.url === null ? null : await checkBotUrl(checkUrl(input.url), ctx.bots.outbound)
     changes.goneUrl = null
   }
   const tagChanges = input.tags == null ? undefined : checkTags(input.tags, true)
