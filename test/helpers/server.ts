@@ -193,8 +193,11 @@ export function startServer(options: { databaseUrl: string; env?: Record<string,
 
 let built: Promise<void> | undefined
 
-/** dist/ as `npm start` would leave it: built again only when src/ changed since (src/build.mjs --if-stale). */
-const ensureBuilt = () =>
+/**
+ * dist/ as `npm start` would leave it: built again only when src/ changed since (src/build.mjs --if-stale).
+ * A file that runs dist/ calls it in its beforeAll (with START_TIMEOUT): a build on a busy machine takes a while.
+ */
+export const ensureBuilt = () =>
   (built ??= new Promise<void>((resolve, reject) => {
     const build = spawn(process.execPath, [join(ROOT, 'src/build.mjs'), '--if-stale'], { cwd: ROOT, stdio: 'inherit' })
     build.once('exit', (code) => (code === 0 ? resolve() : reject(new Error(`src/build.mjs exited with ${code}`))))

@@ -1,9 +1,9 @@
 import { existsSync, mkdtempSync, readFileSync, rmSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
-import { afterAll, describe, expect, it } from 'vitest'
+import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { Database } from '../../src/db/sqlite/driver.ts'
-import { confab, ROOT, type RunningServer, START_TIMEOUT, startServer } from '../helpers/server.ts'
+import { confab, ensureBuilt, ROOT, type RunningServer, START_TIMEOUT, startServer } from '../helpers/server.ts'
 
 const WEBHOOK_ID = 'backup-test-webhook'
 const ENV = {
@@ -41,6 +41,8 @@ async function messageIds(server: RunningServer, key: string, conversationId: st
   } while (nextToken)
   return ids
 }
+
+beforeAll(ensureBuilt, START_TIMEOUT)
 
 describe('confab backup and confab restore', () => {
   it('a backup taken under write load restores every write answered before it began, and the uploaded files', async () => {

@@ -2,9 +2,9 @@ import { mkdtempSync, rmSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import pino from 'pino'
-import { afterAll, describe, expect, it } from 'vitest'
+import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { createServer } from '../../src/server.ts'
-import { confab, START_TIMEOUT, startServer } from '../helpers/server.ts'
+import { confab, ensureBuilt, START_TIMEOUT, startServer } from '../helpers/server.ts'
 
 const dir = mkdtempSync(join(tmpdir(), 'confab-credentials-'))
 afterAll(() => rmSync(dir, { recursive: true, force: true }))
@@ -26,6 +26,8 @@ async function adminStatus(databaseUrl: string, tokens: string[]): Promise<numbe
     await server.close()
   }
 }
+
+beforeAll(ensureBuilt, START_TIMEOUT)
 
 describe('confab credentials', () => {
   it('shows the stored values again, never a secret; issues a new admin token beside the old, then revokes the old', async () => {

@@ -1,9 +1,9 @@
 import { mkdtempSync, rmSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
-import { afterAll, describe, expect, it } from 'vitest'
+import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { createServer } from '../../src/server.ts'
-import { type RunningServer, runBuilt as run, START_TIMEOUT, startServer } from '../helpers/server.ts'
+import { ensureBuilt, runBuilt as run, type RunningServer, START_TIMEOUT, startServer } from '../helpers/server.ts'
 import pino from 'pino'
 
 const dir = mkdtempSync(join(tmpdir(), 'confab-one-process-'))
@@ -13,6 +13,8 @@ afterAll(async () => {
   await Promise.allSettled(started.map((s) => s.stop()))
   rmSync(dir, { recursive: true, force: true })
 }, 60_000)
+
+beforeAll(ensureBuilt, START_TIMEOUT)
 
 describe('one process per SQLite file', () => {
   it('refuses a second server and db:copy on a file in use, naming the file and the process; a killed server leaves no stale lock', async () => {
