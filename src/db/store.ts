@@ -245,6 +245,8 @@ export interface TenancyQueries {
   adminTokenByHash(tokenHash: string): Promise<AdminTokenRow | undefined>
   insertChatIntegration(row: ChatIntegrationRow): Promise<void>
   chatIntegrationByWebhook(webhookId: string): Promise<ChatIntegrationRow | undefined>
+  /** Sets (a string) or clears (null: back to the shared key) an integration's personal encryption key. */
+  setPersonalEncryptionKey(integrationId: string, key: string | null): Promise<void>
 }
 
 export interface Queries {

@@ -591,6 +591,9 @@ export function postgresQueries(db: PgDb, { inUnit }: { inUnit: boolean }): Quer
       },
       chatIntegrationByWebhook: async (webhookId) =>
         first(await db.select().from(chatIntegrations).where(eq(chatIntegrations.webhookId, webhookId))),
+      setPersonalEncryptionKey: async (integrationId, key) => {
+        await db.update(chatIntegrations).set({ personalEncryptionKey: key }).where(eq(chatIntegrations.id, integrationId))
+      },
     },
   }
 }

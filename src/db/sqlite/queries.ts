@@ -993,6 +993,11 @@ export function sqliteQueries(db: SqliteDb, cache: TenancyCache): Queries {
       },
       chatIntegrationByWebhook: async (webhookId) =>
         cache.integrationByWebhook(webhookId, () => tenancy.chatIntegrationByWebhook().get({ webhookId })),
+      setPersonalEncryptionKey: async (integrationId, key) => {
+        // Every thread's kept integration goes: the next request of any verifies with the new key.
+        cache.botChanged()
+        db.update(chatIntegrations).set({ personalEncryptionKey: key }).where(eq(chatIntegrations.id, integrationId)).run()
+      },
     },
   }
 }
