@@ -5,7 +5,7 @@ import { DomainError, unauthorized } from './errors.ts'
 import { encryptionModeOf } from './key-modes.ts'
 import { listMessages } from './messages.ts'
 import { listParticipants } from './participants.ts'
-import { createUser, getCaller } from './users.ts'
+import { createUser, getCaller, getOrCreateUser } from './users.ts'
 
 /** What the official web chat's `init` message holds: its conversation as it stands. */
 export interface WebchatSession {
@@ -26,11 +26,14 @@ export const firstVisitRefusal =
 
 /**
  * The web chat's start: a caller without a key becomes a new user (the caller of the returned
- * context), unless the integration signs with a personal key (401, as createUser).
+ * context), unless the integration signs with a personal key (401, as createUser). In personal mode
+ * a key its operator signed may name a user who has not visited yet: that user is made then, as
+ * getOrCreateUser makes it.
  */
 export async function startWebchat({ ctx }: { ctx: ChatContext }): Promise<{ ctx: ChatContext; createdUser: boolean }> {
   if (ctx.callerId !== undefined) {
-    await getCaller({ ctx })
+    if (encryptionModeOf(ctx.integration) === 'personal') await getOrCreateUser({ ctx, input: {} })
+    else await getCaller({ ctx })
     return { ctx, createdUser: false }
   }
   if (encryptionModeOf(ctx.integration) === 'personal') throw unauthorized(firstVisitRefusal)

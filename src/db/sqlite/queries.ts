@@ -705,6 +705,7 @@ export function sqliteQueries(db: SqliteDb, cache: TenancyCache): Queries {
           botId: p('botId'),
           webhookId: p('webhookId'),
           encryptionKey: p('encryptionKey'),
+          personalEncryptionKey: p('personalEncryptionKey'),
           createdAt: p('createdAt'),
         })
         .prepare(),
