@@ -248,6 +248,8 @@ export interface TenancyQueries {
   /** What an operator is shown of every tenant (the command line's `credentials`): never a secret. */
   tenants(): Promise<TenantListing>
   deleteAdminToken(id: string): Promise<void>
+  /** Sets (a string) or clears (null: back to the shared key) an integration's personal encryption key. */
+  setPersonalEncryptionKey(integrationId: string, key: string | null): Promise<void>
 }
 
 export interface TenantListing {

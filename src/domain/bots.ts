@@ -6,6 +6,7 @@ import type { AdminContext, ChatContext } from './context.ts'
 import { newSigningSecret } from './bot-secrets.ts'
 import { now } from './clock.ts'
 import { invalidPayload, notFound } from './errors.ts'
+import { type ChatIntegrationInput, personalKeyChange } from './key-modes.ts'
 import { checkEvent, type CreateEventInput, postEvent } from './events.ts'
 import { type CheckedMessage, checkMessage, postMessage } from './messages.ts'
 import { type Cursored, keysetWindow, type PageWindow, type SortDirection, withCursors } from './paging.ts'
@@ -118,6 +119,8 @@ export interface BotInput {
   url?: string | null
   tags?: Record<string, unknown> | null
   protocol?: string | null
+  /** The bot's integrations as @botpress/client sends them: only `chat`, for its personal encryption key. */
+  integrations?: { chat?: ChatIntegrationInput | null } | null
 }
 
 const protocols: readonly BotProtocol[] = ['webhook', 'botpress']
@@ -142,6 +145,8 @@ export interface NewBot {
   id?: string
   webhookId?: string
   encryptionKey?: string
+  /** Personal mode from the start (see key-modes.ts); shared when absent. */
+  personalEncryptionKey?: string | null
 }
 
 const maxNameLength = 255
@@ -207,6 +212,7 @@ export async function insertBot(q: Queries, input: NewBot): Promise<BotRow> {
     botId: bot.id,
     webhookId: input.webhookId ?? newSecret(18),
     encryptionKey: input.encryptionKey ?? newSecret(32),
+    personalEncryptionKey: input.personalEncryptionKey ?? null,
     createdAt: at,
   })
   await q.users.insert({
@@ -228,17 +234,21 @@ export async function createBot({ ctx, input }: { ctx: AdminContext; input: BotI
   const url = input.url == null ? null : await checkBotUrl(checkUrl(input.url), ctx.bots.outbound)
   const name = input.name == null ? undefined : checkName(input.name)
   const protocol = input.protocol == null ? 'webhook' : checkProtocol(input.protocol)
+  const personalEncryptionKey = input.integrations == null ? undefined : personalKeyChange(input.integrations.chat)
   return ctx.store.write(async (q) => {
     const id = newId()
     const bot = { id, workspaceId: ctx.workspaceId, name: name ?? `Bot ${id.slice(-6)}`, handler: 'echo', url, tags, protocol }
-    return insertBot(q, bot)
+    return insertBot(q, { ...bot, personalEncryptionKey })
   })
 }
 
 /**
  * Changes the fields given: `url: null` removes the url, and `tags` are merged into the bot's (a
  * tag set to null or '' is removed). A url given turns delivery back on (after a 410 Gone), so
- * the delivery worker is woken once committed.
+ * the delivery worker is woken once committed. `integrations.chat.configuration.encryptionKey`
+ * sets the personal encryption key (null: back to the shared one); a key that changes ends the
+ * integration's live listeners on every instance, since the keys they opened with may no longer
+ * hold, and the next request of any instance verifies with the new one.
  */
 export async function updateBot({ ctx, id, input }: { ctx: AdminContext; id: string; input: BotInput }): Promise<BotRow> {
   const changes: BotChanges = { updatedAt: now() }
@@ -249,9 +259,18 @@ export async function updateBot({ ctx, id, input }: { ctx: AdminContext; id: str
     changes.goneUrl = null
   }
   const tagChanges = input.tags == null ? undefined : checkTags(input.tags, true)
+  const personalKey = input.integrations == null ? undefined : personalKeyChange(input.integrations.chat)
   return ctx.store.write(async (q, after) => {
     const bot = await q.bots.find(ctx.workspaceId, id)
     if (!bot) throw notFound('Bot', id)
+    if (personalKey !== undefined) {
+      const integration = await q.bots.integrationOf(id)
+      if (!integration) throw notFound('Chat integration of bot', id)
+      if (integration.personalEncryptionKey !== personalKey) {
+        await q.tenancy.setPersonalEncryptionKey(integration.id, personalKey)
+        after(() => ctx.signals.closeIntegration(integration.id))
+      }
+    }
     if (tagChanges) {
       const merged: Record<string, string> = { ...bot.tags }
       for (const [key, value] of Object.entries(tagChanges)) {

@@ -14,6 +14,8 @@ export interface ChatContext {
   store: Store
   integration: ChatIntegrationRow
   callerId: string | undefined
+  /** The x-user-key that named the caller, as given (the web chat's `init` hands it back unchanged, `exp` and all). */
+  callerKey?: string
   /** The request's x-admin-secret (the web chat's), which generateUserKey checks. */
   adminSecret?: string
   signals: SignalPublisher

@@ -7,6 +7,7 @@ import { authenticateBot } from '../domain/bot-api-keys.ts'
 import type { AdminContext, ChatContext } from '../domain/context.ts'
 import type { RuntimeContext } from '../domain/runtime/context.ts'
 import { DomainError } from '../domain/errors.ts'
+import { signingKeyOf } from '../domain/key-modes.ts'
 import { authenticateAdmin, findChatIntegration } from '../domain/tenancy.ts'
 import type { SignalHub } from '../signals/hub.ts'
 import { failureToGraphQLError } from './errors.ts'
@@ -73,7 +74,7 @@ export function createRuntimeContext(
 
 /**
  * Chat scope: the webhook id must name a chat integration (404), and an x-user-key, when given,
- * must verify against that integration's encryption key (401). A missing key is left for the verbs
+ * must verify against the key that integration signs with now, personal or shared (401). A missing key is left for the verbs
  * to refuse, because createUser needs none.
  */
 export async function createChatContext(
@@ -88,12 +89,21 @@ export async function createChatContext(
 ): Promise<GraphQLContext> {
   return refusingWithStatus(async () => {
     const integration = await findChatIntegration(deps.store, webhookId)
-    const callerId = userKey ? await verifyUserKey(userKey, integration.encryptionKey) : undefined
+    const callerId = userKey ? await verifyUserKey(userKey, signingKeyOf(integration)) : undefined
     return {
       requestId,
       log: deps.log,
       signals: deps.signals,
-      chat: { store: deps.store, integration, callerId, adminSecret, signals: deps.signals, bots: deps.bots, memo: {} },
+      chat: {
+        store: deps.store,
+        integration,
+        callerId,
+        callerKey: callerId === undefined ? undefined : userKey,
+        adminSecret,
+        signals: deps.signals,
+        bots: deps.bots,
+        memo: {},
+      },
       baseUrl,
     }
   })

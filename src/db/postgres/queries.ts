@@ -606,6 +606,9 @@ export function postgresQueries(db: PgDb, { inUnit }: { inUnit: boolean }): Quer
       deleteAdminToken: async (id) => {
         await db.delete(adminTokens).where(eq(adminTokens.id, id))
       },
+      setPersonalEncryptionKey: async (integrationId, key) => {
+        await db.update(chatIntegrations).set({ personalEncryptionKey: key }).where(eq(chatIntegrations.id, integrationId))
+      },
     },
   }
 }

@@ -705,6 +705,7 @@ export function sqliteQueries(db: SqliteDb, cache: TenancyCache): Queries {
           botId: p('botId'),
           webhookId: p('webhookId'),
           encryptionKey: p('encryptionKey'),
+          personalEncryptionKey: p('personalEncryptionKey'),
           createdAt: p('createdAt'),
         })
         .prepare(),
@@ -1009,6 +1010,11 @@ export function sqliteQueries(db: SqliteDb, cache: TenancyCache): Queries {
       }),
       deleteAdminToken: async (id) => {
         db.delete(adminTokens).where(eq(adminTokens.id, id)).run()
+      },
+      setPersonalEncryptionKey: async (integrationId, key) => {
+        // Every thread's kept integration goes: the next request of any verifies with the new key.
+        cache.botChanged()
+        db.update(chatIntegrations).set({ personalEncryptionKey: key }).where(eq(chatIntegrations.id, integrationId)).run()
       },
     },
   }

@@ -3,6 +3,7 @@ import { getBotLogs } from '../../domain/bot-logs.ts'
 import { rotateBotSigningSecrets } from '../../domain/bot-secrets.ts'
 import { createBotApiKey, deleteBotApiKey, listBotApiKeys } from '../../domain/bot-api-keys.ts'
 import { createBot, deleteBot, getBot, getBotSetup, listBots, updateBot } from '../../domain/bots.ts'
+import { encryptionModeOf } from '../../domain/key-modes.ts'
 import { builder } from '../builder.ts'
 import { adminScope, type GraphQLContext } from '../context.ts'
 import { visibleOrNull } from '../nodes.ts'
@@ -10,13 +11,42 @@ import { pageConnection } from '../paging.ts'
 
 const setupOf = (bot: BotRow, ctx: GraphQLContext) => getBotSetup({ ctx: adminScope(ctx), id: bot.id })
 
-const ChatConfiguration = builder.objectRef<{ encryptionKey: string }>('ChatIntegrationConfiguration').implement({
+const ChatEncryptionMode = builder.enumType('ChatEncryptionMode', {
+  subGraphs: ['admin'],
+  description: "How the chat integration's user keys are signed (HS256). No API ever shows either key.",
+  values: {
+    shared: { description: "With the server's shared key: createUser and the web chat's first visit create users." },
+    personal: {
+      description: 'With the personal encryption key its operator set and signs user keys with: createUser is refused.',
+    },
+  },
+})
+
+const ChatConfigurationInput = builder.inputType('ChatIntegrationConfigurationInput', {
   subGraphs: ['admin'],
   fields: (t) => ({
-    encryptionKey: t.exposeString('encryptionKey', {
-      description: 'The key user keys of this integration are signed with (HS256).',
+    encryptionKey: t.string({
+      description:
+        'A personal encryption key (32-1024 characters) to sign user keys with; null or absent goes back to the shared key.',
     }),
   }),
+})
+
+const ChatIntegrationInput = builder.inputType('ChatIntegrationInput', {
+  subGraphs: ['admin'],
+  fields: (t) => ({
+    enabled: t.boolean({ description: 'The chat integration is always enabled: false is refused.' }),
+    configuration: t.field({
+      type: ChatConfigurationInput,
+      description: 'Replaces the configuration: an encryptionKey sets personal mode, none goes back to shared.',
+    }),
+  }),
+})
+
+const BotIntegrationsInput = builder.inputType('BotIntegrationsInput', {
+  subGraphs: ['admin'],
+  description: "A bot's integrations as @botpress/client sends them: the chat integration only.",
+  fields: (t) => ({ chat: t.field({ type: ChatIntegrationInput }) }),
 })
 
 const ChatIntegration = builder.objectRef<BotRow>('ChatIntegration').implement({
@@ -29,9 +59,10 @@ const ChatIntegration = builder.objectRef<BotRow>('ChatIntegration').implement({
       description: 'The apiUrl of a @botpress/chat client for this bot: the base URL the request reached, then the webhook id.',
       resolve: async (bot, _args, ctx) => `${ctx.baseUrl?.() ?? ''}/${(await setupOf(bot, ctx)).integration.webhookId}`,
     }),
-    configuration: t.field({
-      type: ChatConfiguration,
-      resolve: async (bot, _args, ctx) => ({ encryptionKey: (await setupOf(bot, ctx)).integration.encryptionKey }),
+    encryptionMode: t.field({
+      type: ChatEncryptionMode,
+      description: 'personal once updateBot set a personal encryption key, else shared (the key itself is never shown).',
+      resolve: async (bot, _args, ctx) => encryptionModeOf((await setupOf(bot, ctx)).integration),
     }),
   }),
 })
@@ -125,6 +156,7 @@ builder.relayMutationField(
       url: t.string({ description: 'An http or https URL to deliver events to; without one the echo bot answers.' }),
       tags: t.field({ type: 'JSONObject', description: 'An object of strings.' }),
       protocol: t.field({ type: BotProtocol, description: 'webhook by default.' }),
+      integrations: t.field({ type: BotIntegrationsInput, description: 'A personal encryption key from the start.' }),
     }),
   },
   {
@@ -144,6 +176,10 @@ builder.relayMutationField(
       url: t.string({ description: 'null removes the url (the bot then runs in process).' }),
       tags: t.field({ type: 'JSONObject', description: "Merged into the bot's tags; a tag set to null or '' is removed." }),
       protocol: t.field({ type: BotProtocol }),
+      integrations: t.field({
+        type: BotIntegrationsInput,
+        description: 'integrations.chat.configuration.encryptionKey sets the personal encryption key; null goes back to the shared key.',
+      }),
     }),
   },
   {
