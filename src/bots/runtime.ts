@@ -1,23 +1,23 @@
 import { performance } from 'node:perf_hooks'
 import type { Logger } from 'pino'
 import type { Store } from '../db/store.ts'
-import { answerApplier, type BotAnswer, checkBotAnswer, parseBotAnswer } from '../domain/bot-answers.ts'
+import { answerApplier, type BotAnswer, checkBotAnswer, parseBotAnswer } from '../domain/bots/answers.ts'
 import {
-  type BotInbox,
   claimDeliveries,
   conversationHead,
   followingDelivery,
   dueDeliveries,
   nextDeliveryAfter,
   type PendingDelivery,
-} from '../domain/bot-deliveries.ts'
-import type { BotEvent } from '../domain/bot-event.ts'
-import { botpressDelivery } from '../domain/botpress-event.ts'
-import { type BotState, getBotState, setBotState, type StateKey } from '../domain/bot-state.ts'
-import { botChatContext, emitAsBot, replyAsBot } from '../domain/bots.ts'
+} from '../domain/bots/deliveries.ts'
+import type { BotEvent } from '../domain/bots/event.ts'
+import { botpressDelivery } from '../domain/bots/botpress-event.ts'
+import { type BotState, getBotState, setBotState, type StateKey } from '../domain/bots/state.ts'
+import { botChatContext, emitAsBot, replyAsBot } from '../domain/bots/in-chat.ts'
+import type { BotInbox } from '../domain/bots/inbox.ts'
 import type { ChatContext } from '../domain/context.ts'
 import { DomainError } from '../domain/errors.ts'
-import { type LogLine, type Settlement, settleDelivery } from '../domain/delivery-settlement.ts'
+import { type LogLine, type Settlement, settleDelivery } from '../domain/bots/settlement.ts'
 import { updateMessage } from '../domain/message-updates.ts'
 import { botTyping } from '../domain/typing.ts'
 import type { SignalPublisher } from '../domain/signals.ts'

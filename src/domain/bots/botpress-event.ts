@@ -1,6 +1,6 @@
-import type { Store } from '../db/store.ts'
-import type { PendingDelivery } from './bot-deliveries.ts'
-import { runtimeConversation, runtimeMessage, runtimeUser } from './runtime/shapes.ts'
+import type { Store } from '../../db/store.ts'
+import type { PendingDelivery } from './deliveries.ts'
+import { runtimeConversation, runtimeMessage, runtimeUser } from '../runtime/shapes.ts'
 
 /** What an @botpress/sdk bot is POSTed for one event: its headers (besides the signature's) and body. */
 export interface BotpressDelivery {

@@ -1,19 +1,15 @@
-import type { BotRow, ChatIntegrationRow, EventRow, MessageRow } from '../db/schema.ts'
-import type { After, BotChanges, Queries, Store } from '../db/store.ts'
-import { type BotEvent, customEventType, previewOf } from './bot-event.ts'
-import { type BotInbox, botEventRow } from './bot-deliveries.ts'
-import type { AdminContext, ChatContext } from './context.ts'
-import { newSigningSecret } from './bot-secrets.ts'
-import { now } from './clock.ts'
-import { invalidPayload, notFound } from './errors.ts'
-import { checkEvent, type CreateEventInput, postEvent } from './events.ts'
-import { type CheckedMessage, checkMessage, postMessage } from './messages.ts'
-import { type Cursored, keysetWindow, type PageWindow, type SortDirection, withCursors } from './paging.ts'
-import { joinConversation } from './participants.ts'
-import type { MessagePayload } from './payloads.ts'
-import type { SignalPublisher } from './signals.ts'
-import { newId, newSecret } from './ids.ts'
-import { removeFileBytes } from './file-bytes.ts'
+import type { BotRow } from '../../db/schema.ts'
+import type { BotChanges, Queries } from '../../db/store.ts'
+import { now } from '../clock.ts'
+import type { AdminContext } from '../context.ts'
+import { invalidPayload, notFound } from '../errors.ts'
+import { removeFileBytes } from '../file-bytes.ts'
+import { newId, newSecret } from '../ids.ts'
+import type { BotSetup } from '../memo.ts'
+import { type Cursored, keysetWindow, type PageWindow, type SortDirection, withCursors } from '../paging.ts'
+import { newSigningSecret } from './secrets.ts'
+
+/* The administration of bots: the verbs of the admin API on the workspace's bots. */
 
 export type BotSortField = 'createdAt' | 'updatedAt'
 
@@ -42,72 +38,6 @@ export async function getBot({ ctx, id }: { ctx: AdminContext; id: string }): Pr
   const row = await ctx.store.read((q) => q.bots.find(ctx.workspaceId, id))
   if (!row) throw notFound('Bot', id)
   return row
-}
-
-/** The chat context a bot acts in: its own user (id = the bot id) is the caller. */
-export const botChatContext = (
-  store: Store,
-  integration: ChatIntegrationRow,
-  signals: SignalPublisher,
-  bots: BotInbox,
-): ChatContext => ({ store, integration, callerId: integration.botId, signals, bots, memo: {} })
-
-/** What the bot sent back for an incoming event, recorded as its outgoing event. */
-const outgoing = (
-  ctx: ChatContext,
-  incoming: BotEvent,
-  fields: Pick<BotEvent, 'type' | 'payload' | 'preview' | 'messageId'>,
-) => botEventRow(ctx.integration.id, { ...incoming, ...fields, id: newId(), direction: 'outgoing', createdOn: new Date() })
-
-/**
- * Inside a unit: the bot answers an incoming event with a checked message: it joins the
- * conversation (the first time), posts, and its outgoing event is recorded.
- */
-export async function postAsBot(
-  ctx: ChatContext,
-  q: Queries,
-  after: After,
-  incoming: BotEvent,
-  message: CheckedMessage,
-): Promise<MessageRow> {
-  await joinConversation(ctx, q, after, message.conversationId, ctx.integration.botId)
-  const row = await postMessage(ctx, q, after, message)
-  const preview = previewOf(message.payload as MessagePayload)
-  await q.botEvents.insert(outgoing(ctx, incoming, { type: 'message', payload: message.payload, preview, messageId: row.id }))
-  return row
-}
-
-/** Inside a unit: the bot answers an incoming event with a checked custom event, as postAsBot does. */
-export async function emitInUnitAsBot(
-  ctx: ChatContext,
-  q: Queries,
-  after: After,
-  incoming: BotEvent,
-  event: CreateEventInput,
-): Promise<EventRow> {
-  await joinConversation(ctx, q, after, event.conversationId, ctx.integration.botId)
-  const row = await postEvent(ctx, q, after, event)
-  const { payload } = event
-  const fields = { type: customEventType(payload), payload, preview: JSON.stringify(payload), messageId: undefined }
-  await q.botEvents.insert(outgoing(ctx, incoming, fields))
-  return row
-}
-
-/** The bot answers an incoming event with a message, in one unit of work (postAsBot). */
-export function replyAsBot(
-  ctx: ChatContext,
-  incoming: BotEvent,
-  payload: Record<string, unknown>,
-  metadata?: Record<string, unknown>,
-): Promise<MessageRow> {
-  const message = checkMessage({ conversationId: incoming.conversationId ?? '', payload, metadata })
-  return ctx.store.write((q, after) => postAsBot(ctx, q, after, incoming, message))
-}
-
-/** The bot answers an incoming event with a custom event, in one unit of work (emitInUnitAsBot). */
-export function emitAsBot(ctx: ChatContext, incoming: BotEvent, payload: Record<string, unknown>): Promise<EventRow> {
-  const event = checkEvent({ conversationId: incoming.conversationId ?? '', payload })
-  return ctx.store.write((q, after) => emitInUnitAsBot(ctx, q, after, incoming, event))
 }
 
 export type BotProtocol = BotRow['protocol']
@@ -280,11 +210,6 @@ export function deleteBot({ ctx, id }: { ctx: AdminContext; id: string }): Promi
       })
     }
   })
-}
-
-export interface BotSetup {
-  integration: ChatIntegrationRow
-  signingSecret: string
 }
 
 /** What an administrator needs to reach a bot: its chat integration and its current signing secret. */

@@ -1,17 +1,8 @@
-import type { BotEventRow, BotRow, ChatIntegrationRow, MessageRow } from '../db/schema.ts'
-import type { After, DueDelivery, Queries, Store } from '../db/store.ts'
-import type { BotEvent } from './bot-event.ts'
-import { signingSecretsOf } from './bot-secrets.ts'
-import type { ChatContext } from './context.ts'
-
-/** The bot delivery worker of this process: woken once a unit that recorded a delivery has committed. */
-export interface BotInbox {
-  /**
-   * Something may have come due: a new delivery in `conversation` (an integration id and a
-   * conversation id), or anything when none is named.
-   */
-  wake(conversation?: { integrationId: string; conversationId: string }): void
-}
+import type { BotEventRow, BotRow, ChatIntegrationRow, MessageRow } from '../../db/schema.ts'
+import type { After, DueDelivery, Queries, Store } from '../../db/store.ts'
+import type { BotEvent } from './event.ts'
+import { signingSecretsOf } from './secrets.ts'
+import type { ChatContext } from '../context.ts'
 
 export const botEventRow = (integrationId: string, event: BotEvent): BotEventRow => ({
   id: event.id,

@@ -1,8 +1,8 @@
-import type { After, Queries, Store } from '../db/store.ts'
-import type { PendingDelivery } from './bot-deliveries.ts'
-import { type BotLogLevel, recordBotLog } from './bot-logs.ts'
-import { publishMessageStatus, settledStatus } from './message-status.ts'
-import type { SignalPublisher } from './signals.ts'
+import type { After, Queries, Store } from '../../db/store.ts'
+import type { PendingDelivery } from './deliveries.ts'
+import { type BotLogLevel, recordBotLog } from './logs.ts'
+import { type MessageStatus, publishMessageStatus } from '../message-status.ts'
+import type { SignalPublisher } from '../signals.ts'
 
 export interface LogLine {
   level: BotLogLevel
@@ -59,4 +59,11 @@ export function settleDelivery(
     const settled = settledStatus(settlement)
     if (settled) await publishMessageStatus(q, after, signals, delivery, { oldStatus: 'processing', ...settled })
   })
+}
+
+/** The status an attempt's settlement leaves the message in, or undefined while it is retried. */
+export function settledStatus(settlement: Settlement): { newStatus: MessageStatus; failureReason?: string } | undefined {
+  if (settlement.retryAt) return undefined
+  const failure = settlement.lines.find((line) => line.level === 'error')
+  return failure ? { newStatus: 'failed', failureReason: failure.message } : { newStatus: 'processed' }
 }
