@@ -2,8 +2,8 @@ import type { Logger } from 'pino'
 import { bearerToken } from './auth/admin-token.ts'
 import type { BotHandler } from './bots/handler.ts'
 import { builtInHandlers } from './bots/handlers.ts'
-import { RuntimeActivity } from './bots/activity.ts'
-import { type BotRuntime, startBotRuntime } from './bots/runtime.ts'
+import { BotApiActivity } from './bots/bot-api-activity.ts'
+import { type DeliveryWorker, startDeliveryWorker } from './bots/delivery/worker.ts'
 import type { Store } from './db/store.ts'
 import { authenticateBot } from './domain/bots/api-keys.ts'
 import { createErrorPath } from './graphql/errors.ts'
@@ -35,13 +35,13 @@ export interface WiringOptions {
   botLeaseMs?: number
   /**
    * A read replica (http/read-replicas.ts): the same app over a store that only reads, serving the
-   * reads the main thread hands it. It runs no bot runtime: the main thread's delivers every event.
+   * reads the main thread hands it. It runs no delivery worker: the main thread's delivers every event.
    */
   replica?: boolean
 }
 
-/** A replica's stand-in for the bot runtime: nothing it serves writes, so nothing ever comes due. */
-const noBotRuntime: BotRuntime = { wake() {}, idle: async () => {}, stop: async () => {} }
+/** A replica's stand-in for the delivery worker: nothing it serves writes, so nothing ever comes due. */
+const noDeliveryWorker: DeliveryWorker = { wake() {}, idle: async () => {}, stop: async () => {} }
 
 /** The parts of the server and what each is made from; createApp mounts them. */
 export function wire({
@@ -59,10 +59,10 @@ export function wire({
   const errors = createErrorPath(log)
   const signals = createSignalHub({ bus: signalBus })
   const streams = new SseStreams(log, sseTiming)
-  const activity = new RuntimeActivity()
+  const activity = new BotApiActivity()
   const bots = replica
-    ? noBotRuntime
-    : startBotRuntime({
+    ? noDeliveryWorker
+    : startDeliveryWorker({
         activity,
         store,
         log,

@@ -1,18 +1,21 @@
 import { signatureHeader } from './signing.ts'
 
-/** The spec's Runtime limit: an event body or a bot's answer larger than this is refused, never truncated. */
-export const runtimeLimit = 1024 * 1024
+/**
+ * The largest event body sent to a bot, and the largest answer read back (the spec's Runtime limit,
+ * 1 MB): larger is refused, never truncated.
+ */
+export const deliveryBodyLimit = 1024 * 1024
 
-export type WebhookResult =
+export type SignedPostResult =
   | { kind: 'answered'; status: number; retryAfter: string | null; contentType: string | null; body: string }
-  /** A 2xx whose answer exceeds the Runtime limit: the bot took the event, its answer is refused. */
+  /** A 2xx whose answer exceeds the delivery body limit: the bot took the event, its answer is refused. */
   | { kind: 'answerTooLarge'; status: number }
   | { kind: 'failed'; error: string }
 
 /** The process is stopping: the attempt is abandoned, not an outcome (the delivery stays due). */
 export class AttemptAbandoned extends Error {}
 
-export interface WebhookRequest {
+export interface SignedPostRequest {
   url: string
   /** The `webhook-id`, the same on every attempt. */
   id: string
@@ -29,11 +32,11 @@ export interface WebhookRequest {
 }
 
 /**
- * One signed POST (Standard Webhooks headers). The timeout covers the whole exchange, answer
+ * One signed POST of an event to a bot's url (Standard Webhooks headers), for either protocol. The timeout covers the whole exchange, answer
  * included; when it fires the request is aborted, which closes its connection. Redirects are not
  * followed: a 3xx is a failed attempt like any other non-2xx.
  */
-export async function postWebhook(request: WebhookRequest): Promise<WebhookResult> {
+export async function signedPost(request: SignedPostRequest): Promise<SignedPostResult> {
   const timestamp = Math.floor(request.now.getTime() / 1000)
   const timeout = new AbortController()
   const { hold } = request
@@ -70,7 +73,7 @@ export async function postWebhook(request: WebhookRequest): Promise<WebhookResul
       await response.body?.cancel().catch(() => {})
       return { kind: 'answered', status, retryAfter: response.headers.get('retry-after'), contentType: null, body }
     }
-    const body = await readLimited(response, runtimeLimit)
+    const body = await readLimited(response, deliveryBodyLimit)
     if (body === undefined) return { kind: 'answerTooLarge', status }
     return { kind: 'answered', status, retryAfter: null, contentType: response.headers.get('content-type'), body }
   } catch (error) {

@@ -1,9 +1,9 @@
 /**
- * The runtime API calls each bot has under way in this process. A delivery's timeout does not fire
+ * The bot API calls each bot has under way in this process. A delivery's timeout does not fire
  * while its bot is calling back (an @botpress/sdk bot answers its POST only once its handlers, and
- * the runtime calls they make, are done).
+ * the bot API calls they make, are done).
  */
-export class RuntimeActivity {
+export class BotApiActivity {
   private readonly calls = new Map<string, number>()
   private readonly waiting = new Map<string, (() => void)[]>()
 
