@@ -8,14 +8,14 @@ import type { Store } from './db/store.ts'
 import { authenticateBot } from './domain/bots/api-keys.ts'
 import { createErrorPath } from './graphql/errors.ts'
 import { adminSchema, chatSchema } from './graphql/schema.ts'
-import { runtimeSchema } from './graphql/runtime-schema.ts'
-import { createAdminYoga, createChatYoga, createRuntimeYoga } from './graphql/yoga.ts'
+import { botApiSchema } from './graphql/bot-api-schema.ts'
+import { createAdminYoga, createChatYoga, createBotApiYoga } from './graphql/yoga.ts'
 import { bodyLimits } from './http/body.ts'
 import { restTransport } from './http/rest.ts'
 import { defaultSseTiming, type SseTiming, SseStreams } from './http/sse.ts'
 import { adminRoutes } from './rest/admin/routes.ts'
 import { chatRoutes } from './rest/chat/routes.ts'
-import { runtimeRoutes } from './rest/runtime/routes.ts'
+import { botApiRoutes } from './rest/bot-api/routes.ts'
 import { createSignalHub, type SignalBus } from './signals/hub.ts'
 
 export interface WiringOptions {
@@ -76,14 +76,14 @@ export function wire({
   const deps = { store, log, signals, bots, errors }
   const chatYoga = createChatYoga(deps)
   const adminYoga = createAdminYoga(deps)
-  const runtimeYoga = createRuntimeYoga(deps)
+  const botApiYoga = createBotApiYoga(deps)
   const rest = { streams, log }
-  const runtimeRest = restTransport({
+  const botApiRest = restTransport({
     ...rest,
-    schema: runtimeSchema,
-    yoga: runtimeYoga,
-    routes: runtimeRoutes,
-    bodyLimit: bodyLimits.runtime,
+    schema: botApiSchema,
+    yoga: botApiYoga,
+    routes: botApiRoutes,
+    bodyLimit: bodyLimits.botApi,
   })
   return {
     store,
@@ -98,17 +98,17 @@ export function wire({
     adminRest: restTransport({ ...rest, schema: adminSchema, yoga: adminYoga, routes: adminRoutes, bodyLimit: bodyLimits.admin }),
     // A bot's calls are counted while under way, its delivery's timeout waiting for them: only the
     // calls its key opens, so that nobody else can hold a bot's timeout off by naming its id.
-    runtimeRest: {
-      ...runtimeRest,
+    botApiRest: {
+      ...botApiRest,
       // Never on a replica: the activity above is this thread's, and a delivery's timeout waits for it.
       replicable: undefined,
-      serve: async (request: Request, landing: Parameters<typeof runtimeRest.serve>[1]) => {
+      serve: async (request: Request, landing: Parameters<typeof botApiRest.serve>[1]) => {
         const botId = request.headers.get('x-bot-id') ?? undefined
         const key = bearerToken(request.headers.get('authorization') ?? undefined)
         const holder = await authenticateBot(store, key, botId).catch(() => undefined)
         return holder
-          ? activity.during(holder.bot.id, () => runtimeRest.serve(request, landing))
-          : runtimeRest.serve(request, landing)
+          ? activity.during(holder.bot.id, () => botApiRest.serve(request, landing))
+          : botApiRest.serve(request, landing)
       },
     },
   }

@@ -5,7 +5,7 @@ import type { Store } from '../db/store.ts'
 import type { BotInbox } from '../domain/bots/inbox.ts'
 import { authenticateBot } from '../domain/bots/api-keys.ts'
 import type { AdminContext, ChatContext } from '../domain/context.ts'
-import type { RuntimeContext } from '../domain/runtime/context.ts'
+import type { BotApiContext } from '../domain/bot-api/context.ts'
 import { DomainError } from '../domain/errors.ts'
 import { authenticateAdmin, findChatIntegration } from '../domain/tenancy.ts'
 import type { SignalHub } from '../signals/hub.ts'
@@ -21,7 +21,7 @@ export interface GraphQLContext {
   signals: SignalHub
   chat?: ChatContext
   admin?: AdminContext
-  runtime?: RuntimeContext
+  botApi?: BotApiContext
   /**
    * The base URL the caller reached the server at (the request's origin, from its Host header and
    * scheme): a bot's webhookUrl is made from it, so that the URL works from where the caller is.
@@ -50,13 +50,13 @@ export function adminScope(ctx: GraphQLContext): AdminContext {
   return ctx.admin
 }
 
-export function runtimeScope(ctx: GraphQLContext): RuntimeContext {
-  if (!ctx.runtime) throw outOfScope()
-  return ctx.runtime
+export function botApiScope(ctx: GraphQLContext): BotApiContext {
+  if (!ctx.botApi) throw outOfScope()
+  return ctx.botApi
 }
 
-/** Runtime scope: a bot API key and the id of the bot it belongs to (401 otherwise). */
-export function createRuntimeContext(
+/** bot API scope: a bot API key and the id of the bot it belongs to (401 otherwise). */
+export function createBotApiContext(
   deps: ContextDeps,
   { requestId, authorization, botId }: { requestId: string; authorization: string | undefined; botId: string | undefined },
 ): Promise<GraphQLContext> {
@@ -66,7 +66,7 @@ export function createRuntimeContext(
       requestId,
       log: deps.log,
       signals: deps.signals,
-      runtime: { store: deps.store, bot, integration, signals: deps.signals, bots: deps.bots },
+      botApi: { store: deps.store, bot, integration, signals: deps.signals, bots: deps.bots },
     }
   })
 }

@@ -22,7 +22,7 @@ export interface NewBotApiKey {
 
 const maxNoteLength = 1024
 
-/** A key that acts for the bot on the runtime API (/v1/chat/…), and for no other bot. */
+/** A key that acts for the bot on the bot API (/v1/chat/…), and for no other bot. */
 export function createBotApiKey({ ctx, input }: { ctx: AdminContext; input: CreateBotApiKeyInput }): Promise<NewBotApiKey> {
   const note = input.note ?? null
   if (note !== null && note.length > maxNoteLength) throw invalidPayload(`note must be at most ${maxNoteLength} characters`)
@@ -50,7 +50,7 @@ export function deleteBotApiKey({ ctx, id }: { ctx: AdminContext; id: string }):
 }
 
 /**
- * Opens the runtime API for a request: the key is looked up by its digest, then its bot compared
+ * Opens the bot API for a request: the key is looked up by its digest, then its bot compared
  * with x-bot-id; every failure reads the same, so that a caller learns nothing of which part was wrong.
  */
 export async function authenticateBot(store: Store, key: string | undefined, botId: string | undefined): Promise<BotKeyHolder> {

@@ -1,6 +1,6 @@
 import type { Store } from '../../db/store.ts'
 import type { PendingDelivery } from './deliveries.ts'
-import { runtimeConversation, runtimeMessage, runtimeUser } from '../runtime/shapes.ts'
+import { botApiConversation, botApiMessage, botApiUser } from '../bot-api/shapes.ts'
 
 /** What an @botpress/sdk bot is POSTed for one event: its headers (besides the signature's) and body. */
 export interface BotpressDelivery {
@@ -10,7 +10,7 @@ export interface BotpressDelivery {
 
 /**
  * The delivery in the SDK's format (operation `event_received`): a user's message is a
- * `message_created` event carrying the message, its author and the conversation as the runtime API
+ * `message_created` event carrying the message, its author and the conversation as the bot API
  * shows them; a custom event keeps its payload as sent, its type being the payload's `type`.
  * Undefined when what it is about is gone (the message, its author or its conversation deleted).
  */
@@ -39,9 +39,9 @@ export async function botpressDelivery(store: Store, delivery: PendingDelivery):
       type: 'message_created',
       messageId: found.message.id,
       payload: {
-        message: runtimeMessage(found.message, botId),
-        user: runtimeUser(found.user),
-        conversation: runtimeConversation(found.conversation),
+        message: botApiMessage(found.message, botId),
+        user: botApiUser(found.user),
+        conversation: botApiConversation(found.conversation),
       },
     }
   } else {

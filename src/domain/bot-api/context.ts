@@ -7,11 +7,11 @@ import { notFound } from '../errors.ts'
 import type { SignalPublisher } from '../signals.ts'
 
 /**
- * What a runtime verb runs with: the bot a bot API key opened, acting within its own chat
- * integration (another integration's ids are not found). The runtime API is what an
+ * What a bot API verb runs with: the bot a bot API key opened, acting within its own chat
+ * integration (another integration's ids are not found). The bot API is what an
  * @botpress/sdk bot's client calls back while it handles an event.
  */
-export interface RuntimeContext {
+export interface BotApiContext {
   store: Store
   bot: BotRow
   integration: ChatIntegrationRow
@@ -19,21 +19,21 @@ export interface RuntimeContext {
   bots: BotInbox
 }
 
-/** The Chat API context the runtime verbs share rules with, acting as `callerId` (the bot by default). */
-export const asChat = (ctx: RuntimeContext, callerId = ctx.bot.id): ChatContext => ({
+/** The Chat API context the bot API verbs share rules with, acting as `callerId` (the bot by default). */
+export const asChat = (ctx: BotApiContext, callerId = ctx.bot.id): ChatContext => ({
   ...botChatContext(ctx.store, ctx.integration, ctx.signals, ctx.bots),
   callerId,
 })
 
 /** A conversation of the bot's integration, else 404. */
-export async function findConversation(ctx: RuntimeContext, q: Queries, id: string): Promise<ConversationRow> {
+export async function findConversation(ctx: BotApiContext, q: Queries, id: string): Promise<ConversationRow> {
   const row = await q.conversations.find(ctx.integration.id, id)
   if (!row) throw notFound('Conversation', id)
   return row
 }
 
 /** A user of the bot's integration, else 404. */
-export async function findUser(ctx: RuntimeContext, q: Queries, id: string): Promise<UserRow> {
+export async function findUser(ctx: BotApiContext, q: Queries, id: string): Promise<UserRow> {
   const row = await q.users.find(ctx.integration.id, id)
   if (!row) throw notFound('User', id)
   return row

@@ -3,7 +3,7 @@ import { invalidPayload } from '../errors.ts'
 import { assertClientId } from '../ids.ts'
 
 /*
- * The inputs of the runtime verbs: each verb declares the zod schema of what it takes (path, query and
+ * The inputs of the bot API verbs: each verb declares the zod schema of what it takes (path, query and
  * body, as @botpress/client sends them) and reads them through `parseInput`. A bad input is an
  * InvalidPayload (400) naming the field; an operation declared `.strict()` refuses a property it does
  * not take, so that a misspelt field never passes silently.

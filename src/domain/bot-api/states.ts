@@ -3,7 +3,7 @@ import type { BotStateRow } from '../../db/schema.ts'
 import type { Queries } from '../../db/store.ts'
 import { now } from '../clock.ts'
 import { notFound } from '../errors.ts'
-import { type RuntimeContext, findConversation, findUser } from './context.ts'
+import { type BotApiContext, findConversation, findUser } from './context.ts'
 import { type Json, any, obj, parseInput, str } from './inputs.ts'
 
 /**
@@ -32,14 +32,14 @@ const setInput = writeInput(obj.nullable())
 const mergeInput = writeInput(obj)
 
 /** The scope row's id: 404 for a conversation, user or bot not of this bot. */
-async function scopeIdOf(ctx: RuntimeContext, q: Queries, at: StateAddress): Promise<string> {
+async function scopeIdOf(ctx: BotApiContext, q: Queries, at: StateAddress): Promise<string> {
   if (at.type === 'conversation') return (await findConversation(ctx, q, at.id)).id
   if (at.type === 'user') return (await findUser(ctx, q, at.id)).id
   if (at.id !== ctx.bot.id) throw notFound('Bot', at.id)
   return ''
 }
 
-const stateOf = (ctx: RuntimeContext, at: StateAddress, payload: unknown, row: { updatedAt: string }): Json => ({
+const stateOf = (ctx: BotApiContext, at: StateAddress, payload: unknown, row: { updatedAt: string }): Json => ({
   id: `${at.type}:${at.id}:${at.name}`,
   botId: ctx.bot.id,
   type: at.type,
@@ -53,7 +53,7 @@ const stateOf = (ctx: RuntimeContext, at: StateAddress, payload: unknown, row: {
 
 /** Reads, changes and writes one state in a unit: `change` returns the new payload (undefined: kept, null: removed) and the answer. */
 function withState(
-  ctx: RuntimeContext,
+  ctx: BotApiContext,
   at: StateAddress,
   change: (current: Json | undefined) => { next?: Json | null; answer: (state: Json) => Json },
 ) {
@@ -77,7 +77,7 @@ function withState(
 
 const missing = (at: StateAddress) => notFound('State', `${at.type}/${at.id}/${at.name}`)
 
-export function getRuntimeState(ctx: RuntimeContext, input: Json) {
+export function getBotApiState(ctx: BotApiContext, input: Json) {
   const at = parseInput(addressInput, input)
   return ctx.store.read(async (q) => {
     const scopeId = await scopeIdOf(ctx, q, at)
@@ -89,12 +89,12 @@ export function getRuntimeState(ctx: RuntimeContext, input: Json) {
 }
 
 /** Sets (replaces) the state; a null payload removes it. */
-export function setRuntimeState(ctx: RuntimeContext, input: Json) {
+export function setBotApiState(ctx: BotApiContext, input: Json) {
   const { payload, expiry: _, ...at } = parseInput(setInput, input)
   return withState(ctx, at, () => ({ next: payload, answer: (state) => ({ state }) }))
 }
 
-export function getOrSetRuntimeState(ctx: RuntimeContext, input: Json) {
+export function getOrSetBotApiState(ctx: BotApiContext, input: Json) {
   const { payload, expiry: _, ...at } = parseInput(mergeInput, input)
   return withState(ctx, at, (current) =>
     current === undefined
@@ -104,7 +104,7 @@ export function getOrSetRuntimeState(ctx: RuntimeContext, input: Json) {
 }
 
 /** Merges the payload's properties into the stored one (shallowly); an unset state is 404. */
-export function patchRuntimeState(ctx: RuntimeContext, input: Json) {
+export function patchBotApiState(ctx: BotApiContext, input: Json) {
   const { payload, expiry: _, ...at } = parseInput(mergeInput, input)
   return withState(ctx, at, (current) => {
     if (current === undefined) throw missing(at)
@@ -112,7 +112,7 @@ export function patchRuntimeState(ctx: RuntimeContext, input: Json) {
   })
 }
 
-export function deleteRuntimeState(ctx: RuntimeContext, input: Json) {
+export function deleteBotApiState(ctx: BotApiContext, input: Json) {
   const at = parseInput(addressInput, input)
   return withState(ctx, at, (current) => {
     if (current === undefined) throw missing(at)

@@ -3,13 +3,13 @@ import type { MessageRow } from '../../db/schema.ts'
 import type { Queries } from '../../db/store.ts'
 import { invalidPayload, notFound } from '../errors.ts'
 import { checkMessage, postMessage } from '../messages.ts'
-import { runtimePage, runtimeWindow } from './pages.ts'
+import { botApiPage, botApiWindow } from './pages.ts'
 import { joinConversation } from '../participants.ts'
-import { type RuntimeContext, asChat, findConversation, findUser } from './context.ts'
+import { type BotApiContext, asChat, findConversation, findUser } from './context.ts'
 import { type Json, any, obj, optStr, parseInput, str } from './inputs.ts'
-import { runtimeMessage } from './shapes.ts'
+import { botApiMessage } from './shapes.ts'
 
-async function findMessage(ctx: RuntimeContext, q: Queries, id: string): Promise<MessageRow> {
+async function findMessage(ctx: BotApiContext, q: Queries, id: string): Promise<MessageRow> {
   const row = await q.messages.find(ctx.integration.id, id)
   if (!row) throw notFound('Message', id)
   return row
@@ -24,7 +24,7 @@ const createInput = z
  * stored as the Chat API payload (`{type: "text", text}`), so chat clients see the same message.
  * Its author is the bot, or a user of the integration who participates.
  */
-export function createRuntimeMessage(ctx: RuntimeContext, input: Json) {
+export function createBotApiMessage(ctx: BotApiContext, input: Json) {
   const { type, payload, conversationId, userId, schedule } = parseInput(createInput, input)
   if (schedule !== undefined) throw invalidPayload('scheduled messages are not supported')
   const { type: _, ...fields } = payload
@@ -34,15 +34,15 @@ export function createRuntimeMessage(ctx: RuntimeContext, input: Json) {
     const author = await findUser(ctx, q, userId)
     if (author.id === ctx.bot.id) await joinConversation(asChat(ctx), q, after, conversationId, author.id)
     const row = await postMessage(asChat(ctx, author.id), q, after, message)
-    return { message: runtimeMessage(row, ctx.bot.id) }
+    return { message: botApiMessage(row, ctx.bot.id) }
   })
 }
 
 const idInput = z.object({ id: str })
 
-export function getRuntimeMessage(ctx: RuntimeContext, input: Json) {
+export function getBotApiMessage(ctx: BotApiContext, input: Json) {
   const { id } = parseInput(idInput, input)
-  return ctx.store.read(async (q) => ({ message: runtimeMessage(await findMessage(ctx, q, id), ctx.bot.id) }))
+  return ctx.store.read(async (q) => ({ message: botApiMessage(await findMessage(ctx, q, id), ctx.bot.id) }))
 }
 
 const updateInput = z.object({ id: str, tags: any, payload: obj.optional() }).strict()
@@ -51,19 +51,19 @@ const updateInput = z.object({ id: str, tags: any, payload: obj.optional() }).st
  * Replaces a message's payload (its type is kept: the SDK sends the payload without it); tags are
  * not stored. Listeners are not told: the Chat API has no signal for a changed message.
  */
-export function updateRuntimeMessage(ctx: RuntimeContext, input: Json) {
+export function updateBotApiMessage(ctx: BotApiContext, input: Json) {
   const { id, payload: sent } = parseInput(updateInput, input)
   return ctx.store.write(async (q) => {
     const row = await findMessage(ctx, q, id)
-    if (sent === undefined) return { message: runtimeMessage(row, ctx.bot.id) }
+    if (sent === undefined) return { message: botApiMessage(row, ctx.bot.id) }
     const { type: _, ...fields } = sent
     const { payload } = checkMessage({ conversationId: row.conversationId, payload: { type: row.payload.type, ...fields } })
     const changed = (await q.messages.updatePayload(ctx.integration.id, row.id, payload)) ?? row
-    return { message: runtimeMessage(changed, ctx.bot.id) }
+    return { message: botApiMessage(changed, ctx.bot.id) }
   })
 }
 
-export function deleteRuntimeMessage(ctx: RuntimeContext, input: Json) {
+export function deleteBotApiMessage(ctx: BotApiContext, input: Json) {
   const { id } = parseInput(idInput, input)
   return ctx.store.write(async (q, after) => {
     const row = await findMessage(ctx, q, id)
@@ -79,13 +79,13 @@ const messagesSort = 'messages'
 const listInput = z.object({ conversationId: str, nextToken: optStr })
 
 /** A conversation's messages, newest first, 20 a page. */
-export function listRuntimeMessages(ctx: RuntimeContext, input: Json) {
+export function listBotApiMessages(ctx: BotApiContext, input: Json) {
   const { conversationId, nextToken } = parseInput(listInput, input)
   return ctx.store.read(async (q) => {
     const conversation = await findConversation(ctx, q, conversationId)
-    const window = runtimeWindow(messagesSort, nextToken)
+    const window = botApiWindow(messagesSort, nextToken)
     const rows = (await q.messages.pages(ctx.integration.id, [conversation.id], window)).get(conversation.id) ?? []
-    const { page, meta } = runtimePage(messagesSort, rows, (m) => [m.createdAt, m.id])
-    return { messages: page.map((m) => runtimeMessage(m, ctx.bot.id)), meta }
+    const { page, meta } = botApiPage(messagesSort, rows, (m) => [m.createdAt, m.id])
+    return { messages: page.map((m) => botApiMessage(m, ctx.bot.id)), meta }
   })
 }

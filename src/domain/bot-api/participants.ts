@@ -1,25 +1,25 @@
 import { z } from 'zod'
 import { notFound } from '../errors.ts'
-import { runtimePage, runtimeWindow } from './pages.ts'
+import { botApiPage, botApiWindow } from './pages.ts'
 import { joinConversation } from '../participants.ts'
-import { type RuntimeContext, asChat, findConversation, findUser } from './context.ts'
+import { type BotApiContext, asChat, findConversation, findUser } from './context.ts'
 import { type Json, optStr, parseInput, str } from './inputs.ts'
-import { runtimeUser } from './shapes.ts'
+import { botApiUser } from './shapes.ts'
 
 /** `id` is the conversation's, `userId` the participant's. */
 const participantInput = z.object({ id: str, userId: str })
 
-export function addRuntimeParticipant(ctx: RuntimeContext, input: Json) {
+export function addBotApiParticipant(ctx: BotApiContext, input: Json) {
   const { id, userId } = parseInput(participantInput.strict(), input)
   return ctx.store.write(async (q, after) => {
     const conversation = await findConversation(ctx, q, id)
     const user = await findUser(ctx, q, userId)
     await joinConversation(asChat(ctx), q, after, conversation.id, user.id)
-    return { participant: runtimeUser(user) }
+    return { participant: botApiUser(user) }
   })
 }
 
-export function removeRuntimeParticipant(ctx: RuntimeContext, input: Json) {
+export function removeBotApiParticipant(ctx: BotApiContext, input: Json) {
   const { id, userId } = parseInput(participantInput, input)
   return ctx.store.write(async (q, after) => {
     const conversation = await findConversation(ctx, q, id)
@@ -34,13 +34,13 @@ export function removeRuntimeParticipant(ctx: RuntimeContext, input: Json) {
 const participantsSort = 'participants'
 const listInput = z.object({ id: str, nextToken: optStr })
 
-export function listRuntimeParticipants(ctx: RuntimeContext, input: Json) {
+export function listBotApiParticipants(ctx: BotApiContext, input: Json) {
   const { id, nextToken } = parseInput(listInput, input)
   return ctx.store.read(async (q) => {
     const conversation = await findConversation(ctx, q, id)
-    const window = runtimeWindow(participantsSort, nextToken)
+    const window = botApiWindow(participantsSort, nextToken)
     const rows = (await q.participants.pages(ctx.integration.id, [conversation.id], window)).get(conversation.id) ?? []
-    const { page, meta } = runtimePage(participantsSort, rows, (e) => [e.joinedAt, e.joinId])
-    return { participants: page.map((e) => runtimeUser(e.user)), meta }
+    const { page, meta } = botApiPage(participantsSort, rows, (e) => [e.joinedAt, e.joinId])
+    return { participants: page.map((e) => botApiUser(e.user)), meta }
   })
 }

@@ -3,9 +3,9 @@ import type { UserRow } from '../../db/schema.ts'
 import { now } from '../clock.ts'
 import { alreadyExists } from '../errors.ts'
 import { newId } from '../ids.ts'
-import { type RuntimeContext, findUser } from './context.ts'
+import { type BotApiContext, findUser } from './context.ts'
 import { type Json, any, chosenId, chosenTags, optStr, parseInput, str } from './inputs.ts'
-import { runtimeUser } from './shapes.ts'
+import { botApiUser } from './shapes.ts'
 
 const createInput = z
   .object({
@@ -20,13 +20,13 @@ const createInput = z
   .strict()
 
 /** A user of the bot's integration; its id is `tags.id` when given (getOrCreate answers the existing one). */
-function makeRuntimeUser(ctx: RuntimeContext, input: Json, orGet: boolean) {
+function makeBotApiUser(ctx: BotApiContext, input: Json, orGet: boolean) {
   const { tags, name = null, pictureUrl = null } = parseInput(createInput, input)
   const chosen = chosenId(tags, 'user id')
   return ctx.store.write(async (q) => {
     if (chosen !== undefined) {
       const existing = await q.users.find(ctx.integration.id, chosen)
-      if (existing && orGet) return { user: runtimeUser(existing) }
+      if (existing && orGet) return { user: botApiUser(existing) }
       if (existing) throw alreadyExists('User', chosen)
     }
     const at = now()
@@ -42,18 +42,18 @@ function makeRuntimeUser(ctx: RuntimeContext, input: Json, orGet: boolean) {
     }
     const inserted = await q.users.insert(row)
     if (!inserted) throw alreadyExists('User', row.id)
-    return { user: runtimeUser(inserted) }
+    return { user: botApiUser(inserted) }
   })
 }
 
-export const createRuntimeUser = (ctx: RuntimeContext, input: Json) => makeRuntimeUser(ctx, input, false)
-export const getOrCreateRuntimeUser = (ctx: RuntimeContext, input: Json) => makeRuntimeUser(ctx, input, true)
+export const createBotApiUser = (ctx: BotApiContext, input: Json) => makeBotApiUser(ctx, input, false)
+export const getOrCreateBotApiUser = (ctx: BotApiContext, input: Json) => makeBotApiUser(ctx, input, true)
 
 const getInput = z.object({ id: str })
 
-export function getRuntimeUser(ctx: RuntimeContext, input: Json) {
+export function getBotApiUser(ctx: BotApiContext, input: Json) {
   const { id } = parseInput(getInput, input)
-  return ctx.store.read(async (q) => ({ user: runtimeUser(await findUser(ctx, q, id)) }))
+  return ctx.store.read(async (q) => ({ user: botApiUser(await findUser(ctx, q, id)) }))
 }
 
 const updateInput = z
@@ -61,12 +61,12 @@ const updateInput = z
   .strict()
 
 /** Changes the user's name and picture (absent or null: kept); tags, attributes and properties are not stored. */
-export function updateRuntimeUser(ctx: RuntimeContext, input: Json) {
+export function updateBotApiUser(ctx: BotApiContext, input: Json) {
   const { id, name, pictureUrl } = parseInput(updateInput, input)
   return ctx.store.write(async (q) => {
     await findUser(ctx, q, id)
     const changes = { updatedAt: now(), ...(name !== undefined ? { name } : {}), ...(pictureUrl !== undefined ? { pictureUrl } : {}) }
     const row = await q.users.update(ctx.integration.id, id, changes)
-    return { user: runtimeUser(row as UserRow) }
+    return { user: botApiUser(row as UserRow) }
   })
 }

@@ -2,9 +2,9 @@ import type { ConversationRow, EventRow, MessageRow, UserRow } from '../../db/sc
 import { customEventType } from '../bots/event.ts'
 import type { Json } from './inputs.ts'
 
-/* The shapes of the runtime API's answers: what @botpress/client reads. */
+/* The shapes of the bot API's answers: what @botpress/client reads. */
 
-export const runtimeConversation = (row: ConversationRow): Json => ({
+export const botApiConversation = (row: ConversationRow): Json => ({
   id: row.id,
   createdAt: row.createdAt,
   updatedAt: row.updatedAt,
@@ -13,7 +13,7 @@ export const runtimeConversation = (row: ConversationRow): Json => ({
   tags: {},
 })
 
-export const runtimeUser = (row: UserRow): Json => ({
+export const botApiUser = (row: UserRow): Json => ({
   id: row.id,
   createdAt: row.createdAt,
   updatedAt: row.updatedAt,
@@ -23,7 +23,7 @@ export const runtimeUser = (row: UserRow): Json => ({
 })
 
 /** The Chat API payload `{type, ...fields}` as the SDK reads it: `type` beside `payload`. */
-export function runtimeMessage(row: MessageRow, botId: string): Json {
+export function botApiMessage(row: MessageRow, botId: string): Json {
   const { type, ...payload } = row.payload
   return {
     id: row.id,
@@ -38,7 +38,7 @@ export function runtimeMessage(row: MessageRow, botId: string): Json {
   }
 }
 
-export const runtimeEvent = (row: EventRow, status = 'processed'): Json => ({
+export const botApiEvent = (row: EventRow, status = 'processed'): Json => ({
   id: row.id,
   createdAt: row.createdAt,
   type: customEventType(row.payload),
