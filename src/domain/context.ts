@@ -1,6 +1,6 @@
 import type { ChatIntegrationRow } from '../db/schema.ts'
 import type { Store } from '../db/store.ts'
-import type { BotInbox } from './bots/inbox.ts'
+import type { BotInbox } from './bots/delivery/inbox.ts'
 import type { AdminMemo, ChatMemo } from './memo.ts'
 import type { SignalPublisher } from './signals.ts'
 

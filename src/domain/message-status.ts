@@ -1,5 +1,5 @@
 import type { After, Queries } from '../db/store.ts'
-import type { PendingDelivery } from './bots/deliveries.ts'
+import type { PendingDelivery } from './bots/delivery/outbox.ts'
 import type { SignalPublisher } from './signals.ts'
 
 /** Where a user's message stands with the bot (the web chat's message statuses). */

@@ -1,4 +1,4 @@
-import type { BotAnswer } from '../../domain/bots/answers.ts'
+import type { BotAnswer } from '../../domain/bots/chat/answers.ts'
 
 /** The POST a protocol makes of an event; the attempt sends it and classifies what comes back. */
 export interface EventPost {

@@ -7,9 +7,9 @@ import {
   followingDelivery,
   nextDeliveryAfter,
   type PendingDelivery,
-} from '../../domain/bots/deliveries.ts'
-import type { BotInbox } from '../../domain/bots/inbox.ts'
-import type { Settlement } from '../../domain/bots/settlement.ts'
+} from '../../domain/bots/delivery/outbox.ts'
+import type { BotInbox } from '../../domain/bots/delivery/inbox.ts'
+import type { Settlement } from '../../domain/bots/delivery/settlement.ts'
 import type { SignalPublisher } from '../../domain/signals.ts'
 import type { BotApiActivity } from '../bot-api-activity.ts'
 import type { BotHandler } from '../handler.ts'

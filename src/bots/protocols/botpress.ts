@@ -1,6 +1,6 @@
 import type { Store } from '../../db/store.ts'
-import { botpressDelivery } from '../../domain/bots/botpress-event.ts'
-import type { PendingDelivery } from '../../domain/bots/deliveries.ts'
+import { botpressDelivery } from '../../domain/bots/delivery/botpress-event.ts'
+import type { PendingDelivery } from '../../domain/bots/delivery/outbox.ts'
 import type { EventPost } from '../delivery/outcome.ts'
 
 /**

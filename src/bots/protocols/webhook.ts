@@ -1,5 +1,5 @@
-import { parseBotAnswer } from '../../domain/bots/answers.ts'
-import type { BotEvent } from '../../domain/bots/event.ts'
+import { parseBotAnswer } from '../../domain/bots/chat/answers.ts'
+import type { BotEvent } from '../../domain/bots/delivery/event.ts'
 import type { EventPost } from '../delivery/outcome.ts'
 
 /**

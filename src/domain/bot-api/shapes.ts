@@ -1,5 +1,5 @@
 import type { ConversationRow, EventRow, MessageRow, UserRow } from '../../db/schema.ts'
-import { customEventType } from '../bots/event.ts'
+import { customEventType } from '../bots/delivery/event.ts'
 import type { Json } from './inputs.ts'
 
 /* The shapes of the bot API's answers: what @botpress/client reads. */

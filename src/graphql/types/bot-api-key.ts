@@ -1,4 +1,4 @@
-import { createBotApiKey, deleteBotApiKey, listBotApiKeys } from '../../domain/bots/api-keys.ts'
+import { createBotApiKey, deleteBotApiKey, listBotApiKeys } from '../../domain/bots/admin/api-keys.ts'
 import { builder } from '../builder.ts'
 import { adminScope } from '../context.ts'
 

@@ -1,5 +1,5 @@
 import type { BotLogRow } from '../../db/schema.ts'
-import { getBotLogs } from '../../domain/bots/logs.ts'
+import { getBotLogs } from '../../domain/bots/admin/logs.ts'
 import { builder } from '../builder.ts'
 import { adminScope } from '../context.ts'
 import { pageConnection } from '../paging.ts'

@@ -1,6 +1,6 @@
 import type { BotRow } from '../../db/schema.ts'
-import { createBot, deleteBot, getBot, listBots, updateBot } from '../../domain/bots/admin.ts'
-import { rotateBotSigningSecrets } from '../../domain/bots/secrets.ts'
+import { createBot, deleteBot, getBot, listBots, updateBot } from '../../domain/bots/admin/bots.ts'
+import { rotateBotSigningSecrets } from '../../domain/bots/admin/secrets.ts'
 import { builder } from '../builder.ts'
 import { adminScope } from '../context.ts'
 import { visibleOrNull } from '../nodes.ts'

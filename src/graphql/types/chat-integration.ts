@@ -1,5 +1,5 @@
 import type { BotRow } from '../../db/schema.ts'
-import { getBotSetup } from '../../domain/bots/admin.ts'
+import { getBotSetup } from '../../domain/bots/admin/bots.ts'
 import { builder } from '../builder.ts'
 import { adminScope, type GraphQLContext } from '../context.ts'
 

@@ -1,11 +1,11 @@
 import { createHash } from 'node:crypto'
-import type { BotLogRow } from '../../db/schema.ts'
-import type { BotLogFilter, Queries } from '../../db/store.ts'
-import { now } from '../clock.ts'
-import type { AdminContext } from '../context.ts'
-import { invalidPayload, notFound } from '../errors.ts'
-import { newId } from '../ids.ts'
-import { type Cursored, keysetWindow, type PageWindow, withCursors } from '../paging.ts'
+import type { BotLogRow } from '../../../db/schema.ts'
+import type { BotLogFilter, Queries } from '../../../db/store.ts'
+import { now } from '../../clock.ts'
+import type { AdminContext } from '../../context.ts'
+import { invalidPayload, notFound } from '../../errors.ts'
+import { newId } from '../../ids.ts'
+import { type Cursored, keysetWindow, type PageWindow, withCursors } from '../../paging.ts'
 
 export const botLogLevels = ['debug', 'info', 'warn', 'error'] as const
 export type BotLogLevel = (typeof botLogLevels)[number]

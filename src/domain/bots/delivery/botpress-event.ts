@@ -1,6 +1,6 @@
-import type { Store } from '../../db/store.ts'
-import type { PendingDelivery } from './deliveries.ts'
-import { botApiConversation, botApiMessage, botApiUser } from '../bot-api/shapes.ts'
+import type { Store } from '../../../db/store.ts'
+import type { PendingDelivery } from './outbox.ts'
+import { botApiConversation, botApiMessage, botApiUser } from '../../bot-api/shapes.ts'
 
 /** What an @botpress/sdk bot is POSTed for one event: its headers (besides the signature's) and body. */
 export interface BotpressDelivery {

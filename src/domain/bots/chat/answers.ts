@@ -1,13 +1,13 @@
 import { z } from 'zod'
-import type { After, Queries } from '../../db/store.ts'
-import type { BotEvent } from './event.ts'
+import type { After, Queries } from '../../../db/store.ts'
+import type { BotEvent } from '../delivery/event.ts'
 import { type BotState, type StateKey, storeBotState } from './state.ts'
-import { emitInUnitAsBot, postAsBot } from './in-chat.ts'
-import type { ChatContext } from '../context.ts'
-import type { Answer } from './settlement.ts'
-import { invalidPayload } from '../errors.ts'
-import { checkEvent } from '../events.ts'
-import { checkMessage } from '../messages.ts'
+import { emitInUnitAsBot, postAsBot } from './as-bot.ts'
+import type { ChatContext } from '../../context.ts'
+import type { Answer } from '../delivery/settlement.ts'
+import { invalidPayload } from '../../errors.ts'
+import { checkEvent } from '../../events.ts'
+import { checkMessage } from '../../messages.ts'
 
 const object = z.record(z.string(), z.unknown())
 

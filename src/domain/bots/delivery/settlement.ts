@@ -1,8 +1,8 @@
-import type { After, Queries, Store } from '../../db/store.ts'
-import type { PendingDelivery } from './deliveries.ts'
-import { type BotLogLevel, recordBotLog } from './logs.ts'
-import { type MessageStatus, publishMessageStatus } from '../message-status.ts'
-import type { SignalPublisher } from '../signals.ts'
+import type { After, Queries, Store } from '../../../db/store.ts'
+import type { PendingDelivery } from './outbox.ts'
+import { type BotLogLevel, recordBotLog } from '../admin/logs.ts'
+import { type MessageStatus, publishMessageStatus } from '../../message-status.ts'
+import type { SignalPublisher } from '../../signals.ts'
 
 export interface LogLine {
   level: BotLogLevel

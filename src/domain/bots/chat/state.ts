@@ -1,5 +1,5 @@
-import type { BotStateScope } from '../../db/schema.ts'
-import type { Queries, Store } from '../../db/store.ts'
+import type { BotStateScope } from '../../../db/schema.ts'
+import type { Queries, Store } from '../../../db/store.ts'
 
 type StateValue = Record<string, unknown>
 

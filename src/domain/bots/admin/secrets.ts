@@ -1,8 +1,8 @@
 import { randomBytes } from 'node:crypto'
-import type { BotRow } from '../../db/schema.ts'
-import { now } from '../clock.ts'
-import type { AdminContext } from '../context.ts'
-import { notFound } from '../errors.ts'
+import type { BotRow } from '../../../db/schema.ts'
+import { now } from '../../clock.ts'
+import type { AdminContext } from '../../context.ts'
+import { notFound } from '../../errors.ts'
 
 /** How long a rotated-out secret keeps signing beside the new one, as Botpress does. */
 export const signingSecretOverlapMs = 24 * 60 * 60 * 1000

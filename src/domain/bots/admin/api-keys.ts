@@ -1,11 +1,11 @@
 import { timingSafeEqual } from 'node:crypto'
-import type { BotKeyHolder } from '../../db/store.ts'
-import type { Store } from '../../db/store.ts'
-import { now } from '../clock.ts'
-import type { AdminContext } from '../context.ts'
-import { invalidPayload, notFound, unauthorized } from '../errors.ts'
-import { newId, newSecret } from '../ids.ts'
-import { hashToken } from '../tenancy.ts'
+import type { BotKeyHolder } from '../../../db/store.ts'
+import type { Store } from '../../../db/store.ts'
+import { now } from '../../clock.ts'
+import type { AdminContext } from '../../context.ts'
+import { invalidPayload, notFound, unauthorized } from '../../errors.ts'
+import { newId, newSecret } from '../../ids.ts'
+import { hashToken } from '../../tenancy.ts'
 
 export interface CreateBotApiKeyInput {
   botId: string

@@ -1,5 +1,5 @@
-import type { EventRow, MessageRow } from '../../db/schema.ts'
-import type { MessagePayload } from '../payloads.ts'
+import type { EventRow, MessageRow } from '../../../db/schema.ts'
+import type { MessagePayload } from '../../payloads.ts'
 
 /** `incoming`: from the user to the bot; `outgoing`: from the bot to the user. */
 export type EventDirection = 'incoming' | 'outgoing'

@@ -1,8 +1,8 @@
-import type { BotEventRow, BotRow, ChatIntegrationRow, MessageRow } from '../../db/schema.ts'
-import type { After, DueDelivery, Queries, Store } from '../../db/store.ts'
+import type { BotEventRow, BotRow, ChatIntegrationRow, MessageRow } from '../../../db/schema.ts'
+import type { After, DueDelivery, Queries, Store } from '../../../db/store.ts'
 import type { BotEvent } from './event.ts'
-import { signingSecretsOf } from './secrets.ts'
-import type { ChatContext } from '../context.ts'
+import { signingSecretsOf } from '../admin/secrets.ts'
+import type { ChatContext } from '../../context.ts'
 
 export const botEventRow = (integrationId: string, event: BotEvent): BotEventRow => ({
   id: event.id,
