@@ -16,7 +16,7 @@ import type { BotHandler } from '../handler.ts'
 import { botpressPost } from '../protocols/botpress.ts'
 import { callHandler } from '../protocols/in-process.ts'
 import { webhookPost } from '../protocols/webhook.ts'
-import type { EventPost } from './outcome.ts'
+import type { EventPost } from '../protocols/protocol.ts'
 import { retryAfterDelay, retryDelay } from './retry-schedule.ts'
 import { deliveryBodyLimit, signedPost } from './signed-post.ts'
 
@@ -64,7 +64,13 @@ export async function attemptDelivery(deps: AttemptDeps, delivery: PendingDelive
 }
 
 /** Sends the protocol's POST and classifies its outcome, the same way for every protocol. */
-async function attemptPost(deps: AttemptDeps, delivery: PendingDelivery, event: BotEvent, url: string, post: EventPost): Promise<Settlement> {
+async function attemptPost(
+  deps: AttemptDeps,
+  delivery: PendingDelivery,
+  event: BotEvent,
+  url: string,
+  post: EventPost,
+): Promise<Settlement> {
   const size = Buffer.byteLength(post.body)
   if (size > deliveryBodyLimit) return dead(`event body of ${size} bytes exceeds the Runtime limit of 1 MB; not delivered`)
   if (delivery.target.signingSecrets.length === 0) return dead('the bot has no signing secret; not delivered')
@@ -115,7 +121,9 @@ async function attemptHandler(deps: AttemptDeps, delivery: PendingDelivery, even
   const what = `handler "${name}" (${attemptName(deps, delivery)})`
   const { store, log, timeoutMs } = deps
   const outcome = await callHandler({ handler, delivery, event, state, ctx, store, stateKey: stateKey(delivery), log, timeoutMs })
-  if (outcome.kind === 'failed') return failed(deps, delivery, { level: 'warn', message: `${what}: failed (${outcome.reason}) after ${outcome.took}` })
+  if (outcome.kind === 'failed') {
+    return failed(deps, delivery, { level: 'warn', message: `${what}: failed (${outcome.reason}) after ${outcome.took}` })
+  }
   const done: LogLine = { level: 'info', message: `${what}: done in ${outcome.took}` }
   // It reads back only `event.state`: the next attempt need not wait for this answer's commit.
   return answered(delivery, event, done, () => checkBotAnswer(outcome.returned), ctx, { readsBack: false })

@@ -1,7 +1,7 @@
 import type { Store } from '../../db/store.ts'
 import { botpressDelivery } from '../../domain/bots/delivery/botpress-event.ts'
 import type { PendingDelivery } from '../../domain/bots/delivery/outbox.ts'
-import type { EventPost } from '../delivery/outcome.ts'
+import type { EventPost } from './protocol.ts'
 
 /**
  * The `botpress` protocol, the @botpress/sdk's format: the bot answers 200 once its handlers are

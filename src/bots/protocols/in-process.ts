@@ -8,7 +8,7 @@ import { type BotState, setBotState, type StateKey } from '../../domain/bots/cha
 import type { ChatContext } from '../../domain/context.ts'
 import { updateMessage } from '../../domain/message-updates.ts'
 import { botTyping } from '../../domain/typing.ts'
-import type { HandlerOutcome } from '../delivery/outcome.ts'
+import type { HandlerOutcome } from './protocol.ts'
 import { type BotHandler, toBotCustomEvent, toBotMessage } from '../handler.ts'
 
 class HandlerTimeout extends Error {}
@@ -31,7 +31,8 @@ export interface HandlerCall {
  * (`reply`, `emit`, `setState`…), whose calls take effect at once and fail once the handler ran
  * past its time. What it returns is its answer, as a webhook's 2xx body is.
  */
-export async function callHandler({ handler, delivery, event, state, ctx, store, stateKey, log, timeoutMs }: HandlerCall): Promise<HandlerOutcome> {
+export async function callHandler(call: HandlerCall): Promise<HandlerOutcome> {
+  const { handler, delivery, event, state, ctx, store, stateKey, log, timeoutMs } = call
   const { target, message } = delivery
   let open = true
   const act = <T>(call: () => Promise<T>): Promise<T> =>

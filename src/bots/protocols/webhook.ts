@@ -1,6 +1,6 @@
 import { parseBotAnswer } from '../../domain/bots/chat/answers.ts'
 import type { BotEvent } from '../../domain/bots/delivery/event.ts'
-import type { EventPost } from '../delivery/outcome.ts'
+import type { EventPost } from './protocol.ts'
 
 /**
  * The `webhook` protocol: the spec's event object (with `state`), signed; a 2xx body may be the

@@ -1,6 +1,6 @@
 import type { BotAnswer } from '../../domain/bots/chat/answers.ts'
 
-/** The POST a protocol makes of an event; the attempt sends it and classifies what comes back. */
+/** What a POSTing protocol (webhook, botpress) makes of an event: the attempt sends it and classifies what comes back. */
 export interface EventPost {
   body: string
   /** Headers besides the Standard Webhooks ones. */
@@ -15,5 +15,5 @@ export interface EventPost {
   quotesRefusal: boolean
 }
 
-/** How an in-process handler's call ended, and how long it took. */
+/** How the in-process protocol's handler call ended, and how long it took: the attempt classifies it. */
 export type HandlerOutcome = { kind: 'done'; returned: unknown; took: string } | { kind: 'failed'; reason: string; took: string }
