@@ -1,7 +1,7 @@
 import { createHash, timingSafeEqual } from 'node:crypto'
 import type { ChatIntegrationRow } from '../db/schema.ts'
 import type { Queries, Store } from '../db/store.ts'
-import { insertBot } from './bots.ts'
+import { insertBot } from './bots/admin/bots.ts'
 import { now } from './clock.ts'
 import { notFound, unauthorized } from './errors.ts'
 import { newId, newSecret } from './ids.ts'

@@ -2,10 +2,10 @@ import type { Logger } from 'pino'
 import { bearerToken } from '../auth/admin-token.ts'
 import { verifyUserKey } from '../auth/user-key.ts'
 import type { Store } from '../db/store.ts'
-import type { BotInbox } from '../domain/bot-deliveries.ts'
-import { authenticateBot } from '../domain/bot-api-keys.ts'
+import type { BotInbox } from '../domain/bots/delivery/inbox.ts'
+import { authenticateBot } from '../domain/bots/admin/api-keys.ts'
 import type { AdminContext, ChatContext } from '../domain/context.ts'
-import type { RuntimeContext } from '../domain/runtime/context.ts'
+import type { BotApiContext } from '../domain/bot-api/context.ts'
 import { DomainError } from '../domain/errors.ts'
 import { signingKeyOf } from '../domain/key-modes.ts'
 import { authenticateAdmin, findChatIntegration } from '../domain/tenancy.ts'
@@ -22,7 +22,7 @@ export interface GraphQLContext {
   signals: SignalHub
   chat?: ChatContext
   admin?: AdminContext
-  runtime?: RuntimeContext
+  botApi?: BotApiContext
   /**
    * The base URL the caller reached the server at (the request's origin, from its Host header and
    * scheme): a bot's webhookUrl is made from it, so that the URL works from where the caller is.
@@ -51,13 +51,13 @@ export function adminScope(ctx: GraphQLContext): AdminContext {
   return ctx.admin
 }
 
-export function runtimeScope(ctx: GraphQLContext): RuntimeContext {
-  if (!ctx.runtime) throw outOfScope()
-  return ctx.runtime
+export function botApiScope(ctx: GraphQLContext): BotApiContext {
+  if (!ctx.botApi) throw outOfScope()
+  return ctx.botApi
 }
 
-/** Runtime scope: a bot API key and the id of the bot it belongs to (401 otherwise). */
-export function createRuntimeContext(
+/** bot API scope: a bot API key and the id of the bot it belongs to (401 otherwise). */
+export function createBotApiContext(
   deps: ContextDeps,
   { requestId, authorization, botId }: { requestId: string; authorization: string | undefined; botId: string | undefined },
 ): Promise<GraphQLContext> {
@@ -67,7 +67,7 @@ export function createRuntimeContext(
       requestId,
       log: deps.log,
       signals: deps.signals,
-      runtime: { store: deps.store, bot, integration, signals: deps.signals, bots: deps.bots },
+      botApi: { store: deps.store, bot, integration, signals: deps.signals, bots: deps.bots },
     }
   })
 }

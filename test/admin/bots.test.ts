@@ -6,7 +6,7 @@ import type { BotRow } from '../../src/db/schema.ts'
 import { tables } from '../helpers/tables.ts'
 
 const { chatIntegrations, conversations, users } = tables
-import { signingSecretsOf } from '../../src/domain/bot-secrets.ts'
+import { signingSecretsOf } from '../../src/domain/bots/admin/secrets.ts'
 import { createTenant } from '../../src/domain/tenancy.ts'
 import { ADMIN_TOKEN, ENCRYPTION_KEY, errorBody, ISO, WEBHOOK_ID, WORKSPACE_ID } from '../helpers/app.ts'
 import { type Listening, startListening } from '../helpers/listening.ts'
