@@ -4,6 +4,7 @@ import type { BotHandler } from './bots/handler.ts'
 import { builtInHandlers } from './bots/handlers.ts'
 import { RuntimeActivity } from './bots/activity.ts'
 import { type BotRuntime, startBotRuntime } from './bots/runtime.ts'
+import { defaultLimits, type ResourceLimits } from './config.ts'
 import type { Store } from './db/store.ts'
 import { authenticateBot } from './domain/bot-api-keys.ts'
 import { createErrorPath } from './graphql/errors.ts'
@@ -38,6 +39,8 @@ export interface WiringOptions {
    * reads the main thread hands it. It runs no bot runtime: the main thread's delivers every event.
    */
   replica?: boolean
+  /** Caps and timeouts (docs/caps.md, config.limits); the defaults when absent. */
+  limits?: ResourceLimits
 }
 
 /** A replica's stand-in for the bot runtime: nothing it serves writes, so nothing ever comes due. */
@@ -55,6 +58,7 @@ export function wire({
   signalBus,
   botLeaseMs,
   replica = false,
+  limits = defaultLimits,
 }: WiringOptions) {
   const errors = createErrorPath(log)
   const signals = createSignalHub({ bus: signalBus })
@@ -73,7 +77,8 @@ export function wire({
         clock,
         leaseMs: botLeaseMs,
       })
-  const deps = { store, log, signals, bots, errors }
+  const chatLimits = { messageMaxBytes: limits.messageMaxBytes, storagePerUser: limits.storagePerUser }
+  const deps = { store, log, signals, bots, errors, chatLimits }
   const chatYoga = createChatYoga(deps)
   const adminYoga = createAdminYoga(deps)
   const runtimeYoga = createRuntimeYoga(deps)
@@ -87,6 +92,7 @@ export function wire({
   })
   return {
     store,
+    limits,
     signalBus,
     errors,
     signals,

@@ -4,7 +4,7 @@ import { verifyUserKey } from '../auth/user-key.ts'
 import type { Store } from '../db/store.ts'
 import type { BotInbox } from '../domain/bot-deliveries.ts'
 import { authenticateBot } from '../domain/bot-api-keys.ts'
-import type { AdminContext, ChatContext } from '../domain/context.ts'
+import type { AdminContext, ChatContext, ChatLimits } from '../domain/context.ts'
 import type { RuntimeContext } from '../domain/runtime/context.ts'
 import { DomainError } from '../domain/errors.ts'
 import { authenticateAdmin, findChatIntegration } from '../domain/tenancy.ts'
@@ -32,6 +32,8 @@ export interface GraphQLContext {
 
 export interface ContextDeps {
   store: Store
+  /** The caps on what a user writes; none when absent. */
+  chatLimits?: ChatLimits
   log: Logger
   signals: SignalHub
   bots: BotInbox
@@ -93,7 +95,7 @@ export async function createChatContext(
       requestId,
       log: deps.log,
       signals: deps.signals,
-      chat: { store: deps.store, integration, callerId, adminSecret, signals: deps.signals, bots: deps.bots, memo: {} },
+      chat: { store: deps.store, integration, callerId, adminSecret, signals: deps.signals, bots: deps.bots, memo: {}, limits: deps.chatLimits },
       baseUrl,
     }
   })
