@@ -52,6 +52,9 @@ const webhookOf = (request: IncomingMessage): string | undefined => {
  * through the same yoga instance, so auth, limits and error masking are those of HTTP. The user key
  * travels in the connection parameters (`{"x-user-key": …}`), as browsers cannot set headers on a
  * WebSocket; a connection whose key or webhook id is refused is closed with 4403 Forbidden.
+ * Bounded (docs/caps.md): a frame over `maxPayload` closes the socket with 1009 unread; a socket over
+ * the caps per user key or client address is closed with 4429; an operation over the cap per socket
+ * is refused with an error message for it (RateLimited), the socket and its other operations staying.
  */
 export function attachGraphQLWebSocket(
   server: Server,
@@ -71,7 +74,13 @@ export function attachGraphQLWebSocket(
       socket.destroy()
       return
     }
-    wss.handleUpgrade(request, socket, head, (ws) => wss.emit('connection', ws, request))
+    wss.handleUpgrade(request, socket, head, (ws) => {
+      wss.emit('connection', ws, request)
+      // A socket's errors are its client's protocol faults (a frame over maxPayload: 1009), for which
+      // ws has already closed it with the right code; graphql-ws would print each one to the console.
+      ws.removeAllListeners('error')
+      ws.on('error', () => {})
+    })
   }
   server.on('upgrade', onUpgrade)
 
