@@ -110,7 +110,7 @@ describe('request bodies', () => {
       expect(res.status).toBe(413)
       expect(await res.json()).toEqual(errorBody(413, 'PayloadTooLarge'))
       expect(pulled * 64 * 1024).toBeLessThan(MiB)
-      expect((await t.rows()).messages).toBe(0)
+      expect((await t.rows()).events).toBe(0)
     })
 
     it('refuses a GET whose declared body is over the limit, and ignores one under it', async () => {
