@@ -102,8 +102,10 @@ export function nodeListener(fetch: (request: Request, peer: Peer) => Promise<Re
     if (!isEventStream(response)) return sendNodeResponse(response, res, req, true)
     const admitted = admitStream?.(req, response)
     if (typeof admitted === 'object') return sendNodeResponse(admitted, res, req, true)
-    // 'close' comes once the response has ended or the connection has gone, whichever is first.
-    if (admitted) res.once('close', admitted)
+    // 'close' comes once the response has ended or the connection has gone, whichever is first (or
+    // came already, when the client left while the stream was being made).
+    if (admitted && (res.destroyed || !res.socket || res.socket.destroyed)) admitted()
+    else if (admitted) res.once('close', admitted)
     await sendEventStream(response, req, res)
   }
 

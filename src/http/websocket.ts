@@ -107,7 +107,9 @@ export function attachGraphQLWebSocket(
           // Counted once the key verified: a socket over a cap is closed with 4429, its reason saying which.
           const key = ctx.connectionParams?.['x-user-key']
           const release = sockets.take(typeof key === 'string' ? key : undefined, limits.clientAddress(ctx.extra.request))
-          ctx.extra.socket.once('close', release)
+          // A client that left while its key was checked has closed already: its slot goes at once.
+          if (ctx.extra.socket.readyState === ctx.extra.socket.CLOSED) release()
+          else ctx.extra.socket.once('close', release)
           return true
         } catch (error) {
           if (error instanceof DomainError && error.type === 'RateLimited') {
