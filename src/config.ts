@@ -79,7 +79,7 @@ export const defaultLimits: ResourceLimits = {
   streamsPerKey: 20,
   streamsPerAddress: 100,
   storagePerUser: 50 * 1024 * 1024,
-  messageMaxBytes: 128 * 1024,
+  messageMaxBytes: 1024 * 1024,
 }
 
 /** The caps RATE_LIMITS=off lifts: those counted per user key or client address. */

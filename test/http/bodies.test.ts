@@ -49,10 +49,9 @@ describe('request bodies', () => {
   })
 
   describe('413 PayloadTooLarge over 1 MiB', () => {
-    // An event: a message has a cap of its own below the body limit (MESSAGE_MAX_BYTES, test/http/message-size.test.ts).
     const prefix = '{"conversationId":"c1","payload":{"type":"text","text":"'
     const suffix = '"}}'
-    /** A createEvent body of exactly `size` bytes: a custom event padded with "a". */
+    /** A createMessage body of exactly `size` bytes: a valid text message padded with "a". */
     const messageBody = (size: number) => {
       const text = 'a'.repeat(size - prefix.length - suffix.length)
       const bytes = new TextEncoder().encode(`${prefix}${text}${suffix}`)
@@ -69,10 +68,10 @@ describe('request bodies', () => {
         },
       })
     }
-    /** A createEvent request whose body is sent with its Content-Length, or streamed without one. */
+    /** A createMessage request whose body is sent with its Content-Length, or streamed without one. */
     const post = (body: Uint8Array<ArrayBuffer> | ReadableStream<Uint8Array>, contentLength?: number) =>
       t.app.fetch(
-        new Request(`${BASE}/${WEBHOOK_ID}/events`, {
+        new Request(`${BASE}/${WEBHOOK_ID}/messages`, {
           method: 'POST',
           headers: {
             'x-user-key': users.alice.key,
@@ -91,11 +90,11 @@ describe('request bodies', () => {
       const { bytes, text } = messageBody(MiB)
       const accepted = await send(bytes)
       expect(accepted.status).toBe(200)
-      expect((await accepted.json()).event.payload).toEqual({ type: 'text', text })
+      expect((await accepted.json()).message.payload).toEqual({ type: 'text', text })
       const refused = await send(messageBody(MiB + 1).bytes)
       expect(refused.status).toBe(413)
       expect(await refused.json()).toEqual(errorBody(413, 'PayloadTooLarge'))
-      expect((await t.rows()).events).toBe(1)
+      expect((await t.rows()).messages).toBe(1)
     })
 
     it('refuses a body whose Content-Length is over the limit before reading it', async () => {
@@ -110,7 +109,7 @@ describe('request bodies', () => {
       expect(res.status).toBe(413)
       expect(await res.json()).toEqual(errorBody(413, 'PayloadTooLarge'))
       expect(pulled * 64 * 1024).toBeLessThan(MiB)
-      expect((await t.rows()).events).toBe(0)
+      expect((await t.rows()).messages).toBe(0)
     })
 
     it('refuses a GET whose declared body is over the limit, and ignores one under it', async () => {

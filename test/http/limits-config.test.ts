@@ -17,7 +17,7 @@ describe('the caps and timeouts settings', () => {
       streamsPerKey: 20,
       streamsPerAddress: 100,
       storagePerUser: 50 * 1024 * 1024,
-      messageMaxBytes: 128 * 1024,
+      messageMaxBytes: 1024 * 1024,
     })
   })
 
