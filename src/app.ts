@@ -1,13 +1,15 @@
 import { randomUUID } from 'node:crypto'
-import type { Server } from 'node:http'
+import type { IncomingMessage, Server } from 'node:http'
 import { bodyLimits } from './http/body.ts'
 import { type CorsOrigins, createCors } from './http/cors.ts'
 import { fileDownloadTransport, fileUploadTransport } from './http/files.ts'
 import { graphqlOverHttp } from './http/graphql.ts'
 import { healthTransport, readinessTransport } from './http/health.ts'
 import { type Replicable, serveMounts } from './http/mounts.ts'
-import { inProcessPeer, type Peer } from './http/peer.ts'
+import { OpenCounts } from './http/open-counts.ts'
+import { inProcessPeer, type Peer, peerOf } from './http/peer.ts'
 import { withHeaders } from './http/responses.ts'
+import { trustedProxies } from './http/trusted-proxy.ts'
 import { attachGraphQLWebSocket } from './http/websocket.ts'
 import { webChatTransport } from './http/webchat.ts'
 import { type Wiring, type WiringOptions, wire } from './wiring.ts'
@@ -15,6 +17,8 @@ import { type Wiring, type WiringOptions, wire } from './wiring.ts'
 export interface AppOptions extends WiringOptions {
   /** Origins allowed to call cross-origin (CORS_ORIGINS); none by default. */
   corsOrigins?: CorsOrigins
+  /** The proxies whose X-Forwarded-For names the client address the caps count by (TRUST_PROXY); none by default. */
+  trustProxy?: readonly string[]
 }
 
 export interface App extends Pick<Wiring, 'signals' | 'bots' | 'streams'> {
@@ -24,6 +28,12 @@ export interface App extends Pick<Wiring, 'signals' | 'bots' | 'streams'> {
   replicable(method: string, pathname: string): Replicable
   /** Serves GraphQL over WebSocket on the HTTP server that serves `fetch`. */
   attach(server: Server): void
+  /**
+   * Counts an event stream of the HTTP server against the caps per user key and per client address
+   * (SSE_STREAMS_PER_KEY, SSE_STREAMS_PER_ADDRESS): its release, or a 429 refusal to send instead.
+   * Streams made in-process (fetch called directly) have no connection and are not counted.
+   */
+  admitStream(req: IncomingMessage, response: Response): (() => void) | Response | undefined
   /** Ends live streams and WebSockets, which would otherwise hold a closing server open. */
   endLiveConnections(): Promise<void>
   /** Ends live connections and stops the delivery worker; the database stays open (its owner closes it). */
@@ -31,8 +41,17 @@ export interface App extends Pick<Wiring, 'signals' | 'bots' | 'streams'> {
 }
 
 /** The whole HTTP surface as one fetch function, with the live parts it runs; listening is main.ts's business. */
-export function createApp({ corsOrigins = [], ...options }: AppOptions): App {
+export function createApp({ corsOrigins = [], trustProxy = [], ...options }: AppOptions): App {
   const parts = wire(options)
+  const { limits } = parts
+  const proxies = trustedProxies(trustProxy)
+  // proxy-addr reads X-Forwarded-For only: the header's value is all the client address needs of a request.
+  const clientAddress = (req: IncomingMessage) =>
+    proxies.clientAddress(peerOf(req), new Headers(typeof req.headers['x-forwarded-for'] === 'string' ? { 'x-forwarded-for': req.headers['x-forwarded-for'] } : {}))
+  const openStreams = new OpenCounts('event streams', limits.streamsPerKey, limits.streamsPerAddress, {
+    key: 'SSE_STREAMS_PER_KEY',
+    address: 'SSE_STREAMS_PER_ADDRESS',
+  })
   const { chatYoga, adminYoga, chatRest, adminRest, botApiRest, errors, signals, streams, bots } = parts
   const cors = createCors(corsOrigins)
   let draining = false
@@ -77,7 +96,28 @@ export function createApp({ corsOrigins = [], ...options }: AppOptions): App {
     bots,
     streams,
     attach(server) {
-      sockets.push(attachGraphQLWebSocket(server, chatYoga, errors))
+      sockets.push(
+        attachGraphQLWebSocket(server, chatYoga, errors, {
+          maxPayload: bodyLimits.chat,
+          subscriptionsPerSocket: limits.subscriptionsPerSocket,
+          socketsPerKey: limits.socketsPerKey,
+          socketsPerAddress: limits.socketsPerAddress,
+          clientAddress,
+        }),
+      )
+    },
+    admitStream(req, response) {
+      if (!openStreams.enabled) return undefined
+      const key = req.headers['x-user-key']
+      try {
+        return openStreams.take(typeof key === 'string' ? key : undefined, clientAddress(req))
+      } catch (error) {
+        void response.body?.cancel().catch(() => {})
+        const requestId = response.headers.get('x-request-id') ?? randomUUID()
+        const request = new Request(new URL(req.url ?? '/', 'http://confab'), { headers: { accept: req.headers.accept ?? '' } })
+        const refusal = mounts.refuse(request, errors.describe(error, requestId), requestId)
+        return withHeaders(refusal, { 'x-request-id': requestId, ...cors.responseHeaders(request) })
+      }
     },
     replicable: mounts.replicable,
     async fetch(request, peer = inProcessPeer) {

@@ -27,6 +27,8 @@ export interface Config {
    * tests, trusted networks); size limits stay.
    */
   rateLimitsOff: boolean
+  /** Caps and timeouts (docs/caps.md): each from its env var, `0` turns one off; RATE_LIMITS=off zeroes the per-key/per-address caps. */
+  limits: ResourceLimits
   /** TRUST_PROXY: the proxies whose forwarded headers are believed (addresses, CIDR ranges, `loopback`…); none by default. */
   trustProxy: readonly string[]
   /** BOT_URLS_PRIVATE: `allow` (default) or `deny` bot urls on loopback/private networks; metadata addresses are always refused. */
@@ -41,6 +43,84 @@ export interface Config {
 }
 
 export class ConfigError extends Error {}
+
+/** Bounded resources (docs/caps.md). A cap of 0 is no cap; a timeout of 0 is none. */
+export interface ResourceLimits {
+  /** HTTP_HEADERS_TIMEOUT_SECONDS: a request's headers must arrive within it (Node: 60 s). */
+  headersTimeoutMs: number
+  /** HTTP_REQUEST_TIMEOUT_SECONDS: a whole request (headers and body) must arrive within it (Node: 300 s); never cuts a response. */
+  requestTimeoutMs: number
+  /** HTTP_KEEP_ALIVE_TIMEOUT_SECONDS: an idle kept-alive connection is closed after it. */
+  keepAliveTimeoutMs: number
+  /** HTTP_MAX_CONNECTIONS: open connections of the server; more are refused (closed) at once. */
+  maxConnections: number
+  /** WS_SUBSCRIPTIONS_PER_SOCKET: operations under way on one GraphQL WebSocket. */
+  subscriptionsPerSocket: number
+  /** WS_SOCKETS_PER_KEY: GraphQL WebSockets open with one user key. */
+  socketsPerKey: number
+  /** WS_SOCKETS_PER_ADDRESS: GraphQL WebSockets open from one client address. */
+  socketsPerAddress: number
+  /** SSE_STREAMS_PER_KEY: event streams open with one user key. */
+  streamsPerKey: number
+  /** SSE_STREAMS_PER_ADDRESS: event streams open from one client address. */
+  streamsPerAddress: number
+  /** FILE_STORAGE_PER_USER_BYTES: the total size of one user's files. */
+  storagePerUser: number
+  /** MESSAGE_MAX_BYTES: a message's payload, as JSON. */
+  messageMaxBytes: number
+}
+
+export const defaultLimits: ResourceLimits = {
+  headersTimeoutMs: 20_000,
+  requestTimeoutMs: 60_000,
+  keepAliveTimeoutMs: 5_000,
+  maxConnections: 20_000,
+  subscriptionsPerSocket: 100,
+  socketsPerKey: 20,
+  socketsPerAddress: 100,
+  streamsPerKey: 20,
+  streamsPerAddress: 100,
+  storagePerUser: 50 * 1024 * 1024,
+  messageMaxBytes: 1024 * 1024,
+}
+
+/** The caps RATE_LIMITS=off lifts: those counted per user key or client address. */
+const perKeyOrAddress = ['subscriptionsPerSocket', 'socketsPerKey', 'socketsPerAddress', 'streamsPerKey', 'streamsPerAddress', 'storagePerUser'] as const
+
+/** `limits` with every per-key/per-address cap off (RATE_LIMITS=off); sizes and timeouts stay. */
+export const withoutPerKeyCaps = (limits: ResourceLimits): ResourceLimits =>
+  ({ ...limits, ...Object.fromEntries(perKeyOrAddress.map((name) => [name, 0])) })
+
+const limitVariables: Record<keyof ResourceLimits, [env: string, unit: number]> = {
+  headersTimeoutMs: ['HTTP_HEADERS_TIMEOUT_SECONDS', 1000],
+  requestTimeoutMs: ['HTTP_REQUEST_TIMEOUT_SECONDS', 1000],
+  keepAliveTimeoutMs: ['HTTP_KEEP_ALIVE_TIMEOUT_SECONDS', 1000],
+  maxConnections: ['HTTP_MAX_CONNECTIONS', 1],
+  subscriptionsPerSocket: ['WS_SUBSCRIPTIONS_PER_SOCKET', 1],
+  socketsPerKey: ['WS_SOCKETS_PER_KEY', 1],
+  socketsPerAddress: ['WS_SOCKETS_PER_ADDRESS', 1],
+  streamsPerKey: ['SSE_STREAMS_PER_KEY', 1],
+  streamsPerAddress: ['SSE_STREAMS_PER_ADDRESS', 1],
+  storagePerUser: ['FILE_STORAGE_PER_USER_BYTES', 1],
+  messageMaxBytes: ['MESSAGE_MAX_BYTES', 1],
+}
+
+function parseLimits(env: NodeJS.ProcessEnv, rateLimitsOff: boolean): ResourceLimits {
+  const limits = { ...defaultLimits }
+  for (const [name, [variable, unit]] of Object.entries(limitVariables) as [keyof ResourceLimits, [string, number]][]) {
+    const raw = nonEmpty(env[variable])
+    if (raw === undefined) continue
+    const value = Number(raw)
+    if (!Number.isFinite(value) || value < 0 || (unit === 1 && !Number.isInteger(value))) {
+      throw new ConfigError(`${variable} must be ${unit === 1 ? 'a whole number' : 'a number of seconds'}, 0 or more (0: none), got "${raw}"`)
+    }
+    limits[name] = Math.round(value * unit)
+  }
+  if (limits.requestTimeoutMs > 0 && (limits.headersTimeoutMs === 0 || limits.headersTimeoutMs > limits.requestTimeoutMs)) {
+    throw new ConfigError('HTTP_HEADERS_TIMEOUT_SECONDS must be above 0 and at most HTTP_REQUEST_TIMEOUT_SECONDS when that is set')
+  }
+  return rateLimitsOff ? withoutPerKeyCaps(limits) : limits
+}
 
 function parsePort(raw: string | undefined): number {
   if (raw === undefined || raw === '') return 3000
@@ -136,6 +216,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     corsOrigins: parseOrigins(env.CORS_ORIGINS),
     trustProxy: parseTrustProxy(env.TRUST_PROXY),
     rateLimitsOff: parseRateLimits(nonEmpty(env.RATE_LIMITS)),
+    limits: parseLimits(env, parseRateLimits(nonEmpty(env.RATE_LIMITS))),
     botRetrySchedule: parseSchedule(nonEmpty(env.CONFAB_BOT_RETRY_SCHEDULE)),
     botModule: nonEmpty(env.CONFAB_BOT_MODULE),
     botLeaseMs: parseSeconds('CONFAB_BOT_LEASE_SECONDS', nonEmpty(env.CONFAB_BOT_LEASE_SECONDS)),

@@ -28,6 +28,8 @@ async function main() {
     log,
     bootstrap: config.bootstrap,
     corsOrigins: config.corsOrigins,
+    trustProxy: config.trustProxy,
+    limits: config.limits,
     handlers,
     botRetrySchedule: config.botRetrySchedule,
     botLeaseMs: config.botLeaseMs,

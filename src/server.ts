@@ -3,7 +3,7 @@ import type { AddressInfo } from 'node:net'
 import type { Logger } from 'pino'
 import { type App, type AppOptions, createApp } from './app.ts'
 import { bootstrap, type BootstrapResult, firstTenant } from './bootstrap.ts'
-import type { BootstrapValues } from './config.ts'
+import { type BootstrapValues, defaultLimits, type ResourceLimits } from './config.ts'
 import { openStore } from './db/open.ts'
 import { SqliteStore } from './db/sqlite/store.ts'
 import type { Store } from './db/store.ts'
@@ -54,6 +54,32 @@ export interface ConfabServer {
   close(): Promise<void>
 }
 
+/**
+ * The node HTTP server of an app, bounded (docs/caps.md): a client must send its headers within
+ * `headersTimeout` and its whole request within `requestTimeout` (else 408 and the connection
+ * closes), an idle kept-alive connection closes after `keepAliveTimeout`, and past `maxConnections`
+ * a new connection is closed at once. Node's requestTimeout covers receiving a request only: a
+ * response, such as an event stream, runs as long as it runs.
+ */
+export function httpServer(
+  app: App,
+  { log, replicas, limits }: { log: Logger; replicas?: ReadReplicas; limits: ResourceLimits },
+): Server {
+  const timeouts = [limits.headersTimeoutMs, limits.requestTimeoutMs].filter((ms) => ms > 0)
+  const server = createHttpServer(
+    {
+      headersTimeout: limits.headersTimeoutMs,
+      requestTimeout: limits.requestTimeoutMs,
+      keepAliveTimeout: limits.keepAliveTimeoutMs,
+      // Node checks the two timeouts every 30 s by default: a slow client would get up to 30 s more.
+      ...(timeouts.length > 0 ? { connectionsCheckingInterval: Math.max(10, Math.min(1_000, ...timeouts.map((ms) => ms / 4))) } : {}),
+    },
+    nodeListener(app.fetch, { log, replicable: app.replicable, replicas, admitStream: app.admitStream }),
+  )
+  if (limits.maxConnections > 0) server.maxConnections = limits.maxConnections
+  return server
+}
+
 /** Confab listening over HTTP: the store opened and migrated, the first tenant made, the app mounted. */
 export async function createServer({
   databaseUrl = './data/confab.db',
@@ -94,7 +120,7 @@ export async function createServer({
     store instanceof SqliteStore && readReplicas > 0
       ? new ReadReplicas({ count: readReplicas, source: store.replicaSource, corsOrigins: appOptions.corsOrigins ?? [], log })
       : undefined
-  const server = createHttpServer(nodeListener(app.fetch, { log, replicable: app.replicable, replicas }))
+  const server = httpServer(app, { log, replicas, limits: appOptions.limits ?? defaultLimits })
   app.attach(server)
   try {
     await new Promise<void>((resolve, reject) => {

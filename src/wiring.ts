@@ -4,6 +4,7 @@ import type { BotHandler } from './bots/handler.ts'
 import { builtInHandlers } from './bots/handlers.ts'
 import { BotApiActivity } from './bots/bot-api-activity.ts'
 import { type DeliveryWorker, startDeliveryWorker } from './bots/delivery/worker.ts'
+import { defaultLimits, type ResourceLimits } from './config.ts'
 import type { Store } from './db/store.ts'
 import { authenticateBot } from './domain/bots/admin/api-keys.ts'
 import type { OutboundPolicy } from './domain/outbound-policy.ts'
@@ -41,6 +42,8 @@ export interface WiringOptions {
   replica?: boolean
   /** Where bots' urls may point (BOT_URLS_PRIVATE, docs/outbound.md); link-local/metadata refused, private allowed, by default. */
   outbound?: OutboundPolicy
+  /** Caps and timeouts (docs/caps.md, config.limits); the defaults when absent. */
+  limits?: ResourceLimits
 }
 
 /** A replica's stand-in for the delivery worker: nothing it serves writes, so nothing ever comes due. */
@@ -59,6 +62,7 @@ export function wire({
   botLeaseMs,
   replica = false,
   outbound,
+  limits = defaultLimits,
 }: WiringOptions) {
   const errors = createErrorPath(log)
   const signals = createSignalHub({ bus: signalBus })
@@ -78,7 +82,8 @@ export function wire({
         leaseMs: botLeaseMs,
         outbound,
       })
-  const deps = { store, log, signals, bots, errors }
+  const chatLimits = { messageMaxBytes: limits.messageMaxBytes, storagePerUser: limits.storagePerUser }
+  const deps = { store, log, signals, bots, errors, chatLimits }
   const chatYoga = createChatYoga(deps)
   const adminYoga = createAdminYoga(deps)
   const botApiYoga = createBotApiYoga(deps)
@@ -92,6 +97,7 @@ export function wire({
   })
   return {
     store,
+    limits,
     signalBus,
     errors,
     signals,

@@ -17,15 +17,15 @@ const safeId = (id: string) => {
   return id
 }
 
-/** Files in one folder, each named by its id; a staged upload is renamed into place (atomic). */
+/** Files in one folder (made 0700), each named by its id (0600: owner-only, like the database); a staged upload is renamed into place (atomic). */
 export function fileDirectory(dir: string): FileBytes {
   let made: Promise<unknown> | undefined
-  const ready = () => (made ??= mkdir(dir, { recursive: true }))
+  const ready = () => (made ??= mkdir(dir, { recursive: true, mode: 0o700 }))
   return {
     async stage(bytes) {
       await ready()
       const temporary = join(dir, `.upload-${randomUUID()}`)
-      await writeFile(temporary, bytes)
+      await writeFile(temporary, bytes, { mode: 0o600 })
       return {
         keep: (id) => rename(temporary, join(dir, safeId(id))),
         discard: () => rm(temporary, { force: true }),

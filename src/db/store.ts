@@ -115,6 +115,8 @@ export interface FileQueries {
   markUploaded(integrationId: string, id: string, at: string): Promise<boolean>
   /** The ids of the files of a user (`userId`) or of a conversation, which go when it goes. */
   idsOfUser(integrationId: string, userId: string): Promise<string[]>
+  /** The total announced size of a user's files, in bytes (their storage quota counts it). */
+  sizeOfUser(integrationId: string, userId: string): Promise<number>
   idsOfConversation(integrationId: string, conversationId: string): Promise<string[]>
   /** Every file of a chat integration (its bot is being deleted). */
   idsOfIntegration(integrationId: string): Promise<string[]>

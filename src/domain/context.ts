@@ -21,6 +21,16 @@ export interface ChatContext {
   bots: BotInbox
   /** What this request has read and may need again; a context made for another caller starts a new one. */
   memo: ChatMemo
+  /** The caps on what a user writes (docs/caps.md); none when absent (a bot's own context). */
+  limits?: ChatLimits
+}
+
+/** A cap of 0 is none. */
+export interface ChatLimits {
+  /** MESSAGE_MAX_BYTES: a user message's payload and metadata, as JSON. */
+  messageMaxBytes: number
+  /** FILE_STORAGE_PER_USER_BYTES: the total announced size of a user's files. */
+  storagePerUser: number
 }
 
 /** What an administration verb runs with: the workspace the admin token opened. */

@@ -1,6 +1,6 @@
 import { createHmac, timingSafeEqual } from 'node:crypto'
 import type { ChatIntegrationRow, FileRow } from '../db/schema.ts'
-import type { Store } from '../db/store.ts'
+import type { Queries, Store } from '../db/store.ts'
 import { now } from './clock.ts'
 import type { ChatContext } from './context.ts'
 import { requireParticipation } from './conversations.ts'
@@ -79,6 +79,22 @@ export interface CreateFileInput {
 }
 
 /**
+ * A user's files may announce at most the quota in all (slots count as soon as they are made: an
+ * upload never exceeds its slot). Refused with 413, not 429: waiting does not help, deleting does.
+ */
+async function checkStorageQuota(ctx: ChatContext, q: Queries, userId: string, size: number): Promise<void> {
+  const quota = ctx.limits?.storagePerUser ?? 0
+  if (quota === 0) return
+  const used = await q.files.sizeOfUser(ctx.integration.id, userId)
+  if (used + size > quota) {
+    throw new DomainError(
+      'PayloadTooLarge',
+      `the user's files would take ${used + size} bytes, over their storage quota of ${quota} bytes (FILE_STORAGE_PER_USER_BYTES); ${used} bytes are in use`,
+    )
+  }
+}
+
+/**
  * An upload slot: the caller names the file (its extension gives the content type) and its size,
  * refused here when over the limit, since a browser's later PUT is not checked by the web chat.
  */
@@ -99,6 +115,7 @@ export function createFile({
   return ctx.store.write(async (q) => {
     const caller = await requireCaller(ctx, q)
     if (conversationId !== null) await requireParticipation(ctx, q, conversationId)
+    await checkStorageQuota(ctx, q, caller.id, input.size)
     const row: FileRow = {
       integrationId: ctx.integration.id,
       id: newId(),

@@ -5,7 +5,7 @@ import { recordIncomingEvent } from './bots/delivery/outbox.ts'
 import { now } from './clock.ts'
 import type { ChatContext } from './context.ts'
 import { requireParticipation } from './conversations.ts'
-import { forbidden, notFound } from './errors.ts'
+import { DomainError, forbidden, notFound } from './errors.ts'
 import { newId } from './ids.ts'
 import { loadMessagesPage, loadParticipation } from './loaders.ts'
 import type { Cursored, PageWindow } from './paging.ts'
@@ -29,6 +29,18 @@ export function checkMessage(input: CreateMessageInput): CheckedMessage {
   const payload = parseMessagePayload(input.payload)
   if (input.metadata != null) assertJsonDepth(input.metadata, 'metadata')
   return { conversationId: input.conversationId, payload, metadata: input.metadata ?? null }
+}
+
+/**
+ * A user message over the cap is refused before anything is written: the request body may be 1 MB,
+ * but a message is read back by every listener and delivered to the bot (Botpress: 128 KB).
+ */
+function checkMessageSize({ payload, metadata }: CheckedMessage, cap: number): void {
+  if (cap === 0) return
+  const size = Buffer.byteLength(JSON.stringify({ payload, metadata }))
+  if (size > cap) {
+    throw new DomainError('PayloadTooLarge', `the message is ${size} bytes as JSON (payload and metadata), over the limit of ${cap} bytes (MESSAGE_MAX_BYTES)`)
+  }
 }
 
 /**
@@ -81,6 +93,7 @@ export async function postMessage(
 /** Only participants post. */
 export async function createMessage({ ctx, input }: { ctx: ChatContext; input: CreateMessageInput }): Promise<MessageRow> {
   const message = checkMessage(input)
+  checkMessageSize(message, ctx.limits?.messageMaxBytes ?? 0)
   return ctx.store.write((q, after) => postMessage(ctx, q, after, message))
 }
 

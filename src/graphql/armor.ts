@@ -1,3 +1,5 @@
+import type { Plugin } from 'graphql-yoga'
+import { GraphQLError } from 'graphql'
 import { costLimitPlugin } from '@escape.tech/graphql-armor-cost-limit'
 import { maxAliasesPlugin } from '@escape.tech/graphql-armor-max-aliases'
 import { maxDepthPlugin } from '@escape.tech/graphql-armor-max-depth'
@@ -10,6 +12,12 @@ import { maxTokensPlugin } from '@escape.tech/graphql-armor-max-tokens'
  * 27,000 under armor's cost model, where each level of depth multiplies by `depthCostFactor`.
  */
 export const executionLimits = {
+  /**
+   * Characters of a document, comments and whitespace included: the token limit counts neither, so
+   * without this a 900 KB comment would be parsed and run. 50 characters a token on average is far
+   * more than any real operation spends; long text belongs in variables.
+   */
+  documentLength: 100_000,
   depth: 12,
   aliases: 20,
   tokens: 2_000,
@@ -17,7 +25,18 @@ export const executionLimits = {
   depthCostFactor: 1.2,
 } as const
 
+/** Refuses a document over `documentLength` characters before it is lexed, as armor refuses before it runs. */
+const maxDocumentLengthPlugin = (n: number): Plugin => ({
+  onParse({ params }) {
+    const length = typeof params.source === 'string' ? params.source.length : params.source.body.length
+    if (length > n) {
+      throw new GraphQLError(`Syntax Error: Document length limit of ${n} characters exceeded, found ${length} (comments and whitespace count).`)
+    }
+  },
+})
+
 export const armorPlugins = () => [
+  maxDocumentLengthPlugin(executionLimits.documentLength),
   maxDepthPlugin({ n: executionLimits.depth, ignoreIntrospection: true, flattenFragments: true }),
   maxAliasesPlugin({ n: executionLimits.aliases }),
   maxTokensPlugin({ n: executionLimits.tokens }),

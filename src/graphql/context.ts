@@ -4,7 +4,7 @@ import { verifyUserKey } from '../auth/user-key.ts'
 import type { Store } from '../db/store.ts'
 import type { BotInbox } from '../domain/bots/delivery/inbox.ts'
 import { authenticateBot } from '../domain/bots/admin/api-keys.ts'
-import type { AdminContext, ChatContext } from '../domain/context.ts'
+import type { AdminContext, ChatContext, ChatLimits } from '../domain/context.ts'
 import type { BotApiContext } from '../domain/bot-api/context.ts'
 import { DomainError } from '../domain/errors.ts'
 import { signingKeyOf } from '../domain/key-modes.ts'
@@ -33,6 +33,8 @@ export interface GraphQLContext {
 
 export interface ContextDeps {
   store: Store
+  /** The caps on what a user writes; none when absent. */
+  chatLimits?: ChatLimits
   log: Logger
   signals: SignalHub
   bots: BotInbox
@@ -103,6 +105,7 @@ export async function createChatContext(
         signals: deps.signals,
         bots: deps.bots,
         memo: {},
+        limits: deps.chatLimits,
       },
       baseUrl,
     }

@@ -101,5 +101,12 @@ export function serveMounts(mounts: Mount[], errors: ErrorPath, fallback: Transp
     return fallback.refuse(request, { type: 'ResourceNotFound', status: 404, message: `no route for ${pathname}` }, requestId)
   }
 
-  return { serve, replicable }
+  /** A refusal in the form of the transport the request's path lands on (for a refusal made after it served). */
+  const refuse = (request: Request, failure: Failure, requestId: string): Response => {
+    const segments = segmentsOf(new URL(request.url).pathname)
+    const found = table.find(({ match }) => match(segments) !== undefined)
+    return (found?.transport ?? fallback).refuse(request, failure, requestId)
+  }
+
+  return { serve, replicable, refuse }
 }

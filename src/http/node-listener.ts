@@ -81,6 +81,11 @@ export interface ListenerOptions {
   /** Whether a read replica may serve a request (App.replicable). */
   replicable?: (method: string, pathname: string) => Replicable
   replicas?: ReadReplicas
+  /**
+   * Admits an event stream the app answered with (App.admitStream): the release of its slot, called
+   * once the response is over, or the refusal to send instead (the stream already cancelled).
+   */
+  admitStream?: (req: IncomingMessage, response: Response) => (() => void) | Response | undefined
 }
 
 /**
@@ -88,14 +93,20 @@ export interface ListenerOptions {
  * written without its per-chunk leak (see sendEventStream), and reads handed to the read replicas
  * when there are some: a GET the app calls a read, or a GraphQL POST whose body holds queries only.
  */
-export function nodeListener(fetch: (request: Request, peer: Peer) => Promise<Response>, { log, replicable, replicas }: ListenerOptions) {
+export function nodeListener(fetch: (request: Request, peer: Peer) => Promise<Response>, { log, replicable, replicas, admitStream }: ListenerOptions) {
   // whatwg-node hands a node request's own `req` to the fetch function as its server context.
   const adapter = createServerAdapter<{ req?: IncomingMessage }>((request, context) => fetch(request, peerOf(context.req)))
 
   const serveHere = async (req: IncomingMessage, res: ServerResponse) => {
     const response = await adapter.handleNodeRequestAndResponse(req, res)
-    if (isEventStream(response)) await sendEventStream(response, req, res)
-    else await sendNodeResponse(response, res, req, true)
+    if (!isEventStream(response)) return sendNodeResponse(response, res, req, true)
+    const admitted = admitStream?.(req, response)
+    if (typeof admitted === 'object') return sendNodeResponse(admitted, res, req, true)
+    // 'close' comes once the response has ended or the connection has gone, whichever is first (or
+    // came already, when the client left while the stream was being made).
+    if (admitted && (res.destroyed || !res.socket || res.socket.destroyed)) admitted()
+    else if (admitted) res.once('close', admitted)
+    await sendEventStream(response, req, res)
   }
 
   /** True once a replica has answered; otherwise the request is the caller's, its body (if read) on `req.body`. */

@@ -3,9 +3,11 @@ import { randomUUID } from 'node:crypto'
 import type { ExecutionArgs, FormattedExecutionResult, GraphQLError } from 'graphql'
 import { useServer } from 'graphql-ws/use/ws'
 import { WebSocketServer } from 'ws'
+import { DomainError } from '../domain/errors.ts'
 import type { ErrorPath } from '../graphql/errors.ts'
 import { withRequestId } from '../graphql/request-id.ts'
 import type { createChatYoga } from '../graphql/yoga.ts'
+import { OpenCounts } from './open-counts.ts'
 
 type ChatYoga = ReturnType<typeof createChatYoga>
 
@@ -15,6 +17,19 @@ interface Enveloped {
 }
 
 const refusedConnection = 4403
+/** graphql-ws's "too many" close code (its own use: a second connection_init), for a socket over a cap. */
+export const tooManySockets = 4429
+
+/** What bounds a GraphQL WebSocket (docs/caps.md); a cap of 0 is none. */
+export interface WebSocketLimits {
+  /** The largest frame (the chat's body limit): a larger one closes the socket with 1009, unread. */
+  maxPayload: number
+  subscriptionsPerSocket: number
+  socketsPerKey: number
+  socketsPerAddress: number
+  /** The client address of an upgrade request (the socket's, or the one a trusted proxy names). */
+  clientAddress(request: IncomingMessage): string
+}
 // A close frame's reason is at most 123 bytes of UTF-8.
 const closeReason = (message: string): string => {
   let reason = message
@@ -37,20 +52,35 @@ const webhookOf = (request: IncomingMessage): string | undefined => {
  * through the same yoga instance, so auth, limits and error masking are those of HTTP. The user key
  * travels in the connection parameters (`{"x-user-key": …}`), as browsers cannot set headers on a
  * WebSocket; a connection whose key or webhook id is refused is closed with 4403 Forbidden.
+ * Bounded (docs/caps.md): a frame over `maxPayload` closes the socket with 1009 unread; a socket over
+ * the caps per user key or client address is closed with 4429; an operation over the cap per socket
+ * is refused with an error message for it (RateLimited), the socket and its other operations staying.
  */
 export function attachGraphQLWebSocket(
   server: Server,
   yoga: ChatYoga,
   errors: ErrorPath,
+  limits: WebSocketLimits,
 ): { close(): Promise<void> } {
-  const wss = new WebSocketServer({ noServer: true })
+  // ws closes a socket whose frame (or message) is over maxPayload with 1009 before handing it on.
+  const wss = new WebSocketServer({ noServer: true, maxPayload: limits.maxPayload })
+  const sockets = new OpenCounts('GraphQL WebSockets', limits.socketsPerKey, limits.socketsPerAddress, {
+    key: 'WS_SOCKETS_PER_KEY',
+    address: 'WS_SOCKETS_PER_ADDRESS',
+  })
 
   const onUpgrade = (request: IncomingMessage, socket: import('node:stream').Duplex, head: Buffer) => {
     if (webhookOf(request) === undefined) {
       socket.destroy()
       return
     }
-    wss.handleUpgrade(request, socket, head, (ws) => wss.emit('connection', ws, request))
+    wss.handleUpgrade(request, socket, head, (ws) => {
+      wss.emit('connection', ws, request)
+      // A socket's errors are its client's protocol faults (a frame over maxPayload: 1009), for which
+      // ws has already closed it with the right code; graphql-ws would print each one to the console.
+      ws.removeAllListeners('error')
+      ws.on('error', () => {})
+    })
   }
   server.on('upgrade', onUpgrade)
 
@@ -74,8 +104,18 @@ export function attachGraphQLWebSocket(
         const requestId = randomUUID()
         try {
           await envelop(ctx, undefined, requestId).contextFactory()
+          // Counted once the key verified: a socket over a cap is closed with 4429, its reason saying which.
+          const key = ctx.connectionParams?.['x-user-key']
+          const release = sockets.take(typeof key === 'string' ? key : undefined, limits.clientAddress(ctx.extra.request))
+          // A client that left while its key was checked has closed already: its slot goes at once.
+          if (ctx.extra.socket.readyState === ctx.extra.socket.CLOSED) release()
+          else ctx.extra.socket.once('close', release)
           return true
         } catch (error) {
+          if (error instanceof DomainError && error.type === 'RateLimited') {
+            ctx.extra.socket.close(tooManySockets, closeReason(error.message))
+            return false
+          }
           // graphql-ws's own code for a refused connection, with the failure's words as the reason.
           const { message } = errors.describe(error, requestId)
           ctx.extra.socket.close(refusedConnection, closeReason(message))
@@ -88,6 +128,13 @@ export function attachGraphQLWebSocket(
         const { schema, execute, subscribe, contextFactory, parse, validate } = envelop(ctx, params, requestId)
         const refuse = (refusals: readonly unknown[]) =>
           withRequestId({ errors: refusals.map((error) => errors.mask(error)) }, requestId, errors).errors as GraphQLError[]
+        // graphql-ws has already entered this one among the socket's operations.
+        const cap = limits.subscriptionsPerSocket
+        if (cap > 0 && Object.keys(ctx.subscriptions).length > cap) {
+          return refuse([
+            new DomainError('RateLimited', `too many operations on this WebSocket: ${cap} are under way (WS_SUBSCRIPTIONS_PER_SOCKET); complete one first`),
+          ])
+        }
         try {
           const document = parse(params.query)
           const errors = validate(schema, document)

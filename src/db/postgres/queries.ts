@@ -351,6 +351,15 @@ export function postgresQueries(db: PgDb, { inUnit }: { inUnit: boolean }): Quer
             .where(and(eq(files.integrationId, integrationId), eq(files.id, id), isNull(files.uploadedAt)))
             .returning({ id: files.id })
         ).length > 0,
+      sizeOfUser: async (integrationId, userId) =>
+        Number(
+          first(
+            await db
+              .select({ total: sql<string>`coalesce(sum(${files.size}), 0)` })
+              .from(files)
+              .where(and(eq(files.integrationId, integrationId), eq(files.userId, userId))),
+          )?.total ?? 0,
+        ),
       idsOfUser: async (integrationId, userId) =>
         (
           await db

@@ -1,5 +1,5 @@
 import { hostname } from 'node:os'
-import { readFileSync, rmSync, writeFileSync } from 'node:fs'
+import { closeSync, openSync, readFileSync, rmSync, writeFileSync } from 'node:fs'
 import { Database } from './driver.ts'
 
 /** Who holds a database: written beside the lock for the message a second process prints. */
@@ -23,6 +23,8 @@ export class DatabaseInUseError extends Error {}
 export function lockDatabaseFile(path: string): { release(): void } {
   const lockPath = `${path}.lock`
   const holderPath = `${path}.lock.json`
+  // Made owner-only like the database beside it, before SQLite opens it.
+  closeSync(openSync(lockPath, 'a', 0o600))
   const lock = new Database(lockPath)
   try {
     lock.pragma('busy_timeout = 0')

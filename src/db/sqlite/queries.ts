@@ -854,6 +854,14 @@ export function sqliteQueries(db: SqliteDb, cache: TenancyCache): Queries {
           .where(and(eq(files.integrationId, integrationId), eq(files.id, id), isNull(files.uploadedAt)))
           .returning({ id: files.id })
           .get() !== undefined,
+      sizeOfUser: async (integrationId, userId) =>
+        Number(
+          db
+            .select({ total: sql<number>`coalesce(sum(${files.size}), 0)` })
+            .from(files)
+            .where(and(eq(files.integrationId, integrationId), eq(files.userId, userId)))
+            .get()?.total ?? 0,
+        ),
       idsOfUser: async (integrationId, userId) =>
         db
           .select({ id: files.id })

@@ -1,4 +1,4 @@
-import { mkdirSync, mkdtempSync, rmSync } from 'node:fs'
+import { closeSync, mkdirSync, mkdtempSync, openSync, rmSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { dirname, join, resolve } from 'node:path'
 import { type FileBytes, fileDirectory } from '../file-bytes.ts'
@@ -47,7 +47,7 @@ export class SqliteStore implements Store {
   constructor(databaseUrl: string, { onQuery, onEffectError = reportLater, onCommit, checkpoints }: SqliteStoreOptions = {}) {
     this.temporaryDir = databaseUrl === ':memory:' ? mkdtempSync(join(tmpdir(), 'confab-')) : undefined
     const path = this.temporaryDir ? join(this.temporaryDir, 'confab.db') : resolve(databaseUrl)
-    mkdirSync(dirname(path), { recursive: true })
+    createOwnerOnly(path)
     this.lock = lockDatabaseFile(path)
     try {
       this.db = openWriter(path, onQuery)
@@ -124,5 +124,19 @@ const reportLater = (error: unknown) =>
   queueMicrotask(() => {
     throw error
   })
+
+/**
+ * A new database file is made owner-only (0600, in a folder made 0700) before SQLite opens it: it
+ * holds every key and message, and SQLite gives its -wal and -shm files the database file's mode.
+ * An existing file keeps the mode its operator gave it.
+ */
+function createOwnerOnly(path: string): void {
+  mkdirSync(dirname(path), { recursive: true, mode: 0o700 })
+  try {
+    closeSync(openSync(path, 'wx', 0o600))
+  } catch (error) {
+    if ((error as NodeJS.ErrnoException).code !== 'EEXIST') throw error
+  }
+}
 
 export const openSqliteStore = (databaseUrl: string, options?: SqliteStoreOptions) => new SqliteStore(databaseUrl, options)

@@ -1,0 +1,80 @@
+import { describe, expect, it } from 'vitest'
+import { ConfigError, defaultLimits, loadConfig } from '../../src/config.ts'
+
+// Every cap and timeout of docs/caps.md is set by its environment variable; 0 turns one off, and
+// RATE_LIMITS=off turns every per-key/per-address cap off at once while sizes and timeouts stay.
+
+describe('the caps and timeouts settings', () => {
+  it('default to the documented values', () => {
+    expect(loadConfig({}).limits).toEqual({
+      headersTimeoutMs: 20_000,
+      requestTimeoutMs: 60_000,
+      keepAliveTimeoutMs: 5_000,
+      maxConnections: 20_000,
+      subscriptionsPerSocket: 100,
+      socketsPerKey: 20,
+      socketsPerAddress: 100,
+      streamsPerKey: 20,
+      streamsPerAddress: 100,
+      storagePerUser: 50 * 1024 * 1024,
+      messageMaxBytes: 1024 * 1024,
+    })
+  })
+
+  it('are each read from their environment variable, seconds for timeouts, and 0 turns one off', () => {
+    const env = {
+      HTTP_HEADERS_TIMEOUT_SECONDS: '2.5',
+      HTTP_REQUEST_TIMEOUT_SECONDS: '30',
+      HTTP_KEEP_ALIVE_TIMEOUT_SECONDS: '65',
+      HTTP_MAX_CONNECTIONS: '0',
+      WS_SUBSCRIPTIONS_PER_SOCKET: '7',
+      WS_SOCKETS_PER_KEY: '3',
+      WS_SOCKETS_PER_ADDRESS: '0',
+      SSE_STREAMS_PER_KEY: '4',
+      SSE_STREAMS_PER_ADDRESS: '9',
+      FILE_STORAGE_PER_USER_BYTES: '1000',
+      MESSAGE_MAX_BYTES: '0',
+    }
+    expect(loadConfig(env).limits).toEqual({
+      headersTimeoutMs: 2_500,
+      requestTimeoutMs: 30_000,
+      keepAliveTimeoutMs: 65_000,
+      maxConnections: 0,
+      subscriptionsPerSocket: 7,
+      socketsPerKey: 3,
+      socketsPerAddress: 0,
+      streamsPerKey: 4,
+      streamsPerAddress: 9,
+      storagePerUser: 1000,
+      messageMaxBytes: 0,
+    })
+  })
+
+  it('RATE_LIMITS=off turns every per-key and per-address cap off; sizes and timeouts stay', () => {
+    const limits = loadConfig({ RATE_LIMITS: 'off', SSE_STREAMS_PER_KEY: '4', MESSAGE_MAX_BYTES: '500' }).limits
+    expect(limits).toEqual({
+      ...defaultLimits,
+      messageMaxBytes: 500,
+      subscriptionsPerSocket: 0,
+      socketsPerKey: 0,
+      socketsPerAddress: 0,
+      streamsPerKey: 0,
+      streamsPerAddress: 0,
+      storagePerUser: 0,
+    })
+  })
+
+  it.each([
+    ['SSE_STREAMS_PER_KEY', '-1'],
+    ['SSE_STREAMS_PER_KEY', '2.5'],
+    ['WS_SOCKETS_PER_KEY', 'many'],
+    ['HTTP_REQUEST_TIMEOUT_SECONDS', 'soon'],
+  ])('refuse %s=%s at start', (name, value) => {
+    expect(() => loadConfig({ [name]: value })).toThrow(ConfigError)
+    expect(() => loadConfig({ [name]: value })).toThrow(name)
+  })
+
+  it('refuse a headers timeout longer than the request timeout (Node would throw)', () => {
+    expect(() => loadConfig({ HTTP_HEADERS_TIMEOUT_SECONDS: '90', HTTP_REQUEST_TIMEOUT_SECONDS: '30' })).toThrow(/HTTP_HEADERS_TIMEOUT_SECONDS/)
+  })
+})
