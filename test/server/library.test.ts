@@ -4,7 +4,7 @@ import { pino } from 'pino'
 import { afterEach, expect, it, vi } from 'vitest'
 import { type BotHandler, type ConfabServer, createServer } from '../../src/index.ts'
 
-// Confab used as a library, as the README shows it: createServer with a handler of one's own.
+// Confab used as a library, as docs/guides/library.md shows it: createServer with a handler of one's own.
 
 let confab: ConfabServer | undefined
 afterEach(async () => {

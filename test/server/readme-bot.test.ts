@@ -8,14 +8,14 @@ import { afterEach, describe, expect, it, vi } from 'vitest'
 import { type ConfabServer, createServer } from '../../src/index.ts'
 import { ROOT } from '../helpers/server.ts'
 
-// The README's bring-your-own-bot walkthrough, as written: its ten-line node:http bot (run from the
-// README's own text), created with @botpress/client, chatted with through @botpress/chat at the
-// returned webhookUrl, its deliveries in getBotLogs.
+// The bring-your-own-bot walkthrough of docs/guides/bots.md, as written: its ten-line node:http bot
+// (run from the guide's own text), created with @botpress/client, chatted with through @botpress/chat
+// at the returned webhookUrl, its deliveries in getBotLogs.
 
 const readmeBot = (): string => {
-  const readme = readFileSync(`${ROOT}/README.md`, 'utf8')
-  const block = /A ten-line bot in plain `node:http`[^\n]*\n+```js\n([\s\S]*?)```/.exec(readme)?.[1]
-  if (!block) throw new Error('the README lost its ten-line bot')
+  const guide = readFileSync(`${ROOT}/docs/guides/bots.md`, 'utf8')
+  const block = /A ten-line bot in plain `node:http`[^\n]*\n+```js\n([\s\S]*?)```/.exec(guide)?.[1]
+  if (!block) throw new Error('docs/guides/bots.md lost its ten-line bot')
   return block
 }
 
@@ -37,7 +37,7 @@ afterEach(async () => {
   confab = undefined
 })
 
-describe('README: bring your own bot, end to end', () => {
+describe('docs/guides/bots.md: bring your own bot, end to end', () => {
   it('the ten-line bot verifies each signed delivery and answers; the user hears it; getBotLogs shows each attempt', async () => {
     confab = await createServer({
       databaseUrl: ':memory:',
