@@ -194,6 +194,8 @@ export interface BotDeliveryQueries {
   reschedule(id: string, attempts: number, nextAttemptAt: string): Promise<boolean>
   /** False when it was already gone (its bot or conversation deleted). */
   remove(id: string): Promise<boolean>
+  /** The outbox as an operator watches it (metrics): how many deliveries wait, and since when the oldest. */
+  backlog(): Promise<{ pending: number; oldestCreatedAt: string | undefined }>
 }
 
 export interface BotStateQueries {

@@ -1,14 +1,8 @@
 import { createServer, type Server } from 'node:http'
 import { collectDefaultMetrics, Counter, Gauge, Histogram, Registry } from 'prom-client'
 
-/** What the delivery worker and the store tell the metrics (no module below http knows prom-client). */
-export interface DeliveryObserver {
-  /** An attempt to deliver a bot event ended: delivered, failed (to be retried) or dead-lettered (given up). */
-  attempted(protocol: string, outcome: 'delivered' | 'failed' | 'dead_lettered', seconds: number): void
-}
-
-/** The backlog of bot deliveries, read when the metrics are scraped. */
-export type DeliveryBacklog = () => Promise<{ pending: number; oldestDueSeconds: number }>
+/** The backlog of bot deliveries, read when the metrics are scraped (domain/bots/delivery/outbox.ts). */
+export type DeliveryBacklog = () => Promise<{ pending: number; oldestPendingSeconds: number }>
 
 export interface MetricsSources {
   /** Live SSE streams and GraphQL WebSockets of this instance. */
@@ -22,7 +16,7 @@ export interface MetricsSources {
  * an operation name of the route table or the schema, a status code, a protocol, a door of the rate
  * limits — never a path, an id or anything a client names.
  */
-export class Metrics implements DeliveryObserver {
+export class Metrics {
   readonly registry = new Registry()
   private readonly requests = new Counter({
     name: 'confab_http_requests_total',
@@ -99,11 +93,11 @@ export class Metrics implements DeliveryObserver {
       },
     })
     new Gauge({
-      name: 'confab_bot_delivery_oldest_due_seconds',
-      help: 'How long the oldest due bot delivery has been waiting (0 when none is due)',
+      name: 'confab_bot_delivery_oldest_pending_seconds',
+      help: 'How long the oldest bot delivery in the outbox has waited since it was recorded (0 when none waits)',
       registers,
       async collect() {
-        this.set((await read()).oldestDueSeconds)
+        this.set((await read()).oldestPendingSeconds)
       },
     })
   }

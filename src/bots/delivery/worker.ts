@@ -10,7 +10,7 @@ import {
 } from '../../domain/bots/delivery/outbox.ts'
 import type { BotInbox } from '../../domain/bots/delivery/inbox.ts'
 import type { OutboundPolicy } from '../../domain/outbound-policy.ts'
-import type { Settlement } from '../../domain/bots/delivery/settlement.ts'
+import { type Settlement, settledStatus } from '../../domain/bots/delivery/settlement.ts'
 import type { SignalPublisher } from '../../domain/signals.ts'
 import type { BotApiActivity } from '../bot-api-activity.ts'
 import type { BotHandler } from '../handler.ts'
@@ -23,6 +23,11 @@ export interface DeliveryWorker extends BotInbox {
   idle(): Promise<void>
   /** Starts no more attempts, abandons the POSTs under way (they stay due) and waits for the handlers. */
   stop(): Promise<void>
+}
+
+/** Told how each attempt ended (metrics): delivered, failed (to be retried) or dead-lettered (given up). */
+export interface DeliveryObserver {
+  attempted(protocol: string, outcome: 'delivered' | 'failed' | 'dead_lettered', seconds: number): void
 }
 
 export interface DeliveryWorkerOptions {
@@ -55,6 +60,7 @@ export interface DeliveryWorkerOptions {
   sweepMs?: number
   /** Where bots' urls may point (BOT_URLS_PRIVATE; docs/outbound.md): checked at every connection. */
   outbound?: OutboundPolicy
+  observer?: DeliveryObserver
 }
 
 /** A conversation as the outbox names it. */
@@ -108,6 +114,7 @@ class Worker implements DeliveryWorker {
   private sweep: NodeJS.Timeout | undefined
   private stopped = false
   readonly outbound: OutboundPolicy | undefined
+  private readonly observer: DeliveryObserver | undefined
 
   constructor({
     store,
@@ -123,6 +130,7 @@ class Worker implements DeliveryWorker {
     leaseMs = timeoutMs + 20_000,
     sweepMs = 2_000,
     outbound,
+    observer,
   }: DeliveryWorkerOptions) {
     this.store = store
     this.log = log
@@ -132,6 +140,7 @@ class Worker implements DeliveryWorker {
     this.sweepMs = sweepMs
     this.timeoutMs = timeoutMs
     this.outbound = outbound
+    this.observer = observer
     const shutdown = this.shutdown.signal
     this.attempts = { store, log, signals, handlers, inbox: this, timeoutMs, retrySchedule, clock, random, activity, shutdown, outbound }
   }
@@ -258,7 +267,9 @@ class Worker implements DeliveryWorker {
 
   /** Makes one attempt and settles it: true when the delivery left the outbox (taken, dead or gone). */
   private async deliver(delivery: PendingDelivery): Promise<boolean> {
+    const began = performance.now()
     const settlement = await attemptDelivery(this.attempts, delivery)
+    this.observer?.attempted(delivery.target.url ? delivery.target.protocol : 'in-process', outcomeOf(settlement), (performance.now() - began) / 1000)
     const settling = settleAttempt(this.attempts, delivery, settlement)
     // Starting the next one early is an optimisation: if it fails, the look taken when this attempt ends finds it.
     await this.startNextWhileSettling(delivery, settlement).catch((error: unknown) =>
@@ -313,4 +324,10 @@ class Worker implements DeliveryWorker {
     this.startAttempt(next)
     return true
   }
+}
+
+/** An attempt's outcome as the metrics count it. */
+function outcomeOf(settlement: Settlement): 'delivered' | 'failed' | 'dead_lettered' {
+  if (settlement.retryAt) return 'failed'
+  return settlement.goneUrl || settledStatus(settlement)?.newStatus === 'failed' ? 'dead_lettered' : 'delivered'
 }

@@ -1,4 +1,4 @@
-import { and, asc, eq, getTableColumns, gt, gte, inArray, isNull, lte, min, ne, or, type SQL, sql, type SQLWrapper } from 'drizzle-orm'
+import { and, asc, count, eq, getTableColumns, gt, gte, inArray, isNull, lte, min, ne, or, type SQL, sql, type SQLWrapper } from 'drizzle-orm'
 import type { NodePgQueryResultHKT } from 'drizzle-orm/node-postgres'
 import { alias, type PgDatabase } from 'drizzle-orm/pg-core'
 import type { MessageFeedback, MessageRow, UserRow } from '../schema.ts'
@@ -484,6 +484,10 @@ export function postgresQueries(db: PgDb, { inUnit }: { inUnit: boolean }): Quer
         ).length > 0,
       remove: async (id) =>
         (await db.delete(botDeliveries).where(eq(botDeliveries.id, id)).returning({ id: botDeliveries.id })).length > 0,
+      backlog: async () => {
+        const [row] = await db.select({ pending: count(), oldest: min(botDeliveries.createdAt) }).from(botDeliveries)
+        return { pending: row?.pending ?? 0, oldestCreatedAt: row?.oldest ?? undefined }
+      },
     },
 
     botStates: {

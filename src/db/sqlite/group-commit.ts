@@ -23,8 +23,8 @@ export class BatchFailed extends Error {
 export interface GroupCommitOptions {
   /** Where an `after` effect that throws is reported: its unit has committed and cannot fail any more. */
   onEffectError: (error: unknown) => void
-  /** Told the number of units each commit made durable (metrics, tests). */
-  onCommit?: (units: number) => void
+  /** Told the number of units each commit made durable, and the seconds from its BEGIN to their durability (metrics, tests). */
+  onCommit?: (units: number, seconds: number) => void
   /**
    * Makes everything committed so far durable, off the event loop (the WAL's fdatasync on the
    * thread pool), for a connection that does not sync as it commits (synchronous = NORMAL). A
@@ -131,6 +131,7 @@ export class GroupCommit<Q> {
   }
 
   private async run(batch: Unit<Q>[]) {
+    const began = performance.now()
     const outcomes: Outcome[] = []
     try {
       this.begin.run()
@@ -163,7 +164,7 @@ export class GroupCommit<Q> {
     this.options.onTransactionEnd?.()
     if (!sync || failure) {
       if (seq !== undefined) durability?.durable(seq)
-      this.afterSettled(this.settled, () => this.finish(batch, outcomes, failure))
+      this.afterSettled(this.settled, () => this.finish(batch, outcomes, failure, began))
       return
     }
     const synced = sync().then(
@@ -177,7 +178,7 @@ export class GroupCommit<Q> {
       if (this.syncing === syncing) this.syncing = undefined
     })
     // Batches settle in the order they committed, whichever sync returns first.
-    this.afterSettled(Promise.all([this.settled, synced]), ([, syncFailure]) => this.finish(batch, outcomes, syncFailure))
+    this.afterSettled(Promise.all([this.settled, synced]), ([, syncFailure]) => this.finish(batch, outcomes, syncFailure, began))
   }
 
   /** Settles a batch after `before`; the chain never rejects, so that one fault cannot hold every later batch. */
@@ -185,9 +186,9 @@ export class GroupCommit<Q> {
     this.settled = before.then(settle).catch(this.options.onEffectError)
   }
 
-  private finish(batch: Unit<Q>[], outcomes: Outcome[], failure: BatchFailed | undefined) {
+  private finish(batch: Unit<Q>[], outcomes: Outcome[], failure: BatchFailed | undefined, began: number) {
     this.settle(batch, outcomes, failure)
-    if (!failure) this.options.onCommit?.(outcomes.filter((outcome) => outcome.ok).length)
+    if (!failure) this.options.onCommit?.(outcomes.filter((outcome) => outcome.ok).length, (performance.now() - began) / 1000)
   }
 
   private async runUnit(unit: Unit<Q>): Promise<Outcome> {

@@ -1,4 +1,4 @@
-import { and, asc, eq, gt, gte, inArray, isNull, lte, min, ne, or, type Placeholder, type SQL, sql, type SQLWrapper } from 'drizzle-orm'
+import { and, asc, count, eq, gt, gte, inArray, isNull, lte, min, ne, or, type Placeholder, type SQL, sql, type SQLWrapper } from 'drizzle-orm'
 import { alias } from 'drizzle-orm/sqlite-core'
 import {
   adminTokens,
@@ -947,6 +947,10 @@ export function sqliteQueries(db: SqliteDb, cache: TenancyCache): Queries {
       reschedule: async (id, attempts, nextAttemptAt) =>
         botDelivery.reschedule().get({ id, attempts, nextAttemptAt }) !== undefined,
       remove: async (id) => botDelivery.remove().get({ id }) !== undefined,
+      backlog: async () => {
+        const [row] = db.select({ pending: count(), oldest: min(botDeliveries.createdAt) }).from(botDeliveries).all()
+        return { pending: row?.pending ?? 0, oldestCreatedAt: row?.oldest ?? undefined }
+      },
     },
 
     botStates: {

@@ -71,9 +71,9 @@ export class SqliteStore implements Store {
     })
     this.commits = new GroupCommit(writer, sqliteQueries(this.db, tenancy), {
       onEffectError,
-      onCommit: (units) => {
+      onCommit: (units, seconds) => {
         this.checkpoints.committed()
-        onCommit?.(units)
+        onCommit?.(units, seconds)
       },
       sync: this.wal.sync,
       durability,

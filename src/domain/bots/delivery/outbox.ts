@@ -137,3 +137,10 @@ export const nextDeliveryAfter = async (store: Store, at: Date): Promise<Date | 
   const next = await store.read((q) => q.botDeliveries.nextDueAfter(at.toISOString()))
   return next === undefined ? undefined : new Date(next)
 }
+
+/** The outbox as an operator watches it: deliveries waiting, and how long the oldest has waited (seconds). */
+export async function deliveryBacklog(store: Store, at: Date = new Date()): Promise<{ pending: number; oldestPendingSeconds: number }> {
+  const { pending, oldestCreatedAt } = await store.read((q) => q.botDeliveries.backlog())
+  const oldestPendingSeconds = oldestCreatedAt ? Math.max(0, (at.getTime() - Date.parse(oldestCreatedAt)) / 1000) : 0
+  return { pending, oldestPendingSeconds }
+}
