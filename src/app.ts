@@ -1,5 +1,6 @@
 import { randomUUID } from 'node:crypto'
 import type { Server } from 'node:http'
+import { createAccessLog } from './http/access-log.ts'
 import { bodyLimits } from './http/body.ts'
 import { type CorsOrigins, createCors } from './http/cors.ts'
 import { fileDownloadTransport, fileUploadTransport } from './http/files.ts'
@@ -7,7 +8,10 @@ import { graphqlOverHttp } from './http/graphql.ts'
 import { healthTransport, readinessTransport } from './http/health.ts'
 import { type Replicable, serveMounts } from './http/mounts.ts'
 import { inProcessPeer, type Peer } from './http/peer.ts'
+import type { ReplicaAdmission } from './http/node-listener.ts'
+import { countedPerAddress, rateLimited } from './http/rate-limited.ts'
 import { withHeaders } from './http/responses.ts'
+import { trustedProxies } from './http/trusted-proxy.ts'
 import { attachGraphQLWebSocket } from './http/websocket.ts'
 import { webChatTransport } from './http/webchat.ts'
 import { type Wiring, type WiringOptions, wire } from './wiring.ts'
@@ -15,6 +19,8 @@ import { type Wiring, type WiringOptions, wire } from './wiring.ts'
 export interface AppOptions extends WiringOptions {
   /** Origins allowed to call cross-origin (CORS_ORIGINS); none by default. */
   corsOrigins?: CorsOrigins
+  /** The proxies whose X-Forwarded-For names the client (TRUST_PROXY); none by default. */
+  trustProxy?: readonly string[]
 }
 
 export interface App extends Pick<Wiring, 'signals' | 'bots' | 'streams'> {
@@ -22,6 +28,8 @@ export interface App extends Pick<Wiring, 'signals' | 'bots' | 'streams'> {
   fetch: (request: Request, peer?: Peer) => Promise<Response>
   /** Whether a read replica may serve a request (see Transport.replicable); `pathname` as in the URL. */
   replicable(method: string, pathname: string): Replicable
+  /** What the main thread checks of a request before a read replica serves it (rate limits). */
+  replicaAdmission: ReplicaAdmission | undefined
   /** Serves GraphQL over WebSocket on the HTTP server that serves `fetch`. */
   attach(server: Server): void
   /** Ends live streams and WebSockets, which would otherwise hold a closing server open. */
@@ -31,10 +39,20 @@ export interface App extends Pick<Wiring, 'signals' | 'bots' | 'streams'> {
 }
 
 /** The whole HTTP surface as one fetch function, with the live parts it runs; listening is main.ts's business. */
-export function createApp({ corsOrigins = [], ...options }: AppOptions): App {
+export function createApp({ corsOrigins = [], trustProxy = [], ...options }: AppOptions): App {
   const parts = wire(options)
-  const { chatYoga, adminYoga, chatRest, adminRest, runtimeRest, errors, signals, streams, bots } = parts
+  const { chatYoga, adminYoga, chatRest, adminRest, runtimeRest, errors, signals, streams, bots, limits } = parts
   const cors = createCors(corsOrigins)
+  const proxies = trustedProxies(trustProxy)
+  const accessLog = createAccessLog(options.log)
+  const countsFailures = limits?.has('failedAuth') ?? false
+  /** A client address that failed to authenticate too often is refused until its window ends. */
+  const admitAddress = countsFailures
+    ? ({ clientAddress }: { clientAddress: string }) => {
+        const blocked = limits?.blockedAddress(clientAddress)
+        if (blocked) throw rateLimited(blocked)
+      }
+    : undefined
   let draining = false
 
   // First match wins: administration before /{webhookId}/…, whose first segment could read "v1".
@@ -51,12 +69,13 @@ export function createApp({ corsOrigins = [], ...options }: AppOptions): App {
       { path: '/:webhookId/', transport: webChatTransport(parts.store) },
       { path: '/:webhookId/webchat.js', transport: webChatTransport(parts.store) },
       // A file's bytes are no JSON: the upload URL and the public URL of the Webchat API's files.
-      { path: '/:webhookId/files/:fileId/upload', transport: fileUploadTransport(parts.store) },
+      { path: '/:webhookId/files/:fileId/upload', transport: countedPerAddress(fileUploadTransport(parts.store), limits, 'uploads') },
       { path: '/:webhookId/files/:fileId/:signature/:name', transport: fileDownloadTransport(parts.store) },
       { path: '/:webhookId/*', transport: chatRest },
     ],
     errors,
     chatRest,
+    admitAddress,
   )
 
   const sockets: { close(): Promise<void> }[] = []
@@ -77,15 +96,32 @@ export function createApp({ corsOrigins = [], ...options }: AppOptions): App {
     bots,
     streams,
     attach(server) {
-      sockets.push(attachGraphQLWebSocket(server, chatYoga, errors))
+      sockets.push(attachGraphQLWebSocket(server, chatYoga, errors, { log: options.log, clientAddress: proxies.clientAddress, limits }))
     },
     replicable: mounts.replicable,
+    replicaAdmission: limits && {
+      // Only a read with a user key counts nothing (graphql/rate-limits.ts): any other is counted here.
+      admits: (peer, headers) =>
+        !limits || (headers.has('x-user-key') && !limits.blockedAddress(proxies.clientAddress(peer, headers))),
+      answered: (peer, headers, status) => {
+        if (status === 401 && countsFailures) void limits?.failedAuthentication(proxies.clientAddress(peer, headers))
+      },
+    },
     async fetch(request, peer = inProcessPeer) {
+      const started = performance.now()
       const preflight = cors.preflight(request)
-      if (preflight) return preflight
       const requestId = randomUUID()
-      const response = await mounts.serve(request, requestId, peer)
-      return withHeaders(response, { 'x-request-id': requestId, ...cors.responseHeaders(request) })
+      const clientAddress = proxies.clientAddress(peer, request.headers)
+      if (preflight) {
+        void accessLog(request, preflight, { requestId, clientAddress, route: '(preflight)', started })
+        return preflight
+      }
+      const routed = { route: '(no route)' }
+      const response = await mounts.serve(request, requestId, peer, clientAddress, routed)
+      if (response.status === 401 && countsFailures) await limits?.failedAuthentication(clientAddress)
+      withHeaders(response, { 'x-request-id': requestId, ...cors.responseHeaders(request) })
+      void accessLog(request, response, { requestId, clientAddress, route: routed.route, started })
+      return response
     },
     endLiveConnections,
     close() {

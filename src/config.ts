@@ -27,6 +27,8 @@ export interface Config {
    * tests, trusted networks); size limits stay.
    */
   rateLimitsOff: boolean
+  /** RATE_LIMIT_<NAME>=points/seconds (`0`: that one off): each rate limit's rule; see rateLimitDefaults and docs/limits.md. */
+  rateLimits: RateLimitRules
   /** TRUST_PROXY: the proxies whose forwarded headers are believed (addresses, CIDR ranges, `loopback`…); none by default. */
   trustProxy: readonly string[]
   bootstrap: BootstrapValues
@@ -53,6 +55,53 @@ function parseRateLimits(raw: string | undefined): boolean {
   if (raw === undefined || raw === 'on') return false
   if (raw === 'off') return true
   throw new ConfigError(`RATE_LIMITS must be "on" or "off", got "${raw}"`)
+}
+
+/** A rate limit's rule: at most `points` requests in `seconds`. */
+export interface RateLimitRule {
+  points: number
+  seconds: number
+}
+
+/** Each rate limit's rule by default (docs/limits.md says what each counts, and per what). */
+export const rateLimitDefaults = {
+  createUser: { points: 30, seconds: 60 },
+  anonymous: { points: 300, seconds: 60 },
+  uploads: { points: 60, seconds: 60 },
+  userWrites: { points: 600, seconds: 60 },
+  streams: { points: 60, seconds: 60 },
+  botMessages: { points: 600, seconds: 60 },
+  botApi: { points: 3000, seconds: 60 },
+  admin: { points: 600, seconds: 60 },
+  failedAuth: { points: 30, seconds: 60 },
+} as const satisfies Record<string, RateLimitRule>
+
+export type RateLimitName = keyof typeof rateLimitDefaults
+
+/** Every rate limit's rule; undefined: that limit is off. */
+export type RateLimitRules = Record<RateLimitName, RateLimitRule | undefined>
+
+/** `createUser` → RATE_LIMIT_CREATE_USER. */
+export const rateLimitVariable = (name: RateLimitName) => `RATE_LIMIT_${name.replace(/[A-Z]/g, (c) => `_${c}`).toUpperCase()}`
+
+function parseRateLimitRules(env: NodeJS.ProcessEnv): RateLimitRules {
+  const rules = { ...rateLimitDefaults } as RateLimitRules
+  for (const name of Object.keys(rateLimitDefaults) as RateLimitName[]) {
+    const variable = rateLimitVariable(name)
+    const raw = nonEmpty(env[variable])?.trim()
+    if (raw === undefined) continue
+    if (raw === '0' || raw === 'off') {
+      rules[name] = undefined
+      continue
+    }
+    const match = /^(\d+)\s*\/\s*(\d+)$/.exec(raw)
+    const [points, seconds] = [Number(match?.[1]), Number(match?.[2])]
+    if (!match || points < 1 || seconds < 1 || seconds > 86_400) {
+      throw new ConfigError(`${variable} must be points/seconds (e.g. "30/60": 30 requests a minute), or 0 to turn it off, got "${raw}"`)
+    }
+    rules[name] = { points, seconds }
+  }
+  return rules
 }
 
 function parseTrustProxy(raw: string | undefined): readonly string[] {
@@ -129,6 +178,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     corsOrigins: parseOrigins(env.CORS_ORIGINS),
     trustProxy: parseTrustProxy(env.TRUST_PROXY),
     rateLimitsOff: parseRateLimits(nonEmpty(env.RATE_LIMITS)),
+    rateLimits: parseRateLimitRules(env),
     botRetrySchedule: parseSchedule(nonEmpty(env.CONFAB_BOT_RETRY_SCHEDULE)),
     botModule: nonEmpty(env.CONFAB_BOT_MODULE),
     botLeaseMs: parseSeconds('CONFAB_BOT_LEASE_SECONDS', nonEmpty(env.CONFAB_BOT_LEASE_SECONDS)),

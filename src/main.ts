@@ -19,6 +19,8 @@ async function main() {
     log,
     bootstrap: config.bootstrap,
     corsOrigins: config.corsOrigins,
+    trustProxy: config.trustProxy,
+    rateLimits: config.rateLimitsOff ? 'off' : config.rateLimits,
     handlers,
     botRetrySchedule: config.botRetrySchedule,
     botLeaseMs: config.botLeaseMs,

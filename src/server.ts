@@ -13,6 +13,16 @@ import { ReadReplicas } from './http/read-replicas.ts'
 import { createLogger } from './logger.ts'
 import type { RedisSignalBus } from './signals/redis.ts'
 
+/** A Redis connection for the rate limits' counters (ioredis, imported only when REDIS_URL is set). */
+async function connectRateLimitRedis(url: string) {
+  const { Redis } = await import('ioredis')
+  const redis = new Redis(url, { lazyConnect: true, maxRetriesPerRequest: 1, enableOfflineQueue: false })
+  // ioredis reconnects by itself; meanwhile the limits count in memory (limits/rate-limits.ts).
+  redis.on('error', () => {})
+  await redis.connect()
+  return redis
+}
+
 export interface ServerOptions extends Omit<AppOptions, 'store' | 'log'> {
   /**
    * A SQLite file path (its directory is created), or `:memory:`; `./data/confab.db` by default. Or
@@ -73,6 +83,7 @@ export async function createServer({
   })
   let signalBus: RedisSignalBus | undefined
   let created: BootstrapResult | undefined
+  let rateLimitRedis: Awaited<ReturnType<typeof connectRateLimitRedis>> | undefined
   try {
     // Imported when asked for, as pg is (db/open.ts): ioredis is not loaded by the embedded default.
     signalBus = redisUrl
@@ -80,8 +91,11 @@ export async function createServer({
           onPublishError: (error) => log.warn({ err: error }, 'a signal could not be published to Redis; other instances miss it'),
         })
       : undefined
+    // The rate limits' counters in Redis, on a connection of their own (the signal bus subscribes on one of its two).
+    rateLimitRedis = redisUrl && appOptions.rateLimits !== 'off' ? await connectRateLimitRedis(redisUrl) : undefined
     created = await bootstrap(store, firstTenant(bootstrapValues))
   } catch (error) {
+    rateLimitRedis?.disconnect()
     await signalBus?.close()
     await store.close()
     throw error
@@ -89,12 +103,18 @@ export async function createServer({
   if (store.shared && !signalBus) {
     log.warn('PostgreSQL without REDIS_URL: live signals reach the listeners of this instance only; run one instance, or set REDIS_URL')
   }
-  const app = createApp({ store, log, signalBus, ...appOptions })
+  const app = createApp({ store, log, signalBus, ...appOptions, rateLimitStore: rateLimitRedis && { redis: rateLimitRedis } })
   const replicas =
     store instanceof SqliteStore && readReplicas > 0
-      ? new ReadReplicas({ count: readReplicas, source: store.replicaSource, corsOrigins: appOptions.corsOrigins ?? [], log })
+      ? new ReadReplicas({
+          count: readReplicas,
+          source: store.replicaSource,
+          corsOrigins: appOptions.corsOrigins ?? [],
+          trustProxy: appOptions.trustProxy ?? [],
+          log,
+        })
       : undefined
-  const server = createHttpServer(nodeListener(app.fetch, { log, replicable: app.replicable, replicas }))
+  const server = createHttpServer(nodeListener(app.fetch, { log, replicable: app.replicable, replicas, admission: app.replicaAdmission }))
   app.attach(server)
   try {
     await new Promise<void>((resolve, reject) => {
@@ -104,6 +124,7 @@ export async function createServer({
   } catch (error) {
     await replicas?.close()
     await app.close()
+    rateLimitRedis?.disconnect()
     await signalBus?.close()
     await store.close()
     throw error
@@ -126,6 +147,7 @@ export async function createServer({
       clearTimeout(force)
       await replicas?.close()
       await app.close()
+      await rateLimitRedis?.quit().catch(() => rateLimitRedis?.disconnect())
       await signalBus?.close()
       await store.close()
     })())

@@ -1,6 +1,10 @@
+import type { ExecutionArgs } from 'graphql'
 import type { Logger } from 'pino'
 import { bearerToken } from './auth/admin-token.ts'
 import type { BotHandler } from './bots/handler.ts'
+import { type RateLimitRules, rateLimitDefaults } from './config.ts'
+import { operationRefusal } from './graphql/rate-limits.ts'
+import { RateLimits, type RateLimitStore } from './limits/rate-limits.ts'
 import { builtInHandlers } from './bots/handlers.ts'
 import { RuntimeActivity } from './bots/activity.ts'
 import { type BotRuntime, startBotRuntime } from './bots/runtime.ts'
@@ -38,6 +42,10 @@ export interface WiringOptions {
    * reads the main thread hands it. It runs no bot runtime: the main thread's delivers every event.
    */
   replica?: boolean
+  /** Each rate limit's rule (RATE_LIMIT_*), the defaults when absent; 'off' (RATE_LIMITS=off): none. */
+  rateLimits?: RateLimitRules | 'off'
+  /** Where the rate limits count: Redis when given (every instance sharing it enforces one limit), else memory. */
+  rateLimitStore?: RateLimitStore
 }
 
 /** A replica's stand-in for the bot runtime: nothing it serves writes, so nothing ever comes due. */
@@ -55,8 +63,12 @@ export function wire({
   signalBus,
   botLeaseMs,
   replica = false,
+  rateLimits = rateLimitDefaults,
+  rateLimitStore,
 }: WiringOptions) {
   const errors = createErrorPath(log)
+  // A replica counts nothing: the main thread counts what it hands over (http/node-listener.ts).
+  const limits = replica || rateLimits === 'off' ? undefined : new RateLimits(rateLimits, rateLimitStore)
   const signals = createSignalHub({ bus: signalBus })
   const streams = new SseStreams(log, sseTiming)
   const activity = new RuntimeActivity()
@@ -73,11 +85,11 @@ export function wire({
         clock,
         leaseMs: botLeaseMs,
       })
-  const deps = { store, log, signals, bots, errors }
+  const deps = { store, log, signals, bots, errors, limits }
   const chatYoga = createChatYoga(deps)
   const adminYoga = createAdminYoga(deps)
   const runtimeYoga = createRuntimeYoga(deps)
-  const rest = { streams, log }
+  const rest = { streams, log, admitStream: limits && ((args: ExecutionArgs) => operationRefusal(limits, args)) }
   const runtimeRest = restTransport({
     ...rest,
     schema: runtimeSchema,
@@ -87,6 +99,7 @@ export function wire({
   })
   return {
     store,
+    limits,
     signalBus,
     errors,
     signals,

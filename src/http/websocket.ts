@@ -6,6 +6,10 @@ import { WebSocketServer } from 'ws'
 import type { ErrorPath } from '../graphql/errors.ts'
 import { withRequestId } from '../graphql/request-id.ts'
 import type { createChatYoga } from '../graphql/yoga.ts'
+import type { RateLimits } from '../limits/rate-limits.ts'
+import type { Logger } from 'pino'
+import { type Peer, peerOf } from './peer.ts'
+import { rateLimited } from './rate-limited.ts'
 
 type ChatYoga = ReturnType<typeof createChatYoga>
 
@@ -38,12 +42,34 @@ const webhookOf = (request: IncomingMessage): string | undefined => {
  * travels in the connection parameters (`{"x-user-key": …}`), as browsers cannot set headers on a
  * WebSocket; a connection whose key or webhook id is refused is closed with 4403 Forbidden.
  */
+export interface WebSocketOptions {
+  log: Logger
+  /** The client's address of a connection (trusted-proxy.ts). */
+  clientAddress: (peer: Peer, headers: Headers) => string
+  /** Failed authentications count per client address, as over HTTP; operations count in the yoga plugin. */
+  limits?: RateLimits
+}
+
+/** The connection's client address, from its socket and (through a trusted proxy) its X-Forwarded-For. */
+const clientOf = (request: IncomingMessage, clientAddress: WebSocketOptions['clientAddress']) => {
+  const forwarded = request.headers['x-forwarded-for']
+  const headers = new Headers(forwarded === undefined ? undefined : { 'x-forwarded-for': String(forwarded) })
+  return clientAddress(peerOf(request), headers)
+}
+
 export function attachGraphQLWebSocket(
   server: Server,
   yoga: ChatYoga,
   errors: ErrorPath,
+  { log, clientAddress, limits }: WebSocketOptions,
 ): { close(): Promise<void> } {
   const wss = new WebSocketServer({ noServer: true })
+  const clients = new WeakMap<IncomingMessage, string>()
+  const client = (request: IncomingMessage) => {
+    let address = clients.get(request)
+    if (address === undefined) clients.set(request, (address = clientOf(request, clientAddress)))
+    return address
+  }
 
   const onUpgrade = (request: IncomingMessage, socket: import('node:stream').Duplex, head: Buffer) => {
     if (webhookOf(request) === undefined) {
@@ -62,6 +88,7 @@ export function attachGraphQLWebSocket(
     yoga.getEnveloped({
       requestId,
       webhookId: webhookOf(ctx.extra.request),
+      clientAddress: client(ctx.extra.request),
       connectionParams: ctx.connectionParams,
       params,
     })
@@ -72,12 +99,21 @@ export function attachGraphQLWebSocket(
       subscribe: (args) => (args.rootValue as Enveloped).subscribe(args) as never,
       onConnect: async (ctx) => {
         const requestId = randomUUID()
+        const address = client(ctx.extra.request)
+        const line = { route: '/:webhookId/graphql (WebSocket)', requestId, client: address, credential: ctx.connectionParams?.['x-user-key'] ? 'user-key' : 'none' }
         try {
+          const blocked = limits?.blockedAddress(address)
+          if (blocked) throw rateLimited(blocked)
           await envelop(ctx, undefined, requestId).contextFactory()
+          const opened = performance.now()
+          log.info({ ...line, stream: 'open' }, 'WebSocket opened')
+          ctx.extra.socket.once('close', (code) => log.info({ ...line, stream: 'closed', code, openMs: Math.round(performance.now() - opened) }, 'WebSocket closed'))
           return true
         } catch (error) {
           // graphql-ws's own code for a refused connection, with the failure's words as the reason.
-          const { message } = errors.describe(error, requestId)
+          const { message, status } = errors.describe(error, requestId)
+          if (status === 401 && limits?.has('failedAuth')) await limits.failedAuthentication(address)
+          log.warn({ ...line, status, reason: message }, 'WebSocket refused')
           ctx.extra.socket.close(refusedConnection, closeReason(message))
           return false
         }
