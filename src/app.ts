@@ -6,7 +6,7 @@ import { type CorsOrigins, createCors } from './http/cors.ts'
 import { fileDownloadTransport, fileUploadTransport } from './http/files.ts'
 import { graphqlOverHttp } from './http/graphql.ts'
 import { healthTransport, readinessTransport } from './http/health.ts'
-import { type Replicable, serveMounts } from './http/mounts.ts'
+import { type MountGuard, type Replicable, serveMounts } from './http/mounts.ts'
 import { inProcessPeer, type Peer } from './http/peer.ts'
 import type { ReplicaAdmission } from './http/node-listener.ts'
 import { countedPerAddress, rateLimited } from './http/rate-limited.ts'
@@ -46,13 +46,24 @@ export function createApp({ corsOrigins = [], trustProxy = [], ...options }: App
   const proxies = trustedProxies(trustProxy)
   const accessLog = createAccessLog(options.log)
   const countsFailures = limits?.has('failedAuth') ?? false
-  /** A client address that failed to authenticate too often is refused until its window ends. */
-  const admitAddress = countsFailures
-    ? ({ clientAddress }: { clientAddress: string }) => {
-        const blocked = limits?.blockedAddress(clientAddress)
-        if (blocked) throw rateLimited(blocked)
-      }
-    : undefined
+  /**
+   * Failed authentications count per client address: the one over the limit is answered 429 rather
+   * than 401, and so is every request from that address until its window ends.
+   */
+  const failedAuthentications: MountGuard | undefined =
+    countsFailures && limits
+      ? {
+          before({ clientAddress }) {
+            const blocked = limits.blockedAddress(clientAddress)
+            if (blocked) throw rateLimited(blocked)
+          },
+          async after({ clientAddress }, response) {
+            if (response.status !== 401) return
+            const refusal = await limits.failedAuthentication(clientAddress)
+            if (refusal) throw rateLimited(refusal)
+          },
+        }
+      : undefined
   let draining = false
 
   // First match wins: administration before /{webhookId}/…, whose first segment could read "v1".
@@ -75,7 +86,7 @@ export function createApp({ corsOrigins = [], trustProxy = [], ...options }: App
     ],
     errors,
     chatRest,
-    admitAddress,
+    failedAuthentications,
   )
 
   const sockets: { close(): Promise<void> }[] = []
@@ -118,7 +129,6 @@ export function createApp({ corsOrigins = [], trustProxy = [], ...options }: App
       }
       const routed = { route: '(no route)' }
       const response = await mounts.serve(request, requestId, peer, clientAddress, routed)
-      if (response.status === 401 && countsFailures) await limits?.failedAuthentication(clientAddress)
       withHeaders(response, { 'x-request-id': requestId, ...cors.responseHeaders(request) })
       void accessLog(request, response, { requestId, clientAddress, route: routed.route, started })
       return response

@@ -36,8 +36,10 @@ export interface ServerOptions extends Omit<AppOptions, 'store' | 'log'> {
    * here, one per core up to 4 for `npm start`. Ignored on PostgreSQL, whose instances scale instead.
    */
   readReplicas?: number
-  /** Redis (REDIS_URL): live signals then reach the listeners of every instance. */
+  /** Redis (REDIS_URL): live signals then reach the listeners of every instance, and the rate limits count there. */
   redisUrl?: string
+  /** The prefix of the rate limits' Redis keys (`confab:rl` by default): deployments sharing one Redis keep apart by it. */
+  rateLimitPrefix?: string
   /** 0 (the default) picks a free port; `url` tells which. */
   port?: number
   host?: string
@@ -73,6 +75,7 @@ export async function createServer({
   bootstrap: bootstrapValues = {},
   poolSize,
   redisUrl,
+  rateLimitPrefix,
   readReplicas = 0,
   ...appOptions
 }: ServerOptions = {}): Promise<ConfabServer> {
@@ -103,7 +106,7 @@ export async function createServer({
   if (store.shared && !signalBus) {
     log.warn('PostgreSQL without REDIS_URL: live signals reach the listeners of this instance only; run one instance, or set REDIS_URL')
   }
-  const app = createApp({ store, log, signalBus, ...appOptions, rateLimitStore: rateLimitRedis && { redis: rateLimitRedis } })
+  const app = createApp({ store, log, signalBus, ...appOptions, rateLimitStore: rateLimitRedis && { redis: rateLimitRedis, prefix: rateLimitPrefix } })
   const replicas =
     store instanceof SqliteStore && readReplicas > 0
       ? new ReadReplicas({

@@ -77,6 +77,13 @@ function matcher(pattern: string): Matcher {
   }
 }
 
+/** Checks around every request a transport serves; what they throw refuses it in that transport's form. */
+export interface MountGuard {
+  before(landing: Landing): void
+  /** Sees the transport's response (a 401 is a failed authentication) before it is sent. */
+  after(landing: Landing, response: Response): Promise<void> | void
+}
+
 /**
  * Serves a table of mounts: the first whose path matches serves the request, and whatever it throws
  * is told in that transport's own form of refusal, through the one error path.
@@ -85,8 +92,7 @@ export function serveMounts(
   mounts: Mount[],
   errors: ErrorPath,
   fallback: Transport,
-  /** Runs before the transport serves a request; what it throws refuses it in the transport's form. */
-  admit?: (landing: Landing) => void,
+  guard?: MountGuard,
 ) {
   const table = mounts.map((mount) => ({ ...mount, match: matcher(mount.path) }))
 
@@ -108,14 +114,21 @@ export function serveMounts(
       const hit = match(segments)
       if (!hit) continue
       const landing: Landing = { requestId, params: {}, path: hit.path, url, peer, clientAddress, route: undefined }
+      let response: Response
       try {
         landing.params = Object.fromEntries(Object.entries(hit.params).map(([name, raw]) => [name, decodePathSegment(raw)]))
-        admit?.(landing)
-        return await transport.serve(request, landing)
+        guard?.before(landing)
+        response = await transport.serve(request, landing)
+      } catch (error) {
+        response = transport.refuse(request, errors.describe(error, requestId), requestId)
+      }
+      if (routed) routed.route = landing.route === undefined ? mountPath : `${mountPath.replace(/\/\*$/, '')}${landing.route}`
+      if (!guard) return response
+      try {
+        await guard.after(landing, response)
+        return response
       } catch (error) {
         return transport.refuse(request, errors.describe(error, requestId), requestId)
-      } finally {
-        if (routed) routed.route = landing.route === undefined ? mountPath : `${mountPath.replace(/\/\*$/, '')}${landing.route}`
       }
     }
     return fallback.refuse(request, { type: 'ResourceNotFound', status: 404, message: `no route for ${pathname}` }, requestId)

@@ -117,7 +117,8 @@ export function nodeListener(
   const adapter = createServerAdapter<{ req?: IncomingMessage }>((request, context) => fetch(request, peerOf(context.req)))
 
   const serveHere = async (req: IncomingMessage, res: ServerResponse) => {
-    const response = await adapter.handleNodeRequestAndResponse(req, res)
+    // The node request as the server context: the fetch function reads its peer from it.
+    const response = await adapter.handleNodeRequestAndResponse(req, res, { req })
     if (isEventStream(response)) await sendEventStream(response, req, res)
     else await sendNodeResponse(response, res, req, true)
   }
