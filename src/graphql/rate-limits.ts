@@ -43,7 +43,9 @@ const tokenDigest = (request: Request | undefined) =>
  * user, and user messages and events also per bot; reads with a key are not limited. Every
  * administration call counts per admin token, every runtime call per bot.
  */
-export function countersOf(context: Counted, operation: OperationDefinitionNode): [RateLimitName, string][] {
+const uncounted: readonly [RateLimitName, string][] = Object.freeze([])
+
+export function countersOf(context: Counted, operation: OperationDefinitionNode): readonly [RateLimitName, string][] {
   const { chat, admin, runtime } = context
   if (chat) {
     if (chat.callerId === undefined) {
@@ -52,7 +54,7 @@ export function countersOf(context: Counted, operation: OperationDefinitionNode)
       if (rootFields(operation).some((field) => createsUser.has(field))) counters.push(['createUser', address])
       return counters
     }
-    if (operation.operation === 'query') return []
+    if (operation.operation === 'query') return uncounted
     const user = `${chat.integration.id}:${chat.callerId}`
     if (operation.operation === 'subscription') return [['streams', user]]
     const counters: [RateLimitName, string][] = [['userWrites', user]]
@@ -61,7 +63,7 @@ export function countersOf(context: Counted, operation: OperationDefinitionNode)
   }
   if (admin) return [['admin', tokenDigest(context.request)]]
   if (runtime) return [['botApi', runtime.bot.id]]
-  return []
+  return uncounted
 }
 
 /** A refusal as GraphQL tells it: the whole request refused with 429, its headers on the HTTP response. */
@@ -77,7 +79,9 @@ export const rateLimitedError = (refusal: RateLimitRefusal): GraphQLError =>
 export function operationRefusal(limits: RateLimits, args: ExecutionArgs): Promise<GraphQLError | undefined> | undefined {
   const operation = operationOf(args)
   if (!operation) return undefined
-  const counters = countersOf(args.contextValue as Counted, operation).filter(([name]) => limits.has(name))
+  const all = countersOf(args.contextValue as Counted, operation)
+  if (all.length === 0) return undefined
+  const counters = all.filter(([name]) => limits.has(name))
   if (counters.length === 0) return undefined
   return (async () => {
     for (const [name, key] of counters) {

@@ -111,8 +111,11 @@ export function attachGraphQLWebSocket(
           return true
         } catch (error) {
           // graphql-ws's own code for a refused connection, with the failure's words as the reason.
-          const { message, status } = errors.describe(error, requestId)
-          if (status === 401 && limits?.has('failedAuth')) await limits.failedAuthentication(address)
+          let failure = errors.describe(error, requestId)
+          // As over HTTP: the failed authentication over the limit is refused as rate limited.
+          const over = failure.status === 401 && limits?.has('failedAuth') ? await limits.failedAuthentication(address) : undefined
+          if (over) failure = errors.describe(rateLimited(over), requestId)
+          const { message, status } = failure
           log.warn({ ...line, status, reason: message }, 'WebSocket refused')
           ctx.extra.socket.close(refusedConnection, closeReason(message))
           return false

@@ -1,9 +1,12 @@
-import { describe, expect, it } from 'vitest'
+import { createClient as createWsClient } from 'graphql-ws'
+import { afterEach, describe, expect, it } from 'vitest'
+import WebSocket from 'ws'
 import { ConfigError, loadConfig } from '../../src/config.ts'
 import { adminClient } from '../bots/sdk-bot.ts'
-import { ADMIN_TOKEN, OTHER, WORKSPACE_ID } from '../helpers/app.ts'
+import { ADMIN_TOKEN, OTHER, WEBHOOK_ID, WORKSPACE_ID } from '../helpers/app.ts'
 import { type Answer, sendFrom } from '../helpers/from-address.ts'
 import { expectRateLimited, expectRateLimitHeaders, rules, useLimitedServer } from '../helpers/limited.ts'
+import { eventually } from '../helpers/wait.ts'
 
 // Issue 29: rate limits on by default, each door counted per what it is opened with (client address,
 // user key, bot, admin token), a refusal 429 RateLimited with Retry-After and RateLimit-* headers.
@@ -260,5 +263,65 @@ describe('turning limits off', () => {
       for (let i = 0; i < 31; i++) ok(await sendFrom(`${server.apiUrl}/users`, { method: 'POST', body: {} }))
       for (let i = 0; i < 31; i++) expect((await sendFrom(`${server.apiUrl}/users/me`, { headers: { 'x-user-key': 'bad' } })).status).toBe(401)
     })
+  })
+})
+
+describe('GraphQL over WebSocket', () => {
+  const server = useLimitedServer(rules({ streams: { points: 1, seconds: 60 }, failedAuth: { points: 1, seconds: 60 } }))
+  const clients: { dispose(): void }[] = []
+  afterEach(() => {
+    for (const client of clients.splice(0)) client.dispose()
+  })
+
+  const wsClient = (key: string, onClosed?: (event: { code: number; reason: string }) => void) => {
+    const client = createWsClient({
+      url: `${server.baseUrl.replace(/^http/, 'ws')}/${WEBHOOK_ID}/graphql`,
+      webSocketImpl: WebSocket,
+      connectionParams: { 'x-user-key': key },
+      lazy: false,
+      retryAttempts: 0,
+      on: onClosed ? { closed: (event) => onClosed(event as { code: number; reason: string }) } : {},
+    })
+    clients.push(client)
+    return client
+  }
+
+  /** Subscribes and keeps what comes: results, errors, and whether it completed. */
+  const subscribe = (client: ReturnType<typeof createWsClient>, conversationId: string) => {
+    const seen = { results: [] as any[], errors: [] as unknown[], completed: false }
+    client.subscribe(
+      { query: 'subscription ($id: String!) { conversationSignals(conversationId: $id) { __typename } }', variables: { id: conversationId } },
+      { next: (result) => void seen.results.push(result), error: (error) => void seen.errors.push(error), complete: () => void (seen.completed = true) },
+    )
+    return seen
+  }
+
+  it("counts each subscription against the user's streams: the one over is refused with RateLimited, the socket stays", async () => {
+    const key = await server.t.keyFor('alice')
+    ok(await sendFrom(`${server.apiUrl}/users/get-or-create`, { method: 'POST', body: {}, headers: { 'x-user-key': key } }))
+    ok(await sendFrom(`${server.apiUrl}/conversations`, { method: 'POST', body: { id: 'c1' }, headers: { 'x-user-key': key } }))
+    let closed: unknown
+    const client = wsClient(key, (event) => (closed = event))
+    const first = subscribe(client, 'c1')
+    await eventually(() => expect(server.t.app.signals.activeSubscriptions()).toBeGreaterThan(0))
+    const second = subscribe(client, 'c1')
+    await eventually(() => expect(second.completed || second.errors.length > 0).toBe(true))
+    const errors = [...second.results.flatMap((result) => result.errors ?? []), ...second.errors.flat()]
+    expect(errors).toEqual([expect.objectContaining({ message: expect.stringMatching(/^rate limited: /), extensions: expect.objectContaining({ type: 'RateLimited', status: 429 }) })])
+    expect(first.errors).toEqual([])
+    expect(closed).toBeUndefined()
+  })
+
+  it('counts a connection refused for its key as a failed authentication of its address', async () => {
+    const closes: { code: number; reason: string }[] = []
+    wsClient('not-a-key', (event) => void closes.push(event))
+    await eventually(() => expect(closes).toHaveLength(1))
+    wsClient('not-a-key', (event) => void closes.push(event))
+    await eventually(() => expect(closes).toHaveLength(2))
+    expect(closes.map(({ code }) => code)).toEqual([4403, 4403])
+    expect(closes[0]?.reason).toBe('the user key is not valid for this chat integration')
+    expect(closes[1]?.reason).toMatch(/^rate limited: the "failedAuth" limit/)
+    expectRateLimited(await sendFrom(`${server.apiUrl}/hello`), 1)
+    ok(await sendFrom(`${server.apiUrl}/hello`, { from: SECOND }))
   })
 })
