@@ -279,6 +279,8 @@ describe('GraphQL over WebSocket', () => {
       webSocketImpl: WebSocket,
       connectionParams: { 'x-user-key': key },
       lazy: false,
+      // A refused connection is what the second test expects: its close event says so, not the console.
+      onNonLazyError: () => {},
       retryAttempts: 0,
       on: onClosed ? { closed: (event) => onClosed(event as { code: number; reason: string }) } : {},
     })
