@@ -112,10 +112,9 @@ export function createApp({ corsOrigins = [], trustProxy = [], ...options }: App
     replicable: mounts.replicable,
     replicaAdmission: limits && {
       // Only a read with a user key counts nothing (graphql/rate-limits.ts): any other is counted here.
-      admits: (peer, headers) =>
-        !limits || (headers.has('x-user-key') && !limits.blockedAddress(proxies.clientAddress(peer, headers))),
+      admits: (peer, headers) => headers.has('x-user-key') && !limits.blockedAddress(proxies.clientAddress(peer, headers)),
       answered: (peer, headers, status) => {
-        if (status === 401 && countsFailures) void limits?.failedAuthentication(proxies.clientAddress(peer, headers))
+        if (status === 401 && countsFailures) void limits.failedAuthentication(proxies.clientAddress(peer, headers))
       },
     },
     async fetch(request, peer = inProcessPeer) {

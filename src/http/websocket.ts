@@ -1,13 +1,13 @@
 import type { IncomingMessage, Server } from 'node:http'
 import { randomUUID } from 'node:crypto'
 import type { ExecutionArgs, FormattedExecutionResult, GraphQLError } from 'graphql'
+import type { Logger } from 'pino'
 import { useServer } from 'graphql-ws/use/ws'
 import { WebSocketServer } from 'ws'
 import type { ErrorPath } from '../graphql/errors.ts'
 import { withRequestId } from '../graphql/request-id.ts'
 import type { createChatYoga } from '../graphql/yoga.ts'
 import type { RateLimits } from '../limits/rate-limits.ts'
-import type { Logger } from 'pino'
 import { type Peer, peerOf } from './peer.ts'
 import { rateLimited } from './rate-limited.ts'
 
@@ -36,12 +36,6 @@ const webhookOf = (request: IncomingMessage): string | undefined => {
   }
 }
 
-/**
- * GraphQL over WebSocket (the graphql-ws protocol) on /{webhookId}/graphql of the HTTP server, run
- * through the same yoga instance, so auth, limits and error masking are those of HTTP. The user key
- * travels in the connection parameters (`{"x-user-key": …}`), as browsers cannot set headers on a
- * WebSocket; a connection whose key or webhook id is refused is closed with 4403 Forbidden.
- */
 export interface WebSocketOptions {
   log: Logger
   /** The client's address of a connection (trusted-proxy.ts). */
@@ -57,6 +51,12 @@ const clientOf = (request: IncomingMessage, clientAddress: WebSocketOptions['cli
   return clientAddress(peerOf(request), headers)
 }
 
+/**
+ * GraphQL over WebSocket (the graphql-ws protocol) on /{webhookId}/graphql of the HTTP server, run
+ * through the same yoga instance, so auth, limits and error masking are those of HTTP. The user key
+ * travels in the connection parameters (`{"x-user-key": …}`), as browsers cannot set headers on a
+ * WebSocket; a connection whose key or webhook id is refused is closed with 4403 Forbidden.
+ */
 export function attachGraphQLWebSocket(
   server: Server,
   yoga: ChatYoga,
