@@ -1,13 +1,16 @@
 import { randomUUID } from 'node:crypto'
 import type { IncomingMessage, Server } from 'node:http'
+import { createAccessLog } from './http/access-log.ts'
 import { bodyLimits } from './http/body.ts'
 import { type CorsOrigins, createCors } from './http/cors.ts'
 import { fileDownloadTransport, fileUploadTransport } from './http/files.ts'
 import { graphqlOverHttp } from './http/graphql.ts'
 import { healthTransport, readinessTransport } from './http/health.ts'
-import { type Replicable, serveMounts } from './http/mounts.ts'
+import { type MountGuard, type Replicable, serveMounts } from './http/mounts.ts'
+import type { ReplicaAdmission } from './http/node-listener.ts'
 import { OpenCounts } from './http/open-counts.ts'
 import { inProcessPeer, type Peer, peerOf } from './http/peer.ts'
+import { countedPerAddress, rateLimited } from './http/rate-limited.ts'
 import { withHeaders } from './http/responses.ts'
 import { trustedProxies } from './http/trusted-proxy.ts'
 import { attachGraphQLWebSocket } from './http/websocket.ts'
@@ -17,7 +20,7 @@ import { type Wiring, type WiringOptions, wire } from './wiring.ts'
 export interface AppOptions extends WiringOptions {
   /** Origins allowed to call cross-origin (CORS_ORIGINS); none by default. */
   corsOrigins?: CorsOrigins
-  /** The proxies whose X-Forwarded-For names the client address the caps count by (TRUST_PROXY); none by default. */
+  /** The proxies whose X-Forwarded-For names the client (TRUST_PROXY); none by default. */
   trustProxy?: readonly string[]
 }
 
@@ -26,6 +29,8 @@ export interface App extends Pick<Wiring, 'signals' | 'bots' | 'streams'> {
   fetch: (request: Request, peer?: Peer) => Promise<Response>
   /** Whether a read replica may serve a request (see Transport.replicable); `pathname` as in the URL. */
   replicable(method: string, pathname: string): Replicable
+  /** What the main thread checks of a request before a read replica serves it (rate limits). */
+  replicaAdmission: ReplicaAdmission | undefined
   /** Serves GraphQL over WebSocket on the HTTP server that serves `fetch`. */
   attach(server: Server): void
   /**
@@ -43,17 +48,37 @@ export interface App extends Pick<Wiring, 'signals' | 'bots' | 'streams'> {
 /** The whole HTTP surface as one fetch function, with the live parts it runs; listening is main.ts's business. */
 export function createApp({ corsOrigins = [], trustProxy = [], ...options }: AppOptions): App {
   const parts = wire(options)
-  const { limits } = parts
+  const { caps } = parts
   const proxies = trustedProxies(trustProxy)
   // proxy-addr reads X-Forwarded-For only: the header's value is all the client address needs of a request.
   const clientAddress = (req: IncomingMessage) =>
     proxies.clientAddress(peerOf(req), new Headers(typeof req.headers['x-forwarded-for'] === 'string' ? { 'x-forwarded-for': req.headers['x-forwarded-for'] } : {}))
-  const openStreams = new OpenCounts('event streams', limits.streamsPerKey, limits.streamsPerAddress, {
+  const openStreams = new OpenCounts('event streams', caps.streamsPerKey, caps.streamsPerAddress, {
     key: 'SSE_STREAMS_PER_KEY',
     address: 'SSE_STREAMS_PER_ADDRESS',
   })
-  const { chatYoga, adminYoga, chatRest, adminRest, botApiRest, errors, signals, streams, bots } = parts
+  const { chatYoga, adminYoga, chatRest, adminRest, botApiRest, errors, signals, streams, bots, limits } = parts
   const cors = createCors(corsOrigins)
+  const accessLog = createAccessLog(options.log)
+  const countsFailures = limits?.has('failedAuth') ?? false
+  /**
+   * Failed authentications count per client address: the one over the limit is answered 429 rather
+   * than 401, and so is every request from that address until its window ends.
+   */
+  const failedAuthentications: MountGuard | undefined =
+    countsFailures && limits
+      ? {
+          before({ clientAddress }) {
+            const blocked = limits.blockedAddress(clientAddress)
+            if (blocked) throw rateLimited(blocked)
+          },
+          async after({ clientAddress }, response) {
+            if (response.status !== 401) return
+            const refusal = await limits.failedAuthentication(clientAddress)
+            if (refusal) throw rateLimited(refusal)
+          },
+        }
+      : undefined
   let draining = false
 
   // First match wins: administration before /{webhookId}/…, whose first segment could read "v1".
@@ -70,12 +95,13 @@ export function createApp({ corsOrigins = [], trustProxy = [], ...options }: App
       { path: '/:webhookId/', transport: webChatTransport(parts.store) },
       { path: '/:webhookId/webchat.js', transport: webChatTransport(parts.store) },
       // A file's bytes are no JSON: the upload URL and the public URL of the Webchat API's files.
-      { path: '/:webhookId/files/:fileId/upload', transport: fileUploadTransport(parts.store) },
+      { path: '/:webhookId/files/:fileId/upload', transport: countedPerAddress(fileUploadTransport(parts.store), limits, 'uploads') },
       { path: '/:webhookId/files/:fileId/:signature/:name', transport: fileDownloadTransport(parts.store) },
       { path: '/:webhookId/*', transport: chatRest },
     ],
     errors,
     chatRest,
+    failedAuthentications,
   )
 
   const sockets: { close(): Promise<void> }[] = []
@@ -98,11 +124,15 @@ export function createApp({ corsOrigins = [], trustProxy = [], ...options }: App
     attach(server) {
       sockets.push(
         attachGraphQLWebSocket(server, chatYoga, errors, {
-          maxPayload: bodyLimits.chat,
-          subscriptionsPerSocket: limits.subscriptionsPerSocket,
-          socketsPerKey: limits.socketsPerKey,
-          socketsPerAddress: limits.socketsPerAddress,
-          clientAddress,
+          log: options.log,
+          clientAddress: proxies.clientAddress,
+          limits,
+          caps: {
+            maxPayload: bodyLimits.chat,
+            subscriptionsPerSocket: caps.subscriptionsPerSocket,
+            socketsPerKey: caps.socketsPerKey,
+            socketsPerAddress: caps.socketsPerAddress,
+          },
         }),
       )
     },
@@ -120,12 +150,27 @@ export function createApp({ corsOrigins = [], trustProxy = [], ...options }: App
       }
     },
     replicable: mounts.replicable,
+    replicaAdmission: limits && {
+      // Only a read with a user key counts nothing (graphql/rate-limits.ts): any other is counted here.
+      admits: (peer, headers) => headers.has('x-user-key') && !limits.blockedAddress(proxies.clientAddress(peer, headers)),
+      answered: (peer, headers, status) => {
+        if (status === 401 && countsFailures) void limits.failedAuthentication(proxies.clientAddress(peer, headers))
+      },
+    },
     async fetch(request, peer = inProcessPeer) {
+      const started = performance.now()
       const preflight = cors.preflight(request)
-      if (preflight) return preflight
       const requestId = randomUUID()
-      const response = await mounts.serve(request, requestId, peer)
-      return withHeaders(response, { 'x-request-id': requestId, ...cors.responseHeaders(request) })
+      const clientAddress = proxies.clientAddress(peer, request.headers)
+      if (preflight) {
+        void accessLog(request, preflight, { requestId, clientAddress, route: '(preflight)', started })
+        return preflight
+      }
+      const routed = { route: '(no route)' }
+      const response = await mounts.serve(request, requestId, peer, clientAddress, routed)
+      withHeaders(response, { 'x-request-id': requestId, ...cors.responseHeaders(request) })
+      void accessLog(request, response, { requestId, clientAddress, route: routed.route, started })
+      return response
     },
     endLiveConnections,
     close() {

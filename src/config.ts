@@ -29,6 +29,8 @@ export interface Config {
   rateLimitsOff: boolean
   /** Caps and timeouts (docs/caps.md): each from its env var, `0` turns one off; RATE_LIMITS=off zeroes the per-key/per-address caps. */
   limits: ResourceLimits
+  /** RATE_LIMIT_<NAME>=points/seconds (`0`: that one off): each rate limit's rule; see rateLimitDefaults and docs/limits.md. */
+  rateLimits: RateLimitRules
   /** TRUST_PROXY: the proxies whose forwarded headers are believed (addresses, CIDR ranges, `loopback`…); none by default. */
   trustProxy: readonly string[]
   /** BOT_URLS_PRIVATE: `allow` (default) or `deny` bot urls on loopback/private networks; metadata addresses are always refused. */
@@ -142,6 +144,53 @@ function parseBotUrlsPrivate(raw: string | undefined): 'allow' | 'deny' {
   throw new ConfigError(`BOT_URLS_PRIVATE must be "allow" or "deny", got "${raw}"`)
 }
 
+/** A rate limit's rule: at most `points` requests in `seconds`. */
+export interface RateLimitRule {
+  points: number
+  seconds: number
+}
+
+/** Each rate limit's rule by default (docs/limits.md says what each counts, and per what). */
+export const rateLimitDefaults = {
+  createUser: { points: 30, seconds: 60 },
+  anonymous: { points: 300, seconds: 60 },
+  uploads: { points: 60, seconds: 60 },
+  userWrites: { points: 600, seconds: 60 },
+  streams: { points: 60, seconds: 60 },
+  botMessages: { points: 600, seconds: 60 },
+  botApi: { points: 3000, seconds: 60 },
+  admin: { points: 600, seconds: 60 },
+  failedAuth: { points: 30, seconds: 60 },
+} as const satisfies Record<string, RateLimitRule>
+
+export type RateLimitName = keyof typeof rateLimitDefaults
+
+/** Every rate limit's rule; undefined: that limit is off. */
+export type RateLimitRules = Record<RateLimitName, RateLimitRule | undefined>
+
+/** `createUser` → RATE_LIMIT_CREATE_USER. */
+export const rateLimitVariable = (name: RateLimitName) => `RATE_LIMIT_${name.replace(/[A-Z]/g, (c) => `_${c}`).toUpperCase()}`
+
+function parseRateLimitRules(env: NodeJS.ProcessEnv): RateLimitRules {
+  const rules = { ...rateLimitDefaults } as RateLimitRules
+  for (const name of Object.keys(rateLimitDefaults) as RateLimitName[]) {
+    const variable = rateLimitVariable(name)
+    const raw = nonEmpty(env[variable])?.trim()
+    if (raw === undefined) continue
+    if (raw === '0' || raw === 'off') {
+      rules[name] = undefined
+      continue
+    }
+    const match = /^(\d+)\s*\/\s*(\d+)$/.exec(raw)
+    const [points, seconds] = [Number(match?.[1]), Number(match?.[2])]
+    if (!match || points < 1 || seconds < 1 || seconds > 86_400) {
+      throw new ConfigError(`${variable} must be points/seconds (e.g. "30/60": 30 requests a minute), or 0 to turn it off, got "${raw}"`)
+    }
+    rules[name] = { points, seconds }
+  }
+  return rules
+}
+
 function parseTrustProxy(raw: string | undefined): readonly string[] {
   const list = (raw ?? '').split(',').map((entry) => entry.trim()).filter((entry) => entry !== '')
   try {
@@ -217,6 +266,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     trustProxy: parseTrustProxy(env.TRUST_PROXY),
     rateLimitsOff: parseRateLimits(nonEmpty(env.RATE_LIMITS)),
     limits: parseLimits(env, parseRateLimits(nonEmpty(env.RATE_LIMITS))),
+    rateLimits: parseRateLimitRules(env),
     botRetrySchedule: parseSchedule(nonEmpty(env.CONFAB_BOT_RETRY_SCHEDULE)),
     botModule: nonEmpty(env.CONFAB_BOT_MODULE),
     botLeaseMs: parseSeconds('CONFAB_BOT_LEASE_SECONDS', nonEmpty(env.CONFAB_BOT_LEASE_SECONDS)),

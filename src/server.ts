@@ -13,6 +13,16 @@ import { ReadReplicas } from './http/read-replicas.ts'
 import { createLogger } from './logger.ts'
 import type { RedisSignalBus } from './signals/redis.ts'
 
+/** A Redis connection for the rate limits' counters (ioredis, imported only when REDIS_URL is set). */
+async function connectRateLimitRedis(url: string) {
+  const { Redis } = await import('ioredis')
+  const redis = new Redis(url, { lazyConnect: true, maxRetriesPerRequest: 1, enableOfflineQueue: false })
+  // ioredis reconnects by itself; meanwhile the limits count in memory (limits/rate-limits.ts).
+  redis.on('error', () => {})
+  await redis.connect()
+  return redis
+}
+
 export interface ServerOptions extends Omit<AppOptions, 'store' | 'log'> {
   /**
    * A SQLite file path (its directory is created), or `:memory:`; `./data/confab.db` by default. Or
@@ -26,8 +36,10 @@ export interface ServerOptions extends Omit<AppOptions, 'store' | 'log'> {
    * here, one per core up to 4 for `npm start`. Ignored on PostgreSQL, whose instances scale instead.
    */
   readReplicas?: number
-  /** Redis (REDIS_URL): live signals then reach the listeners of every instance. */
+  /** Redis (REDIS_URL): live signals then reach the listeners of every instance, and the rate limits count there. */
   redisUrl?: string
+  /** The prefix of the rate limits' Redis keys (`confab:rl` by default): deployments sharing one Redis keep apart by it. */
+  rateLimitPrefix?: string
   /** 0 (the default) picks a free port; `url` tells which. */
   port?: number
   host?: string
@@ -63,20 +75,20 @@ export interface ConfabServer {
  */
 export function httpServer(
   app: App,
-  { log, replicas, limits }: { log: Logger; replicas?: ReadReplicas; limits: ResourceLimits },
+  { log, replicas, caps }: { log: Logger; replicas?: ReadReplicas; caps: ResourceLimits },
 ): Server {
-  const timeouts = [limits.headersTimeoutMs, limits.requestTimeoutMs].filter((ms) => ms > 0)
+  const timeouts = [caps.headersTimeoutMs, caps.requestTimeoutMs].filter((ms) => ms > 0)
   const server = createHttpServer(
     {
-      headersTimeout: limits.headersTimeoutMs,
-      requestTimeout: limits.requestTimeoutMs,
-      keepAliveTimeout: limits.keepAliveTimeoutMs,
+      headersTimeout: caps.headersTimeoutMs,
+      requestTimeout: caps.requestTimeoutMs,
+      keepAliveTimeout: caps.keepAliveTimeoutMs,
       // Node checks the two timeouts every 30 s by default: a slow client would get up to 30 s more.
       ...(timeouts.length > 0 ? { connectionsCheckingInterval: Math.max(10, Math.min(1_000, ...timeouts.map((ms) => ms / 4))) } : {}),
     },
-    nodeListener(app.fetch, { log, replicable: app.replicable, replicas, admitStream: app.admitStream }),
+    nodeListener(app.fetch, { log, replicable: app.replicable, replicas, admitStream: app.admitStream, admission: app.replicaAdmission }),
   )
-  if (limits.maxConnections > 0) server.maxConnections = limits.maxConnections
+  if (caps.maxConnections > 0) server.maxConnections = caps.maxConnections
   return server
 }
 
@@ -89,6 +101,7 @@ export async function createServer({
   bootstrap: bootstrapValues = {},
   poolSize,
   redisUrl,
+  rateLimitPrefix,
   readReplicas = 0,
   ...appOptions
 }: ServerOptions = {}): Promise<ConfabServer> {
@@ -99,6 +112,7 @@ export async function createServer({
   })
   let signalBus: RedisSignalBus | undefined
   let created: BootstrapResult | undefined
+  let rateLimitRedis: Awaited<ReturnType<typeof connectRateLimitRedis>> | undefined
   try {
     // Imported when asked for, as pg is (db/open.ts): ioredis is not loaded by the embedded default.
     signalBus = redisUrl
@@ -106,8 +120,11 @@ export async function createServer({
           onPublishError: (error) => log.warn({ err: error }, 'a signal could not be published to Redis; other instances miss it'),
         })
       : undefined
+    // The rate limits' counters in Redis, on a connection of their own (the signal bus subscribes on one of its two).
+    rateLimitRedis = redisUrl && appOptions.rateLimits !== 'off' ? await connectRateLimitRedis(redisUrl) : undefined
     created = await bootstrap(store, firstTenant(bootstrapValues))
   } catch (error) {
+    rateLimitRedis?.disconnect()
     await signalBus?.close()
     await store.close()
     throw error
@@ -115,12 +132,18 @@ export async function createServer({
   if (store.shared && !signalBus) {
     log.warn('PostgreSQL without REDIS_URL: live signals reach the listeners of this instance only; run one instance, or set REDIS_URL')
   }
-  const app = createApp({ store, log, signalBus, ...appOptions })
+  const app = createApp({ store, log, signalBus, ...appOptions, rateLimitStore: rateLimitRedis && { redis: rateLimitRedis, prefix: rateLimitPrefix } })
   const replicas =
     store instanceof SqliteStore && readReplicas > 0
-      ? new ReadReplicas({ count: readReplicas, source: store.replicaSource, corsOrigins: appOptions.corsOrigins ?? [], log })
+      ? new ReadReplicas({
+          count: readReplicas,
+          source: store.replicaSource,
+          corsOrigins: appOptions.corsOrigins ?? [],
+          trustProxy: appOptions.trustProxy ?? [],
+          log,
+        })
       : undefined
-  const server = httpServer(app, { log, replicas, limits: appOptions.limits ?? defaultLimits })
+  const server = httpServer(app, { log, replicas, caps: appOptions.caps ?? defaultLimits })
   app.attach(server)
   try {
     await new Promise<void>((resolve, reject) => {
@@ -130,6 +153,7 @@ export async function createServer({
   } catch (error) {
     await replicas?.close()
     await app.close()
+    rateLimitRedis?.disconnect()
     await signalBus?.close()
     await store.close()
     throw error
@@ -152,6 +176,7 @@ export async function createServer({
       clearTimeout(force)
       await replicas?.close()
       await app.close()
+      await rateLimitRedis?.quit().catch(() => rateLimitRedis?.disconnect())
       await signalBus?.close()
       await store.close()
     })())

@@ -1,6 +1,10 @@
+import type { ExecutionArgs } from 'graphql'
 import type { Logger } from 'pino'
 import { bearerToken } from './auth/admin-token.ts'
 import type { BotHandler } from './bots/handler.ts'
+import { type RateLimitRules, rateLimitDefaults } from './config.ts'
+import { operationRefusal } from './graphql/rate-limits.ts'
+import { RateLimits, type RateLimitStore } from './limits/rate-limits.ts'
 import { builtInHandlers } from './bots/handlers.ts'
 import { BotApiActivity } from './bots/bot-api-activity.ts'
 import { type DeliveryWorker, startDeliveryWorker } from './bots/delivery/worker.ts'
@@ -43,7 +47,11 @@ export interface WiringOptions {
   /** Where bots' urls may point (BOT_URLS_PRIVATE, docs/outbound.md); link-local/metadata refused, private allowed, by default. */
   outbound?: OutboundPolicy
   /** Caps and timeouts (docs/caps.md, config.limits); the defaults when absent. */
-  limits?: ResourceLimits
+  caps?: ResourceLimits
+  /** Each rate limit's rule (RATE_LIMIT_*), the defaults when absent; 'off' (RATE_LIMITS=off): none. */
+  rateLimits?: RateLimitRules | 'off'
+  /** Where the rate limits count: Redis when given (every instance sharing it enforces one limit), else memory. */
+  rateLimitStore?: RateLimitStore
 }
 
 /** A replica's stand-in for the delivery worker: nothing it serves writes, so nothing ever comes due. */
@@ -62,9 +70,13 @@ export function wire({
   botLeaseMs,
   replica = false,
   outbound,
-  limits = defaultLimits,
+  caps = defaultLimits,
+  rateLimits = rateLimitDefaults,
+  rateLimitStore,
 }: WiringOptions) {
   const errors = createErrorPath(log)
+  // A replica counts nothing: the main thread counts what it hands over (http/node-listener.ts).
+  const limits = replica || rateLimits === 'off' ? undefined : new RateLimits(rateLimits, rateLimitStore)
   const signals = createSignalHub({ bus: signalBus })
   const streams = new SseStreams(log, sseTiming)
   const activity = new BotApiActivity()
@@ -82,12 +94,12 @@ export function wire({
         leaseMs: botLeaseMs,
         outbound,
       })
-  const chatLimits = { messageMaxBytes: limits.messageMaxBytes, storagePerUser: limits.storagePerUser }
-  const deps = { store, log, signals, bots, errors, chatLimits }
+  const chatLimits = { messageMaxBytes: caps.messageMaxBytes, storagePerUser: caps.storagePerUser }
+  const deps = { store, log, signals, bots, errors, chatLimits, limits }
   const chatYoga = createChatYoga(deps)
   const adminYoga = createAdminYoga(deps)
   const botApiYoga = createBotApiYoga(deps)
-  const rest = { streams, log }
+  const rest = { streams, log, admitStream: limits && ((args: ExecutionArgs) => operationRefusal(limits, args)) }
   const botApiRest = restTransport({
     ...rest,
     schema: botApiSchema,
@@ -98,6 +110,7 @@ export function wire({
   return {
     store,
     limits,
+    caps,
     signalBus,
     errors,
     signals,

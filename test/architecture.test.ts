@@ -16,6 +16,7 @@ const layers: Record<string, number> = {
   domain: 2,
   auth: 3,
   signals: 3,
+  limits: 3,
   bots: 3,
   graphql: 4,
   rest: 5,

@@ -28,7 +28,9 @@ function expectedFailure(error: unknown): Failure | undefined {
   if (!(error instanceof GraphQLError)) return undefined
   const { type, status } = error.extensions
   if (typeof type === 'string' && typeof status === 'number') {
-    return { type: type as ErrorType, status, message: error.message }
+    // A refusal's own headers (a 429's Retry-After) travel with it to a REST error body too.
+    const headers = (error.extensions.http as { headers?: Record<string, string> } | undefined)?.headers
+    return { type: type as ErrorType, status, message: error.message, ...(headers && { headers }) }
   }
   if (error.originalError instanceof DomainError) return expectedFailure(error.originalError)
   if (error.originalError && !(error.originalError instanceof GraphQLError)) return undefined

@@ -1,6 +1,7 @@
 import type { GraphQLSchema } from 'graphql'
 import { createYoga, type Plugin } from 'graphql-yoga'
 import type { Logger } from 'pino'
+import type { RateLimits } from '../limits/rate-limits.ts'
 import { armorPlugins } from './armor.ts'
 import { useCompiledExecution } from './compiled-execution.ts'
 import { EndpointPattern } from './endpoint-pattern.ts'
@@ -15,6 +16,7 @@ import type { ErrorPath } from './errors.ts'
 import { renderGraphiQL, useGraphiQLHeaders } from './graphiql.ts'
 import { useGraphQLSSE } from './graphql-sse.ts'
 import { useExplainedRefusals } from './refusals.ts'
+import { useRateLimits } from './rate-limits.ts'
 import { useRequestId } from './request-id.ts'
 import { botApiSchema } from './bot-api-schema.ts'
 import { adminSchema, chatSchema } from './schema.ts'
@@ -23,6 +25,8 @@ import { adminSchema, chatSchema } from './schema.ts'
 export interface ServerContext {
   requestId: string
   webhookId?: string
+  /** The client's address (the socket's, or the hop TRUST_PROXY names): what key-less doors are counted by. */
+  clientAddress?: string
 }
 
 /**
@@ -58,6 +62,8 @@ export interface ContextInit extends ServerContext {
 /** What the yogas are made with: the context's dependencies and the server's one error path. */
 export interface YogaDeps extends ContextDeps {
   errors: ErrorPath
+  /** The rate limits every operation is counted against; none: nothing is counted. */
+  limits?: RateLimits
 }
 
 /**
@@ -74,7 +80,7 @@ const yogaLogger = (log: Logger) => ({
 const yogaFor = (
   schema: GraphQLSchema,
   graphqlEndpoint: string,
-  { log, errors }: YogaDeps,
+  { log, errors, limits }: YogaDeps,
   headers: Record<string, string>,
   context: (init: ContextInit) => Promise<GraphQLContext>,
 ) =>
@@ -105,6 +111,8 @@ const yogaFor = (
       useRequestId(errors),
       useExplainedRefusals(),
       useGraphiQLHeaders(),
+      // Before execution is compiled or run: a refused operation costs a counter and nothing else.
+      ...(limits ? [useRateLimits(limits)] : []),
       useCompiledExecution(log),
     ],
   })

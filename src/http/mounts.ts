@@ -12,6 +12,16 @@ export interface Landing {
   url: URL
   /** The other end of the request's connection (see trusted-proxy.ts for the client behind a proxy). */
   peer: Peer
+  /** The client's address: the peer's, or the X-Forwarded-For hop the trusted proxies name. */
+  clientAddress: string
+  /** Set by a transport that routes further (REST): its route's pattern below the mount, e.g. `/messages/:id`. */
+  route?: string
+}
+
+/** What the access log says of a request's routing: the pattern it matched, never its raw path. */
+export interface Routed {
+  /** The mount's path and the transport's route below it (`/:webhookId/conversations/:id`), or `(no route)`. */
+  route: string
 }
 
 /** One way of serving requests (REST, GraphQL over HTTP, the web chat, …) and of telling its refusals. */
@@ -67,11 +77,23 @@ function matcher(pattern: string): Matcher {
   }
 }
 
+/** Checks around every request a transport serves; what they throw refuses it in that transport's form. */
+export interface MountGuard {
+  before(landing: Landing): void
+  /** Sees the transport's response (a 401 is a failed authentication) before it is sent. */
+  after(landing: Landing, response: Response): Promise<void> | void
+}
+
 /**
  * Serves a table of mounts: the first whose path matches serves the request, and whatever it throws
  * is told in that transport's own form of refusal, through the one error path.
  */
-export function serveMounts(mounts: Mount[], errors: ErrorPath, fallback: Transport) {
+export function serveMounts(
+  mounts: Mount[],
+  errors: ErrorPath,
+  fallback: Transport,
+  guard?: MountGuard,
+) {
   const table = mounts.map((mount) => ({ ...mount, match: matcher(mount.path) }))
 
   /** Whether the transport a request lands on would let a read replica serve it (see Transport.replicable). */
@@ -84,16 +106,27 @@ export function serveMounts(mounts: Mount[], errors: ErrorPath, fallback: Transp
     return false
   }
 
-  const serve = async (request: Request, requestId: string, peer: Peer): Promise<Response> => {
+  const serve = async (request: Request, requestId: string, peer: Peer, clientAddress: string, routed?: Routed): Promise<Response> => {
     const url = new URL(request.url)
     const { pathname } = url
     const segments = segmentsOf(pathname)
-    for (const { match, transport } of table) {
+    for (const { match, transport, path: mountPath } of table) {
       const hit = match(segments)
       if (!hit) continue
+      const landing: Landing = { requestId, params: {}, path: hit.path, url, peer, clientAddress, route: undefined }
+      let response: Response
       try {
-        const params = Object.fromEntries(Object.entries(hit.params).map(([name, raw]) => [name, decodePathSegment(raw)]))
-        return await transport.serve(request, { requestId, params, path: hit.path, url, peer })
+        landing.params = Object.fromEntries(Object.entries(hit.params).map(([name, raw]) => [name, decodePathSegment(raw)]))
+        guard?.before(landing)
+        response = await transport.serve(request, landing)
+      } catch (error) {
+        response = transport.refuse(request, errors.describe(error, requestId), requestId)
+      }
+      if (routed) routed.route = landing.route === undefined ? mountPath : `${mountPath.replace(/\/\*$/, '')}${landing.route}`
+      if (!guard) return response
+      try {
+        await guard.after(landing, response)
+        return response
       } catch (error) {
         return transport.refuse(request, errors.describe(error, requestId), requestId)
       }

@@ -76,6 +76,16 @@ const readAll = (req: IncomingMessage) =>
     req.once('aborted', () => reject(new Error('the client went away')))
   })
 
+/**
+ * What the main thread checks before a read replica serves a request, and hears of its answer: the
+ * replicas count nothing (their counters would be their own), so whatever a rate limit counts is
+ * served here, and a replica's 401 is counted here as a failed authentication.
+ */
+export interface ReplicaAdmission {
+  admits(peer: Peer, headers: Headers): boolean
+  answered(peer: Peer, headers: Headers, status: number): void
+}
+
 export interface ListenerOptions {
   log: Logger
   /** Whether a read replica may serve a request (App.replicable). */
@@ -86,6 +96,17 @@ export interface ListenerOptions {
    * once the response is over, or the refusal to send instead (the stream already cancelled).
    */
   admitStream?: (req: IncomingMessage, response: Response) => (() => void) | Response | undefined
+  admission?: ReplicaAdmission
+}
+
+/** The headers the admission reads (a Headers of all of them would cost every replicated read a copy). */
+const admissionHeaders = (req: IncomingMessage): Headers => {
+  const headers = new Headers()
+  for (const name of ['x-user-key', 'x-forwarded-for']) {
+    const value = req.headers[name]
+    if (value !== undefined) headers.set(name, Array.isArray(value) ? value.join(', ') : value)
+  }
+  return headers
 }
 
 /**
@@ -93,12 +114,16 @@ export interface ListenerOptions {
  * written without its per-chunk leak (see sendEventStream), and reads handed to the read replicas
  * when there are some: a GET the app calls a read, or a GraphQL POST whose body holds queries only.
  */
-export function nodeListener(fetch: (request: Request, peer: Peer) => Promise<Response>, { log, replicable, replicas, admitStream }: ListenerOptions) {
+export function nodeListener(
+  fetch: (request: Request, peer: Peer) => Promise<Response>,
+  { log, replicable, replicas, admitStream, admission }: ListenerOptions,
+) {
   // whatwg-node hands a node request's own `req` to the fetch function as its server context.
   const adapter = createServerAdapter<{ req?: IncomingMessage }>((request, context) => fetch(request, peerOf(context.req)))
 
   const serveHere = async (req: IncomingMessage, res: ServerResponse) => {
-    const response = await adapter.handleNodeRequestAndResponse(req, res)
+    // The node request as the server context: the fetch function reads its peer from it.
+    const response = await adapter.handleNodeRequestAndResponse(req, res, { req })
     if (!isEventStream(response)) return sendNodeResponse(response, res, req, true)
     const admitted = admitStream?.(req, response)
     if (typeof admitted === 'object') return sendNodeResponse(admitted, res, req, true)
@@ -113,6 +138,18 @@ export function nodeListener(fetch: (request: Request, peer: Peer) => Promise<Re
   const onReplica = async (req: IncomingMessage, res: ServerResponse): Promise<boolean> => {
     if (!replicas || !replicable) return false
     const where = replicable(req.method ?? 'GET', new URL(req.url ?? '/', 'http://confab').pathname)
+    if (where === false) return false
+    if (!admission) return onReplicaAdmitted(req, res, where)
+    const peer = peerOf(req)
+    const headers = admissionHeaders(req)
+    if (!admission.admits(peer, headers)) return false
+    const answered = await onReplicaAdmitted(req, res, where)
+    if (answered) admission.answered(peer, headers, res.statusCode)
+    return answered
+  }
+
+  const onReplicaAdmitted = async (req: IncomingMessage, res: ServerResponse, where: Replicable): Promise<boolean> => {
+    if (!replicas) return false
     if (where === true) return !(Number(req.headers['content-length']) > 0) && !req.headers['transfer-encoding'] && replicas.answer(req, res)
     if (where !== 'if-query' || !classifiable(req)) return false
     let body: Buffer

@@ -2,6 +2,7 @@ import {
   type DocumentNode,
   type ExecutionArgs,
   type ExecutionResult,
+  type GraphQLError,
   type GraphQLSchema,
   Kind,
   type OperationDefinitionNode,
@@ -37,6 +38,11 @@ export interface RestTransportOptions {
   bodyLimit: number
   streams: SseStreams
   log: Logger
+  /**
+   * Counts a stream route's operation against the rate limits (graphql/rate-limits.ts): a stream
+   * subscribes outside the pipeline's subscribe (see stream-events.ts), whose plugin counts the others.
+   */
+  admitStream?: (args: ExecutionArgs) => Promise<GraphQLError | undefined> | undefined
 }
 
 interface CompiledRoute {
@@ -46,6 +52,8 @@ interface CompiledRoute {
   variableNames: Set<string>
   /** Whether the route's operation is a query (a read). */
   query: boolean
+  /** The route's path as the access log names it: `/conversations/:id`. */
+  logged: string
 }
 
 function compile(schema: GraphQLSchema, route: AnyRoute): CompiledRoute {
@@ -68,6 +76,7 @@ function compile(schema: GraphQLSchema, route: AnyRoute): CompiledRoute {
     paramNames,
     variableNames: new Set(operation?.variableDefinitions?.map((v) => v.variable.name.value) ?? []),
     query: operation?.operation === 'query',
+    logged: route.path.replace(/\{(\w+)\}/g, ':$1'),
   }
 }
 
@@ -95,7 +104,7 @@ export const restRefusal = (_request: Request, failure: Failure, requestId: stri
  * validated here once; a request runs it through the same envelop pipeline as a GraphQL request
  * of that yoga server (context, error masking and every plugin), never through a second one.
  */
-export function restTransport({ schema, yoga, routes, bodyLimit, streams, log }: RestTransportOptions): Transport {
+export function restTransport({ schema, yoga, routes, bodyLimit, streams, log, admitStream }: RestTransportOptions): Transport {
   const compiled = routes.map((route) => compile(schema, route))
   const streamEvents = createStreamEvents(log)
 
@@ -117,8 +126,10 @@ export function restTransport({ schema, yoga, routes, bodyLimit, streams, log }:
     throw new DomainError('MethodNotFound', `${method} is not allowed on ${path}; allowed: ${allow}`, { allow })
   }
 
-  const serve: Transport['serve'] = async (request, { requestId, params: mount, path, url }) => {
+  const serve: Transport['serve'] = async (request, landing) => {
+    const { requestId, params: mount, path, url, clientAddress } = landing
     const { c, match } = routeOf(path, request.method)
+    landing.route = c.logged
     const params = Object.fromEntries(c.paramNames.map((name, i) => [name, decodePathSegment(match[i + 1] ?? '')]))
     const raw = await readJsonObject(request, bodyLimit)
     const body = c.route.mapBody ? c.route.mapBody(raw) : raw
@@ -129,7 +140,7 @@ export function restTransport({ schema, yoga, routes, bodyLimit, streams, log }:
     // A literal with the mount's properties added, not spread into it: V8 gave each context spread
     // from a mount a hidden class of its own, then one more for each property envelop adds (seven per
     // request, --log-maps), which took a REST page from 111–121 to 148–156 µs in process.
-    const enveloped = yoga.getEnveloped(Object.assign({ requestId, request, params: { variables: variableValues } }, mount))
+    const enveloped = yoga.getEnveloped(Object.assign({ requestId, request, clientAddress, params: { variables: variableValues } }, mount))
     const args: ExecutionArgs = {
       schema: enveloped.schema,
       document: c.route.document as DocumentNode,
@@ -137,6 +148,8 @@ export function restTransport({ schema, yoga, routes, bodyLimit, streams, log }:
       contextValue: await enveloped.contextFactory(),
     }
     if (c.route.kind === 'stream') {
+      const refusal = await admitStream?.(args)
+      if (refusal) throw refusal
       const events = await streamEvents(c.route, args, JSON.stringify(mount))
       if ('next' in events) return streams.open(events, request.signal)
       throw firstError(events) ?? new Error('the live stream could not start')

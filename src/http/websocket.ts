@@ -1,6 +1,7 @@
 import type { IncomingMessage, Server } from 'node:http'
 import { randomUUID } from 'node:crypto'
 import type { ExecutionArgs, FormattedExecutionResult, GraphQLError } from 'graphql'
+import type { Logger } from 'pino'
 import { useServer } from 'graphql-ws/use/ws'
 import { WebSocketServer } from 'ws'
 import { DomainError } from '../domain/errors.ts'
@@ -8,6 +9,9 @@ import type { ErrorPath } from '../graphql/errors.ts'
 import { withRequestId } from '../graphql/request-id.ts'
 import type { createChatYoga } from '../graphql/yoga.ts'
 import { OpenCounts } from './open-counts.ts'
+import type { RateLimits } from '../limits/rate-limits.ts'
+import { type Peer, peerOf } from './peer.ts'
+import { rateLimited } from './rate-limited.ts'
 
 type ChatYoga = ReturnType<typeof createChatYoga>
 
@@ -21,14 +25,12 @@ const refusedConnection = 4403
 export const tooManySockets = 4429
 
 /** What bounds a GraphQL WebSocket (docs/caps.md); a cap of 0 is none. */
-export interface WebSocketLimits {
+export interface WebSocketCaps {
   /** The largest frame (the chat's body limit): a larger one closes the socket with 1009, unread. */
   maxPayload: number
   subscriptionsPerSocket: number
   socketsPerKey: number
   socketsPerAddress: number
-  /** The client address of an upgrade request (the socket's, or the one a trusted proxy names). */
-  clientAddress(request: IncomingMessage): string
 }
 // A close frame's reason is at most 123 bytes of UTF-8.
 const closeReason = (message: string): string => {
@@ -47,6 +49,22 @@ const webhookOf = (request: IncomingMessage): string | undefined => {
   }
 }
 
+export interface WebSocketOptions {
+  log: Logger
+  /** The client's address of a connection (trusted-proxy.ts). */
+  clientAddress: (peer: Peer, headers: Headers) => string
+  /** Failed authentications count per client address, as over HTTP; operations count in the yoga plugin. */
+  limits?: RateLimits
+  caps: WebSocketCaps
+}
+
+/** The connection's client address, from its socket and (through a trusted proxy) its X-Forwarded-For. */
+const clientOf = (request: IncomingMessage, clientAddress: WebSocketOptions['clientAddress']) => {
+  const forwarded = request.headers['x-forwarded-for']
+  const headers = new Headers(forwarded === undefined ? undefined : { 'x-forwarded-for': String(forwarded) })
+  return clientAddress(peerOf(request), headers)
+}
+
 /**
  * GraphQL over WebSocket (the graphql-ws protocol) on /{webhookId}/graphql of the HTTP server, run
  * through the same yoga instance, so auth, limits and error masking are those of HTTP. The user key
@@ -60,14 +78,20 @@ export function attachGraphQLWebSocket(
   server: Server,
   yoga: ChatYoga,
   errors: ErrorPath,
-  limits: WebSocketLimits,
+  { log, clientAddress, limits, caps }: WebSocketOptions,
 ): { close(): Promise<void> } {
   // ws closes a socket whose frame (or message) is over maxPayload with 1009 before handing it on.
-  const wss = new WebSocketServer({ noServer: true, maxPayload: limits.maxPayload })
-  const sockets = new OpenCounts('GraphQL WebSockets', limits.socketsPerKey, limits.socketsPerAddress, {
+  const wss = new WebSocketServer({ noServer: true, maxPayload: caps.maxPayload })
+  const sockets = new OpenCounts('GraphQL WebSockets', caps.socketsPerKey, caps.socketsPerAddress, {
     key: 'WS_SOCKETS_PER_KEY',
     address: 'WS_SOCKETS_PER_ADDRESS',
   })
+  const clients = new WeakMap<IncomingMessage, string>()
+  const client = (request: IncomingMessage) => {
+    let address = clients.get(request)
+    if (address === undefined) clients.set(request, (address = clientOf(request, clientAddress)))
+    return address
+  }
 
   const onUpgrade = (request: IncomingMessage, socket: import('node:stream').Duplex, head: Buffer) => {
     if (webhookOf(request) === undefined) {
@@ -92,6 +116,7 @@ export function attachGraphQLWebSocket(
     yoga.getEnveloped({
       requestId,
       webhookId: webhookOf(ctx.extra.request),
+      clientAddress: client(ctx.extra.request),
       connectionParams: ctx.connectionParams,
       params,
     })
@@ -102,14 +127,21 @@ export function attachGraphQLWebSocket(
       subscribe: (args) => (args.rootValue as Enveloped).subscribe(args) as never,
       onConnect: async (ctx) => {
         const requestId = randomUUID()
+        const address = client(ctx.extra.request)
+        const line = { route: '/:webhookId/graphql (WebSocket)', requestId, client: address, credential: ctx.connectionParams?.['x-user-key'] ? 'user-key' : 'none' }
         try {
+          const blocked = limits?.blockedAddress(address)
+          if (blocked) throw rateLimited(blocked)
           await envelop(ctx, undefined, requestId).contextFactory()
           // Counted once the key verified: a socket over a cap is closed with 4429, its reason saying which.
           const key = ctx.connectionParams?.['x-user-key']
-          const release = sockets.take(typeof key === 'string' ? key : undefined, limits.clientAddress(ctx.extra.request))
+          const release = sockets.take(typeof key === 'string' ? key : undefined, address)
           // A client that left while its key was checked has closed already: its slot goes at once.
           if (ctx.extra.socket.readyState === ctx.extra.socket.CLOSED) release()
           else ctx.extra.socket.once('close', release)
+          const opened = performance.now()
+          log.info({ ...line, stream: 'open' }, 'WebSocket opened')
+          ctx.extra.socket.once('close', (code) => log.info({ ...line, stream: 'closed', code, openMs: Math.round(performance.now() - opened) }, 'WebSocket closed'))
           return true
         } catch (error) {
           if (error instanceof DomainError && error.type === 'RateLimited') {
@@ -117,7 +149,12 @@ export function attachGraphQLWebSocket(
             return false
           }
           // graphql-ws's own code for a refused connection, with the failure's words as the reason.
-          const { message } = errors.describe(error, requestId)
+          let failure = errors.describe(error, requestId)
+          // As over HTTP: the failed authentication over the limit is refused as rate limited.
+          const over = failure.status === 401 && limits?.has('failedAuth') ? await limits.failedAuthentication(address) : undefined
+          if (over) failure = errors.describe(rateLimited(over), requestId)
+          const { message, status } = failure
+          log.warn({ ...line, status, reason: message }, 'WebSocket refused')
           ctx.extra.socket.close(refusedConnection, closeReason(message))
           return false
         }
@@ -129,7 +166,7 @@ export function attachGraphQLWebSocket(
         const refuse = (refusals: readonly unknown[]) =>
           withRequestId({ errors: refusals.map((error) => errors.mask(error)) }, requestId, errors).errors as GraphQLError[]
         // graphql-ws has already entered this one among the socket's operations.
-        const cap = limits.subscriptionsPerSocket
+        const cap = caps.subscriptionsPerSocket
         if (cap > 0 && Object.keys(ctx.subscriptions).length > cap) {
           return refuse([
             new DomainError('RateLimited', `too many operations on this WebSocket: ${cap} are under way (WS_SUBSCRIPTIONS_PER_SOCKET); complete one first`),

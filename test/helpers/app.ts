@@ -4,6 +4,7 @@ import { type AppOptions, createApp } from '../../src/app.ts'
 import { signUserKey } from '../../src/auth/user-key.ts'
 import { bootstrap, firstTenant } from '../../src/bootstrap.ts'
 import { createTenant } from '../../src/domain/tenancy.ts'
+import type { Peer } from '../../src/http/peer.ts'
 import { openTestStore } from './engine.ts'
 import { testOutbound } from './resolver.ts'
 
@@ -73,9 +74,10 @@ export function createTestApp(
   const created = createApp({ store, outbound: testOutbound(), ...appOptions, log: appOptions.log ?? pino({ level: 'silent' }) })
   const app = {
     ...created,
-    fetch: async (request: Request) => {
+    // The peer passes through: the rate limits and the access log name the client by it.
+    fetch: async (request: Request, peer?: Peer) => {
       await ready
-      return created.fetch(request)
+      return created.fetch(request, peer)
     },
   }
 

@@ -11,9 +11,9 @@ import { createTestApp, type TestAppOptions, WEBHOOK_ID } from './app.ts'
  */
 export async function startBounded(limits: Partial<ResourceLimits> = {}, options: TestAppOptions = {}) {
   const all = { ...defaultLimits, ...limits }
-  const t = createTestApp({ handlers: {}, ...options, limits: all })
+  const t = createTestApp({ handlers: {}, ...options, caps: all })
   await t.ready
-  const server = httpServer(t.app, { log: pino({ level: 'silent' }), limits: all })
+  const server = httpServer(t.app, { log: pino({ level: 'silent' }), caps: all })
   t.app.attach(server)
   await new Promise<void>((resolve, reject) => {
     server.once('error', reject)

@@ -123,7 +123,7 @@ describe('sockets per client address (WS_SOCKETS_PER_ADDRESS)', () => {
 })
 
 describe('WebSockets with the caps off (0, as RATE_LIMITS=off sets them)', () => {
-  const b = useBounded({ socketsPerKey: 0, socketsPerAddress: 0, subscriptionsPerSocket: 0 })
+  const b = useBounded({ socketsPerKey: 0, socketsPerAddress: 0, subscriptionsPerSocket: 0 }, { rateLimits: 'off' })
 
   it('open as many sockets and subscriptions as asked', async () => {
     const { key } = await alice(b.current)

@@ -1,0 +1,128 @@
+import type { Redis } from 'ioredis'
+import { type RateLimiterAbstract, RateLimiterMemory, RateLimiterRedis, RateLimiterRes } from 'rate-limiter-flexible'
+import type { RateLimitName, RateLimitRule, RateLimitRules } from '../config.ts'
+
+/** A request over its limit: which limit, its rule, and when a point frees up again. */
+export interface RateLimitRefusal {
+  limit: RateLimitName
+  rule: RateLimitRule
+  /** Milliseconds until the limit lets this key in again. */
+  retryAfterMs: number
+}
+
+/** Where the counters live: this process's memory, or Redis (one limit for every instance that shares it). */
+export interface RateLimitStore {
+  redis?: Redis
+  /** Prefix of the Redis keys; `confab:rl` by default. */
+  prefix?: string
+}
+
+/** What a rate limit is counted per: said in its refusal's message. */
+const perWhat: Record<RateLimitName, string> = {
+  createUser: 'client address',
+  anonymous: 'client address',
+  uploads: 'client address',
+  userWrites: 'user',
+  streams: 'user',
+  botMessages: 'bot',
+  botApi: 'bot',
+  admin: 'admin token',
+  failedAuth: 'client address',
+}
+
+/**
+ * Confab's rate limits (rate-limiter-flexible): one limiter per named rule, its counters in memory or,
+ * with Redis, shared by every instance (a Redis that fails falls back to this instance's memory
+ * rather than refusing or letting everything through). A rule that is off has no limiter: checking
+ * it costs a property read.
+ */
+export class RateLimits {
+  private readonly limiters: Partial<Record<RateLimitName, RateLimiterAbstract>> = {}
+  /**
+   * Client addresses refused for failed authentications, until when (ms since the epoch): checked
+   * before anything else on every request, so kept here rather than asked of Redis each time. Another
+   * instance learns of a block at its own next failure from that address, which Redis refuses.
+   */
+  private readonly blocked = new Map<string, number>()
+
+  constructor(
+    readonly rules: RateLimitRules,
+    { redis, prefix = 'confab:rl' }: RateLimitStore = {},
+  ) {
+    for (const [name, rule] of Object.entries(rules) as [RateLimitName, RateLimitRule | undefined][]) {
+      if (!rule) continue
+      const options = { points: rule.points, duration: rule.seconds, keyPrefix: `${prefix}:${name}` }
+      this.limiters[name] = redis
+        ? new RateLimiterRedis({ ...options, storeClient: redis, rejectIfRedisNotReady: true, insuranceLimiter: new RateLimiterMemory(options) })
+        : new RateLimiterMemory(options)
+    }
+  }
+
+  /** Whether a limit is on. */
+  has(name: RateLimitName): boolean {
+    return this.limiters[name] !== undefined
+  }
+
+  /** Counts one request of `key` against a limit; the refusal when it is over. */
+  async consume(name: RateLimitName, key: string): Promise<RateLimitRefusal | undefined> {
+    const limiter = this.limiters[name]
+    if (!limiter) return undefined
+    try {
+      await limiter.consume(key)
+      return undefined
+    } catch (rejection) {
+      // Anything but a RateLimiterRes is the store failing (its insurance too): let the request in.
+      if (!(rejection instanceof RateLimiterRes)) return undefined
+      return { limit: name, rule: this.rules[name] as RateLimitRule, retryAfterMs: Math.max(rejection.msBeforeNext, 1) }
+    }
+  }
+
+  /** The refusal of a client address that failed to authenticate too often, while it lasts. */
+  blockedAddress(address: string, now = Date.now()): RateLimitRefusal | undefined {
+    if (this.blocked.size === 0) return undefined
+    const until = this.blocked.get(address)
+    if (until === undefined) return undefined
+    if (until <= now) {
+      this.blocked.delete(address)
+      return undefined
+    }
+    return { limit: 'failedAuth', rule: this.rules.failedAuth as RateLimitRule, retryAfterMs: until - now }
+  }
+
+  /** Counts a failed authentication of a client address; the refusal once it has failed too often. */
+  async failedAuthentication(address: string): Promise<RateLimitRefusal | undefined> {
+    const refusal = await this.consume('failedAuth', address)
+    if (refusal) {
+      // Forget the expired blocks now and then, so that the map holds only the addresses blocked now.
+      if (this.blocked.size > 10_000) for (const [key, until] of this.blocked) if (until <= Date.now()) this.blocked.delete(key)
+      this.blocked.set(address, Date.now() + refusal.retryAfterMs)
+    }
+    return refusal
+  }
+}
+
+/** Every limit off (RATE_LIMITS=off, a read replica: the main thread counts before it hands a read over). */
+export const noRateLimits = (rules: RateLimitRules): RateLimits =>
+  new RateLimits(Object.fromEntries(Object.keys(rules).map((name) => [name, undefined])) as RateLimitRules)
+
+const seconds = (ms: number) => Math.max(Math.ceil(ms / 1000), 1)
+
+/** The refusal's words: which limit, per what, and when to try again. */
+export const refusalMessage = ({ limit, rule, retryAfterMs }: RateLimitRefusal): string =>
+  `rate limited: the "${limit}" limit allows ${rule.points} requests per ${rule.seconds} s per ${perWhat[limit]}; retry in ${seconds(retryAfterMs)} s`
+
+/**
+ * The headers of a 429: `Retry-After`, and the IETF RateLimit fields of draft-ietf-httpapi-ratelimit-headers
+ * in their separate form (`RateLimit-Limit`, `-Remaining`, `-Reset`, seconds) with the `RateLimit-Policy`
+ * that names the window (`30;w=60`), as Botpress and express-rate-limit send them.
+ */
+export function refusalHeaders({ rule, retryAfterMs }: RateLimitRefusal): Record<string, string> {
+  const retry = String(seconds(retryAfterMs))
+  return {
+    'retry-after': retry,
+    'ratelimit-limit': String(rule.points),
+    'ratelimit-remaining': '0',
+    'ratelimit-reset': retry,
+    'ratelimit-policy': `${rule.points};w=${rule.seconds}`,
+  }
+}
