@@ -7,7 +7,8 @@ import { graphqlOverHttp } from './http/graphql.ts'
 import { healthTransport, readinessTransport } from './http/health.ts'
 import { type Replicable, serveMounts } from './http/mounts.ts'
 import { inProcessPeer, type Peer } from './http/peer.ts'
-import { withHeaders } from './http/responses.ts'
+import { publicUrls } from './http/public-origin.ts'
+import { errorResponse, withHeaders } from './http/responses.ts'
 import { attachGraphQLWebSocket } from './http/websocket.ts'
 import { webChatTransport } from './http/webchat.ts'
 import { type Wiring, type WiringOptions, wire } from './wiring.ts'
@@ -15,6 +16,10 @@ import { type Wiring, type WiringOptions, wire } from './wiring.ts'
 export interface AppOptions extends WiringOptions {
   /** Origins allowed to call cross-origin (CORS_ORIGINS); none by default. */
   corsOrigins?: CorsOrigins
+  /** PUBLIC_URL: every URL handed out starts with it; from each request (see http/public-origin.ts) when unset. */
+  publicUrl?: string
+  /** TRUST_PROXY: the proxies whose forwarded headers are believed; none by default. */
+  trustProxy?: readonly string[]
 }
 
 export interface App extends Pick<Wiring, 'signals' | 'bots' | 'streams'> {
@@ -31,8 +36,9 @@ export interface App extends Pick<Wiring, 'signals' | 'bots' | 'streams'> {
 }
 
 /** The whole HTTP surface as one fetch function, with the live parts it runs; listening is main.ts's business. */
-export function createApp({ corsOrigins = [], ...options }: AppOptions): App {
+export function createApp({ corsOrigins = [], publicUrl, trustProxy, ...options }: AppOptions): App {
   const parts = wire(options)
+  const urls = publicUrls({ publicUrl, trustProxy })
   const { chatYoga, adminYoga, chatRest, adminRest, runtimeRest, errors, signals, streams, bots } = parts
   const cors = createCors(corsOrigins)
   let draining = false
@@ -77,14 +83,17 @@ export function createApp({ corsOrigins = [], ...options }: AppOptions): App {
     bots,
     streams,
     attach(server) {
-      sockets.push(attachGraphQLWebSocket(server, chatYoga, errors))
+      sockets.push(attachGraphQLWebSocket(server, chatYoga, errors, urls))
     },
     replicable: mounts.replicable,
     async fetch(request, peer = inProcessPeer) {
+      // Before anything else: every URL this request could be handed is made of its Host.
+      const refusal = urls.refusal(request.headers, peer)
+      if (refusal) return errorResponse(randomUUID(), { type: 'InvalidPayload', status: 400, message: refusal })
       const preflight = cors.preflight(request)
       if (preflight) return preflight
       const requestId = randomUUID()
-      const response = await mounts.serve(request, requestId, peer)
+      const response = await mounts.serve(request, requestId, peer, () => urls.baseOf(request.url, request.headers, peer))
       return withHeaders(response, { 'x-request-id': requestId, ...cors.responseHeaders(request) })
     },
     endLiveConnections,

@@ -29,6 +29,8 @@ export interface Config {
   rateLimitsOff: boolean
   /** TRUST_PROXY: the proxies whose forwarded headers are believed (addresses, CIDR ranges, `loopback`…); none by default. */
   trustProxy: readonly string[]
+  /** PUBLIC_URL: the origin (and base path) every URL Confab hands out starts with; from each request when unset. */
+  publicUrl: string | undefined
   bootstrap: BootstrapValues
   /** CONFAB_BOT_RETRY_SCHEDULE: seconds before each delivery attempt; the Standard Webhooks schedule when unset. */
   botRetrySchedule: number[] | undefined
@@ -63,6 +65,16 @@ function parseTrustProxy(raw: string | undefined): readonly string[] {
     throw new ConfigError(`TRUST_PROXY must be comma-separated addresses, CIDR ranges or loopback/linklocal/uniquelocal: ${(error as Error).message}`)
   }
   return list
+}
+
+function parsePublicUrl(raw: string | undefined): string | undefined {
+  if (raw === undefined) return undefined
+  const url = URL.canParse(raw) ? new URL(raw) : undefined
+  // `?` and `#` looked for in the text: an empty query or fragment leaves no trace in the parsed URL.
+  if (!url || !['http:', 'https:'].includes(url.protocol) || url.username || url.password || /[?#]/.test(raw)) {
+    throw new ConfigError(`PUBLIC_URL must be an absolute http(s) URL without credentials, query or fragment (e.g. https://chat.example.com or https://example.com/confab), got "${raw}"`)
+  }
+  return `${url.origin}${url.pathname.replace(/\/+$/, '')}`
 }
 
 function parseOrigins(raw: string | undefined): readonly string[] | '*' {
@@ -128,6 +140,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     production: env.NODE_ENV === 'production',
     corsOrigins: parseOrigins(env.CORS_ORIGINS),
     trustProxy: parseTrustProxy(env.TRUST_PROXY),
+    publicUrl: parsePublicUrl(nonEmpty(env.PUBLIC_URL)),
     rateLimitsOff: parseRateLimits(nonEmpty(env.RATE_LIMITS)),
     botRetrySchedule: parseSchedule(nonEmpty(env.CONFAB_BOT_RETRY_SCHEDULE)),
     botModule: nonEmpty(env.CONFAB_BOT_MODULE),

@@ -19,11 +19,13 @@ async function main() {
     log,
     bootstrap: config.bootstrap,
     corsOrigins: config.corsOrigins,
+    publicUrl: config.publicUrl,
+    trustProxy: config.trustProxy,
     handlers,
     botRetrySchedule: config.botRetrySchedule,
     botLeaseMs: config.botLeaseMs,
   })
-  if (confab.created) process.stdout.write(describeBootstrap(confab.created, confab.url))
+  if (confab.created) process.stdout.write(describeBootstrap(confab.created, config.publicUrl ?? confab.url))
   process.stdout.write(`Confab listening on ${confab.url}\n`)
 
   let stopping = false

@@ -10,14 +10,14 @@ import { createLogger } from './logger.ts'
 
 const port = parentPort
 if (!port) throw new Error('read-replica.ts runs as a worker thread (http/read-replicas.ts starts it)')
-const { source, logLevel, corsOrigins } = workerData as ReplicaSetup
+const { source, logLevel, corsOrigins, publicUrl, trustProxy } = workerData as ReplicaSetup
 
 // A request that turns out to write (none is sent here that should) is served again by the main
 // thread: its write was refused before anything was written. So is every request under way beside
 // it, which costs them nothing but a second read, where telling them apart would cost every request.
 let refusedWrites = 0
 const store = new ReplicaStore(source, () => refusedWrites++)
-const app = createApp({ store, log: createLogger(logLevel), corsOrigins, replica: true })
+const app = createApp({ store, log: createLogger(logLevel), corsOrigins, publicUrl, trustProxy, replica: true })
 
 /**
  * The Request whatwg-node makes on the main thread, of the same URL (its rule: the Host header, else

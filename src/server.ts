@@ -92,7 +92,14 @@ export async function createServer({
   const app = createApp({ store, log, signalBus, ...appOptions })
   const replicas =
     store instanceof SqliteStore && readReplicas > 0
-      ? new ReadReplicas({ count: readReplicas, source: store.replicaSource, corsOrigins: appOptions.corsOrigins ?? [], log })
+      ? new ReadReplicas({
+          count: readReplicas,
+          source: store.replicaSource,
+          corsOrigins: appOptions.corsOrigins ?? [],
+          publicUrl: appOptions.publicUrl,
+          trustProxy: appOptions.trustProxy,
+          log,
+        })
       : undefined
   const server = createHttpServer(nodeListener(app.fetch, { log, replicable: app.replicable, replicas }))
   app.attach(server)

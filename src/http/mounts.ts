@@ -12,6 +12,8 @@ export interface Landing {
   url: URL
   /** The other end of the request's connection (see trusted-proxy.ts for the client behind a proxy). */
   peer: Peer
+  /** The base every absolute URL handed out for this request starts with (http/public-origin.ts). */
+  publicUrl: () => string
 }
 
 /** One way of serving requests (REST, GraphQL over HTTP, the web chat, …) and of telling its refusals. */
@@ -67,6 +69,15 @@ function matcher(pattern: string): Matcher {
   }
 }
 
+/** The URL, or undefined when it does not parse (URL.parse is missing from the Node 20s before 20.18). */
+export function parsedUrl(url: string): URL | undefined {
+  try {
+    return new URL(url)
+  } catch {
+    return undefined
+  }
+}
+
 /**
  * Serves a table of mounts: the first whose path matches serves the request, and whatever it throws
  * is told in that transport's own form of refusal, through the one error path.
@@ -84,8 +95,10 @@ export function serveMounts(mounts: Mount[], errors: ErrorPath, fallback: Transp
     return false
   }
 
-  const serve = async (request: Request, requestId: string, peer: Peer): Promise<Response> => {
-    const url = new URL(request.url)
+  const serve = async (request: Request, requestId: string, peer: Peer, publicUrl: () => string): Promise<Response> => {
+    // An absolute-form target (`GET http://host/x`) follows the Host in the URL node's adapter makes: no URL.
+    const url = parsedUrl(request.url)
+    if (!url) return fallback.refuse(request, { type: 'InvalidPayload', status: 400, message: 'the request target is not a path' }, requestId)
     const { pathname } = url
     const segments = segmentsOf(pathname)
     for (const { match, transport } of table) {
@@ -93,7 +106,7 @@ export function serveMounts(mounts: Mount[], errors: ErrorPath, fallback: Transp
       if (!hit) continue
       try {
         const params = Object.fromEntries(Object.entries(hit.params).map(([name, raw]) => [name, decodePathSegment(raw)]))
-        return await transport.serve(request, { requestId, params, path: hit.path, url, peer })
+        return await transport.serve(request, { requestId, params, path: hit.path, url, peer, publicUrl })
       } catch (error) {
         return transport.refuse(request, errors.describe(error, requestId), requestId)
       }

@@ -117,7 +117,7 @@ export function restTransport({ schema, yoga, routes, bodyLimit, streams, log }:
     throw new DomainError('MethodNotFound', `${method} is not allowed on ${path}; allowed: ${allow}`, { allow })
   }
 
-  const serve: Transport['serve'] = async (request, { requestId, params: mount, path, url }) => {
+  const serve: Transport['serve'] = async (request, { requestId, params: mount, path, url, publicUrl }) => {
     const { c, match } = routeOf(path, request.method)
     const params = Object.fromEntries(c.paramNames.map((name, i) => [name, decodePathSegment(match[i + 1] ?? '')]))
     const raw = await readJsonObject(request, bodyLimit)
@@ -129,7 +129,7 @@ export function restTransport({ schema, yoga, routes, bodyLimit, streams, log }:
     // A literal with the mount's properties added, not spread into it: V8 gave each context spread
     // from a mount a hidden class of its own, then one more for each property envelop adds (seven per
     // request, --log-maps), which took a REST page from 111–121 to 148–156 µs in process.
-    const enveloped = yoga.getEnveloped(Object.assign({ requestId, request, params: { variables: variableValues } }, mount))
+    const enveloped = yoga.getEnveloped(Object.assign({ requestId, request, publicUrl, params: { variables: variableValues } }, mount))
     const args: ExecutionArgs = {
       schema: enveloped.schema,
       document: c.route.document as DocumentNode,

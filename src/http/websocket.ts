@@ -1,11 +1,15 @@
 import type { IncomingMessage, Server } from 'node:http'
 import { randomUUID } from 'node:crypto'
+import type { TLSSocket } from 'node:tls'
 import type { ExecutionArgs, FormattedExecutionResult, GraphQLError } from 'graphql'
 import { useServer } from 'graphql-ws/use/ws'
 import { WebSocketServer } from 'ws'
 import type { ErrorPath } from '../graphql/errors.ts'
 import { withRequestId } from '../graphql/request-id.ts'
 import type { createChatYoga } from '../graphql/yoga.ts'
+import { peerOf } from './peer.ts'
+import { nodeHeaders, type PublicUrls } from './public-origin.ts'
+import { errorId } from './responses.ts'
 
 type ChatYoga = ReturnType<typeof createChatYoga>
 
@@ -42,12 +46,19 @@ export function attachGraphQLWebSocket(
   server: Server,
   yoga: ChatYoga,
   errors: ErrorPath,
+  urls: PublicUrls,
 ): { close(): Promise<void> } {
   const wss = new WebSocketServer({ noServer: true })
 
   const onUpgrade = (request: IncomingMessage, socket: import('node:stream').Duplex, head: Buffer) => {
     if (webhookOf(request) === undefined) {
       socket.destroy()
+      return
+    }
+    const refusal = urls.refusal(nodeHeaders(request.headers), peerOf(request))
+    if (refusal) {
+      const body = JSON.stringify({ id: errorId(randomUUID()), code: 400, type: 'InvalidPayload', message: refusal })
+      socket.end(`HTTP/1.1 400 Bad Request\r\ncontent-type: application/json\r\ncontent-length: ${Buffer.byteLength(body)}\r\nconnection: close\r\n\r\n${body}`)
       return
     }
     wss.handleUpgrade(request, socket, head, (ws) => wss.emit('connection', ws, request))
@@ -62,9 +73,16 @@ export function attachGraphQLWebSocket(
     yoga.getEnveloped({
       requestId,
       webhookId: webhookOf(ctx.extra.request),
+      publicUrl: () => publicUrlOf(ctx.extra.request),
       connectionParams: ctx.connectionParams,
       params,
     })
+
+  /** The upgrade request's public origin, as http/public-origin.ts tells it for any request. */
+  const publicUrlOf = (request: IncomingMessage) => {
+    const own = `${(request.socket as TLSSocket).encrypted ? 'https' : 'http'}://${request.headers.host || 'localhost'}/`
+    return urls.baseOf(own, nodeHeaders(request.headers), peerOf(request))
+  }
 
   useServer(
     {
