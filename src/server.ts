@@ -10,6 +10,7 @@ import type { Store } from './db/store.ts'
 import { loadCompiler } from './graphql/compiled-execution.ts'
 import { nodeListener } from './http/node-listener.ts'
 import { ReadReplicas } from './http/read-replicas.ts'
+import { refuseOffTheApp } from './http/wire-refusals.ts'
 import { createLogger } from './logger.ts'
 import type { RedisSignalBus } from './signals/redis.ts'
 
@@ -103,6 +104,7 @@ export async function createServer({
       : undefined
   const server = createHttpServer(nodeListener(app.fetch, { log, replicable: app.replicable, replicas }))
   app.attach(server)
+  refuseOffTheApp(server)
   try {
     await new Promise<void>((resolve, reject) => {
       server.once('error', reject)

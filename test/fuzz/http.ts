@@ -68,7 +68,7 @@ export const oversizeBytes = ({ fill, bytes }: Oversize) => {
   return Math.ceil(bytes / unit) * unit
 }
 
-function bodyBytes(body: HostileRequest['body']): Uint8Array<ArrayBuffer> | undefined {
+export function bodyBytes(body: HostileRequest['body']): Uint8Array<ArrayBuffer> | undefined {
   if (body === undefined) return undefined
   if (isOversize(body)) return encoder.encode(body.fill.repeat(oversizeBytes(body) / encoder.encode(body.fill).byteLength))
   // Bytes rather than a string, so that no default Content-Type is added: the header is the fuzzer's choice.

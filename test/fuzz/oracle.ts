@@ -1,3 +1,4 @@
+import { METHODS } from 'node:http'
 import type { HostileRequest, Received } from './http.ts'
 
 /** The error types of the contract ("Error body") that a refusal may carry. */
@@ -147,6 +148,9 @@ export function violations(request: HostileRequest, received: Received): string[
     if (request.surface === 'graphql') found.push(...graphqlResultViolations(received))
     return found
   }
+  // Refused by the HTTP server before any route (headers over its limit, a method its parser does not
+  // know): the one error body it has is REST's.
+  if (status === 431 || !METHODS.includes(request.method)) return [...found, ...restErrorViolations(received)]
   if (request.surface === 'rest') found.push(...restErrorViolations(received))
   if (request.surface === 'graphql') found.push(...graphqlRefusalViolations(request, received))
   if (request.surface === 'either') {
