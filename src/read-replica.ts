@@ -36,7 +36,11 @@ async function serve({ id, request }: ReplicaRequest): Promise<ReplicaAnswer> {
     const response = await app.fetch(requestOf(request), request.socket.remoteAddress ? { address: request.socket.remoteAddress } : inProcessPeer)
     const body = await response.text()
     if (refusedWrites !== refusedBefore) return { id }
-    // Its length, as whatwg-node would send it: the main thread writes the head before the body.
+    // Its length, as whatwg-node would send it: the main thread writes the head before the body. Sent
+    // whole, it is no longer chunked: yoga's multipart answer says `Transfer-Encoding: chunked`, and a
+    // head with both is one no HTTP client may read (node's refuses it).
+    response.headers.delete('transfer-encoding')
+    response.headers.delete('connection')
     if (!response.headers.has('content-length')) response.headers.set('content-length', String(Buffer.byteLength(body)))
     return { id, status: response.status, headers: [...response.headers].flat(), body }
   } catch {
