@@ -150,7 +150,7 @@ export function violations(request: HostileRequest, received: Received): string[
   }
   // Refused by the HTTP server before any route (headers over its limit, a method its parser does not
   // know): the one error body it has is REST's.
-  if (status === 431 || !METHODS.includes(request.method)) return [...found, ...restErrorViolations(received)]
+  if (status === 431 || !METHODS.includes(request.method.toUpperCase())) return [...found, ...restErrorViolations(received)]
   if (request.surface === 'rest') found.push(...restErrorViolations(received))
   if (request.surface === 'graphql') found.push(...graphqlRefusalViolations(request, received))
   if (request.surface === 'either') {
