@@ -1,4 +1,5 @@
 import { METHODS } from 'node:http'
+import { isHostAndPort } from '../../src/http/public-origin.ts'
 import type { HostileRequest, Received } from './http.ts'
 
 /** The error types of the contract ("Error body") that a refusal may carry. */
@@ -141,6 +142,13 @@ export function violations(request: HostileRequest, received: Received): string[
   const { status } = received
   if (status >= 500 || status < 200) return [`a ${status}`]
   const found: string[] = []
+  // A Host that is no host[:port] is refused before anything else (a trusted proxy's forwarded host
+  // too, but the fuzzer's peer is trusted by no one).
+  const host = headerOf(request, 'host')
+  if (host && !isHostAndPort(host) && status !== 431) {
+    if (status !== 400) return [`a Host of ${JSON.stringify(host)} answered ${status}, not 400`]
+    return request.method.toUpperCase() === 'HEAD' ? [] : restErrorViolations(received)
+  }
   if (status === 405 && received.headers.get('allow') === null) found.push('a 405 without an Allow header')
   // A HEAD response has no body to check (an HTTP server drops it).
   if (request.method.toUpperCase() === 'HEAD' && !received.text) return found
