@@ -88,7 +88,7 @@ export function createApp({ corsOrigins = [], publicUrl, trustProxy, ...options 
     replicable: mounts.replicable,
     async fetch(request, peer = inProcessPeer) {
       // Before anything else: every URL this request could be handed is made of its Host.
-      const refusal = urls.refusal(request.headers, peer)
+      const refusal = urls.refusal(request.headers, peer, request.url)
       if (refusal) return errorResponse(randomUUID(), { type: 'InvalidPayload', status: 400, message: refusal })
       const preflight = cors.preflight(request)
       if (preflight) return preflight

@@ -49,6 +49,16 @@ export function lastForwarded(value: string | null): { proto?: string; host?: st
   return { proto: pairs.proto, host: pairs.host }
 }
 
+/** The authority of a URL as written, before a URL parser drops or reads anything in it. */
+function authorityOf(url: string): string {
+  const start = url.indexOf('://') + 3
+  if (start < 3) return ''
+  const end = url.slice(start).search(/[/?#]/)
+  const authority = end < 0 ? url.slice(start) : url.slice(start, start + end)
+  // Written as it came, it can be anything but empty: whatwg-node puts the local address in for no Host.
+  return authority === '' ? ' ' : authority
+}
+
 /** PUBLIC_URL and TRUST_PROXY: where the URLs Confab hands out point. */
 export interface PublicUrlOptions {
   /** PUBLIC_URL (validated by loadConfig): every URL handed out starts with it. */
@@ -67,8 +77,11 @@ export interface PublicUrls {
   /**
    * Why the request must be refused (400 InvalidPayload) before anything else: its Host, or a host
    * or scheme a trusted proxy forwarded, is not one a URL can be made of. Undefined when all is well.
+   * `url` is the request's URL as node's adapter wrote it (`http://` + the raw Host + the target):
+   * its authority is checked as written, as Headers hands out a trimmed Host (a Host of a tab reads
+   * as none, while the URL made of it names the first path segment as its host).
    */
-  refusal(headers: HeaderSource, peer: Peer): string | undefined
+  refusal(headers: HeaderSource, peer: Peer, url?: string): string | undefined
   /** The base of the URLs handed out for a request to `url` (scheme://host[:port][/base path], no trailing slash). */
   baseOf(url: string, headers: HeaderSource, peer: Peer): string
 }
@@ -88,9 +101,9 @@ export function publicUrls({ publicUrl, trustProxy = [] }: PublicUrlOptions = {}
   }
 
   return {
-    refusal(headers, peer) {
-      const host = headers.get('host')
-      if (host && !isHostAndPort(host)) return `the Host header is not a valid host[:port]: ${JSON.stringify(host.slice(0, 100))}`
+    refusal(headers, peer, url) {
+      const host = headers.get('host') || (url === undefined ? '' : authorityOf(url))
+      if (host !== '' && !isHostAndPort(host)) return `the Host header is not a valid host[:port]: ${JSON.stringify(host.slice(0, 100))}`
       const { proto, host: forwardedHost } = forwarded(headers, peer)
       if (forwardedHost !== undefined && !isHostAndPort(forwardedHost)) {
         return `the forwarded host is not a valid host[:port]: ${JSON.stringify(forwardedHost.slice(0, 100))}`
