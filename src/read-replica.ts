@@ -24,7 +24,8 @@ const app = createApp({ store, log: createLogger(logLevel), corsOrigins, publicU
  * the local address), headers and body; with no abort signal, as the main thread answers for the socket.
  */
 function requestOf({ method, url, headers, body, socket }: ForwardedRequest): Request {
-  const host = headers.host ?? (socket.localAddress ? `${socket.localAddress}:${socket.localPort ?? 80}` : 'localhost')
+  // An empty Host is none (`||`, as whatwg-node reads it): `http:///x/y` would make `x` the host.
+  const host = headers.host || (socket.localAddress ? `${socket.localAddress}:${socket.localPort ?? 80}` : 'localhost')
   const init: RequestInit = { method, headers: headers as Record<string, string> }
   if (body) init.body = body as Uint8Array<ArrayBuffer>
   return new fetchAPI.Request(`${socket.encrypted ? 'https' : 'http'}://${host}${url}`, init)

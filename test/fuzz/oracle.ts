@@ -144,10 +144,8 @@ export function violations(request: HostileRequest, received: Received): string[
   const found: string[] = []
   // A Host that is no host[:port] is refused before anything else (a trusted proxy's forwarded host
   // too, but the fuzzer's peer is trusted by no one).
-  // As HTTP reads it: without the spaces and tabs around it. One of blanks only is sent as is, and is
-  // refused as no host (node's adapter would make it a URL whose host is the first path segment).
+  // As HTTP reads it: without the spaces and tabs around it (one of blanks only is no Host at all).
   const host = headerOf(request, 'host')?.replace(/^[ \t]+|[ \t]+$/g, '')
-  if (host === '' && status === 400 && restErrorViolations(received).length === 0) return found
   if (host && !isHostAndPort(host) && status !== 431) {
     if (status !== 400) return [`a Host of ${JSON.stringify(host)} answered ${status}, not 400`]
     return request.method.toUpperCase() === 'HEAD' ? [] : restErrorViolations(received)

@@ -14,7 +14,7 @@ beforeAll(async () => {
 })
 afterAll(() => s.close())
 
-const invalidHosts = ['evil:80@attacker', 'a b', 'x:99999', 'a/b', 'chat.example.com?x', '[not-ipv6]', 'a:b', '\t']
+const invalidHosts = ['evil:80@attacker', 'a b', 'x:99999', 'a/b', 'chat.example.com?x', '[not-ipv6]', 'a:b']
 
 describe('an invalid Host header', () => {
   it.each(invalidHosts)('%j is 400 InvalidPayload, on any path', async (host) => {

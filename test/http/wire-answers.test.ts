@@ -82,6 +82,16 @@ describe('a replica’s answer', () => {
     expect(answer.json.bot.integrations.chat.webhookUrl).toBe(`https://chat.example.com/${webhookId}`)
   })
 
+  it('to a read under an empty Host is the main thread’s: the listening address names the URLs', async () => {
+    // Node reads a Host of blanks as empty; the replica once made `http:///v1/…` of it, whose host is `v1`.
+    for (const host of ['', '\t']) {
+      const { answer, replica } = await onReplica(() => strictRequest(confab.url, { path: `/v1/admin/bots/${botId}`, headers: { ...admin, host } }))
+      expect(replica).toBe(true)
+      expect(answer.status).toBe(200)
+      expect(answer.json.bot.integrations.chat.webhookUrl).toBe(`${confab.url}/${webhookId}`)
+    }
+  })
+
   it('to a read under an invalid Host is the same 400', async () => {
     const answer = await strictRequest(confab.url, { path: `/v1/admin/bots/${botId}`, headers: { ...admin, host: 'evil:80@attacker' } })
     expect(answer.status).toBe(400)
