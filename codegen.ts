@@ -1,13 +1,13 @@
 import type { CodegenConfig } from '@graphql-codegen/cli'
 import { printSchema } from 'graphql'
-import { runtimeSchema } from './src/graphql/runtime-schema.ts'
+import { botApiSchema } from './src/graphql/bot-api-schema.ts'
 import { adminSchema, chatSchema } from './src/graphql/schema.ts'
 
 // The SDL comes straight from the Pothos builder, so the schema/ files and the typed documents
 // can never describe a schema other than the one the server runs.
 const chatSdl = printSchema(chatSchema)
 const adminSdl = printSchema(adminSchema)
-const runtimeSdl = printSchema(runtimeSchema)
+const botApiSdl = printSchema(botApiSchema)
 
 const scalars = {
   DateTime: 'string',
@@ -32,7 +32,7 @@ const config: CodegenConfig = {
   generates: {
     'schema/schema.graphql': { schema: chatSdl, plugins: ['schema-ast'] },
     'schema/admin.graphql': { schema: adminSdl, plugins: ['schema-ast'] },
-    'schema/runtime.graphql': { schema: runtimeSdl, plugins: ['schema-ast'] },
+    'schema/bot-api.graphql': { schema: botApiSdl, plugins: ['schema-ast'] },
     'src/__generated__/chat-operations.ts': {
       schema: chatSdl,
       documents: 'src/rest/chat/*.graphql',
@@ -52,9 +52,9 @@ const config: CodegenConfig = {
         emitLegacyCommonJSImports: false,
       },
     },
-    'src/__generated__/runtime-operations.ts': {
-      schema: runtimeSdl,
-      documents: 'src/rest/runtime/*.graphql',
+    'src/__generated__/bot-api-operations.ts': {
+      schema: botApiSdl,
+      documents: 'src/rest/bot-api/*.graphql',
       ...operations,
     },
     'src/__generated__/admin-operations.ts': {

@@ -189,8 +189,11 @@ async function botReplyPhase(server: Server) {
       body: JSON.stringify({ name: 'bench bot', url: `http://127.0.0.1:${(bot.address() as AddressInfo).port}/` }),
     })
     if (created.status !== 200) throw new Error(`createBot answered ${created.status}: ${await created.text()}`)
-    const chat = (await created.json()).bot.integrations.chat as { webhookId: string; configuration: { encryptionKey: string } }
-    const key = await signUserKey('bench-bot-user', chat.configuration.encryptionKey)
+    const chat = (await created.json()).bot.integrations.chat as { webhookId: string }
+    // The bot's shared key is never shown: its user is created through the chat API, which returns the key.
+    const createdUser = await fetch(`${server.base}/${chat.webhookId}/users`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: '{}' })
+    if (createdUser.status !== 200) throw new Error(`createUser answered ${createdUser.status}: ${await createdUser.text()}`)
+    const { key } = (await createdUser.json()) as { key: string }
     const chatCall = (method: string, path: string, body?: unknown) =>
       fetch(`${server.base}/${chat.webhookId}${path}`, {
         method,
@@ -200,7 +203,6 @@ async function botReplyPhase(server: Server) {
         if (r.status !== 200) throw new Error(`${method} ${path} answered ${r.status}: ${await r.text()}`)
         return r.json()
       })
-    await chatCall('POST', '/users/get-or-create', {})
     await chatCall('POST', '/conversations', { id: 'bench-bot' })
     const [listener] = await listenMany(1, 1, () => listen(`${server.base}/${chat.webhookId}/conversations/bench-bot/listen`, key))
     const samples: number[] = []

@@ -31,7 +31,7 @@ export interface App extends Pick<Wiring, 'signals' | 'bots' | 'streams'> {
   attach(server: Server): void
   /** Ends live streams and WebSockets, which would otherwise hold a closing server open. */
   endLiveConnections(): Promise<void>
-  /** Ends live connections and stops the bot runtime; the database stays open (its owner closes it). */
+  /** Ends live connections and stops the delivery worker; the database stays open (its owner closes it). */
   close(): Promise<void>
 }
 
@@ -39,7 +39,7 @@ export interface App extends Pick<Wiring, 'signals' | 'bots' | 'streams'> {
 export function createApp({ corsOrigins = [], publicUrl, trustProxy, ...options }: AppOptions): App {
   const parts = wire(options)
   const urls = publicUrls({ publicUrl, trustProxy })
-  const { chatYoga, adminYoga, chatRest, adminRest, runtimeRest, errors, signals, streams, bots } = parts
+  const { chatYoga, adminYoga, chatRest, adminRest, botApiRest, errors, signals, streams, bots } = parts
   const cors = createCors(corsOrigins)
   let draining = false
 
@@ -50,7 +50,7 @@ export function createApp({ corsOrigins = [], publicUrl, trustProxy, ...options 
       { path: '/readyz', transport: readinessTransport({ store: parts.store, signalBus: parts.signalBus, draining: () => draining }) },
       { path: '/v1/admin/graphql', transport: graphqlOverHttp(adminYoga, bodyLimits.admin) },
       { path: '/v1/admin/*', transport: adminRest },
-      { path: '/v1/chat/*', transport: runtimeRest },
+      { path: '/v1/chat/*', transport: botApiRest },
       { path: '/:webhookId/graphql', transport: graphqlOverHttp(chatYoga, bodyLimits.chat) },
       // The graphql-sse protocol reserves a stream with PUT and stops one with DELETE.
       { path: '/:webhookId/graphql/stream', transport: graphqlOverHttp(chatYoga, bodyLimits.chat, { methods: ['GET', 'POST', 'PUT', 'DELETE'], streams: true }) },

@@ -34,15 +34,22 @@ export async function bootstrap(store: Store, tenant: BootstrapResult): Promise<
   return created ? tenant : undefined
 }
 
+/**
+ * What the first start prints. Never the encryption key: it is the server's shared key (Botpress'
+ * AUTH_ENCRYPTION_KEY), with which anyone may create a user; an operator who signs user keys sets a
+ * personal key of their own (updateBot), which is never printed either.
+ */
 export function describeBootstrap(result: BootstrapResult, baseUrl: string): string {
   return [
     'Confab bootstrap: created the default tenant. These values are printed once; keep them.',
     `  chat base URL (apiUrl):  ${baseUrl}/${result.webhookId}`,
     `  webhook id:              ${result.webhookId}`,
-    `  encryption key:          ${result.encryptionKey}`,
     `  workspace id:            ${result.workspaceId}`,
     `  admin token:             ${result.adminToken}`,
     `  admin base URL:          ${baseUrl}/v1/admin`,
+    '  user keys:               signed with the shared key (anyone may create a user); to sign them yourself, set a',
+    `                           personal key: PUT ${baseUrl}/v1/admin/bots/${result.botId} with`,
+    '                           {"integrations":{"chat":{"configuration":{"encryptionKey":"<32+ characters>"}}}}',
     '',
   ].join('\n')
 }

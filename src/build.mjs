@@ -9,7 +9,7 @@
 // after `npm ci` goes straight to `node dist/main.js`, and a start after editing src/ still serves the edit.
 // Directories are inputs too: deleting or adding a file changes its directory's mtime.
 import { execFileSync } from 'node:child_process'
-import { existsSync, readFileSync, readdirSync, rmSync, statSync, utimesSync, writeFileSync } from 'node:fs'
+import { chmodSync, existsSync, readFileSync, readdirSync, rmSync, statSync, utimesSync, writeFileSync } from 'node:fs'
 import { createRequire } from 'node:module'
 import { dirname, join, relative } from 'node:path'
 import { fileURLToPath } from 'node:url'
@@ -52,6 +52,8 @@ async function build() {
   const compiler = tsc()
   if (compiler === undefined) throw new Error('TypeScript is not installed: run npm ci (with the dev dependencies) to build')
   execFileSync(process.execPath, [compiler, '-p', 'src'], { cwd: root, stdio: 'inherit' })
+  // The command line is package.json's bin: run by its #! line.
+  chmodSync(join(root, 'dist/cli.js'), 0o755)
   const esbuild = await import('esbuild')
   // The web chat's options as the server uses them (compiled just now), with its entry point in src/.
   const { webChatBundle } = await import('../dist/webchat/bundle.js')

@@ -31,6 +31,8 @@ export interface Config {
   trustProxy: readonly string[]
   /** PUBLIC_URL: the origin (and base path) every URL Confab hands out starts with; from each request when unset. */
   publicUrl: string | undefined
+  /** BOT_URLS_PRIVATE: `allow` (default) or `deny` bot urls on loopback/private networks; metadata addresses are always refused. */
+  botUrlsPrivate: 'allow' | 'deny'
   bootstrap: BootstrapValues
   /** CONFAB_BOT_RETRY_SCHEDULE: seconds before each delivery attempt; the Standard Webhooks schedule when unset. */
   botRetrySchedule: number[] | undefined
@@ -55,6 +57,11 @@ function parseRateLimits(raw: string | undefined): boolean {
   if (raw === undefined || raw === 'on') return false
   if (raw === 'off') return true
   throw new ConfigError(`RATE_LIMITS must be "on" or "off", got "${raw}"`)
+}
+
+function parseBotUrlsPrivate(raw: string | undefined): 'allow' | 'deny' {
+  if (raw === undefined || raw === 'allow' || raw === 'deny') return raw ?? 'allow'
+  throw new ConfigError(`BOT_URLS_PRIVATE must be "allow" or "deny", got "${raw}"`)
 }
 
 function parseTrustProxy(raw: string | undefined): readonly string[] {
@@ -145,6 +152,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     botRetrySchedule: parseSchedule(nonEmpty(env.CONFAB_BOT_RETRY_SCHEDULE)),
     botModule: nonEmpty(env.CONFAB_BOT_MODULE),
     botLeaseMs: parseSeconds('CONFAB_BOT_LEASE_SECONDS', nonEmpty(env.CONFAB_BOT_LEASE_SECONDS)),
+    botUrlsPrivate: parseBotUrlsPrivate(nonEmpty(env.BOT_URLS_PRIVATE)),
     bootstrap: {
       workspaceId: nonEmpty(env.CONFAB_WORKSPACE_ID),
       adminToken: nonEmpty(env.CONFAB_ADMIN_TOKEN),

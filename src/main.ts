@@ -2,8 +2,17 @@ import { builtInHandlers } from './bots/handlers.ts'
 import { loadBotModule } from './bots/module.ts'
 import { describeBootstrap } from './bootstrap.ts'
 import { loadConfig } from './config.ts'
+import { outboundPolicy } from './domain/outbound-policy.ts'
 import { createLogger } from './logger.ts'
 import { createServer } from './server.ts'
+
+/** The first-run variables, by the bootstrap value each sets. */
+const bootstrapVariables = {
+  CONFAB_WORKSPACE_ID: 'workspaceId',
+  CONFAB_ADMIN_TOKEN: 'adminToken',
+  CONFAB_WEBHOOK_ID: 'webhookId',
+  CONFAB_ENCRYPTION_KEY: 'encryptionKey',
+} as const
 
 async function main() {
   const config = loadConfig()
@@ -24,8 +33,16 @@ async function main() {
     handlers,
     botRetrySchedule: config.botRetrySchedule,
     botLeaseMs: config.botLeaseMs,
+    outbound: outboundPolicy(config.botUrlsPrivate),
   })
   if (confab.created) process.stdout.write(describeBootstrap(confab.created, config.publicUrl ?? confab.url))
+  const ignored = Object.entries(bootstrapVariables).filter(([, key]) => config.bootstrap[key] !== undefined)
+  if (!confab.created && ignored.length > 0) {
+    log.warn(
+      { variables: ignored.map(([name]) => name) },
+      'the database has its tenant already, so these first-run values are ignored; `npx confab credentials` shows what is stored',
+    )
+  }
   process.stdout.write(`Confab listening on ${confab.url}\n`)
 
   let stopping = false

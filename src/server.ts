@@ -49,7 +49,7 @@ export interface ConfabServer {
   /** The read replicas, when there are some (SQLite, `readReplicas`). */
   replicas: ReadReplicas | undefined
   /**
-   * Stops: no new connections, in-flight requests finish, live streams end, the bot runtime
+   * Stops: no new connections, in-flight requests finish, live streams end, the delivery worker
    * finishes the attempts under way (the others stay in the outbox), then the database closes.
    */
   close(): Promise<void>

@@ -2,20 +2,21 @@ import type { Logger } from 'pino'
 import { bearerToken } from './auth/admin-token.ts'
 import type { BotHandler } from './bots/handler.ts'
 import { builtInHandlers } from './bots/handlers.ts'
-import { RuntimeActivity } from './bots/activity.ts'
-import { type BotRuntime, startBotRuntime } from './bots/runtime.ts'
+import { BotApiActivity } from './bots/bot-api-activity.ts'
+import { type DeliveryWorker, startDeliveryWorker } from './bots/delivery/worker.ts'
 import type { Store } from './db/store.ts'
-import { authenticateBot } from './domain/bot-api-keys.ts'
+import { authenticateBot } from './domain/bots/admin/api-keys.ts'
+import type { OutboundPolicy } from './domain/outbound-policy.ts'
 import { createErrorPath } from './graphql/errors.ts'
 import { adminSchema, chatSchema } from './graphql/schema.ts'
-import { runtimeSchema } from './graphql/runtime-schema.ts'
-import { createAdminYoga, createChatYoga, createRuntimeYoga } from './graphql/yoga.ts'
+import { botApiSchema } from './graphql/bot-api-schema.ts'
+import { createAdminYoga, createChatYoga, createBotApiYoga } from './graphql/yoga.ts'
 import { bodyLimits } from './http/body.ts'
 import { restTransport } from './http/rest.ts'
 import { defaultSseTiming, type SseTiming, SseStreams } from './http/sse.ts'
 import { adminRoutes } from './rest/admin/routes.ts'
 import { chatRoutes } from './rest/chat/routes.ts'
-import { runtimeRoutes } from './rest/runtime/routes.ts'
+import { botApiRoutes } from './rest/bot-api/routes.ts'
 import { createSignalHub, type SignalBus } from './signals/hub.ts'
 
 export interface WiringOptions {
@@ -35,13 +36,15 @@ export interface WiringOptions {
   botLeaseMs?: number
   /**
    * A read replica (http/read-replicas.ts): the same app over a store that only reads, serving the
-   * reads the main thread hands it. It runs no bot runtime: the main thread's delivers every event.
+   * reads the main thread hands it. It runs no delivery worker: the main thread's delivers every event.
    */
   replica?: boolean
+  /** Where bots' urls may point (BOT_URLS_PRIVATE, docs/outbound.md); link-local/metadata refused, private allowed, by default. */
+  outbound?: OutboundPolicy
 }
 
-/** A replica's stand-in for the bot runtime: nothing it serves writes, so nothing ever comes due. */
-const noBotRuntime: BotRuntime = { wake() {}, idle: async () => {}, stop: async () => {} }
+/** A replica's stand-in for the delivery worker: nothing it serves writes, so nothing ever comes due. */
+const noDeliveryWorker: DeliveryWorker = { wake() {}, idle: async () => {}, stop: async () => {} }
 
 /** The parts of the server and what each is made from; createApp mounts them. */
 export function wire({
@@ -55,14 +58,15 @@ export function wire({
   signalBus,
   botLeaseMs,
   replica = false,
+  outbound,
 }: WiringOptions) {
   const errors = createErrorPath(log)
   const signals = createSignalHub({ bus: signalBus })
   const streams = new SseStreams(log, sseTiming)
-  const activity = new RuntimeActivity()
+  const activity = new BotApiActivity()
   const bots = replica
-    ? noBotRuntime
-    : startBotRuntime({
+    ? noDeliveryWorker
+    : startDeliveryWorker({
         activity,
         store,
         log,
@@ -72,18 +76,19 @@ export function wire({
         retrySchedule: botRetrySchedule,
         clock,
         leaseMs: botLeaseMs,
+        outbound,
       })
   const deps = { store, log, signals, bots, errors }
   const chatYoga = createChatYoga(deps)
   const adminYoga = createAdminYoga(deps)
-  const runtimeYoga = createRuntimeYoga(deps)
+  const botApiYoga = createBotApiYoga(deps)
   const rest = { streams, log }
-  const runtimeRest = restTransport({
+  const botApiRest = restTransport({
     ...rest,
-    schema: runtimeSchema,
-    yoga: runtimeYoga,
-    routes: runtimeRoutes,
-    bodyLimit: bodyLimits.runtime,
+    schema: botApiSchema,
+    yoga: botApiYoga,
+    routes: botApiRoutes,
+    bodyLimit: bodyLimits.botApi,
   })
   return {
     store,
@@ -98,17 +103,17 @@ export function wire({
     adminRest: restTransport({ ...rest, schema: adminSchema, yoga: adminYoga, routes: adminRoutes, bodyLimit: bodyLimits.admin }),
     // A bot's calls are counted while under way, its delivery's timeout waiting for them: only the
     // calls its key opens, so that nobody else can hold a bot's timeout off by naming its id.
-    runtimeRest: {
-      ...runtimeRest,
+    botApiRest: {
+      ...botApiRest,
       // Never on a replica: the activity above is this thread's, and a delivery's timeout waits for it.
       replicable: undefined,
-      serve: async (request: Request, landing: Parameters<typeof runtimeRest.serve>[1]) => {
+      serve: async (request: Request, landing: Parameters<typeof botApiRest.serve>[1]) => {
         const botId = request.headers.get('x-bot-id') ?? undefined
         const key = bearerToken(request.headers.get('authorization') ?? undefined)
         const holder = await authenticateBot(store, key, botId).catch(() => undefined)
         return holder
-          ? activity.during(holder.bot.id, () => runtimeRest.serve(request, landing))
-          : runtimeRest.serve(request, landing)
+          ? activity.during(holder.bot.id, () => botApiRest.serve(request, landing))
+          : botApiRest.serve(request, landing)
       },
     },
   }

@@ -40,6 +40,7 @@ function layerOf(path: string): string {
     'main.ts': 'main',
     'read-replica.ts': 'main',
     'copy-to-postgres.ts': 'main',
+    'cli.ts': 'main',
     __generated__: 'graphql',
   }
   const layer = byTopLevelFile[first] ?? first
@@ -122,5 +123,63 @@ describe('import direction: config → db → domain → auth/signals/bots → g
     // A specifier naming a folder resolves to that folder's layer, not to a missing file.
     expect(layerOf(resolveSpecifier(join(src, 'rest', 'route.ts'), '../domain'))).toBe('domain')
     expect(statSync(join(src, 'domain')).isDirectory()).toBe(true)
+  })
+})
+
+/** The circles of an import graph, each named once, from its least file round to it again. */
+function circlesIn(edges: ReadonlyMap<string, Iterable<string>>): string[] {
+  const circles = new Set<string>()
+  const state = new Map<string, 'open' | 'done'>()
+  const path: string[] = []
+  const visit = (file: string) => {
+    state.set(file, 'open')
+    path.push(file)
+    for (const next of edges.get(file) ?? []) {
+      if (state.get(next) === 'open') {
+        const circle = path.slice(path.indexOf(next))
+        // The same circle entered by another of its files gets the same name.
+        const start = circle.indexOf([...circle].sort()[0] ?? next)
+        const named = [...circle.slice(start), ...circle.slice(0, start)]
+        circles.add([...named, named[0]].join(' -> '))
+      } else if (!state.has(next)) visit(next)
+    }
+    path.pop()
+    state.set(file, 'done')
+  }
+  for (const file of [...edges.keys()].sort()) if (!state.has(file)) visit(file)
+  return [...circles]
+}
+
+/** Which src/ files each src/ file imports, type imports included. */
+const importGraph = new Map(
+  sourceFiles(src).map((file) => [
+    relative(src, file),
+    importsOf(file)
+      .filter((i) => i.specifier.startsWith('.'))
+      .map((i) => relative(src, resolveSpecifier(file, i.specifier))),
+  ]),
+)
+
+describe('import circles', () => {
+  it('no src/ file reaches itself through its imports, type imports included', () => {
+    expect(circlesIn(importGraph)).toEqual([])
+  })
+
+  it('names each circle of a graph once, whichever file it is entered by', () => {
+    const graph = new Map([
+      ['c.ts', ['a.ts']],
+      ['a.ts', ['b.ts']],
+      ['b.ts', ['c.ts', 'd.ts']],
+      ['d.ts', ['d.ts']],
+      ['e.ts', ['a.ts']],
+    ])
+    expect(circlesIn(graph)).toEqual(['a.ts -> b.ts -> c.ts -> a.ts', 'd.ts -> d.ts'])
+    expect(circlesIn(new Map([['a.ts', ['b.ts']], ['b.ts', []]]))).toEqual([])
+  })
+
+  it('counts a type-only import as an edge', () => {
+    const typeOnly = allImports.find((i) => i.typeOnly && i.specifier.startsWith('.'))
+    expect(typeOnly).toBeDefined()
+    if (typeOnly) expect(importGraph.get(typeOnly.file)).toContain(relative(src, resolveSpecifier(join(src, typeOnly.file), typeOnly.specifier)))
   })
 })

@@ -11,11 +11,11 @@ describe('codegen output (schema/ and src/__generated__/)', () => {
     const outputs: { filename: string; content: string }[] = await generate({ ...config, cwd: root, silent: true }, false)
     expect(outputs.map((o) => o.filename).sort()).toEqual([
       'schema/admin.graphql',
-      'schema/runtime.graphql',
+      'schema/bot-api.graphql',
       'schema/schema.graphql',
       'src/__generated__/admin-operations.ts',
+      'src/__generated__/bot-api-operations.ts',
       'src/__generated__/chat-operations.ts',
-      'src/__generated__/runtime-operations.ts',
       'src/webchat/__generated__/gql.ts',
       'src/webchat/__generated__/graphql.ts',
       'src/webchat/__generated__/index.ts',

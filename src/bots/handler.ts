@@ -1,7 +1,7 @@
 import type { Logger } from 'pino'
-import type { BotAnswer } from '../domain/bot-answers.ts'
-import type { BotEvent } from '../domain/bot-event.ts'
-import type { BotState } from '../domain/bot-state.ts'
+import type { BotAnswer } from '../domain/bots/chat/answers.ts'
+import type { BotEvent } from '../domain/bots/delivery/event.ts'
+import type { BotState } from '../domain/bots/chat/state.ts'
 import type { MessagePayload } from '../domain/payloads.ts'
 
 /** A message as bot code reads it: the Chat API's message object (metadata only when it has some). */

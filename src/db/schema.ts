@@ -80,6 +80,12 @@ export const chatIntegrations = sqliteTable(
       .references(() => bots.id, { onDelete: 'cascade' }),
     webhookId: text('webhook_id').notNull().unique(),
     encryptionKey: text('encryption_key').notNull(),
+    /**
+     * The operator's own key ("personal" mode, as Botpress' chat integration has it): when set, user
+     * keys are signed and verified with it instead of `encryptionKey` (the server's shared key, never
+     * shown), and createUser is refused. Null: shared mode.
+     */
+    personalEncryptionKey: text('personal_encryption_key'),
     createdAt: createdAt(),
   },
   (t) => [index('chat_integrations_bot_idx').on(t.botId)],

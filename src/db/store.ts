@@ -245,6 +245,18 @@ export interface TenancyQueries {
   adminTokenByHash(tokenHash: string): Promise<AdminTokenRow | undefined>
   insertChatIntegration(row: ChatIntegrationRow): Promise<void>
   chatIntegrationByWebhook(webhookId: string): Promise<ChatIntegrationRow | undefined>
+  /** What an operator is shown of every tenant (the command line's `credentials`): never a secret. */
+  tenants(): Promise<TenantListing>
+  deleteAdminToken(id: string): Promise<void>
+  /** Sets (a string) or clears (null: back to the shared key) an integration's personal encryption key. */
+  setPersonalEncryptionKey(integrationId: string, key: string | null): Promise<void>
+}
+
+export interface TenantListing {
+  workspaces: { id: string; name: string }[]
+  /** Oldest first. */
+  adminTokens: { id: string; workspaceId: string; createdAt: string }[]
+  integrations: { workspaceId: string; botId: string; botName: string; webhookId: string }[]
 }
 
 export interface Queries {

@@ -1,8 +1,7 @@
-import type { ChatIntegrationRow, UserRow } from '../db/schema.ts'
+import type { ChatIntegrationRow } from '../db/schema.ts'
 import type { Store } from '../db/store.ts'
-import type { BotInbox } from './bot-deliveries.ts'
-import type { BotSetup } from './bots.ts'
-import type { ChatLoaders } from './loaders.ts'
+import type { BotInbox } from './bots/delivery/inbox.ts'
+import type { AdminMemo, ChatMemo } from './memo.ts'
 import type { SignalPublisher } from './signals.ts'
 
 /**
@@ -14,31 +13,14 @@ export interface ChatContext {
   store: Store
   integration: ChatIntegrationRow
   callerId: string | undefined
+  /** The x-user-key that named the caller, as given (the web chat's `init` hands it back unchanged, `exp` and all). */
+  callerKey?: string
   /** The request's x-admin-secret (the web chat's), which generateUserKey checks. */
   adminSecret?: string
   signals: SignalPublisher
   bots: BotInbox
   /** What this request has read and may need again; a context made for another caller starts a new one. */
   memo: ChatMemo
-}
-
-/*
- * What one request has read and may need again lives on its context, never in a WeakMap keyed by
- * it. V8's young-generation GC keeps a WeakMap's values alive (only a full GC sees through them),
- * and what is remembered (loaders, pending reads) holds the context: every request's reads
- * survived into the old generation, to be marked and swept there. Scavenges took 8–10 ms instead
- * of 2, and a REST page of 20 messages nearly twice the CPU (286 µs against 152, in process).
- */
-
-/** A chat request's reads: its batch loaders, and the caller's row once read. */
-export interface ChatMemo {
-  loaders?: ChatLoaders
-  caller?: UserRow
-}
-
-/** An administration request's reads: the bots' setups it asked for, by bot id. */
-export interface AdminMemo {
-  botSetups?: Map<string, Promise<BotSetup>>
 }
 
 /** What an administration verb runs with: the workspace the admin token opened. */

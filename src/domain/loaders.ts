@@ -1,6 +1,7 @@
 import DataLoader from 'dataloader'
 import type { ConversationRow, MessageRow, UserRow } from '../db/schema.ts'
 import type { KeysetWindow, Participation } from '../db/store.ts'
+import type { ChatLoaders, PageKey } from './chat-loaders.ts'
 import type { ChatContext } from './context.ts'
 import { forbidden, notFound } from './errors.ts'
 import { type Cursored, encodeCursor, keysetWindow, type PageWindow, withCursors } from './paging.ts'
@@ -12,18 +13,6 @@ import { rememberCaller, requireCaller, requireCallerId } from './users.ts'
  * statements, however many conversations there are. Loaders live for one request and read
  * committed data (never inside a unit of work).
  */
-
-interface PageKey {
-  conversationId: string
-  window: PageWindow
-}
-
-export interface ChatLoaders {
-  user: DataLoader<string, UserRow | undefined>
-  participation: DataLoader<string, Participation>
-  participants: DataLoader<PageKey, Cursored<UserRow>[], string>
-  messages: DataLoader<PageKey, Cursored<MessageRow>[], string>
-}
 
 const pageKey = (key: PageKey) => JSON.stringify([key.conversationId, key.window])
 

@@ -1,6 +1,5 @@
 import type { After, Queries } from '../db/store.ts'
-import type { PendingDelivery } from './bot-deliveries.ts'
-import type { Settlement } from './delivery-settlement.ts'
+import type { PendingDelivery } from './bots/delivery/outbox.ts'
 import type { SignalPublisher } from './signals.ts'
 
 /** Where a user's message stands with the bot (the web chat's message statuses). */
@@ -29,11 +28,4 @@ export async function publishMessageStatus(
       ...change,
     }),
   )
-}
-
-/** The status an attempt's settlement leaves the message in, or undefined while it is retried. */
-export function settledStatus(settlement: Settlement): { newStatus: MessageStatus; failureReason?: string } | undefined {
-  if (settlement.retryAt) return undefined
-  const failure = settlement.lines.find((line) => line.level === 'error')
-  return failure ? { newStatus: 'failed', failureReason: failure.message } : { newStatus: 'processed' }
 }

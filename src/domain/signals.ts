@@ -1,8 +1,8 @@
 import type { EventRow, MessageRow, UserRow } from '../db/schema.ts'
 
 /**
- * What happens in a conversation, as its listeners (REST SSE, GraphQL subscriptions) and the bot
- * runtime learn it. Published only after the write it describes has committed.
+ * What happens in a conversation, as its listeners (REST SSE, GraphQL subscriptions) and the
+ * delivery worker learn it. Published only after the write it describes has committed.
  */
 export type ConversationSignal =
   | { type: 'message_created'; conversationId: string; message: MessageRow; isBot: boolean }

@@ -1,10 +1,10 @@
 import { createHash, timingSafeEqual } from 'node:crypto'
 import type { ChatIntegrationRow } from '../db/schema.ts'
 import type { Queries, Store } from '../db/store.ts'
-import { insertBot } from './bots.ts'
+import { insertBot } from './bots/admin/bots.ts'
 import { now } from './clock.ts'
 import { notFound, unauthorized } from './errors.ts'
-import { newId } from './ids.ts'
+import { newId, newSecret } from './ids.ts'
 
 /** Admin tokens are stored as SHA-256 digests: they are random 256-bit secrets, so no slow hash is needed. */
 export const hashToken = (token: string): string => createHash('sha256').update(token).digest('hex')
@@ -81,4 +81,26 @@ export const createFirstTenant = (store: Store, input: TenantInput): Promise<boo
     if (await q.tenancy.anyWorkspace()) return false
     await insertTenant(q, input)
     return true
+  })
+
+/** Every workspace, admin token (its id and age, never the token) and chat integration: what the command line shows. */
+export const listTenants = (store: Store) => store.read((q) => q.tenancy.tenants())
+
+/** A new admin token for a workspace, beside the ones it has (they keep working): returned here, and never again. */
+export async function issueAdminToken(store: Store, workspaceId: string): Promise<string> {
+  const token = `bp_pat_${newSecret(32)}`
+  await store.write(async (q) => {
+    const { workspaces } = await q.tenancy.tenants()
+    if (!workspaces.some((workspace) => workspace.id === workspaceId)) throw notFound('Workspace', workspaceId)
+    await q.tenancy.insertAdminToken({ id: newId(), workspaceId, tokenHash: hashToken(token), createdAt: now() })
+  })
+  return token
+}
+
+/** Revokes every admin token of a workspace but its newest (the end of a rotation): how many went. */
+export const revokeOlderAdminTokens = (store: Store, workspaceId: string): Promise<number> =>
+  store.write(async (q) => {
+    const older = (await q.tenancy.tenants()).adminTokens.filter((token) => token.workspaceId === workspaceId).slice(0, -1)
+    for (const token of older) await q.tenancy.deleteAdminToken(token.id)
+    return older.length
   })

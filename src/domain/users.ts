@@ -6,6 +6,7 @@ import type { ChatContext } from './context.ts'
 import { alreadyExists, DomainError, forbidden, notFound, unauthorized } from './errors.ts'
 import { removeFileBytes } from './file-bytes.ts'
 import { assertClientId, newId } from './ids.ts'
+import { refuseUnsignedUsers, signingKeyOf } from './key-modes.ts'
 
 export interface UserProfileInput {
   name?: string | null
@@ -60,7 +61,11 @@ const newUser = (ctx: ChatContext, id: string, input: UserProfileInput): UserRow
   }
 }
 
-/** A user of the caller's choosing (or a generated id); no key is needed to create one. */
+/**
+ * A user of the caller's choosing (or a generated id); no key is needed to create one while the
+ * integration signs with the shared key. With a personal key it is refused (401): the operator
+ * signs the keys, and a user created by anyone could be a user id its owner has not claimed yet.
+ */
 export async function createUser({
   ctx,
   input,
@@ -68,6 +73,7 @@ export async function createUser({
   ctx: ChatContext
   input: UserProfileInput & { id?: string | null }
 }): Promise<UserRow> {
+  refuseUnsignedUsers(ctx.integration)
   const id = input.id == null ? newId() : assertClientId(input.id, 'user id')
   return ctx.store.write(async (q) => {
     const inserted = await q.users.insert(newUser(ctx, id, input))
@@ -142,8 +148,9 @@ export function getVisibleUser(ctx: ChatContext, id: string): Promise<UserRow> {
 }
 
 /**
- * generateUserKey's gate: the x-admin-secret must be the integration's encryption key (whoever
- * holds it can sign user keys anyway), and the user must exist. Returns the user.
+ * generateUserKey's gate: the x-admin-secret must be the key the integration signs user keys with
+ * now (the personal one when set, else the shared one: whoever holds it can sign user keys anyway),
+ * and the user must exist. Returns the user.
  */
 export async function authorizeUserKey({
   ctx,
@@ -155,9 +162,9 @@ export async function authorizeUserKey({
   expiresAt?: number | null
 }): Promise<UserRow> {
   const given = Buffer.from(ctx.adminSecret ?? '')
-  const expected = Buffer.from(ctx.integration.encryptionKey)
+  const expected = Buffer.from(signingKeyOf(ctx.integration))
   if (given.length !== expected.length || !timingSafeEqual(given, expected)) {
-    throw unauthorized('x-admin-secret must be the chat integration\'s encryption key')
+    throw unauthorized("x-admin-secret must be the key this chat integration signs user keys with")
   }
   if (expiresAt != null && (!Number.isFinite(expiresAt) || expiresAt <= Date.now())) {
     throw new DomainError('InvalidPayload', 'expiresAt must be a time in the future, in milliseconds since the epoch')

@@ -1,10 +1,11 @@
 import type { ConversationRow, MessageRow, UserRow } from '../db/schema.ts'
 import type { ChatContext } from './context.ts'
 import { createConversation, getConversation } from './conversations.ts'
-import { DomainError } from './errors.ts'
+import { DomainError, unauthorized } from './errors.ts'
+import { encryptionModeOf } from './key-modes.ts'
 import { listMessages } from './messages.ts'
 import { listParticipants } from './participants.ts'
-import { createUser, getCaller } from './users.ts'
+import { createUser, getCaller, getOrCreateUser } from './users.ts'
 
 /** What the official web chat's `init` message holds: its conversation as it stands. */
 export interface WebchatSession {
@@ -18,12 +19,24 @@ export interface WebchatSession {
 /** How many messages and participants `init` carries (the web chat shows what it is given). */
 export const initPageSize = 100
 
-/** The web chat's start: a caller without a key becomes a new user (the caller of the returned context). */
+/** Why a first visit without a key is refused in personal mode. */
+export const firstVisitRefusal =
+  'This chat integration has a personal encryption key: a visit without a user key cannot create a user. Give the ' +
+  'web chat a user key signed with that key (x-user-key), so that nobody but the users it signs keys for can chat with the bot.'
+
+/**
+ * The web chat's start: a caller without a key becomes a new user (the caller of the returned
+ * context), unless the integration signs with a personal key (401, as createUser). In personal mode
+ * a key its operator signed may name a user who has not visited yet: that user is made then, as
+ * getOrCreateUser makes it.
+ */
 export async function startWebchat({ ctx }: { ctx: ChatContext }): Promise<{ ctx: ChatContext; createdUser: boolean }> {
   if (ctx.callerId !== undefined) {
-    await getCaller({ ctx })
+    if (encryptionModeOf(ctx.integration) === 'personal') await getOrCreateUser({ ctx, input: {} })
+    else await getCaller({ ctx })
     return { ctx, createdUser: false }
   }
+  if (encryptionModeOf(ctx.integration) === 'personal') throw unauthorized(firstVisitRefusal)
   const user = await createUser({ ctx, input: {} })
   return { ctx: { ...ctx, callerId: user.id, memo: {} }, createdUser: true }
 }

@@ -2,11 +2,12 @@ import type { Logger } from 'pino'
 import { bearerToken } from '../auth/admin-token.ts'
 import { verifyUserKey } from '../auth/user-key.ts'
 import type { Store } from '../db/store.ts'
-import type { BotInbox } from '../domain/bot-deliveries.ts'
-import { authenticateBot } from '../domain/bot-api-keys.ts'
+import type { BotInbox } from '../domain/bots/delivery/inbox.ts'
+import { authenticateBot } from '../domain/bots/admin/api-keys.ts'
 import type { AdminContext, ChatContext } from '../domain/context.ts'
-import type { RuntimeContext } from '../domain/runtime/context.ts'
+import type { BotApiContext } from '../domain/bot-api/context.ts'
 import { DomainError } from '../domain/errors.ts'
+import { signingKeyOf } from '../domain/key-modes.ts'
 import { authenticateAdmin, findChatIntegration } from '../domain/tenancy.ts'
 import type { SignalHub } from '../signals/hub.ts'
 import { failureToGraphQLError } from './errors.ts'
@@ -21,7 +22,7 @@ export interface GraphQLContext {
   signals: SignalHub
   chat?: ChatContext
   admin?: AdminContext
-  runtime?: RuntimeContext
+  botApi?: BotApiContext
   /**
    * The base every absolute URL handed out starts with (PUBLIC_URL, else the origin the caller reached
    * the server at, as http/public-origin.ts tells it): a bot's webhookUrl, a file's url and uploadUrl.
@@ -50,13 +51,13 @@ export function adminScope(ctx: GraphQLContext): AdminContext {
   return ctx.admin
 }
 
-export function runtimeScope(ctx: GraphQLContext): RuntimeContext {
-  if (!ctx.runtime) throw outOfScope()
-  return ctx.runtime
+export function botApiScope(ctx: GraphQLContext): BotApiContext {
+  if (!ctx.botApi) throw outOfScope()
+  return ctx.botApi
 }
 
-/** Runtime scope: a bot API key and the id of the bot it belongs to (401 otherwise). */
-export function createRuntimeContext(
+/** bot API scope: a bot API key and the id of the bot it belongs to (401 otherwise). */
+export function createBotApiContext(
   deps: ContextDeps,
   { requestId, authorization, botId }: { requestId: string; authorization: string | undefined; botId: string | undefined },
 ): Promise<GraphQLContext> {
@@ -66,14 +67,14 @@ export function createRuntimeContext(
       requestId,
       log: deps.log,
       signals: deps.signals,
-      runtime: { store: deps.store, bot, integration, signals: deps.signals, bots: deps.bots },
+      botApi: { store: deps.store, bot, integration, signals: deps.signals, bots: deps.bots },
     }
   })
 }
 
 /**
  * Chat scope: the webhook id must name a chat integration (404), and an x-user-key, when given,
- * must verify against that integration's encryption key (401). A missing key is left for the verbs
+ * must verify against the key that integration signs with now, personal or shared (401). A missing key is left for the verbs
  * to refuse, because createUser needs none.
  */
 export async function createChatContext(
@@ -88,12 +89,21 @@ export async function createChatContext(
 ): Promise<GraphQLContext> {
   return refusingWithStatus(async () => {
     const integration = await findChatIntegration(deps.store, webhookId)
-    const callerId = userKey ? await verifyUserKey(userKey, integration.encryptionKey) : undefined
+    const callerId = userKey ? await verifyUserKey(userKey, signingKeyOf(integration)) : undefined
     return {
       requestId,
       log: deps.log,
       signals: deps.signals,
-      chat: { store: deps.store, integration, callerId, adminSecret, signals: deps.signals, bots: deps.bots, memo: {} },
+      chat: {
+        store: deps.store,
+        integration,
+        callerId,
+        callerKey: callerId === undefined ? undefined : userKey,
+        adminSecret,
+        signals: deps.signals,
+        bots: deps.bots,
+        memo: {},
+      },
       baseUrl,
     }
   })

@@ -8,7 +8,7 @@ import {
   type ContextDeps,
   createAdminContext,
   createChatContext,
-  createRuntimeContext,
+  createBotApiContext,
   type GraphQLContext,
 } from './context.ts'
 import type { ErrorPath } from './errors.ts'
@@ -16,7 +16,7 @@ import { renderGraphiQL, useGraphiQLHeaders } from './graphiql.ts'
 import { useGraphQLSSE } from './graphql-sse.ts'
 import { useExplainedRefusals } from './refusals.ts'
 import { useRequestId } from './request-id.ts'
-import { runtimeSchema } from './runtime-schema.ts'
+import { botApiSchema } from './bot-api-schema.ts'
 import { adminSchema, chatSchema } from './schema.ts'
 
 /** What the app hands each GraphQL request besides the Request itself. */
@@ -142,11 +142,11 @@ export function createAdminYoga(deps: YogaDeps) {
   )
 }
 
-/** The runtime scope: served through its REST routes only (its GraphQL endpoint is not mounted). */
-export function createRuntimeYoga(deps: YogaDeps) {
+/** The bot API scope: served through its REST routes only (its GraphQL endpoint is not mounted). */
+export function createBotApiYoga(deps: YogaDeps) {
   const headers = { authorization: 'Bearer <bot API key>', 'x-bot-id': '<bot id>' }
-  return yogaFor(runtimeSchema, '/v1/chat/graphql', deps, headers, (init) =>
-    createRuntimeContext(deps, {
+  return yogaFor(botApiSchema, '/v1/chat/graphql', deps, headers, (init) =>
+    createBotApiContext(deps, {
       requestId: init.requestId,
       authorization: credential(init, 'authorization'),
       botId: credential(init, 'x-bot-id'),

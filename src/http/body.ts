@@ -4,7 +4,7 @@ import { DomainError } from '../domain/errors.ts'
 export const MB = 1024 * 1024
 
 /** Payload limits of spec part 8, per interface. */
-export const bodyLimits = { chat: 1 * MB, runtime: 1 * MB, admin: 50 * MB } as const
+export const bodyLimits = { chat: 1 * MB, botApi: 1 * MB, admin: 50 * MB } as const
 
 const tooLarge = (limit: number) =>
   new DomainError('PayloadTooLarge', `the request body is larger than the ${limit / MB} MB limit`)

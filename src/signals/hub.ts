@@ -9,8 +9,8 @@ export interface RoutedSignal {
 }
 
 /**
- * The one in-process publish/subscribe behind REST listeners, GraphQL subscriptions and the bot
- * runtime: graphql-yoga's pub/sub, whose event target is the piece to swap (e.g. for Redis) when
+ * The one in-process publish/subscribe behind REST listeners, GraphQL subscriptions and the
+ * delivery worker: graphql-yoga's pub/sub, whose event target is the piece to swap (e.g. for Redis) when
  * Confab runs as several instances. Counts live subscriptions so that leaks can be seen.
  */
 export interface SignalHub extends SignalPublisher {
@@ -21,7 +21,7 @@ export interface SignalHub extends SignalPublisher {
    * that removes the participant, or when the conversation is deleted.
    */
   listen(integrationId: string, conversationId: string, userId: string): AsyncIterableIterator<ConversationSignal>
-  /** Every signal of every integration (the bot runtime's feed). */
+  /** Every signal of every integration (the delivery worker's feed). */
   all(): AsyncIterableIterator<RoutedSignal>
   activeSubscriptions(): number
   /** Ends every conversation subscription (at shutdown: their streams then complete and close). */

@@ -1,6 +1,6 @@
 import { Client, InvalidPayloadError } from '@botpress/client'
 import { afterEach, beforeEach, describe, expect, it } from 'vitest'
-import { type BotLogEntry, type BotLogLevel, recordBotLog } from '../../src/domain/bot-logs.ts'
+import { type BotLogEntry, type BotLogLevel, recordBotLog } from '../../src/domain/bots/admin/logs.ts'
 import { ADMIN_TOKEN, WORKSPACE_ID } from '../helpers/app.ts'
 import { type Listening, startListening } from '../helpers/listening.ts'
 

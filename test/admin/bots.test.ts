@@ -6,7 +6,7 @@ import type { BotRow } from '../../src/db/schema.ts'
 import { tables } from '../helpers/tables.ts'
 
 const { chatIntegrations, conversations, users } = tables
-import { signingSecretsOf } from '../../src/domain/bot-secrets.ts'
+import { signingSecretsOf } from '../../src/domain/bots/admin/secrets.ts'
 import { createTenant } from '../../src/domain/tenancy.ts'
 import { ADMIN_TOKEN, ENCRYPTION_KEY, errorBody, ISO, WEBHOOK_ID, WORKSPACE_ID } from '../helpers/app.ts'
 import { type Listening, startListening } from '../helpers/listening.ts'
@@ -55,7 +55,9 @@ const botBody = (fields: { id?: unknown; name: unknown; tags?: Record<string, st
       enabled: true,
       webhookId: expect.stringMatching(/^[A-Za-z0-9_-]{24}$/),
       webhookUrl: expect.any(String),
-      configuration: { encryptionKey: expect.stringMatching(/^[A-Za-z0-9_-]{43}$/) },
+      // Neither key is ever shown: the mode says which one signs.
+      encryptionMode: 'shared',
+      configuration: {},
     },
   },
 })
@@ -97,7 +99,7 @@ describe('createBot and getBot through @botpress/client', () => {
     expect(chat.webhookUrl).toBe(`${s.baseUrl}/${chat.webhookId}`)
     expect(Buffer.from(bot.signingSecret.slice('whsec_'.length), 'base64')).toHaveLength(32)
     expect(chat.webhookId).not.toBe(WEBHOOK_ID)
-    expect(chat.configuration.encryptionKey).not.toBe(ENCRYPTION_KEY)
+    expect(JSON.stringify(bot)).not.toContain(ENCRYPTION_KEY)
 
     expect(await admin.getBot({ id: bot.id })).toEqual({ bot })
     const { bots } = await admin.listBots({})
@@ -110,13 +112,13 @@ describe('createBot and getBot through @botpress/client', () => {
     expect(bot).not.toHaveProperty('url')
   })
 
-  it('the bootstrap bot is an ordinary bot: its integration is the bootstrap webhook id and encryption key', async () => {
+  it('the bootstrap bot is an ordinary bot: its integration is the bootstrap webhook id, in shared mode', async () => {
     const { bot } = await admin.getBot({ id: s.botId })
     const expected = botBody({ id: s.botId, name: 'Echo bot' })
     expect(bot).toEqual({
       ...expected,
       integrations: {
-        chat: { enabled: true, webhookId: WEBHOOK_ID, webhookUrl: s.apiUrl, configuration: { encryptionKey: ENCRYPTION_KEY } },
+        chat: { enabled: true, webhookId: WEBHOOK_ID, webhookUrl: s.apiUrl, encryptionMode: 'shared', configuration: {} },
       },
     })
   })
@@ -133,12 +135,8 @@ describe('createBot and getBot through @botpress/client', () => {
     // The integrations are apart: the user and the conversation exist under the new webhook id only.
     const other = new ChatClient({ apiUrl: s.apiUrl })
     await expectApiError(other.getUser({ 'x-user-key': client.user.key }), Error, 401, 'Unauthorized')
-    const signed = await ChatClient.connect({
-      apiUrl: chat.webhookUrl,
-      userId: client.user.id,
-      encryptionKey: chat.configuration.encryptionKey,
-    })
-    expect((await signed.getConversation({ id: conversation.id })).conversation.id).toBe(conversation.id)
+    const again = new ChatClient({ apiUrl: chat.webhookUrl })
+    expect((await again.getConversation({ id: conversation.id, 'x-user-key': client.user.key })).conversation.id).toBe(conversation.id)
   })
 
   it('refuses a bad url, bad tags and properties it does not take with 400 InvalidPayload', async () => {
@@ -304,7 +302,7 @@ describe('rotateBotSigningSecrets', () => {
 
 describe('admin GraphQL', () => {
   const BOT_FIELDS = `botId name url tags signingSecret deployedAt
-    integrations { chat { enabled webhookId webhookUrl configuration { encryptionKey } } }`
+    integrations { chat { enabled webhookId webhookUrl encryptionMode } }`
 
   it('createBot, bot, updateBot, rotateBotSigningSecrets and deleteBot', async () => {
     const created = await adminGraphql(
@@ -325,7 +323,7 @@ describe('admin GraphQL', () => {
           enabled: true,
           webhookId: expect.any(String),
           webhookUrl: `${s.baseUrl}/${bot.integrations.chat.webhookId}`,
-          configuration: { encryptionKey: expect.any(String) },
+          encryptionMode: 'shared',
         },
       },
     })

@@ -9,7 +9,7 @@ import { Webhook } from 'standardwebhooks'
 import { afterEach, expect, it } from 'vitest'
 import type { BotRow } from '../../src/db/schema.ts'
 import { openSqliteStore } from '../../src/db/sqlite/store.ts'
-import { signingSecretsOf } from '../../src/domain/bot-secrets.ts'
+import { signingSecretsOf } from '../../src/domain/bots/admin/secrets.ts'
 
 const migrations = fileURLToPath(new URL('../../drizzle/', import.meta.url))
 const dirs: string[] = []

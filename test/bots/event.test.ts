@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest'
 import type { EventRow, MessageRow } from '../../src/db/schema.ts'
-import { incomingCustomEvent, incomingMessageEvent, previewOf } from '../../src/domain/bot-event.ts'
+import { incomingCustomEvent, incomingMessageEvent, previewOf } from '../../src/domain/bots/delivery/event.ts'
 import type { MessagePayload } from '../../src/domain/payloads.ts'
 
 // The `event` object bot code reads (spec part 6), built from a stored message or custom event.

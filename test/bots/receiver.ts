@@ -4,7 +4,7 @@ import { pino } from 'pino'
 import { expect } from 'vitest'
 import type { BotHandler } from '../../src/bots/handler.ts'
 import type { BotChanges } from '../../src/db/store.ts'
-import { newSigningSecret } from '../../src/domain/bot-secrets.ts'
+import { newSigningSecret } from '../../src/domain/bots/admin/secrets.ts'
 import { createTestApp, type TestApp } from '../helpers/app.ts'
 
 /** One request a receiver got: its headers and raw body, and whether its connection was closed. */

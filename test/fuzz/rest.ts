@@ -2,7 +2,7 @@ import fc from 'fast-check'
 import { type DocumentNode, Kind } from 'graphql'
 import { adminRoutes } from '../../src/rest/admin/routes.ts'
 import { chatRoutes } from '../../src/rest/chat/routes.ts'
-import { runtimeRoutes } from '../../src/rest/runtime/routes.ts'
+import { botApiRoutes } from '../../src/rest/bot-api/routes.ts'
 import {
   accept,
   bodyChoice,
@@ -62,7 +62,7 @@ const fromRuntimeRoute = (route: { method: string; path: string }): Endpoint => 
 export const routeEndpoints: Endpoint[] = [
   ...chatRoutes.map(fromRoute('chat')),
   ...adminRoutes.map(fromRoute('admin')),
-  ...runtimeRoutes.map(fromRuntimeRoute),
+  ...botApiRoutes.map(fromRuntimeRoute),
 ]
 
 const restEndpoints: Endpoint[] = [

@@ -5,6 +5,7 @@ import { signUserKey } from '../../src/auth/user-key.ts'
 import { bootstrap, firstTenant } from '../../src/bootstrap.ts'
 import { createTenant } from '../../src/domain/tenancy.ts'
 import { openTestStore } from './engine.ts'
+import { testOutbound } from './resolver.ts'
 
 export const WEBHOOK_ID = 'test-webhook'
 export const ENCRYPTION_KEY = 'test-encryption-key'
@@ -68,7 +69,8 @@ export function createTestApp(
   const ready = engine.opened ? engine.opened.then(() => bootstrap(store, planned)) : bootstrap(store, planned)
   const tenant: typeof planned | undefined = planned
   const { databaseUrl: _, onQuery: __, ...appOptions } = options
-  const created = createApp({ store, ...appOptions, log: appOptions.log ?? pino({ level: 'silent' }) })
+  // Names resolve without real DNS (test/helpers/resolver.ts) unless the test brings its own policy.
+  const created = createApp({ store, outbound: testOutbound(), ...appOptions, log: appOptions.log ?? pino({ level: 'silent' }) })
   const app = {
     ...created,
     fetch: async (request: Request) => {

@@ -1,5 +1,6 @@
 import { type ChildProcess, spawn } from 'node:child_process'
 import { readdirSync, readFileSync } from 'node:fs'
+import { join } from 'node:path'
 import { fileURLToPath } from 'node:url'
 
 /** The project root, where `npm start` is run. */
@@ -189,3 +190,39 @@ export function startServer(options: { databaseUrl: string; env?: Record<string,
     child.stdout?.on('data', onData)
   })
 }
+
+let built: Promise<void> | undefined
+
+/**
+ * dist/ as `npm start` would leave it: built again only when src/ changed since (src/build.mjs --if-stale).
+ * A file that runs dist/ calls it in its beforeAll (with START_TIMEOUT): a build on a busy machine takes a while.
+ */
+export const ensureBuilt = () =>
+  (built ??= new Promise<void>((resolve, reject) => {
+    const build = spawn(process.execPath, [join(ROOT, 'src/build.mjs'), '--if-stale'], { cwd: ROOT, stdio: 'inherit' })
+    build.once('exit', (code) => (code === 0 ? resolve() : reject(new Error(`src/build.mjs exited with ${code}`))))
+  }))
+
+/** A built entry point of dist/ (`dist/cli.js`, `dist/main.js` …) run to its end: its exit code and all it wrote. */
+export async function runBuilt(entry: string, args: string[], env: Record<string, string>): Promise<{ code: number | null; output: string }> {
+  await ensureBuilt()
+  const child = spawn(process.execPath, [join(ROOT, entry), ...args], {
+    cwd: ROOT,
+    stdio: ['ignore', 'pipe', 'pipe'],
+    env: { ...process.env, PORT: '0', HOST: '127.0.0.1', LOG_LEVEL: 'warn', ...env },
+  })
+  running.add(child)
+  let output = ''
+  child.stdout?.setEncoding('utf8').on('data', (chunk: string) => (output += chunk))
+  child.stderr?.setEncoding('utf8').on('data', (chunk: string) => (output += chunk))
+  return new Promise((resolve) =>
+    child.once('exit', (code) => {
+      running.delete(child)
+      resolve({ code, output })
+    }),
+  )
+}
+
+/** `confab <args>` as a user runs it (the built command line) on a database. */
+export const confab = (args: string[], databaseUrl: string, env: Record<string, string> = {}) =>
+  runBuilt('dist/cli.js', args, { DATABASE_URL: databaseUrl, ...env })

@@ -4,7 +4,7 @@ import { loadConfig } from '../../src/config.ts'
 import { onlyQueries } from '../../src/http/read-replicas.ts'
 import { adminRoutes } from '../../src/rest/admin/routes.ts'
 import { chatRoutes } from '../../src/rest/chat/routes.ts'
-import { runtimeRoutes } from '../../src/rest/runtime/routes.ts'
+import { botApiRoutes } from '../../src/rest/bot-api/routes.ts'
 import { useTestApp, WEBHOOK_ID } from '../helpers/app.ts'
 
 // Which requests the main thread may hand to a read replica (server/read-replicas.test.ts serves
@@ -26,7 +26,7 @@ describe('which requests a replica may serve (App.replicable)', () => {
     expect(replicable(method, `/v1/admin${concrete(path)}`)).toBe(method === 'GET')
   })
 
-  it.each(runtimeRoutes.map((route) => [route.method, route.path] as const))('never a bot runtime call: %s %s', (method, path) => {
+  it.each(botApiRoutes.map((route) => [route.method, route.path] as const))('never a bot runtime call: %s %s', (method, path) => {
     // A bot's calls count against its delivery's timeout on the main thread.
     expect(replicable(method, `/v1/chat${concrete(path)}`)).toBe(false)
   })

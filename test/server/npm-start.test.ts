@@ -105,6 +105,12 @@ describe('first-run bootstrap output', () => {
     expect(lines(firstStdout, WORKSPACE_ID)).toHaveLength(1)
     expect(lines(firstStdout, ADMIN_TOKEN)).toHaveLength(1)
   })
+
+  it('never prints the encryption key: it is the shared key, and who signs keys sets a personal one', () => {
+    expect(firstStdout).not.toContain(ENCRYPTION_KEY)
+    expect(firstStdout).not.toMatch(/encryption key:/i)
+    expect(lines(firstStdout, 'user keys:')).toEqual([expect.stringContaining('signed with the shared key')])
+  })
 })
 
 describe('chat GraphQL endpoint', () => {

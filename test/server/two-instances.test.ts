@@ -73,6 +73,14 @@ const admin = (server: RunningServer) =>
 
 const text = (value: string) => ({ type: 'text' as const, text: value })
 
+/** A bot made on `server` whose user keys its operator signs (personal mode), with that key. */
+async function signedBot(server: RunningServer, name: string, url: string) {
+  const { bot } = await admin(server).createBot({ name, url })
+  const encryptionKey = `personal-key-of-${name.replaceAll(' ', '-')}-0123456789abcdef`
+  await admin(server).updateBot({ id: bot.id, integrations: { chat: { configuration: { encryptionKey } } } })
+  return { bot, webhookId: bot.integrations.chat!.webhookId, encryptionKey }
+}
+
 describe('two instances on one PostgreSQL and one Redis', () => {
   it('started together, made one first tenant, and both are ready', async () => {
     const printed = [a, b].filter((server) => server.stdout().includes('Confab bootstrap: created the default tenant'))
@@ -124,10 +132,9 @@ describe('two instances on one PostgreSQL and one Redis', () => {
   })
 
   it('a webhook bot gets each event exactly once, in order, whichever instance the messages went to', async () => {
-    const { bot } = await admin(a).createBot({ name: 'Webhook bot', url: receiver.url })
-    const webhookId = bot.integrations.chat!.webhookId
+    const { bot, webhookId, encryptionKey } = await signedBot(a, 'Webhook bot', receiver.url)
     const clients = await Promise.all(
-      [a, b].map((server) => ChatClient.connect({ apiUrl: `${server.baseUrl}/${webhookId}`, userId: 'poster', encryptionKey: bot.integrations.chat!.configuration.encryptionKey as string })),
+      [a, b].map((server) => ChatClient.connect({ apiUrl: `${server.baseUrl}/${webhookId}`, userId: 'poster', encryptionKey })),
     )
     const { conversation } = await clients[0]!.createConversation({ id: 'ordered' })
     const before = receiver.received.length
@@ -145,10 +152,36 @@ describe('two instances on one PostgreSQL and one Redis', () => {
     expect(receiver.received.length - before).toBe(12)
   }, 60_000)
 
+  it('a personal key set through A holds on B at once (createUser 401, shared keys refused, B\'s listeners end), and null on B opens A again', async () => {
+    const { bot } = await admin(a).createBot({ name: 'Keyed bot' })
+    const on = (server: RunningServer) => `${server.baseUrl}/${bot.integrations.chat!.webhookId}`
+    const early = await ChatClient.connect({ apiUrl: on(b) })
+    const { conversation } = await early.createConversation({})
+    const listening = await fetch(`${on(b)}/conversations/${conversation.id}/listen`, { headers: { 'x-user-key': early.user.key } })
+    expect(listening.status).toBe(200)
+
+    const encryptionKey = 'the-operator-of-keyed-bot-signs-with-this'
+    await admin(a).updateBot({ id: bot.id, integrations: { chat: { configuration: { encryptionKey } } } })
+    const reader = listening.body!.getReader()
+    while (!(await reader.read()).done);
+    const attacker = await fetch(`${on(b)}/users`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json' },
+      body: JSON.stringify({ id: 'customer-123' }),
+    })
+    expect(attacker.status).toBe(401)
+    expect((await attacker.json()).message).toContain('can only be called when using the shared encryption key')
+    expect((await fetch(`${on(b)}/users/me`, { headers: { 'x-user-key': early.user.key } })).status).toBe(401)
+    const customer = await ChatClient.connect({ apiUrl: on(b), userId: 'customer-123', encryptionKey })
+    expect(customer.user.id).toBe('customer-123')
+
+    await admin(b).updateBot({ id: bot.id, integrations: { chat: { configuration: { encryptionKey: null } } } })
+    expect((await fetch(`${on(a)}/users/me`, { headers: { 'x-user-key': customer.user.key } })).status).toBe(401)
+    expect((await ChatClient.connect({ apiUrl: on(a) })).user.key).toEqual(expect.any(String))
+  })
+
   it('SIGKILL of A under steady writes: no acknowledged message lost, no request to B fails, A\'s delivery in flight is completed by B', async () => {
-    const { bot } = await admin(b).createBot({ name: 'Held bot', url: receiver.url })
-    const webhookId = bot.integrations.chat!.webhookId
-    const key = bot.integrations.chat!.configuration.encryptionKey as string
+    const { bot, webhookId, encryptionKey: key } = await signedBot(b, 'Held bot', receiver.url)
     const botOnA = await ChatClient.connect({ apiUrl: `${a.baseUrl}/${webhookId}`, userId: 'held', encryptionKey: key })
     const { conversation: held } = await botOnA.createConversation({ id: 'held' })
     // The bot holds A's delivery open: A dies holding it.

@@ -591,6 +591,24 @@ export function postgresQueries(db: PgDb, { inUnit }: { inUnit: boolean }): Quer
       },
       chatIntegrationByWebhook: async (webhookId) =>
         first(await db.select().from(chatIntegrations).where(eq(chatIntegrations.webhookId, webhookId))),
+      tenants: async () => ({
+        workspaces: await db.select({ id: workspaces.id, name: workspaces.name }).from(workspaces).orderBy(asc(workspaces.createdAt)),
+        adminTokens: await db
+          .select({ id: adminTokens.id, workspaceId: adminTokens.workspaceId, createdAt: adminTokens.createdAt })
+          .from(adminTokens)
+          .orderBy(asc(adminTokens.createdAt), asc(adminTokens.id)),
+        integrations: await db
+          .select({ workspaceId: bots.workspaceId, botId: bots.id, botName: bots.name, webhookId: chatIntegrations.webhookId })
+          .from(chatIntegrations)
+          .innerJoin(bots, eq(bots.id, chatIntegrations.botId))
+          .orderBy(asc(bots.createdAt), asc(bots.id)),
+      }),
+      deleteAdminToken: async (id) => {
+        await db.delete(adminTokens).where(eq(adminTokens.id, id))
+      },
+      setPersonalEncryptionKey: async (integrationId, key) => {
+        await db.update(chatIntegrations).set({ personalEncryptionKey: key }).where(eq(chatIntegrations.id, integrationId))
+      },
     },
   }
 }

@@ -705,6 +705,7 @@ export function sqliteQueries(db: SqliteDb, cache: TenancyCache): Queries {
           botId: p('botId'),
           webhookId: p('webhookId'),
           encryptionKey: p('encryptionKey'),
+          personalEncryptionKey: p('personalEncryptionKey'),
           createdAt: p('createdAt'),
         })
         .prepare(),
@@ -993,6 +994,28 @@ export function sqliteQueries(db: SqliteDb, cache: TenancyCache): Queries {
       },
       chatIntegrationByWebhook: async (webhookId) =>
         cache.integrationByWebhook(webhookId, () => tenancy.chatIntegrationByWebhook().get({ webhookId })),
+      tenants: async () => ({
+        workspaces: db.select({ id: workspaces.id, name: workspaces.name }).from(workspaces).orderBy(asc(workspaces.createdAt)).all(),
+        adminTokens: db
+          .select({ id: adminTokens.id, workspaceId: adminTokens.workspaceId, createdAt: adminTokens.createdAt })
+          .from(adminTokens)
+          .orderBy(asc(adminTokens.createdAt), asc(adminTokens.id))
+          .all(),
+        integrations: db
+          .select({ workspaceId: bots.workspaceId, botId: bots.id, botName: bots.name, webhookId: chatIntegrations.webhookId })
+          .from(chatIntegrations)
+          .innerJoin(bots, eq(bots.id, chatIntegrations.botId))
+          .orderBy(asc(bots.createdAt), asc(bots.id))
+          .all(),
+      }),
+      deleteAdminToken: async (id) => {
+        db.delete(adminTokens).where(eq(adminTokens.id, id)).run()
+      },
+      setPersonalEncryptionKey: async (integrationId, key) => {
+        // Every thread's kept integration goes: the next request of any verifies with the new key.
+        cache.botChanged()
+        db.update(chatIntegrations).set({ personalEncryptionKey: key }).where(eq(chatIntegrations.id, integrationId)).run()
+      },
     },
   }
 }

@@ -8,6 +8,7 @@ import { openReader, openWriter, type QueryLog, type SqliteDb, walSync } from '.
 import { DurabilityClock } from './durability.ts'
 import { GroupCommit, type GroupCommitOptions } from './group-commit.ts'
 import type { ReplicaSource } from './replica-store.ts'
+import { lockDatabaseFile } from './process-lock.ts'
 import { sqliteQueries } from './queries.ts'
 import { TenancyCache } from './tenancy-cache.ts'
 
@@ -40,14 +41,21 @@ export class SqliteStore implements Store {
   private readonly temporaryDir: string | undefined
   /** The file, and how far its commits are durable: what a read replica on another thread opens (replica-store.ts). */
   readonly replicaSource: ReplicaSource
+  private readonly lock: { release(): void }
   private closing: Promise<void> | undefined
 
   constructor(databaseUrl: string, { onQuery, onEffectError = reportLater, onCommit, checkpoints }: SqliteStoreOptions = {}) {
     this.temporaryDir = databaseUrl === ':memory:' ? mkdtempSync(join(tmpdir(), 'confab-')) : undefined
     const path = this.temporaryDir ? join(this.temporaryDir, 'confab.db') : resolve(databaseUrl)
     mkdirSync(dirname(path), { recursive: true })
+    this.lock = lockDatabaseFile(path)
+    try {
+      this.db = openWriter(path, onQuery)
+    } catch (error) {
+      this.lock.release()
+      throw error
+    }
     this.files = fileDirectory(`${path}.files`)
-    this.db = openWriter(path, onQuery)
     const durability = new DurabilityClock()
     const tenancy = new TenancyCache()
     this.replicaSource = { path, durability: durability.memory, tenancy: tenancy.memory }
@@ -103,6 +111,7 @@ export class SqliteStore implements Store {
       await this.checkpoints.close()
       this.db.$client.close()
       this.wal.close()
+      this.lock.release()
       if (this.temporaryDir) rmSync(this.temporaryDir, { recursive: true, force: true })
     })
     return this.closing

@@ -1,5 +1,6 @@
 import type { UserRow } from '../../db/schema.ts'
 import { signUserKey } from '../../auth/user-key.ts'
+import { signingKeyOf } from '../../domain/key-modes.ts'
 import { loadUser } from '../../domain/loaders.ts'
 import {
   authorizeUserKey,
@@ -81,11 +82,12 @@ builder.relayMutationField(
     }),
   },
   {
-    description: 'Creates a user and returns it with a user key signed by the server. Needs no x-user-key.',
+    description:
+      'Creates a user and returns it with a user key signed by the server. Needs no x-user-key; refused (Unauthorized) when the integration has a personal encryption key.',
     resolve: async (_root, { input }, ctx) => {
       const chat = chatScope(ctx)
       const user = await createUser({ ctx: chat, input })
-      return { user, key: await signUserKey(user.id, chat.integration.encryptionKey) }
+      return { user, key: await signUserKey(user.id, signingKeyOf(chat.integration)) }
     },
   },
   {
@@ -134,11 +136,11 @@ builder.relayMutationField(
     }),
   },
   {
-    description: "A user key for an existing user, for the holder of x-admin-secret (the integration's encryption key).",
+    description: 'A user key for an existing user, for the holder of x-admin-secret (the key the integration signs user keys with).',
     resolve: async (_root, { input: { id, expiresAt } }, ctx) => {
       const chat = chatScope(ctx)
       const user = await authorizeUserKey({ ctx: chat, userId: id, expiresAt })
-      return { key: await signUserKey(user.id, chat.integration.encryptionKey, expiresAt ?? undefined) }
+      return { key: await signUserKey(user.id, signingKeyOf(chat.integration), expiresAt ?? undefined) }
     },
   },
   { subGraphs: ['chat'], outputFields: (t) => ({ key: t.exposeString('key') }) },

@@ -1,4 +1,5 @@
 import { signUserKey } from '../../auth/user-key.ts'
+import { signingKeyOf } from '../../domain/key-modes.ts'
 import { openWebchatConversation, readWebchatSession, startWebchat, type WebchatSession } from '../../domain/webchat.ts'
 import { builder } from '../builder.ts'
 import { chatScope } from '../context.ts'
@@ -91,7 +92,8 @@ builder.subscriptionField('initialize', (t) =>
       const init = async (): Promise<InitSignal> => ({
         type: 'init',
         ...(await readWebchatSession(chat, conversation)),
-        userKey: await signUserKey(callerId, chat.integration.encryptionKey),
+        // A returning caller gets its own key back: signing afresh would drop the `exp` its operator set.
+        userKey: chat.callerKey ?? (await signUserKey(callerId, signingKeyOf(chat.integration))),
       })
       return initThenSignals(init, signals)
     },

@@ -6,6 +6,7 @@ import {
   DeleteBotDocument,
   GetBotDocument,
   GetBotLogsDocument,
+  type GetBotQuery,
   ListBotApiKeysDocument,
   ListBotsDocument,
   RotateBotSigningSecretsDocument,
@@ -14,6 +15,18 @@ import {
 } from '../../__generated__/admin-operations.ts'
 import { compact, intParam, nodes, stringParam, toMeta } from '../bodies.ts'
 import { route } from '../route.ts'
+
+type BotBody = GetBotQuery['bot']
+
+/**
+ * A bot as @botpress/client reads it: its chat integration carries `configuration` as Botpress'
+ * does, always empty here (neither the shared nor a personal encryption key is ever shown), and
+ * `encryptionMode` says which one signs its user keys.
+ */
+const botBody = (bot: BotBody) => {
+  const chat = bot.integrations.chat
+  return compact({ ...bot, integrations: { chat: { ...chat, configuration: {} } } })
+}
 
 export const botRoutes = [
   route({
@@ -34,7 +47,7 @@ export const botRoutes = [
     method: 'POST',
     path: '/bots',
     document: CreateBotDocument,
-    response: (d) => ({ bot: compact(d.createBot.bot) }),
+    response: (d) => ({ bot: botBody(d.createBot.bot) }),
   }),
   route({
     operation: 'listBotApiKeys',
@@ -63,14 +76,14 @@ export const botRoutes = [
     method: 'GET',
     path: '/bots/{id}',
     document: GetBotDocument,
-    response: (d) => ({ bot: compact(d.bot) }),
+    response: (d) => ({ bot: botBody(d.bot) }),
   }),
   route({
     operation: 'updateBot',
     method: 'PUT',
     path: '/bots/{id}',
     document: UpdateBotDocument,
-    response: (d) => ({ bot: compact(d.updateBot.bot) }),
+    response: (d) => ({ bot: botBody(d.updateBot.bot) }),
   }),
   route({
     operation: 'deleteBot',

@@ -567,7 +567,7 @@ export type Mutation = {
   createFile: CreateFilePayload;
   /** Posts a message in a conversation the caller participates in. */
   createMessage: CreateMessagePayload;
-  /** Creates a user and returns it with a user key signed by the server. Needs no x-user-key. */
+  /** Creates a user and returns it with a user key signed by the server. Needs no x-user-key; refused (Unauthorized) when the integration has a personal encryption key. */
   createUser: CreateUserPayload;
   /** Deletes a conversation with its messages and events; only its owner may. */
   deleteConversation: DeleteConversationPayload;
@@ -575,7 +575,7 @@ export type Mutation = {
   deleteMessage: DeleteMessagePayload;
   /** Deletes the user the x-user-key names, the conversations it owns and its messages; returns its user id. */
   deleteUser: Scalars['String']['output'];
-  /** A user key for an existing user, for the holder of x-admin-secret (the integration's encryption key). */
+  /** A user key for an existing user, for the holder of x-admin-secret (the key the integration signs user keys with). */
   generateUserKey: GenerateUserKeyPayload;
   /** Returns the conversation with this id (the caller must participate), creating it if it does not exist. */
   getOrCreateConversation: GetOrCreateConversationPayload;

@@ -1,0 +1,185 @@
+/*
+ * Confab soak: steady load for a long run, to see memory growth and tail-latency drift.
+ *   npm run soak [-- --minutes 10 --connections 32 --listeners 200]
+ * Measures the peak createMessage rate first (closed loop, 5 s), then holds half of it for the
+ * run, open loop, across createMessage (half to the built-in echo bot, half to a local webhook bot
+ * whose replies come back), listMessages and SSE listeners of the conversations written to.
+ * Prints, per minute: requests, p99, errors, requests sent late (all connections busy), the server's
+ * RSS; at the end, with the first minute as warm-up and the second as baseline: RSS growth, p99 drift
+ * (the worst later minute's over the baseline's), errors, and whether each met its goal (RSS growth
+ * < 10 %, p99 drift < 1.5 ×, 0 errors). Rate limits are off
+ * (RATE_LIMITS=off): this measures the server, not the limits.
+ */
+import { execFileSync } from 'node:child_process'
+import { mkdtempSync, rmSync } from 'node:fs'
+import { Agent, createServer, request } from 'node:http'
+import type { AddressInfo } from 'node:net'
+import { tmpdir } from 'node:os'
+import { join } from 'node:path'
+import { signUserKey } from '../src/auth/user-key.ts'
+import { load } from './load.ts'
+import { type Listener, listen, listenMany } from './listeners.ts'
+import { root, startBuilt } from './server.ts'
+import { latencies, ms } from './stats.ts'
+
+const arg = (name: string, fallback: number) => {
+  const i = process.argv.indexOf(`--${name}`)
+  return i >= 0 ? Number(process.argv[i + 1]) : fallback
+}
+const minutes = arg('minutes', 10)
+const connections = arg('connections', 32)
+const listenerCount = arg('listeners', 200)
+const minuteMs = arg('minute-seconds', 60) * 1000
+
+const WEBHOOK = 'bench'
+const admin = { authorization: 'Bearer bp_pat_bench', 'x-workspace-id': 'wkspace_bench', 'content-type': 'application/json' }
+
+interface Sent {
+  method: 'GET' | 'POST'
+  path: string
+  key: string
+  body?: string
+}
+
+/** One request on a keep-alive agent; its status (-1: no answer). */
+function send(agent: Agent, base: URL, { method, path, key, body }: Sent): Promise<number> {
+  return new Promise((resolve) => {
+    const headers: Record<string, string> = { 'x-user-key': key }
+    if (body) Object.assign(headers, { 'content-type': 'application/json', 'content-length': String(Buffer.byteLength(body)) })
+    const req = request({ host: base.hostname, port: base.port, path, method, headers, agent }, (res) => {
+      res.resume()
+      res.once('end', () => resolve(res.statusCode ?? 0))
+      res.once('error', () => resolve(-1))
+    })
+    req.once('error', () => resolve(-1))
+    req.end(body)
+  })
+}
+
+async function json(url: string, init: RequestInit & { headers?: Record<string, string> }) {
+  const response = await fetch(url, init)
+  const text = await response.text()
+  if (response.status !== 200) throw new Error(`${init.method ?? 'GET'} ${url} answered ${response.status}: ${text}`)
+  return JSON.parse(text)
+}
+
+async function main() {
+  execFileSync(process.execPath, ['src/build.mjs', '--if-stale'], { cwd: root, stdio: 'inherit' })
+  const dir = mkdtempSync(join(tmpdir(), 'confab-soak-'))
+  const { server } = await startBuilt(join(dir, 'soak.db'), { RATE_LIMITS: 'off' })
+  const bot = createServer(async (req, res) => {
+    const chunks: Buffer[] = []
+    for await (const chunk of req) chunks.push(chunk as Buffer)
+    const { data } = JSON.parse(Buffer.concat(chunks).toString('utf8'))
+    res.writeHead(200, { 'content-type': 'application/json' })
+    res.end(JSON.stringify({ messages: [{ payload: { type: 'text', text: `reply ${data.payload?.text ?? ''}` } }] }))
+  })
+  await new Promise<void>((resolve) => bot.listen(0, '127.0.0.1', resolve))
+  const listeners: Listener[] = []
+  try {
+    const created = await json(`${server.base}/v1/admin/bots`, {
+      method: 'POST',
+      headers: admin,
+      body: JSON.stringify({ name: 'soak bot', url: `http://127.0.0.1:${(bot.address() as AddressInfo).port}/` }),
+    })
+    const botWebhook = created.bot.integrations.chat.webhookId as string
+    // Four users, each in a conversation with the echo bot and one with the webhook bot.
+    const users = await Promise.all(
+      [0, 1, 2, 3].map(async (n) => {
+        const echoKey = await signUserKey(`soak-${n}`, 'bench-encryption-key')
+        await json(`${server.base}/${WEBHOOK}/users/get-or-create`, { method: 'POST', headers: { 'x-user-key': echoKey, 'content-type': 'application/json' }, body: '{}' })
+        await json(`${server.base}/${WEBHOOK}/conversations`, { method: 'POST', headers: { 'x-user-key': echoKey, 'content-type': 'application/json' }, body: JSON.stringify({ id: `soak-${n}` }) })
+        const { key: botKey } = await json(`${server.base}/${botWebhook}/users`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: '{}' })
+        const { conversation } = await json(`${server.base}/${botWebhook}/conversations`, { method: 'POST', headers: { 'x-user-key': botKey, 'content-type': 'application/json' }, body: '{}' })
+        return { echoKey, botKey, botConversation: conversation.id as string, echoConversation: `soak-${n}` }
+      }),
+    )
+    const perUser = Math.max(1, Math.floor(listenerCount / (users.length * 2)))
+    for (const u of users) {
+      listeners.push(...(await listenMany(perUser, 50, () => listen(`${server.base}/${WEBHOOK}/conversations/${u.echoConversation}/listen`, u.echoKey))))
+      listeners.push(...(await listenMany(perUser, 50, () => listen(`${server.base}/${botWebhook}/conversations/${u.botConversation}/listen`, u.botKey))))
+    }
+
+    const first = users[0] as (typeof users)[number]
+    const peak = await load(
+      { method: 'POST', url: `${server.base}/${WEBHOOK}/messages`, headers: { 'x-user-key': first.echoKey, 'content-type': 'application/json' }, body: JSON.stringify({ conversationId: first.echoConversation, payload: { type: 'text', text: 'peak' } }) },
+      { connections, seconds: 5, warmupSeconds: 1 },
+    )
+    const rate = Math.max(10, Math.floor(peak.perSecond / 2))
+    console.log(`peak createMessage ${peak.perSecond.toFixed(0)} req/s; holding ${rate} req/s for ${minutes} min with ${listeners.length} SSE listeners`)
+
+    // The mix: of every 10 requests, 3 to the echo bot, 3 to the webhook bot, 4 pages of messages.
+    const mix = (n: number): Sent => {
+      const u = users[n % users.length] as (typeof users)[number]
+      const slot = n % 10
+      if (slot < 3) return { method: 'POST', path: `/${WEBHOOK}/messages`, key: u.echoKey, body: JSON.stringify({ conversationId: u.echoConversation, payload: { type: 'text', text: `soak ${n}` } }) }
+      if (slot < 6) return { method: 'POST', path: `/${botWebhook}/messages`, key: u.botKey, body: JSON.stringify({ conversationId: u.botConversation, payload: { type: 'text', text: `soak ${n}` } }) }
+      return slot % 2 === 0
+        ? { method: 'GET', path: `/${WEBHOOK}/conversations/${u.echoConversation}/messages`, key: u.echoKey }
+        : { method: 'GET', path: `/${botWebhook}/conversations/${u.botConversation}/messages`, key: u.botKey }
+    }
+
+    const agent = new Agent({ keepAlive: true, maxSockets: connections })
+    const base = new URL(server.base)
+    const rows: { minute: number; requests: number; p99: number; errors: number; late: number; rss: number }[] = []
+    let sent = 0
+    const startedAt = performance.now()
+    for (let minute = 1; minute <= minutes; minute++) {
+      const samples: number[] = []
+      let errors = 0
+      let late = 0
+      let inFlight = 0
+      const pending: Promise<void>[] = []
+      const minuteEnd = startedAt + minute * minuteMs
+      // Open loop: request n is due at n / rate seconds; one due while `connections` are busy is late.
+      while (performance.now() < minuteEnd) {
+        const due = startedAt + (sent / rate) * 1000
+        const wait = due - performance.now()
+        if (wait > 0) await new Promise((resolve) => setTimeout(resolve, Math.min(wait, minuteEnd - performance.now())))
+        if (performance.now() >= minuteEnd) break
+        if (inFlight >= connections) {
+          late++
+          await Promise.race(pending)
+        }
+        const spec = mix(sent++)
+        const at = performance.now()
+        inFlight++
+        const done = send(agent, base, spec).then((status) => {
+          inFlight--
+          samples.push(performance.now() - at)
+          if (status !== 200) errors++
+          pending.splice(pending.indexOf(done), 1)
+        })
+        pending.push(done)
+      }
+      await Promise.all(pending)
+      const l = latencies(samples)
+      rows.push({ minute, requests: samples.length, p99: l.p99, errors, late, rss: server.rss() })
+      console.log(`  minute ${minute}: ${samples.length} requests, p99 ${ms(l.p99)}, ${errors} errors, ${late} late, server RSS ${server.rss().toFixed(0)} MiB`)
+    }
+    agent.destroy()
+
+    // The first minute is the warm-up (JIT, caches, the read replicas starting): the second is the baseline.
+    const errors = rows.reduce((sum, r) => sum + r.errors, 0)
+    const verdict = (ok: boolean) => (ok ? 'met' : 'NOT met')
+    const baseline = rows[1]
+    const last = rows[rows.length - 1] as (typeof rows)[number]
+    if (!baseline || rows.length < 3) {
+      console.log(`too short to judge growth and drift (3 minutes at least: warm-up, baseline, one more); errors ${errors}`)
+    } else {
+      const growth = (last.rss / baseline.rss - 1) * 100
+      const worst = Math.max(...rows.slice(2).map((r) => r.p99))
+      const drift = worst / baseline.p99
+      console.log(`RSS after warm-up ${baseline.rss.toFixed(0)} MiB, at the end ${last.rss.toFixed(0)} MiB: growth ${growth.toFixed(1)} % (goal < 10 %: ${verdict(growth < 10)})`)
+      console.log(`p99 after warm-up ${ms(baseline.p99)}, worst later minute ${ms(worst)}: drift ${drift.toFixed(2)} × (goal < 1.5 ×: ${verdict(drift < 1.5)})`)
+      console.log(`errors ${errors} (goal 0: ${verdict(errors === 0)}); late requests ${rows.reduce((sum, r) => sum + r.late, 0)}; SSE listeners still open: ${listeners.length}`)
+    }
+  } finally {
+    for (const l of listeners) l.close()
+    bot.close()
+    await server.stop()
+    rmSync(dir, { recursive: true, force: true })
+  }
+}
+
+await main()

@@ -1,0 +1,1 @@
+ALTER TABLE "chat_integrations" ADD COLUMN "personal_encryption_key" text COLLATE "C";

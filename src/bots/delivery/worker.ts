@@ -1,0 +1,316 @@
+import type { Logger } from 'pino'
+import type { Store } from '../../db/store.ts'
+import {
+  claimDeliveries,
+  conversationHead,
+  dueDeliveries,
+  followingDelivery,
+  nextDeliveryAfter,
+  type PendingDelivery,
+} from '../../domain/bots/delivery/outbox.ts'
+import type { BotInbox } from '../../domain/bots/delivery/inbox.ts'
+import type { OutboundPolicy } from '../../domain/outbound-policy.ts'
+import type { Settlement } from '../../domain/bots/delivery/settlement.ts'
+import type { SignalPublisher } from '../../domain/signals.ts'
+import type { BotApiActivity } from '../bot-api-activity.ts'
+import type { BotHandler } from '../handler.ts'
+import { type AttemptDeps, attemptDelivery, settleAttempt } from './attempt.ts'
+import { standardRetrySchedule } from './retry-schedule.ts'
+import { AttemptAbandoned } from './signed-post.ts'
+
+export interface DeliveryWorker extends BotInbox {
+  /** Resolves once no delivery is under way and none is due. */
+  idle(): Promise<void>
+  /** Starts no more attempts, abandons the POSTs under way (they stay due) and waits for the handlers. */
+  stop(): Promise<void>
+}
+
+export interface DeliveryWorkerOptions {
+  store: Store
+  log: Logger
+  signals: SignalPublisher
+  handlers: Record<string, BotHandler>
+  /** How long one attempt may take (the POST exchange, or the in-process handler). */
+  timeoutMs?: number
+  /** Seconds before each attempt; the Standard Webhooks schedule by default. */
+  retrySchedule?: readonly number[]
+  /** The time deliveries are due by, injectable so that tests need not wait for a retry. */
+  clock?: () => Date
+  /** The jitter of retries. */
+  random?: () => number
+  /** Attempts under way at once (one per conversation at most). */
+  concurrency?: number
+  /** The bot API calls bots have under way: a `botpress` delivery's timeout waits for them. */
+  activity?: BotApiActivity
+  /**
+   * How long a claimed delivery stays this instance's: another instance sharing the database takes
+   * it once this has run out (its holder died). Longer than an attempt may take: `timeoutMs` + 20 s
+   * by default.
+   */
+  leaseMs?: number
+  /**
+   * On a database several instances share, how often to look for due deliveries besides the
+   * wake-ups of this instance's own writes (another's left behind, a lease run out); 2 s by default.
+   */
+  sweepMs?: number
+  /** Where bots' urls may point (BOT_URLS_PRIVATE; docs/outbound.md): checked at every connection. */
+  outbound?: OutboundPolicy
+}
+
+/** A conversation as the outbox names it. */
+interface ConversationRef {
+  integrationId: string
+  conversationId: string
+}
+
+const conversationKey = (c: ConversationRef) => `${c.integrationId}/${c.conversationId}`
+
+const maxTimer = 2 ** 31 - 1
+
+/**
+ * The delivery worker: takes the events of the bot_deliveries outbox as they come due, the oldest
+ * of each conversation first (an event waits until the one before it was taken or died), and makes
+ * an attempt of each (attempt.ts). Each attempt's outcome is settled in one unit of work with its
+ * log lines. It is woken after each commit that records a delivery, by a timer for the next retry,
+ * and once at start for what a previous process left.
+ */
+export function startDeliveryWorker(options: DeliveryWorkerOptions): DeliveryWorker {
+  const worker = new Worker(options)
+  worker.start()
+  return worker
+}
+
+class Worker implements DeliveryWorker {
+  private readonly store: Store
+  private readonly log: Logger
+  private readonly clock: () => Date
+  private readonly concurrency: number
+  private readonly leaseMs: number
+  private readonly sweepMs: number
+  private readonly timeoutMs: number
+  private readonly attempts: AttemptDeps
+  private readonly shutdown = new AbortController()
+
+  /** The attempts under way here, by delivery id. */
+  private readonly underWay = new Map<string, Promise<void>>()
+  /** The conversations with an attempt under way here, and its delivery's id. */
+  private readonly busy = new Map<string, string>()
+  /** Look-ups of a conversation's head under way (see wake), which `idle` waits for as it does for a look at the outbox. */
+  private readonly looking = new Set<Promise<void>>()
+  /** The look at the outbox under way. */
+  private polling: Promise<void> | undefined
+  /** A wake-up came while the outbox was being looked at: look again. */
+  private again = false
+  /** A look at the outbox found no room: the next attempt to end looks again. */
+  private starved = false
+  /** Fires when the next retry is due. */
+  private timer: NodeJS.Timeout | undefined
+  private sweep: NodeJS.Timeout | undefined
+  private stopped = false
+  readonly outbound: OutboundPolicy | undefined
+
+  constructor({
+    store,
+    log,
+    signals,
+    handlers,
+    timeoutMs = 10_000,
+    retrySchedule = standardRetrySchedule,
+    clock = () => new Date(),
+    random = Math.random,
+    concurrency = 16,
+    activity,
+    leaseMs = timeoutMs + 20_000,
+    sweepMs = 2_000,
+    outbound,
+  }: DeliveryWorkerOptions) {
+    this.store = store
+    this.log = log
+    this.clock = clock
+    this.concurrency = concurrency
+    this.leaseMs = leaseMs
+    this.sweepMs = sweepMs
+    this.timeoutMs = timeoutMs
+    this.outbound = outbound
+    const shutdown = this.shutdown.signal
+    this.attempts = { store, log, signals, handlers, inbox: this, timeoutMs, retrySchedule, clock, random, activity, shutdown, outbound }
+  }
+
+  start() {
+    if (this.store.shared && this.leaseMs <= this.timeoutMs) {
+      this.log.warn(
+        { leaseMs: this.leaseMs, timeoutMs: this.timeoutMs },
+        'the bot delivery lease is not longer than an attempt may take: another instance may start a delivery still under way here',
+      )
+    }
+    // Alone on its database, this instance learns of every delivery from its own writes; sharing it,
+    // it also looks now and then for the deliveries of others (a lease run out, a dead instance's).
+    this.sweep = this.store.shared ? setInterval(() => this.wake(), this.sweepMs) : undefined
+    this.sweep?.unref()
+    this.wake()
+  }
+
+  wake(conversation?: ConversationRef): void {
+    if (this.stopped) return
+    // A new delivery behind one under way here waits for it: the look taken when that one ends finds
+    // it. Under a stream of messages to one conversation this saves a look at the outbox per commit.
+    if (conversation && this.busy.has(conversationKey(conversation))) return
+    if (this.polling) {
+      this.again = true
+      return
+    }
+    // A new delivery in an idle conversation: its head is found with one seek, where a look at the
+    // outbox would read the head of every conversation.
+    if (conversation && this.mayStartWithoutLook()) {
+      this.startHeadOf(conversation)
+      return
+    }
+    this.polling = this.poll()
+      .catch((error: unknown) => this.log.error({ err: error }, 'bot delivery worker failed to poll'))
+      .finally(() => {
+        this.polling = undefined
+        // A wake-up between the poll's last look and now would otherwise be lost.
+        if (this.again) this.wake()
+      })
+  }
+
+  async idle(): Promise<void> {
+    for (;;) {
+      if (this.polling) await this.polling
+      if (this.looking.size > 0) await Promise.allSettled([...this.looking])
+      if (this.underWay.size > 0) {
+        await Promise.allSettled([...this.underWay.values()])
+        continue
+      }
+      if (this.stopped || (await dueDeliveries(this.store, this.clock(), 1)).length === 0) return
+      this.wake()
+      await this.polling
+    }
+  }
+
+  async stop(): Promise<void> {
+    this.stopped = true
+    clearTimeout(this.timer)
+    clearInterval(this.sweep)
+    this.shutdown.abort()
+    await this.polling
+    await Promise.allSettled([...this.underWay.values()])
+  }
+
+  /** Looks at the outbox: claims what is due (as much as there is room for), and sets the timer for the next retry. */
+  private async poll() {
+    do {
+      this.again = false
+      const at = this.clock()
+      // A shared store's claim leaves out what this instance holds, a private one's returns the
+      // attempts under way again (skipped below): either way, no more than there is room for.
+      const room = this.concurrency - this.underWay.size
+      const limit = this.store.shared ? room : room + this.underWay.size
+      const due = room > 0 ? await claimDeliveries(this.store, at, limit, new Date(at.getTime() + this.leaseMs)) : []
+      this.starved = room <= 0
+      for (const delivery of due) {
+        if (this.underWay.size >= this.concurrency) {
+          this.starved = true
+          break
+        }
+        if (!this.underWay.has(delivery.id)) this.startAttempt(delivery)
+      }
+      const next = await nextDeliveryAfter(this.store, at)
+      clearTimeout(this.timer)
+      if (next && !this.stopped) {
+        this.timer = setTimeout(() => this.wake(), Math.min(Math.max(next.getTime() - this.clock().getTime(), 0), maxTimer))
+        this.timer.unref()
+      }
+    } while (this.again && !this.stopped)
+  }
+
+  /** Starts an attempt of the delivery; once it ends, the conversation's next delivery follows. */
+  private startAttempt(delivery: PendingDelivery) {
+    const key = conversationKey(delivery)
+    const attempt = this.deliver(delivery)
+      .catch((error: unknown) => {
+        if (!(error instanceof AttemptAbandoned)) {
+          this.log.error({ err: error, deliveryId: delivery.id, conversationId: delivery.conversationId }, 'bot delivery failed')
+        }
+        return false
+      })
+      .then(async (left) => {
+        this.underWay.delete(delivery.id)
+        if (this.busy.get(key) !== delivery.id) {
+          if (this.starved) {
+            this.starved = false
+            this.wake()
+          }
+          return
+        }
+        this.busy.delete(key)
+        // New deliveries of the conversation did not wake the worker while this one was under way:
+        // the one right after it is looked up with one seek, rather than with a look at the whole outbox.
+        if (!(left && (await this.startNextAfter(delivery)))) this.wake()
+      })
+      .catch((error: unknown) => {
+        this.log.warn({ err: error }, 'bot delivery worker could not go on with the conversation')
+        this.wake()
+      })
+    this.underWay.set(delivery.id, attempt)
+    this.busy.set(key, delivery.id)
+  }
+
+  /** Makes one attempt and settles it: true when the delivery left the outbox (taken, dead or gone). */
+  private async deliver(delivery: PendingDelivery): Promise<boolean> {
+    const settlement = await attemptDelivery(this.attempts, delivery)
+    const settling = settleAttempt(this.attempts, delivery, settlement)
+    // Starting the next one early is an optimisation: if it fails, the look taken when this attempt ends finds it.
+    await this.startNextWhileSettling(delivery, settlement).catch((error: unknown) =>
+      this.log.warn({ err: error }, 'bot delivery worker could not go on with the conversation'),
+    )
+    await settling
+    return !settlement.retryAt
+  }
+
+  /** Whether this process may start a conversation's next delivery itself, without a look at the outbox. */
+  private mayStartWithoutLook(): boolean {
+    return !this.store.shared && !this.stopped && this.underWay.size < this.concurrency
+  }
+
+  /** Starts the delivery a conversation waits on, if it is due and not under way yet. */
+  private startHeadOf(conversation: ConversationRef) {
+    const lookup = conversationHead(this.store, conversation, this.clock())
+      .then((head) => {
+        if (!head || this.underWay.has(head.id) || this.busy.has(conversationKey(head))) return
+        if (this.mayStartWithoutLook()) this.startAttempt(head)
+        else this.wake()
+      })
+      .catch((error: unknown) => {
+        this.log.warn({ err: error }, 'bot delivery worker could not look up a conversation')
+        this.wake()
+      })
+      .finally(() => this.looking.delete(lookup))
+    this.looking.add(lookup)
+  }
+
+  /**
+   * Starts the conversation's next delivery while this one's settlement commits. The settlement was
+   * submitted first, so it commits no later than anything the next attempt writes; the attempt that
+   * ended has succeeded or died, so order is kept. (A settlement lost to a failed commit leaves its
+   * delivery due again: at least once, as for a crash.) Only where this process owns the database:
+   * on a shared one, the next delivery is another instance's to claim as well.
+   */
+  private async startNextWhileSettling(delivery: PendingDelivery, settlement: Settlement) {
+    // An answer the next attempt reads back, or a 410, is the settlement's to apply before that attempt.
+    const holdsTheNext = settlement.retryAt || settlement.answer?.holdsTheNext || settlement.goneUrl !== undefined
+    if (holdsTheNext || !this.mayStartWithoutLook()) return
+    await this.startNextAfter(delivery)
+  }
+
+  /** Starts the delivery right after `delivery` in its conversation, if due; false when there was no room for it. */
+  private async startNextAfter(delivery: PendingDelivery): Promise<boolean> {
+    if (!this.mayStartWithoutLook()) return false
+    const next = await followingDelivery(this.store, delivery, this.clock())
+    if (!next || this.underWay.has(next.id)) return true
+    const holder = this.busy.get(conversationKey(next))
+    if (!this.mayStartWithoutLook() || (holder !== undefined && holder !== delivery.id)) return false
+    this.startAttempt(next)
+    return true
+  }
+}

@@ -1,0 +1,191 @@
+#!/usr/bin/env node
+// The command line: `npx confab <command>` (package.json bin), or `npm run confab -- <command>`.
+import { realpathSync } from 'node:fs'
+import { resolve } from 'node:path'
+import { fileURLToPath } from 'node:url'
+import { parseArgs } from 'node:util'
+import { type Config, loadConfig } from './config.ts'
+import { isPostgresUrl, openStore } from './db/open.ts'
+import { backupDatabase, restoreDatabase } from './db/sqlite/backup.ts'
+import type { Store } from './db/store.ts'
+import { issueAdminToken, listTenants, revokeOlderAdminTokens } from './domain/tenancy.ts'
+
+interface Command {
+  summary: string
+  usage: string
+  /** Its options: a flag (boolean) or one that takes a value (string). */
+  options?: Record<string, 'boolean' | 'string'>
+  run(args: string[], options: Record<string, string | boolean | undefined>): Promise<void>
+}
+
+class UsageError extends Error {}
+
+const say = (line: string) => process.stdout.write(`${line}\n`)
+
+/** The SQLite file DATABASE_URL names (the commands that copy files work on SQLite only). */
+function sqlitePath(what: string): string {
+  const { databaseUrl } = loadConfig()
+  if (isPostgresUrl(databaseUrl)) {
+    throw new Error(`${what} works on the embedded SQLite database; for PostgreSQL use pg_dump and pg_restore`)
+  }
+  if (databaseUrl === ':memory:') throw new Error(`${what} needs a database file; DATABASE_URL is :memory:`)
+  return resolve(databaseUrl)
+}
+
+const commands: Record<string, Command> = {
+  serve: {
+    summary: 'serve the API (as npm start)',
+    usage: 'confab serve',
+    async run() {
+      await import('./main.ts')
+    },
+  },
+  migrate: {
+    summary: 'apply the database migrations to DATABASE_URL, then exit',
+    usage: 'confab migrate',
+    async run() {
+      const { databaseUrl } = loadConfig()
+      const store = await openStore(databaseUrl)
+      await store.close()
+      say(`migrated ${isPostgresUrl(databaseUrl) ? 'the PostgreSQL database' : resolve(databaseUrl)}`)
+    },
+  },
+  credentials: {
+    summary: 'show the workspaces, admin tokens and chat integrations again; issue or revoke admin tokens',
+    usage: [
+      'confab credentials [--new-admin-token] [--revoke-older-admin-tokens] [--workspace <id>]',
+      '  --new-admin-token            issues another admin token (printed once; the others keep working)',
+      '  --revoke-older-admin-tokens  revokes every admin token of the workspace but the newest',
+      '  --workspace <id>             the workspace to change, when there are several',
+      'Admin tokens are stored as digests: a lost one cannot be shown, only replaced.',
+    ].join('\n'),
+    options: { 'new-admin-token': 'boolean', 'revoke-older-admin-tokens': 'boolean', workspace: 'string' },
+    async run(_args, options) {
+      const config = loadConfig()
+      const store = await openStore(config.databaseUrl)
+      try {
+        await showCredentials(store, baseUrlOf(config), options)
+      } finally {
+        await store.close()
+      }
+    },
+  },
+  backup: {
+    summary: 'a consistent copy of the SQLite database and its files, taken while the server runs',
+    usage: 'confab backup <file>     (writes <file> and the folder <file>.files)',
+    async run([file]) {
+      if (!file) throw new UsageError('backup needs the file to write')
+      const { file: written, bytes, files } = backupDatabase(sqlitePath('backup'), file)
+      say(`backed up ${sqlitePath('backup')} to ${written} (${bytes} bytes, ${files} uploaded files)`)
+    },
+  },
+  restore: {
+    summary: 'put a backup in place of the SQLite database (the server must be stopped)',
+    usage: 'confab restore <file> [--force]     (--force replaces an existing database)',
+    options: { force: 'boolean' },
+    async run([file], { force }) {
+      if (!file) throw new UsageError('restore needs the backup file to read')
+      const { file: written, bytes, files } = restoreDatabase(file, sqlitePath('restore'), { replace: force === true })
+      say(`restored ${resolve(file)} to ${written} (${bytes} bytes, ${files} uploaded files)`)
+    },
+  },
+  'db:copy': {
+    summary: 'copy everything of an SQLite database into an empty PostgreSQL database',
+    usage: 'confab db:copy <SQLite file> <postgres://… URL>',
+    async run([from, to]) {
+      if (!from || !to) throw new UsageError('db:copy needs the SQLite file and the PostgreSQL URL')
+      const { copySqliteToPostgres } = await import('./copy-to-postgres.ts')
+      const copied = await copySqliteToPostgres(resolve(from), to, { onTable: (table, rows) => say(`  ${table}: ${rows} rows`) })
+      say(`copied ${Object.values(copied).reduce((sum, rows) => sum + rows, 0)} rows from ${from} to PostgreSQL`)
+    },
+  },
+}
+
+/** Where the server says it listens (the chat and admin base URLs are made of it). */
+// PUBLIC_URL when set: the address the world reaches Confab at, as every URL it hands out.
+const baseUrlOf = ({ host, port, publicUrl }: Config) => publicUrl ?? `http://${host.includes(':') ? `[${host}]` : host}:${port}`
+
+async function showCredentials(store: Store, baseUrl: string, options: Record<string, string | boolean | undefined>) {
+  const changes = options['new-admin-token'] === true || options['revoke-older-admin-tokens'] === true
+  let { workspaces, adminTokens, integrations } = await listTenants(store)
+  if (workspaces.length === 0) throw new Error('the database has no tenant yet: start the server once (npm start) to create it')
+  if (changes) {
+    const chosen = typeof options.workspace === 'string' ? options.workspace : workspaces.length === 1 ? workspaces[0]?.id : undefined
+    if (!chosen) throw new UsageError(`there are ${workspaces.length} workspaces: name one with --workspace <id>`)
+    if (options['new-admin-token'] === true) {
+      const token = await issueAdminToken(store, chosen)
+      say(`new admin token for ${chosen} (shown this once; keep it): ${token}`)
+    }
+    if (options['revoke-older-admin-tokens'] === true) {
+      say(`revoked ${await revokeOlderAdminTokens(store, chosen)} older admin tokens of ${chosen}`)
+    }
+    ;({ workspaces, adminTokens, integrations } = await listTenants(store))
+  }
+  for (const workspace of workspaces) {
+    const tokens = adminTokens.filter((token) => token.workspaceId === workspace.id)
+    say(`workspace ${workspace.id} (${workspace.name})`)
+    say(`  admin base URL:  ${baseUrl}/v1/admin`)
+    say(`  admin tokens:    ${tokens.length}${tokens.length > 0 ? `, the newest issued ${tokens.at(-1)?.createdAt}` : ''} (stored as digests: --new-admin-token issues another)`)
+    for (const integration of integrations.filter((entry) => entry.workspaceId === workspace.id)) {
+      say(`  bot ${integration.botName} (${integration.botId})`)
+      say(`    webhook id:              ${integration.webhookId}`)
+      say(`    chat base URL (apiUrl):  ${baseUrl}/${integration.webhookId}`)
+    }
+  }
+}
+
+const help = () =>
+  [
+    'usage: confab <command> [arguments]',
+    '',
+    ...Object.entries(commands).map(([name, { summary }]) => `  ${name.padEnd(12)}${summary}`),
+    '',
+    'Settings come from the environment, as for npm start (DATABASE_URL, PORT, …).',
+    '`confab <command> --help` tells more of one.',
+  ].join('\n')
+
+export async function cli(argv: string[]): Promise<number> {
+  const [name, ...rest] = argv
+  if (name === undefined || name === '--help' || name === '-h' || name === 'help') {
+    say(help())
+    return name === undefined ? 2 : 0
+  }
+  const command = commands[name]
+  if (!command) {
+    process.stderr.write(`confab: no command "${name}"\n\n${help()}\n`)
+    return 2
+  }
+  let parsed: ReturnType<typeof parseArgs>
+  try {
+    const kinds: Record<string, 'boolean' | 'string'> = { help: 'boolean', ...command.options }
+    const options = Object.fromEntries(Object.entries(kinds).map(([option, type]) => [option, { type }]))
+    parsed = parseArgs({ args: rest, options, allowPositionals: true, strict: true })
+  } catch (error) {
+    process.stderr.write(`confab ${name}: ${(error as Error).message}\nusage: ${command.usage}\n`)
+    return 2
+  }
+  if (parsed.values.help) {
+    say(`${command.summary}\nusage: ${command.usage}`)
+    return 0
+  }
+  try {
+    // No option is declared `multiple`: every value is one string or a flag.
+    await command.run(parsed.positionals, parsed.values as Record<string, string | boolean | undefined>)
+    return 0
+  } catch (error) {
+    if (error instanceof UsageError) {
+      process.stderr.write(`confab ${name}: ${error.message}\nusage: ${command.usage}\n`)
+      return 2
+    }
+    process.stderr.write(`confab ${name} failed: ${error instanceof Error ? error.message : String(error)}\n`)
+    return 1
+  }
+}
+
+const invoked = process.argv[1] && realpathSync(process.argv[1]) === fileURLToPath(import.meta.url)
+if (invoked) {
+  void cli(process.argv.slice(2)).then((code) => {
+    // serve keeps the process alive; every other command ends here.
+    if (process.argv[2] !== 'serve') process.exit(code)
+  })
+}

@@ -1,0 +1,58 @@
+import { z } from 'zod'
+import { now } from '../clock.ts'
+import { alreadyExists } from '../errors.ts'
+import { newId } from '../ids.ts'
+import { botApiPage, botApiWindow } from './pages.ts'
+import { joinConversation } from '../participants.ts'
+import { type BotApiContext, asChat, findConversation } from './context.ts'
+import { type Json, any, chosenId, chosenTags, optStr, parseInput, str } from './inputs.ts'
+import { botApiConversation } from './shapes.ts'
+
+const createInput = z
+  .object({ channel: any, tags: chosenTags, integrationName: any, properties: any, discriminateByTags: any })
+  .strict()
+
+/**
+ * A conversation the bot owns and participates in; its id is `tags.id` when given. `getOrCreate`
+ * answers the existing conversation of that id, `create` refuses it (409).
+ */
+function makeBotApiConversation(ctx: BotApiContext, input: Json, orGet: boolean) {
+  const { tags } = parseInput(createInput, input)
+  const chosen = chosenId(tags, 'conversation id')
+  return ctx.store.write(async (q, after) => {
+    if (chosen !== undefined) {
+      const existing = await q.conversations.find(ctx.integration.id, chosen)
+      if (existing && orGet) return { conversation: botApiConversation(existing) }
+      if (existing) throw alreadyExists('Conversation', chosen)
+    }
+    const at = now()
+    const row = { integrationId: ctx.integration.id, id: chosen ?? newId(), ownerId: ctx.bot.id, createdAt: at, updatedAt: at }
+    const inserted = await q.conversations.insert(row)
+    if (!inserted) throw alreadyExists('Conversation', row.id)
+    await joinConversation(asChat(ctx), q, after, row.id, ctx.bot.id)
+    return { conversation: botApiConversation(inserted) }
+  })
+}
+
+export const createBotApiConversation = (ctx: BotApiContext, input: Json) => makeBotApiConversation(ctx, input, false)
+export const getOrCreateBotApiConversation = (ctx: BotApiContext, input: Json) => makeBotApiConversation(ctx, input, true)
+
+const getInput = z.object({ id: str })
+
+export function getBotApiConversation(ctx: BotApiContext, input: Json) {
+  const { id } = parseInput(getInput, input)
+  return ctx.store.read(async (q) => ({ conversation: botApiConversation(await findConversation(ctx, q, id)) }))
+}
+
+const conversationsSort = 'conversations'
+const listInput = z.object({ nextToken: optStr })
+
+/** The conversations the bot participates in (it joins one when it first posts in it), newest first, 20 a page. */
+export function listBotApiConversations(ctx: BotApiContext, input: Json) {
+  const { nextToken } = parseInput(listInput, input)
+  return ctx.store.read(async (q) => {
+    const rows = await q.conversations.pageOfParticipant(ctx.integration.id, ctx.bot.id, botApiWindow(conversationsSort, nextToken))
+    const { page, meta } = botApiPage(conversationsSort, rows, (c) => [c.createdAt, c.id])
+    return { conversations: page.map(botApiConversation), meta }
+  })
+}

@@ -1,0 +1,91 @@
+import { z } from 'zod'
+import type { MessageRow } from '../../db/schema.ts'
+import type { Queries } from '../../db/store.ts'
+import { invalidPayload, notFound } from '../errors.ts'
+import { checkMessage, postMessage } from '../messages.ts'
+import { botApiPage, botApiWindow } from './pages.ts'
+import { joinConversation } from '../participants.ts'
+import { type BotApiContext, asChat, findConversation, findUser } from './context.ts'
+import { type Json, any, obj, optStr, parseInput, str } from './inputs.ts'
+import { botApiMessage } from './shapes.ts'
+
+async function findMessage(ctx: BotApiContext, q: Queries, id: string): Promise<MessageRow> {
+  const row = await q.messages.find(ctx.integration.id, id)
+  if (!row) throw notFound('Message', id)
+  return row
+}
+
+const createInput = z
+  .object({ payload: obj, userId: str, conversationId: str, type: str, tags: any, schedule: any, origin: any })
+  .strict()
+
+/**
+ * The SDK sends a message's `type` beside its `payload` (`{type: "text", payload: {text}}`): it is
+ * stored as the Chat API payload (`{type: "text", text}`), so chat clients see the same message.
+ * Its author is the bot, or a user of the integration who participates.
+ */
+export function createBotApiMessage(ctx: BotApiContext, input: Json) {
+  const { type, payload, conversationId, userId, schedule } = parseInput(createInput, input)
+  if (schedule !== undefined) throw invalidPayload('scheduled messages are not supported')
+  const { type: _, ...fields } = payload
+  const message = checkMessage({ conversationId, payload: { type, ...fields } })
+  return ctx.store.write(async (q, after) => {
+    await findConversation(ctx, q, conversationId)
+    const author = await findUser(ctx, q, userId)
+    if (author.id === ctx.bot.id) await joinConversation(asChat(ctx), q, after, conversationId, author.id)
+    const row = await postMessage(asChat(ctx, author.id), q, after, message)
+    return { message: botApiMessage(row, ctx.bot.id) }
+  })
+}
+
+const idInput = z.object({ id: str })
+
+export function getBotApiMessage(ctx: BotApiContext, input: Json) {
+  const { id } = parseInput(idInput, input)
+  return ctx.store.read(async (q) => ({ message: botApiMessage(await findMessage(ctx, q, id), ctx.bot.id) }))
+}
+
+const updateInput = z.object({ id: str, tags: any, payload: obj.optional() }).strict()
+
+/**
+ * Replaces a message's payload (its type is kept: the SDK sends the payload without it); tags are
+ * not stored. Listeners are not told: the Chat API has no signal for a changed message.
+ */
+export function updateBotApiMessage(ctx: BotApiContext, input: Json) {
+  const { id, payload: sent } = parseInput(updateInput, input)
+  return ctx.store.write(async (q) => {
+    const row = await findMessage(ctx, q, id)
+    if (sent === undefined) return { message: botApiMessage(row, ctx.bot.id) }
+    const { type: _, ...fields } = sent
+    const { payload } = checkMessage({ conversationId: row.conversationId, payload: { type: row.payload.type, ...fields } })
+    const changed = (await q.messages.updatePayload(ctx.integration.id, row.id, payload)) ?? row
+    return { message: botApiMessage(changed, ctx.bot.id) }
+  })
+}
+
+export function deleteBotApiMessage(ctx: BotApiContext, input: Json) {
+  const { id } = parseInput(idInput, input)
+  return ctx.store.write(async (q, after) => {
+    const row = await findMessage(ctx, q, id)
+    await q.messages.delete(ctx.integration.id, row.id)
+    after(() =>
+      ctx.signals.publish(ctx.integration.id, { type: 'message_deleted', conversationId: row.conversationId, message: row }),
+    )
+    return {}
+  })
+}
+
+const messagesSort = 'messages'
+const listInput = z.object({ conversationId: str, nextToken: optStr })
+
+/** A conversation's messages, newest first, 20 a page. */
+export function listBotApiMessages(ctx: BotApiContext, input: Json) {
+  const { conversationId, nextToken } = parseInput(listInput, input)
+  return ctx.store.read(async (q) => {
+    const conversation = await findConversation(ctx, q, conversationId)
+    const window = botApiWindow(messagesSort, nextToken)
+    const rows = (await q.messages.pages(ctx.integration.id, [conversation.id], window)).get(conversation.id) ?? []
+    const { page, meta } = botApiPage(messagesSort, rows, (m) => [m.createdAt, m.id])
+    return { messages: page.map((m) => botApiMessage(m, ctx.bot.id)), meta }
+  })
+}

@@ -1,0 +1,46 @@
+import { z } from 'zod'
+import { notFound } from '../errors.ts'
+import { botApiPage, botApiWindow } from './pages.ts'
+import { joinConversation } from '../participants.ts'
+import { type BotApiContext, asChat, findConversation, findUser } from './context.ts'
+import { type Json, optStr, parseInput, str } from './inputs.ts'
+import { botApiUser } from './shapes.ts'
+
+/** `id` is the conversation's, `userId` the participant's. */
+const participantInput = z.object({ id: str, userId: str })
+
+export function addBotApiParticipant(ctx: BotApiContext, input: Json) {
+  const { id, userId } = parseInput(participantInput.strict(), input)
+  return ctx.store.write(async (q, after) => {
+    const conversation = await findConversation(ctx, q, id)
+    const user = await findUser(ctx, q, userId)
+    await joinConversation(asChat(ctx), q, after, conversation.id, user.id)
+    return { participant: botApiUser(user) }
+  })
+}
+
+export function removeBotApiParticipant(ctx: BotApiContext, input: Json) {
+  const { id, userId } = parseInput(participantInput, input)
+  return ctx.store.write(async (q, after) => {
+    const conversation = await findConversation(ctx, q, id)
+    if (!(await q.participants.delete(ctx.integration.id, conversation.id, userId))) throw notFound('Participant', userId)
+    after(() =>
+      ctx.signals.publish(ctx.integration.id, { type: 'participant_removed', conversationId: conversation.id, participantId: userId }),
+    )
+    return {}
+  })
+}
+
+const participantsSort = 'participants'
+const listInput = z.object({ id: str, nextToken: optStr })
+
+export function listBotApiParticipants(ctx: BotApiContext, input: Json) {
+  const { id, nextToken } = parseInput(listInput, input)
+  return ctx.store.read(async (q) => {
+    const conversation = await findConversation(ctx, q, id)
+    const window = botApiWindow(participantsSort, nextToken)
+    const rows = (await q.participants.pages(ctx.integration.id, [conversation.id], window)).get(conversation.id) ?? []
+    const { page, meta } = botApiPage(participantsSort, rows, (e) => [e.joinedAt, e.joinId])
+    return { participants: page.map((e) => botApiUser(e.user)), meta }
+  })
+}

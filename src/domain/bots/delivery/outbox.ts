@@ -1,0 +1,139 @@
+import type { BotEventRow, BotRow, ChatIntegrationRow, MessageRow } from '../../../db/schema.ts'
+import type { After, DueDelivery, Queries, Store } from '../../../db/store.ts'
+import type { BotEvent } from './event.ts'
+import { signingSecretsOf } from '../admin/secrets.ts'
+import type { ChatContext } from '../../context.ts'
+
+export const botEventRow = (integrationId: string, event: BotEvent): BotEventRow => ({
+  id: event.id,
+  botId: event.botId,
+  integrationId,
+  conversationId: event.conversationId ?? '',
+  userId: event.userId ?? '',
+  messageId: event.messageId ?? null,
+  type: event.type,
+  direction: event.direction,
+  payload: event.payload,
+  preview: event.preview,
+  createdAt: event.createdOn.toISOString(),
+})
+
+/**
+ * Records an incoming event, and its delivery to the bot, in the unit of work of the user's write
+ * that causes it: a message answered 200 is delivered even if the process dies right after. The
+ * delivery's id (the `webhook-id`) is the event's id.
+ */
+export async function recordIncomingEvent(ctx: ChatContext, q: Queries, after: After, event: BotEvent): Promise<void> {
+  await q.botEvents.insert(botEventRow(ctx.integration.id, event))
+  await q.botDeliveries.insert({
+    id: event.id,
+    botId: event.botId,
+    integrationId: ctx.integration.id,
+    conversationId: event.conversationId ?? '',
+    userId: event.userId ?? '',
+    event: { ...event, createdOn: event.createdOn.toISOString() },
+    messageId: event.messageId ?? null,
+    attempts: 0,
+    nextAttemptAt: event.createdOn.toISOString(),
+    createdAt: event.createdOn.toISOString(),
+  })
+  after(() => ctx.bots.wake({ integrationId: ctx.integration.id, conversationId: event.conversationId ?? '' }))
+}
+
+/** Where a bot's deliveries go: its url (signed with every secret still valid), or its in-process handler. */
+export interface BotTarget {
+  botId: string
+  /** The in-process handler's name, for a bot without url. */
+  handler: string
+  url: string | undefined
+  /** How events are POSTed to `url`. */
+  protocol: BotRow['protocol']
+  signingSecrets: string[]
+}
+
+export const botTarget = (bot: BotRow, at: Date): BotTarget => ({
+  botId: bot.id,
+  handler: bot.handler,
+  url: bot.url ?? undefined,
+  protocol: bot.protocol,
+  signingSecrets: signingSecretsOf(bot, at.toISOString()),
+})
+
+/** A delivery whose turn has come: the event (its state not read yet) and where it goes. */
+export interface PendingDelivery {
+  id: string
+  /** Its place in the outbox: order within a conversation. */
+  seq: number
+  integrationId: string
+  conversationId: string
+  userId: string
+  messageId: string | undefined
+  /** Attempts made before this one. */
+  attempts: number
+  event: BotEvent
+  target: BotTarget
+  /** The chat integration the bot acts in. */
+  integration: ChatIntegrationRow
+  /** The message a `message` event is about, as it was when the delivery was taken (undefined once deleted). */
+  message: MessageRow | undefined
+}
+
+const pendingOf = ({ delivery: row, bot, integration, message }: DueDelivery, at: Date): PendingDelivery => ({
+  id: row.id,
+  seq: row.seq,
+  integrationId: row.integrationId,
+  conversationId: row.conversationId,
+  userId: row.userId,
+  messageId: row.messageId ?? undefined,
+  attempts: row.attempts,
+  event: { ...(row.event as unknown as BotEvent), createdOn: new Date(row.event.createdOn as string) },
+  target: botTarget(bot, at),
+  integration,
+  message: message ?? undefined,
+})
+
+/** The deliveries due at `at`: the oldest of each conversation, of bots whose delivery is on. */
+export const dueDeliveries = (store: Store, at: Date, limit: number): Promise<PendingDelivery[]> =>
+  store.read(async (q) =>
+    (await q.botDeliveries.due(at.toISOString(), limit)).map((due) => pendingOf(due, at)),
+  )
+
+/**
+ * The deliveries due at `at`, taken by this instance until `leaseUntil` (see BotDeliveryQueries.claim):
+ * with several instances on one database, each delivery is held by one of them at a time, and
+ * one whose holder died is taken by another once the lease has run out.
+ */
+export const claimDeliveries = (store: Store, at: Date, limit: number, leaseUntil: Date): Promise<PendingDelivery[]> =>
+  store.write(async (q) =>
+    (await q.botDeliveries.claim(at.toISOString(), limit, leaseUntil.toISOString())).map((due) => pendingOf(due, at)),
+  )
+
+/**
+ * The delivery right after `delivery` in its conversation, if it is due at `at`: read while
+ * `delivery` is being settled, for a process that owns the database (see BotDeliveryQueries.following).
+ */
+export const followingDelivery = (store: Store, delivery: PendingDelivery, at: Date): Promise<PendingDelivery | undefined> =>
+  deliveryAfter(store, delivery, delivery.seq, at)
+
+/** The delivery a conversation waits on (its oldest), if it is due at `at`: one seek, for a process that owns the database. */
+export const conversationHead = (
+  store: Store,
+  conversation: { integrationId: string; conversationId: string },
+  at: Date,
+): Promise<PendingDelivery | undefined> => deliveryAfter(store, conversation, 0, at)
+
+const deliveryAfter = async (
+  store: Store,
+  { integrationId, conversationId }: { integrationId: string; conversationId: string },
+  afterSeq: number,
+  at: Date,
+): Promise<PendingDelivery | undefined> => {
+  const next = await store.read((q) => q.botDeliveries.following(integrationId, conversationId, afterSeq, at.toISOString()))
+  return next && pendingOf(next, at)
+}
+
+/** When the next delivery comes due after `at`, if one does. */
+export const nextDeliveryAfter = async (store: Store, at: Date): Promise<Date | undefined> => {
+  const next = await store.read((q) => q.botDeliveries.nextDueAfter(at.toISOString()))
+  return next === undefined ? undefined : new Date(next)
+}

@@ -1,0 +1,149 @@
+import { createServer, type Server } from 'node:http'
+import { collectDefaultMetrics, Counter, Gauge, Histogram, Registry } from 'prom-client'
+
+/** What the delivery worker and the store tell the metrics (no module below http knows prom-client). */
+export interface DeliveryObserver {
+  /** An attempt to deliver a bot event ended: delivered, failed (to be retried) or dead-lettered (given up). */
+  attempted(protocol: string, outcome: 'delivered' | 'failed' | 'dead_lettered', seconds: number): void
+}
+
+/** The backlog of bot deliveries, read when the metrics are scraped. */
+export type DeliveryBacklog = () => Promise<{ pending: number; oldestDueSeconds: number }>
+
+export interface MetricsSources {
+  /** Live SSE streams and GraphQL WebSockets of this instance. */
+  liveStreams?: () => number
+  liveSockets?: () => number
+  deliveryBacklog?: DeliveryBacklog
+}
+
+/**
+ * Confab's Prometheus metrics, one registry per server. Every label value is bounded: a transport,
+ * an operation name of the route table or the schema, a status code, a protocol, a door of the rate
+ * limits — never a path, an id or anything a client names.
+ */
+export class Metrics implements DeliveryObserver {
+  readonly registry = new Registry()
+  private readonly requests = new Counter({
+    name: 'confab_http_requests_total',
+    help: 'HTTP requests answered, by transport, operation and status',
+    labelNames: ['transport', 'operation', 'status'] as const,
+    registers: [this.registry],
+  })
+  private readonly requestSeconds = new Histogram({
+    name: 'confab_http_request_duration_seconds',
+    help: 'Time to answer an HTTP request (to its headers, for a live stream), by transport and operation',
+    labelNames: ['transport', 'operation'] as const,
+    buckets: [0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10],
+    registers: [this.registry],
+  })
+  private readonly refusals = new Counter({
+    name: 'confab_rate_limited_total',
+    help: 'Requests refused with 429 RateLimited, by transport and operation',
+    labelNames: ['transport', 'operation'] as const,
+    registers: [this.registry],
+  })
+  private readonly attempts = new Counter({
+    name: 'confab_bot_delivery_attempts_total',
+    help: 'Attempts to deliver a bot event, by protocol and outcome (delivered, failed: retried later, dead_lettered: given up)',
+    labelNames: ['protocol', 'outcome'] as const,
+    registers: [this.registry],
+  })
+  private readonly attemptSeconds = new Histogram({
+    name: 'confab_bot_delivery_attempt_duration_seconds',
+    help: 'Time an attempt to deliver a bot event took, by protocol',
+    labelNames: ['protocol'] as const,
+    buckets: [0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10, 30],
+    registers: [this.registry],
+  })
+  private readonly commitUnits = new Histogram({
+    name: 'confab_group_commit_units',
+    help: 'Units of work (requests) each SQLite group commit made durable',
+    buckets: [1, 2, 4, 8, 16, 32, 64, 128, 256],
+    registers: [this.registry],
+  })
+  private readonly commitSeconds = new Histogram({
+    name: 'confab_group_commit_duration_seconds',
+    help: 'Time from the start of an SQLite group commit to its units being durable',
+    buckets: [0.0005, 0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 1],
+    registers: [this.registry],
+  })
+
+  constructor() {
+    collectDefaultMetrics({ register: this.registry })
+  }
+
+  /** The gauges read when scraped: live connections and the delivery backlog. */
+  observe({ liveStreams, liveSockets, deliveryBacklog }: MetricsSources): void {
+    const registers = [this.registry]
+    new Gauge({
+      name: 'confab_live_connections',
+      help: 'Open live connections, by kind (sse, websocket)',
+      labelNames: ['kind'] as const,
+      registers,
+      collect() {
+        if (liveStreams) this.set({ kind: 'sse' }, liveStreams())
+        if (liveSockets) this.set({ kind: 'websocket' }, liveSockets())
+      },
+    })
+    if (!deliveryBacklog) return
+    let backlog: ReturnType<DeliveryBacklog> | undefined
+    // One read of the backlog per scrape feeds both gauges.
+    const read = () => (backlog ??= deliveryBacklog().finally(() => setImmediate(() => (backlog = undefined))))
+    new Gauge({
+      name: 'confab_bot_deliveries_pending',
+      help: 'Bot deliveries waiting in the outbox (due or scheduled for a retry)',
+      registers,
+      async collect() {
+        this.set((await read()).pending)
+      },
+    })
+    new Gauge({
+      name: 'confab_bot_delivery_oldest_due_seconds',
+      help: 'How long the oldest due bot delivery has been waiting (0 when none is due)',
+      registers,
+      async collect() {
+        this.set((await read()).oldestDueSeconds)
+      },
+    })
+  }
+
+  request(transport: string, operation: string, status: number, seconds: number): void {
+    this.requests.inc({ transport, operation, status: String(status) })
+    this.requestSeconds.observe({ transport, operation }, seconds)
+    if (status === 429) this.refusals.inc({ transport, operation })
+  }
+
+  attempted(protocol: string, outcome: 'delivered' | 'failed' | 'dead_lettered', seconds: number): void {
+    this.attempts.inc({ protocol, outcome })
+    this.attemptSeconds.observe({ protocol }, seconds)
+  }
+
+  committed(units: number, seconds: number): void {
+    this.commitUnits.observe(units)
+    this.commitSeconds.observe(seconds)
+  }
+}
+
+/**
+ * GET /metrics on a listener of its own (METRICS_PORT), never on the public one: what it tells
+ * (traffic, backlogs) is the operator's.
+ */
+export async function serveMetrics(metrics: Metrics, port: number, host: string): Promise<Server> {
+  const server = createServer((req, res) => {
+    const path = new URL(req.url ?? '/', 'http://metrics').pathname
+    if (req.method !== 'GET' || path !== '/metrics') {
+      res.writeHead(404, { 'content-type': 'text/plain' }).end('GET /metrics\n')
+      return
+    }
+    metrics.registry.metrics().then(
+      (text) => res.writeHead(200, { 'content-type': metrics.registry.contentType }).end(text),
+      (error: unknown) => res.writeHead(500, { 'content-type': 'text/plain' }).end(`${(error as Error).message}\n`),
+    )
+  })
+  await new Promise<void>((resolve, reject) => {
+    server.once('error', reject)
+    server.listen(port, host, resolve)
+  })
+  return server
+}
