@@ -89,6 +89,8 @@ export interface PublicUrls {
 export function publicUrls({ publicUrl, trustProxy = [] }: PublicUrlOptions = {}): PublicUrls {
   const proxies = trustedProxies(trustProxy)
   const fixed = publicUrl?.replace(/\/+$/, '')
+  // Nearly every request names the same Host: checked once, not on each (a regex and a URL parse).
+  let lastValidHost = ''
 
   /** What a trusted proxy forwarded: per field, its X-Forwarded-* header, else Forwarded's pair. */
   const forwarded = (headers: HeaderSource, peer: Peer) => {
@@ -103,7 +105,10 @@ export function publicUrls({ publicUrl, trustProxy = [] }: PublicUrlOptions = {}
   return {
     refusal(headers, peer, url) {
       const host = headers.get('host') || (url === undefined ? '' : authorityOf(url))
-      if (host !== '' && !isHostAndPort(host)) return `the Host header is not a valid host[:port]: ${JSON.stringify(host.slice(0, 100))}`
+      if (host !== '' && host !== lastValidHost) {
+        if (!isHostAndPort(host)) return `the Host header is not a valid host[:port]: ${JSON.stringify(host.slice(0, 100))}`
+        lastValidHost = host
+      }
       const { proto, host: forwardedHost } = forwarded(headers, peer)
       if (forwardedHost !== undefined && !isHostAndPort(forwardedHost)) {
         return `the forwarded host is not a valid host[:port]: ${JSON.stringify(forwardedHost.slice(0, 100))}`
