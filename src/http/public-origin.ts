@@ -25,7 +25,12 @@ export function isHostAndPort(value: string): boolean {
 }
 
 /** The scheme a forwarded proto names (a proxy may say `wss` for a WebSocket), or undefined for any other. */
-const schemes: Record<string, 'http' | 'https'> = { http: 'http', https: 'https', ws: 'http', wss: 'https' }
+const schemes = new Map<string, 'http' | 'https'>([
+  ['http', 'http'],
+  ['https', 'https'],
+  ['ws', 'http'],
+  ['wss', 'https'],
+])
 
 /** The last of a comma-separated header's values: the one the proxy next to Confab wrote. */
 const lastValue = (value: string | null) => value?.split(',').at(-1)?.trim() || undefined
@@ -55,7 +60,7 @@ function authorityOf(url: string): string {
   if (start < 3) return ''
   const end = url.slice(start).search(/[/?#]/)
   const authority = end < 0 ? url.slice(start) : url.slice(start, start + end)
-  // Written as it came, it can be anything but empty: whatwg-node puts the local address in for no Host.
+  // Never empty from node's adapter or a replica, which put the local address in for no Host.
   return authority === '' ? ' ' : authority
 }
 
@@ -77,9 +82,8 @@ export interface PublicUrls {
   /**
    * Why the request must be refused (400 InvalidPayload) before anything else: its Host, or a host
    * or scheme a trusted proxy forwarded, is not one a URL can be made of. Undefined when all is well.
-   * `url` is the request's URL as node's adapter wrote it (`http://` + the raw Host + the target):
-   * its authority is checked as written, as Headers hands out a trimmed Host (a Host of a tab reads
-   * as none, while the URL made of it names the first path segment as its host).
+   * `url` is the request's URL: without a Host header (an in-process request, or one whose Host
+   * node read as empty), its authority as written is checked instead.
    */
   refusal(headers: HeaderSource, peer: Peer, url?: string): string | undefined
   /** The base of the URLs handed out for a request to `url` (scheme://host[:port][/base path], no trailing slash). */
@@ -113,14 +117,14 @@ export function publicUrls({ publicUrl, trustProxy = [] }: PublicUrlOptions = {}
       if (forwardedHost !== undefined && !isHostAndPort(forwardedHost)) {
         return `the forwarded host is not a valid host[:port]: ${JSON.stringify(forwardedHost.slice(0, 100))}`
       }
-      if (proto !== undefined && !schemes[proto.toLowerCase()]) return `the forwarded scheme must be http or https, got ${JSON.stringify(proto.slice(0, 20))}`
+      if (proto !== undefined && !schemes.has(proto.toLowerCase())) return `the forwarded scheme must be http or https, got ${JSON.stringify(proto.slice(0, 20))}`
       return undefined
     },
     baseOf(url, headers, peer) {
       if (fixed !== undefined) return fixed
       const own = new URL(url)
       const { proto, host } = forwarded(headers, peer)
-      const scheme = (proto && schemes[proto.toLowerCase()]) ?? own.protocol.slice(0, -1)
+      const scheme = (proto && schemes.get(proto.toLowerCase())) ?? own.protocol.slice(0, -1)
       return `${scheme}://${host ?? own.host}`
     },
   }
