@@ -131,3 +131,32 @@ describe('what node’s HTTP server refuses before the app', () => {
     expect(bodyOf(answer)).toEqual(errorBody(405, 'MethodNotFound'))
   })
 })
+
+describe('PUBLIC_URL on a replica', () => {
+  let withPublicUrl: ConfabServer
+  beforeAll(async () => {
+    withPublicUrl = await createServer({
+      databaseUrl: ':memory:',
+      log: pino({ level: 'silent' }),
+      bootstrap: { webhookId, adminToken, workspaceId },
+      readReplicas: 1,
+      publicUrl: 'https://example.com/confab',
+    })
+  }, 120_000)
+  afterAll(() => withPublicUrl?.close())
+
+  it('starts the URLs a replica hands out, as the main thread’s', async () => {
+    const id = (await strictRequest(withPublicUrl.url, { path: '/v1/admin/bots', headers: admin })).json.bots[0].id
+    const read = () => strictRequest(withPublicUrl.url, { path: `/v1/admin/bots/${id}`, headers: { ...admin, host: 'evil.example' } })
+    const fromMain = await read()
+    await eventually(async () => {
+      await read()
+      expect(withPublicUrl.replicas?.ready).toBe(1)
+    }, 60_000)
+    const before = withPublicUrl.replicas?.served ?? 0
+    const fromReplica = await read()
+    expect(withPublicUrl.replicas?.served).toBe(before + 1)
+    expect(fromReplica.json).toEqual(fromMain.json)
+    expect(fromReplica.json.bot.integrations.chat.webhookUrl).toBe(`https://example.com/confab/${webhookId}`)
+  }, 120_000)
+})
