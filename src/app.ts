@@ -11,7 +11,8 @@ import type { ReplicaAdmission } from './http/node-listener.ts'
 import { OpenCounts } from './http/open-counts.ts'
 import { inProcessPeer, type Peer, peerOf } from './http/peer.ts'
 import { countedPerAddress, rateLimited } from './http/rate-limited.ts'
-import { withHeaders } from './http/responses.ts'
+import { publicUrls } from './http/public-origin.ts'
+import { errorResponse, withHeaders } from './http/responses.ts'
 import { trustedProxies } from './http/trusted-proxy.ts'
 import { attachGraphQLWebSocket } from './http/websocket.ts'
 import { webChatTransport } from './http/webchat.ts'
@@ -20,6 +21,8 @@ import { type Wiring, type WiringOptions, wire } from './wiring.ts'
 export interface AppOptions extends WiringOptions {
   /** Origins allowed to call cross-origin (CORS_ORIGINS); none by default. */
   corsOrigins?: CorsOrigins
+  /** PUBLIC_URL: every URL handed out starts with it; from each request (see http/public-origin.ts) when unset. */
+  publicUrl?: string
   /** The proxies whose X-Forwarded-For names the client (TRUST_PROXY); none by default. */
   trustProxy?: readonly string[]
 }
@@ -46,8 +49,9 @@ export interface App extends Pick<Wiring, 'signals' | 'bots' | 'streams'> {
 }
 
 /** The whole HTTP surface as one fetch function, with the live parts it runs; listening is main.ts's business. */
-export function createApp({ corsOrigins = [], trustProxy = [], ...options }: AppOptions): App {
+export function createApp({ corsOrigins = [], publicUrl, trustProxy = [], ...options }: AppOptions): App {
   const parts = wire(options)
+  const urls = publicUrls({ publicUrl, trustProxy })
   const { caps } = parts
   const proxies = trustedProxies(trustProxy)
   // proxy-addr reads X-Forwarded-For only: the header's value is all the client address needs of a request.
@@ -125,6 +129,7 @@ export function createApp({ corsOrigins = [], trustProxy = [], ...options }: App
       sockets.push(
         attachGraphQLWebSocket(server, chatYoga, errors, {
           log: options.log,
+          urls,
           clientAddress: proxies.clientAddress,
           limits,
           caps: {
@@ -159,15 +164,22 @@ export function createApp({ corsOrigins = [], trustProxy = [], ...options }: App
     },
     async fetch(request, peer = inProcessPeer) {
       const started = performance.now()
-      const preflight = cors.preflight(request)
       const requestId = randomUUID()
       const clientAddress = proxies.clientAddress(peer, request.headers)
+      // Before anything else: every URL this request could be handed is made of its Host.
+      const refusal = urls.refusal(request.headers, peer, request.url)
+      if (refusal) {
+        const refused = errorResponse(requestId, { type: 'InvalidPayload', status: 400, message: refusal })
+        void accessLog(request, refused, { requestId, clientAddress, route: '(invalid host)', started })
+        return refused
+      }
+      const preflight = cors.preflight(request)
       if (preflight) {
         void accessLog(request, preflight, { requestId, clientAddress, route: '(preflight)', started })
         return preflight
       }
       const routed = { route: '(no route)' }
-      const response = await mounts.serve(request, requestId, peer, clientAddress, routed)
+      const response = await mounts.serve(request, requestId, peer, clientAddress, () => urls.baseOf(request.url, request.headers, peer), routed)
       withHeaders(response, { 'x-request-id': requestId, ...cors.responseHeaders(request) })
       void accessLog(request, response, { requestId, clientAddress, route: routed.route, started })
       return response

@@ -102,7 +102,8 @@ const commands: Record<string, Command> = {
 }
 
 /** Where the server says it listens (the chat and admin base URLs are made of it). */
-const baseUrlOf = ({ host, port }: Config) => `http://${host.includes(':') ? `[${host}]` : host}:${port}`
+// PUBLIC_URL when set: the address the world reaches Confab at, as every URL it hands out.
+const baseUrlOf = ({ host, port, publicUrl }: Config) => publicUrl ?? `http://${host.includes(':') ? `[${host}]` : host}:${port}`
 
 async function showCredentials(store: Store, baseUrl: string, options: Record<string, string | boolean | undefined>) {
   const changes = options['new-admin-token'] === true || options['revoke-older-admin-tokens'] === true

@@ -33,6 +33,8 @@ export interface Config {
   rateLimits: RateLimitRules
   /** TRUST_PROXY: the proxies whose forwarded headers are believed (addresses, CIDR ranges, `loopback`…); none by default. */
   trustProxy: readonly string[]
+  /** PUBLIC_URL: the origin (and base path) every URL Confab hands out starts with; from each request when unset. */
+  publicUrl: string | undefined
   /** BOT_URLS_PRIVATE: `allow` (default) or `deny` bot urls on loopback/private networks; metadata addresses are always refused. */
   botUrlsPrivate: 'allow' | 'deny'
   bootstrap: BootstrapValues
@@ -201,6 +203,16 @@ function parseTrustProxy(raw: string | undefined): readonly string[] {
   return list
 }
 
+function parsePublicUrl(raw: string | undefined): string | undefined {
+  if (raw === undefined) return undefined
+  const url = URL.canParse(raw) ? new URL(raw) : undefined
+  // `?` and `#` looked for in the text: an empty query or fragment leaves no trace in the parsed URL.
+  if (!url || !['http:', 'https:'].includes(url.protocol) || url.username || url.password || /[?#]/.test(raw)) {
+    throw new ConfigError(`PUBLIC_URL must be an absolute http(s) URL without credentials, query or fragment (e.g. https://chat.example.com or https://example.com/confab), got "${raw}"`)
+  }
+  return `${url.origin}${url.pathname.replace(/\/+$/, '')}`
+}
+
 function parseOrigins(raw: string | undefined): readonly string[] | '*' {
   if (raw?.trim() === '*') return '*'
   return (raw ?? '')
@@ -264,6 +276,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     production: env.NODE_ENV === 'production',
     corsOrigins: parseOrigins(env.CORS_ORIGINS),
     trustProxy: parseTrustProxy(env.TRUST_PROXY),
+    publicUrl: parsePublicUrl(nonEmpty(env.PUBLIC_URL)),
     rateLimitsOff: parseRateLimits(nonEmpty(env.RATE_LIMITS)),
     limits: parseLimits(env, parseRateLimits(nonEmpty(env.RATE_LIMITS))),
     rateLimits: parseRateLimitRules(env),

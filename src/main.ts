@@ -28,6 +28,7 @@ async function main() {
     log,
     bootstrap: config.bootstrap,
     corsOrigins: config.corsOrigins,
+    publicUrl: config.publicUrl,
     trustProxy: config.trustProxy,
     caps: config.limits,
     rateLimits: config.rateLimitsOff ? 'off' : config.rateLimits,
@@ -36,7 +37,7 @@ async function main() {
     botLeaseMs: config.botLeaseMs,
     outbound: outboundPolicy(config.botUrlsPrivate),
   })
-  if (confab.created) process.stdout.write(describeBootstrap(confab.created, confab.url))
+  if (confab.created) process.stdout.write(describeBootstrap(confab.created, config.publicUrl ?? confab.url))
   const ignored = Object.entries(bootstrapVariables).filter(([, key]) => config.bootstrap[key] !== undefined)
   if (!confab.created && ignored.length > 0) {
     log.warn(

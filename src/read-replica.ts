@@ -10,21 +10,22 @@ import { createLogger } from './logger.ts'
 
 const port = parentPort
 if (!port) throw new Error('read-replica.ts runs as a worker thread (http/read-replicas.ts starts it)')
-const { source, logLevel, corsOrigins, trustProxy } = workerData as ReplicaSetup
+const { source, logLevel, corsOrigins, publicUrl, trustProxy } = workerData as ReplicaSetup
 
 // A request that turns out to write (none is sent here that should) is served again by the main
 // thread: its write was refused before anything was written. So is every request under way beside
 // it, which costs them nothing but a second read, where telling them apart would cost every request.
 let refusedWrites = 0
 const store = new ReplicaStore(source, () => refusedWrites++)
-const app = createApp({ store, log: createLogger(logLevel), corsOrigins, trustProxy, replica: true })
+const app = createApp({ store, log: createLogger(logLevel), corsOrigins, publicUrl, trustProxy, replica: true })
 
 /**
  * The Request whatwg-node makes on the main thread, of the same URL (its rule: the Host header, else
  * the local address), headers and body; with no abort signal, as the main thread answers for the socket.
  */
 function requestOf({ method, url, headers, body, socket }: ForwardedRequest): Request {
-  const host = headers.host ?? (socket.localAddress ? `${socket.localAddress}:${socket.localPort ?? 80}` : 'localhost')
+  // An empty Host is none (`||`, as whatwg-node reads it): `http:///x/y` would make `x` the host.
+  const host = headers.host || (socket.localAddress ? `${socket.localAddress}:${socket.localPort ?? 80}` : 'localhost')
   const init: RequestInit = { method, headers: headers as Record<string, string> }
   if (body) init.body = body as Uint8Array<ArrayBuffer>
   return new fetchAPI.Request(`${socket.encrypted ? 'https' : 'http'}://${host}${url}`, init)
@@ -36,7 +37,11 @@ async function serve({ id, request }: ReplicaRequest): Promise<ReplicaAnswer> {
     const response = await app.fetch(requestOf(request), request.socket.remoteAddress ? { address: request.socket.remoteAddress } : inProcessPeer)
     const body = await response.text()
     if (refusedWrites !== refusedBefore) return { id }
-    // Its length, as whatwg-node would send it: the main thread writes the head before the body.
+    // Its length, as whatwg-node would send it: the main thread writes the head before the body. Sent
+    // whole, it is no longer chunked: yoga's multipart answer says `Transfer-Encoding: chunked`, and a
+    // head with both is one no HTTP client may read (node's refuses it).
+    response.headers.delete('transfer-encoding')
+    response.headers.delete('connection')
     if (!response.headers.has('content-length')) response.headers.set('content-length', String(Buffer.byteLength(body)))
     return { id, status: response.status, headers: [...response.headers].flat(), body }
   } catch {

@@ -10,6 +10,7 @@ import type { Store } from './db/store.ts'
 import { loadCompiler } from './graphql/compiled-execution.ts'
 import { nodeListener } from './http/node-listener.ts'
 import { ReadReplicas } from './http/read-replicas.ts'
+import { refuseOffTheApp } from './http/wire-refusals.ts'
 import { createLogger } from './logger.ts'
 import type { RedisSignalBus } from './signals/redis.ts'
 
@@ -139,12 +140,14 @@ export async function createServer({
           count: readReplicas,
           source: store.replicaSource,
           corsOrigins: appOptions.corsOrigins ?? [],
+          publicUrl: appOptions.publicUrl,
           trustProxy: appOptions.trustProxy ?? [],
           log,
         })
       : undefined
   const server = httpServer(app, { log, replicas, caps: appOptions.caps ?? defaultLimits })
   app.attach(server)
+  refuseOffTheApp(server)
   try {
     await new Promise<void>((resolve, reject) => {
       server.once('error', reject)

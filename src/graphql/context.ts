@@ -24,9 +24,9 @@ export interface GraphQLContext {
   admin?: AdminContext
   botApi?: BotApiContext
   /**
-   * The base URL the caller reached the server at (the request's origin, from its Host header and
-   * scheme): a bot's webhookUrl is made from it, so that the URL works from where the caller is.
-   * Asked for, not given: few operations need it, and parsing the URL is a cost every request would pay.
+   * The base every absolute URL handed out starts with (PUBLIC_URL, else the origin the caller reached
+   * the server at, as http/public-origin.ts tells it): a bot's webhookUrl, a file's url and uploadUrl.
+   * Asked for, not given: few operations need it, and working it out is a cost every request would pay.
    */
   baseUrl?: () => string
 }
@@ -119,7 +119,7 @@ export function createAdminContext(
     authorization,
     workspaceId: claimedWorkspaceId,
     baseUrl,
-  }: { requestId: string; authorization: string | undefined; workspaceId: string | undefined; baseUrl: () => string },
+  }: { requestId: string; authorization: string | undefined; workspaceId: string | undefined; baseUrl?: () => string },
 ): Promise<GraphQLContext> {
   return refusingWithStatus(async () => {
     const workspaceId = await authenticateAdmin(deps.store, bearerToken(authorization), claimedWorkspaceId)

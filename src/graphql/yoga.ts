@@ -27,6 +27,8 @@ export interface ServerContext {
   webhookId?: string
   /** The client's address (the socket's, or the hop TRUST_PROXY names): what key-less doors are counted by. */
   clientAddress?: string
+  /** The base of the absolute URLs handed out (http/public-origin.ts); asked for, as few operations need it. */
+  publicUrl?: () => string
 }
 
 /**
@@ -124,8 +126,6 @@ const credential = ({ request, connectionParams }: ContextInit, name: string): s
   return request?.headers.get(name) ?? undefined
 }
 
-const originOf = (request: Request) => () => new URL(request.url).origin
-
 export function createChatYoga(deps: YogaDeps) {
   return yogaFor(chatSchema, '/:webhookId/graphql', deps, { 'x-user-key': '<user key>' }, (init) =>
     createChatContext(deps, {
@@ -133,8 +133,7 @@ export function createChatYoga(deps: YogaDeps) {
       webhookId: init.webhookId ?? '',
       userKey: credential(init, 'x-user-key'),
       adminSecret: credential(init, 'x-admin-secret'),
-      // A WebSocket's context has no request: file URLs (createFile) are made over HTTP only.
-      baseUrl: init.request ? originOf(init.request) : undefined,
+      baseUrl: init.publicUrl,
     }),
   )
 }
@@ -146,7 +145,7 @@ export function createAdminYoga(deps: YogaDeps) {
       requestId: init.requestId,
       authorization: credential(init, 'authorization'),
       workspaceId: credential(init, 'x-workspace-id'),
-      baseUrl: originOf(init.request),
+      baseUrl: init.publicUrl,
     }),
   )
 }

@@ -16,6 +16,8 @@ export interface Landing {
   clientAddress: string
   /** Set by a transport that routes further (REST): its route's pattern below the mount, e.g. `/messages/:id`. */
   route?: string
+  /** The base every absolute URL handed out for this request starts with (http/public-origin.ts). */
+  publicUrl: () => string
 }
 
 /** What the access log says of a request's routing: the pattern it matched, never its raw path. */
@@ -84,6 +86,15 @@ export interface MountGuard {
   after(landing: Landing, response: Response): Promise<void> | void
 }
 
+/** The URL, or undefined when it does not parse (URL.parse is missing from the Node 20s before 20.18). */
+export function parsedUrl(url: string): URL | undefined {
+  try {
+    return new URL(url)
+  } catch {
+    return undefined
+  }
+}
+
 /**
  * Serves a table of mounts: the first whose path matches serves the request, and whatever it throws
  * is told in that transport's own form of refusal, through the one error path.
@@ -106,14 +117,16 @@ export function serveMounts(
     return false
   }
 
-  const serve = async (request: Request, requestId: string, peer: Peer, clientAddress: string, routed?: Routed): Promise<Response> => {
-    const url = new URL(request.url)
+  const serve = async (request: Request, requestId: string, peer: Peer, clientAddress: string, publicUrl: () => string, routed?: Routed): Promise<Response> => {
+    // An absolute-form target (`GET http://host/x`) follows the Host in the URL node's adapter makes: no URL.
+    const url = parsedUrl(request.url)
+    if (!url) return fallback.refuse(request, { type: 'InvalidPayload', status: 400, message: 'the request target is not a path' }, requestId)
     const { pathname } = url
     const segments = segmentsOf(pathname)
     for (const { match, transport, path: mountPath } of table) {
       const hit = match(segments)
       if (!hit) continue
-      const landing: Landing = { requestId, params: {}, path: hit.path, url, peer, clientAddress, route: undefined }
+      const landing: Landing = { requestId, params: {}, path: hit.path, url, peer, clientAddress, publicUrl, route: undefined }
       let response: Response
       try {
         landing.params = Object.fromEntries(Object.entries(hit.params).map(([name, raw]) => [name, decodePathSegment(raw)]))

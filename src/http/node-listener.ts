@@ -1,7 +1,7 @@
 import type { IncomingMessage, ServerResponse } from 'node:http'
 import { createServerAdapter, sendNodeResponse } from '@whatwg-node/server'
 import type { Logger } from 'pino'
-import type { Replicable } from './mounts.ts'
+import { parsedUrl, type Replicable } from './mounts.ts'
 import { type Peer, peerOf } from './peer.ts'
 import { onlyQueries, type ReadReplicas } from './read-replicas.ts'
 import { takeOverEventStream } from './sse.ts'
@@ -137,7 +137,11 @@ export function nodeListener(
   /** True once a replica has answered; otherwise the request is the caller's, its body (if read) on `req.body`. */
   const onReplica = async (req: IncomingMessage, res: ServerResponse): Promise<boolean> => {
     if (!replicas || !replicable) return false
-    const where = replicable(req.method ?? 'GET', new URL(req.url ?? '/', 'http://confab').pathname)
+    // The path as the app will read it (node's adapter puts the target after the Host, and `//` is a
+    // path there, not the start of an authority); a target that makes no URL is refused by the app.
+    const url = parsedUrl(`http://confab${req.url ?? '/'}`)
+    if (!url) return false
+    const where = replicable(req.method ?? 'GET', url.pathname)
     if (where === false) return false
     if (!admission) return onReplicaAdmitted(req, res, where)
     const peer = peerOf(req)

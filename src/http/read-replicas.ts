@@ -10,6 +10,8 @@ export interface ReplicaSetup {
   source: ReplicaSource
   logLevel: string
   corsOrigins: CorsOrigins
+  /** PUBLIC_URL and TRUST_PROXY: a replica hands out the same URLs as the main thread. */
+  publicUrl?: string
   /** TRUST_PROXY: the replica's access lines name the client as the main thread would. */
   trustProxy?: readonly string[]
 }
@@ -160,13 +162,13 @@ export class ReadReplicas {
   }
 
   private start(slot: number): Replica | undefined {
-    const { source, corsOrigins, trustProxy, log, restartDelayMs = 1000, now = Date.now } = this.options
+    const { source, corsOrigins, publicUrl, trustProxy, log, restartDelayMs = 1000, now = Date.now } = this.options
     if (now() < (this.downUntil[slot] ?? 0)) return undefined
     const worker = newThread({
       // V8's own young generation (48 MB), not a smaller one: with 16 MB a replica scavenged three
       // times as often under the list load, each pause holding every read under way, and a GraphQL
       // page's p99 was higher in five of six alternated runs (14–29 ms against 12–25 ms).
-      workerData: { source, corsOrigins, trustProxy, logLevel: log.level } satisfies ReplicaSetup,
+      workerData: { source, corsOrigins, publicUrl, trustProxy, logLevel: log.level } satisfies ReplicaSetup,
     })
     worker.unref()
     const replica: Replica = { worker, ready: false, pending: new Map(), lastUsed: now(), retired: false }

@@ -127,7 +127,7 @@ export function restTransport({ schema, yoga, routes, bodyLimit, streams, log, a
   }
 
   const serve: Transport['serve'] = async (request, landing) => {
-    const { requestId, params: mount, path, url, clientAddress } = landing
+    const { requestId, params: mount, path, url, clientAddress, publicUrl } = landing
     const { c, match } = routeOf(path, request.method)
     landing.route = c.logged
     const params = Object.fromEntries(c.paramNames.map((name, i) => [name, decodePathSegment(match[i + 1] ?? '')]))
@@ -140,7 +140,7 @@ export function restTransport({ schema, yoga, routes, bodyLimit, streams, log, a
     // A literal with the mount's properties added, not spread into it: V8 gave each context spread
     // from a mount a hidden class of its own, then one more for each property envelop adds (seven per
     // request, --log-maps), which took a REST page from 111–121 to 148–156 µs in process.
-    const enveloped = yoga.getEnveloped(Object.assign({ requestId, request, clientAddress, params: { variables: variableValues } }, mount))
+    const enveloped = yoga.getEnveloped(Object.assign({ requestId, request, clientAddress, publicUrl, params: { variables: variableValues } }, mount))
     const args: ExecutionArgs = {
       schema: enveloped.schema,
       document: c.route.document as DocumentNode,

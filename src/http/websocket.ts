@@ -1,5 +1,6 @@
 import type { IncomingMessage, Server } from 'node:http'
 import { randomUUID } from 'node:crypto'
+import type { TLSSocket } from 'node:tls'
 import type { ExecutionArgs, FormattedExecutionResult, GraphQLError } from 'graphql'
 import type { Logger } from 'pino'
 import { useServer } from 'graphql-ws/use/ws'
@@ -11,7 +12,9 @@ import type { createChatYoga } from '../graphql/yoga.ts'
 import { OpenCounts } from './open-counts.ts'
 import type { RateLimits } from '../limits/rate-limits.ts'
 import { type Peer, peerOf } from './peer.ts'
+import { nodeHeaders, type PublicUrls } from './public-origin.ts'
 import { rateLimited } from './rate-limited.ts'
+import { errorId } from './responses.ts'
 
 type ChatYoga = ReturnType<typeof createChatYoga>
 
@@ -56,6 +59,8 @@ export interface WebSocketOptions {
   /** Failed authentications count per client address, as over HTTP; operations count in the yoga plugin. */
   limits?: RateLimits
   caps: WebSocketCaps
+  /** The public origin of a connection, and whether its Host is one (http/public-origin.ts). */
+  urls: PublicUrls
 }
 
 /** The connection's client address, from its socket and (through a trusted proxy) its X-Forwarded-For. */
@@ -78,7 +83,7 @@ export function attachGraphQLWebSocket(
   server: Server,
   yoga: ChatYoga,
   errors: ErrorPath,
-  { log, clientAddress, limits, caps }: WebSocketOptions,
+  { log, clientAddress, limits, caps, urls }: WebSocketOptions,
 ): { close(): Promise<void> } {
   // ws closes a socket whose frame (or message) is over maxPayload with 1009 before handing it on.
   const wss = new WebSocketServer({ noServer: true, maxPayload: caps.maxPayload })
@@ -96,6 +101,12 @@ export function attachGraphQLWebSocket(
   const onUpgrade = (request: IncomingMessage, socket: import('node:stream').Duplex, head: Buffer) => {
     if (webhookOf(request) === undefined) {
       socket.destroy()
+      return
+    }
+    const refusal = urls.refusal(nodeHeaders(request.headers), peerOf(request))
+    if (refusal) {
+      const body = JSON.stringify({ id: errorId(randomUUID()), code: 400, type: 'InvalidPayload', message: refusal })
+      socket.end(`HTTP/1.1 400 Bad Request\r\ncontent-type: application/json\r\ncontent-length: ${Buffer.byteLength(body)}\r\nconnection: close\r\n\r\n${body}`)
       return
     }
     wss.handleUpgrade(request, socket, head, (ws) => {
@@ -117,9 +128,16 @@ export function attachGraphQLWebSocket(
       requestId,
       webhookId: webhookOf(ctx.extra.request),
       clientAddress: client(ctx.extra.request),
+      publicUrl: () => publicUrlOf(ctx.extra.request),
       connectionParams: ctx.connectionParams,
       params,
     })
+
+  /** The upgrade request's public origin, as http/public-origin.ts tells it for any request. */
+  const publicUrlOf = (request: IncomingMessage) => {
+    const own = `${(request.socket as TLSSocket).encrypted ? 'https' : 'http'}://${request.headers.host || 'localhost'}/`
+    return urls.baseOf(own, nodeHeaders(request.headers), peerOf(request))
+  }
 
   useServer(
     {

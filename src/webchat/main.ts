@@ -14,9 +14,11 @@ import { renderMessage } from './render.ts'
  * shows the conversation live through the GraphQL subscription, and sends text.
  */
 
-const webhookId = decodeURIComponent(location.pathname.split('/')[1] ?? '')
+// Every URL relative to this script's, {base}/{webhookId}/webchat.js: behind a proxy that serves
+// Confab under a path (PUBLIC_URL=https://example.com/confab), the page works unchanged.
+const webhookId = decodeURIComponent(new URL(import.meta.url).pathname.split('/').at(-2) ?? '')
 const storageKey = (name: string) => `confab:${webhookId}:${name}`
-const client = new ChatClient(`/${encodeURIComponent(webhookId)}/graphql`, localStorage.getItem(storageKey('key')) ?? undefined)
+const client = new ChatClient(new URL('graphql', import.meta.url).href, localStorage.getItem(storageKey('key')) ?? undefined)
 
 const list = document.querySelector<HTMLOListElement>('#messages')
 const form = document.querySelector<HTMLFormElement>('#composer')

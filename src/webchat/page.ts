@@ -1,5 +1,5 @@
 /** The web chat's HTML shell: markup and styles only; everything it shows is built by webchat.js. */
-export const webChatPage = (webhookId: string): string => `<!doctype html>
+export const webChatPage = (): string => `<!doctype html>
 <html lang="en">
 <head>
 <meta charset="utf-8">
@@ -37,7 +37,7 @@ export const webChatPage = (webhookId: string): string => `<!doctype html>
   <input id="text" name="text" placeholder="Write a message" aria-label="Message" disabled>
   <button type="submit">Send</button>
 </form>
-<script type="module" src="/${encodeURIComponent(webhookId)}/webchat.js"></script>
+<script type="module" src="webchat.js"></script>
 </body>
 </html>
 `

@@ -33,7 +33,7 @@ function webChatScript(): Promise<string> {
 /** Answers GET /{webhookId}/ (the page) and /{webhookId}/webchat.js (its script). */
 export async function serveWebChat(webhookId: string, file: 'page' | 'script'): Promise<Response> {
   if (file === 'page') {
-    return new Response(webChatPage(webhookId), {
+    return new Response(webChatPage(), {
       headers: {
         'content-type': 'text/html; charset=utf-8',
         'content-security-policy': contentSecurityPolicy,

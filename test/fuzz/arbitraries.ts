@@ -278,10 +278,24 @@ export const credentials = (world: World, mount: 'chat' | 'admin' | 'runtime' | 
         ? botCredentials(world)
         : fc.constant({})
 
+/**
+ * Host headers: valid ones of every form, and the ones that once rewrote the URLs handed out
+ * (`evil:80@attacker` named the host `attacker`) or made no URL at all.
+ */
+export const oddHost = fc.oneof(
+  fc.constantFrom('chat.example.com', 'chat.example.com:8443', '127.0.0.1:1', '[::1]:3000', 'xn--bcher-kva.example', 'h%41st'),
+  fc.constantFrom('evil:80@attacker', 'a b', 'x:99999', 'a/b', 'a?b', 'a#b', '[zz]', 'a:b', ':80', '%00', 'a\\b', '@', 'x:-1'),
+  headerSafe,
+)
+
 /** Headers no request needs, which a hostile client sends anyway. */
 export const strayHeaders = fc.option(
   fc.record(
     {
+      host: oddHost,
+      'x-forwarded-host': oddHost,
+      'x-forwarded-proto': fc.constantFrom('https', 'http', 'wss', 'gopher', ''),
+      forwarded: fc.constantFrom('for=1.2.3.4;proto=https;host=chat.example.com', 'host="evil:80@attacker"', 'proto=', ';;,,'),
       'x-request-id': headerSafe,
       origin: fc.constantFrom('https://evil.example', 'null', ''),
       'content-length': fc.constantFrom('0', '-1', 'abc', '99999999999999999999', '1e3'),

@@ -1,4 +1,3 @@
-import { Request as PonyfillRequest } from '@whatwg-node/fetch'
 import fc from 'fast-check'
 import { BASE } from '../helpers/app.ts'
 
@@ -68,26 +67,11 @@ export const oversizeBytes = ({ fill, bytes }: Oversize) => {
   return Math.ceil(bytes / unit) * unit
 }
 
-function bodyBytes(body: HostileRequest['body']): Uint8Array<ArrayBuffer> | undefined {
+export function bodyBytes(body: HostileRequest['body']): Uint8Array<ArrayBuffer> | undefined {
   if (body === undefined) return undefined
   if (isOversize(body)) return encoder.encode(body.fill.repeat(oversizeBytes(body) / encoder.encode(body.fill).byteLength))
   // Bytes rather than a string, so that no default Content-Type is added: the header is the fuzzer's choice.
   return body instanceof Uint8Array ? new Uint8Array(body) : encoder.encode(body)
-}
-
-// Undici's Request refuses these methods (and GET/HEAD with a body); a client on the wire can still
-// send them, and @whatwg-node/server, which serves the app in production, hands them over as this ponyfill.
-const refusedByUndici = new Set(['CONNECT', 'TRACE', 'TRACK'])
-
-export function toRequest(request: HostileRequest): Request {
-  const body = bodyBytes(request.body)
-  const method = request.method.toUpperCase()
-  // A copy: the ponyfill writes a Content-Length into the headers object it is given.
-  const init = { method: request.method, headers: { ...request.headers }, body }
-  if (refusedByUndici.has(method) || (body && (method === 'GET' || method === 'HEAD'))) {
-    return new PonyfillRequest(`${BASE}${request.target}`, init) as unknown as Request
-  }
-  return new Request(`${BASE}${request.target}`, init)
 }
 
 /** What came back: the body is read unless it is a live stream, which is closed unread. */
@@ -95,19 +79,6 @@ export interface Received {
   status: number
   headers: Headers
   text?: string
-}
-
-const streaming = /^(text\/event-stream|multipart\/mixed)/i
-
-export async function receive(response: Response): Promise<Received> {
-  const contentType = response.headers.get('content-type') ?? ''
-  if (response.ok && streaming.test(contentType)) {
-    // yoga's SSE body starts lazily, and cancelling it before its first read throws inside yoga; the
-    // HTTP server reads a body as soon as it has it, so that failure cannot happen there.
-    await response.body?.cancel().catch(() => {})
-    return { status: response.status, headers: response.headers }
-  }
-  return { status: response.status, headers: response.headers, text: await response.text() }
 }
 
 export function describeResponse({ status, headers, text }: Received): string {

@@ -1,3 +1,5 @@
+import { METHODS } from 'node:http'
+import { isHostAndPort } from '../../src/http/public-origin.ts'
 import type { HostileRequest, Received } from './http.ts'
 
 /** The error types of the contract ("Error body") that a refusal may carry. */
@@ -140,6 +142,14 @@ export function violations(request: HostileRequest, received: Received): string[
   const { status } = received
   if (status >= 500 || status < 200) return [`a ${status}`]
   const found: string[] = []
+  // A Host that is no host[:port] is refused before anything else (a trusted proxy's forwarded host
+  // too, but the fuzzer's peer is trusted by no one).
+  // As HTTP reads it: without the spaces and tabs around it (one of blanks only is no Host at all).
+  const host = headerOf(request, 'host')?.replace(/^[ \t]+|[ \t]+$/g, '')
+  if (host && !isHostAndPort(host) && status !== 431) {
+    if (status !== 400) return [`a Host of ${JSON.stringify(host)} answered ${status}, not 400`]
+    return request.method.toUpperCase() === 'HEAD' ? [] : restErrorViolations(received)
+  }
   if (status === 405 && received.headers.get('allow') === null) found.push('a 405 without an Allow header')
   // A HEAD response has no body to check (an HTTP server drops it).
   if (request.method.toUpperCase() === 'HEAD' && !received.text) return found
@@ -147,6 +157,9 @@ export function violations(request: HostileRequest, received: Received): string[
     if (request.surface === 'graphql') found.push(...graphqlResultViolations(received))
     return found
   }
+  // Refused by the HTTP server before any route (headers over its limit, a method its parser does not
+  // know): the one error body it has is REST's.
+  if (status === 431 || !METHODS.includes(request.method.toUpperCase())) return [...found, ...restErrorViolations(received)]
   if (request.surface === 'rest') found.push(...restErrorViolations(received))
   if (request.surface === 'graphql') found.push(...graphqlRefusalViolations(request, received))
   if (request.surface === 'either') {

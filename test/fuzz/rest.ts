@@ -81,6 +81,15 @@ const restEndpoints: Endpoint[] = [
       ['admin', 'GET', ''],
       ['root', 'GET', '/'],
       ['root', 'GET', '/readyz'],
+      // paths a URL parser reads as the start of an authority, or as an escaped slash
+      ['root', 'GET', '//'],
+      ['root', 'OPTIONS', '//'],
+      ['root', 'PROPFIND', '//'],
+      ['root', 'GET', '///x'],
+      ['root', 'GET', '//v1/admin/bots'],
+      ['root', 'GET', '/%2F'],
+      ['root', 'POST', '//{id}/graphql'],
+      ['chat', 'GET', '/%2F..%2Fv1%2Fadmin%2Fbots'],
       ['root', 'POST', '/v1/chat/messages'],
       ['runtime', 'GET', '/nope'],
       // the Webchat API's file URLs (raw bytes, not JSON)

@@ -1,0 +1,41 @@
+import { randomUUID } from 'node:crypto'
+import type { Server } from 'node:http'
+import type { Duplex } from 'node:stream'
+import { errorId } from './responses.ts'
+
+/** A refusal written straight to the socket, in the contract's error body, and the connection closed. */
+function refuse(socket: Duplex, status: number, reason: string, type: string, message: string, { extra = '', head = false } = {}): void {
+  if (!socket.writable) return void socket.destroy()
+  const requestId = randomUUID()
+  const body = JSON.stringify({ id: errorId(requestId), code: status, type, message })
+  socket.end(
+    `HTTP/1.1 ${status} ${reason}\r\ncontent-type: application/json\r\ncontent-length: ${Buffer.byteLength(body)}\r\n` +
+      `x-request-id: ${requestId}\r\n${extra}connection: close\r\n\r\n${head ? '' : body}`,
+  )
+}
+
+/**
+ * What node's HTTP server answers before the app sees a request, in the contract's error body rather
+ * than node's bare status line: a request it cannot parse (400), headers over its limit (431), one
+ * too slow to arrive (408, as node), and a CONNECT (405; node would close the connection without a word).
+ */
+export function refuseOffTheApp(server: Server): void {
+  server.on('clientError', (error: NodeJS.ErrnoException & { rawPacket?: Buffer }, socket: Duplex & { bytesWritten?: number; _httpMessage?: unknown }) => {
+    // Bytes after a request that said `Connection: close` (the rest of a body the app refused
+    // unread): its answer is under way, and ends the connection.
+    if (error.code === 'HPE_CLOSED_CONNECTION' && socket._httpMessage) return
+    // A connection closed or timed out while idle has no request to answer; nor has one whose answer
+    // has begun (a second answer after it would be read as garbage), which node would end the same way.
+    if (error.code === 'ECONNRESET' || !socket.writable || socket._httpMessage || (socket.bytesWritten ?? 0) > 0) return void socket.destroy()
+    // The answer to a HEAD has no body (its client would read one as the start of a next answer).
+    const head = error.rawPacket?.subarray(0, 5).toString('latin1') === 'HEAD '
+    if (error.code === 'ERR_HTTP_REQUEST_TIMEOUT') return refuse(socket, 408, 'Request Timeout', 'InvalidPayload', 'the request did not arrive in time')
+    if (error.code === 'HPE_HEADER_OVERFLOW') {
+      return refuse(socket, 431, 'Request Header Fields Too Large', 'PayloadTooLarge', 'the request headers are over the size limit', { head })
+    }
+    refuse(socket, 400, 'Bad Request', 'InvalidPayload', `the request is not valid HTTP/1.1 (${error.code ?? 'parse error'})`, { head })
+  })
+  server.on('connect', (_request, socket: Duplex) =>
+    refuse(socket, 405, 'Method Not Allowed', 'MethodNotFound', 'CONNECT is not served: Confab is no proxy', { extra: 'allow: GET, POST\r\n' }),
+  )
+}
