@@ -6,12 +6,13 @@ import { type CorsOrigins, createCors } from './http/cors.ts'
 import { fileDownloadTransport, fileUploadTransport } from './http/files.ts'
 import { graphqlOverHttp } from './http/graphql.ts'
 import { healthTransport, readinessTransport } from './http/health.ts'
-import { type MountGuard, type Replicable, serveMounts } from './http/mounts.ts'
+import { type MountGuard, type Replicable, type Routed, serveMounts } from './http/mounts.ts'
 import type { ReplicaAdmission } from './http/node-listener.ts'
 import { OpenCounts } from './http/open-counts.ts'
 import { inProcessPeer, type Peer, peerOf } from './http/peer.ts'
 import { countedPerAddress, rateLimited } from './http/rate-limited.ts'
 import { publicUrls } from './http/public-origin.ts'
+import { labelResponse } from './http/request-labels.ts'
 import { errorResponse, withHeaders } from './http/responses.ts'
 import { trustedProxies } from './http/trusted-proxy.ts'
 import { attachGraphQLWebSocket } from './http/websocket.ts'
@@ -42,6 +43,8 @@ export interface App extends Pick<Wiring, 'signals' | 'bots' | 'streams'> {
    * Streams made in-process (fetch called directly) have no connection and are not counted.
    */
   admitStream(req: IncomingMessage, response: Response): (() => void) | Response | undefined
+  /** The GraphQL WebSockets open (metrics). */
+  openSockets(): number
   /** Ends live streams and WebSockets, which would otherwise hold a closing server open. */
   endLiveConnections(): Promise<void>
   /** Ends live connections and stops the delivery worker; the database stays open (its owner closes it). */
@@ -88,27 +91,31 @@ export function createApp({ corsOrigins = [], publicUrl, trustProxy = [], ...opt
   // First match wins: administration before /{webhookId}/…, whose first segment could read "v1".
   const mounts = serveMounts(
     [
-      { path: '/healthz', transport: healthTransport },
-      { path: '/readyz', transport: readinessTransport({ store: parts.store, signalBus: parts.signalBus, draining: () => draining }) },
-      { path: '/v1/admin/graphql', transport: graphqlOverHttp(adminYoga, bodyLimits.admin) },
-      { path: '/v1/admin/*', transport: adminRest },
-      { path: '/v1/chat/*', transport: botApiRest },
-      { path: '/:webhookId/graphql', transport: graphqlOverHttp(chatYoga, bodyLimits.chat) },
+      { path: '/healthz', kind: 'health', transport: healthTransport },
+      { path: '/readyz', kind: 'health', transport: readinessTransport({ store: parts.store, signalBus: parts.signalBus, draining: () => draining }) },
+      { path: '/v1/admin/graphql', kind: 'admin-graphql', transport: graphqlOverHttp(adminYoga, bodyLimits.admin) },
+      { path: '/v1/admin/*', kind: 'admin-rest', transport: adminRest },
+      { path: '/v1/chat/*', kind: 'bot-api', transport: botApiRest },
+      { path: '/:webhookId/graphql', kind: 'graphql', transport: graphqlOverHttp(chatYoga, bodyLimits.chat) },
       // The graphql-sse protocol reserves a stream with PUT and stops one with DELETE.
-      { path: '/:webhookId/graphql/stream', transport: graphqlOverHttp(chatYoga, bodyLimits.chat, { methods: ['GET', 'POST', 'PUT', 'DELETE'], streams: true }) },
-      { path: '/:webhookId/', transport: webChatTransport(parts.store) },
-      { path: '/:webhookId/webchat.js', transport: webChatTransport(parts.store) },
+      {
+        path: '/:webhookId/graphql/stream',
+        kind: 'graphql-sse',
+        transport: graphqlOverHttp(chatYoga, bodyLimits.chat, { methods: ['GET', 'POST', 'PUT', 'DELETE'], streams: true }),
+      },
+      { path: '/:webhookId/', kind: 'webchat', transport: webChatTransport(parts.store) },
+      { path: '/:webhookId/webchat.js', kind: 'webchat', transport: webChatTransport(parts.store) },
       // A file's bytes are no JSON: the upload URL and the public URL of the Webchat API's files.
-      { path: '/:webhookId/files/:fileId/upload', transport: countedPerAddress(fileUploadTransport(parts.store), limits, 'uploads') },
-      { path: '/:webhookId/files/:fileId/:signature/:name', transport: fileDownloadTransport(parts.store) },
-      { path: '/:webhookId/*', transport: chatRest },
+      { path: '/:webhookId/files/:fileId/upload', kind: 'files', transport: countedPerAddress(fileUploadTransport(parts.store), limits, 'uploads') },
+      { path: '/:webhookId/files/:fileId/:signature/:name', kind: 'files', transport: fileDownloadTransport(parts.store) },
+      { path: '/:webhookId/*', kind: 'rest', transport: chatRest },
     ],
     errors,
     chatRest,
     failedAuthentications,
   )
 
-  const sockets: { close(): Promise<void> }[] = []
+  const sockets: { close(): Promise<void>; open(): number }[] = []
   let ending: Promise<void> | undefined
   let closing: Promise<void> | undefined
   const endLiveConnections = () => {
@@ -171,19 +178,23 @@ export function createApp({ corsOrigins = [], publicUrl, trustProxy = [], ...opt
       if (refusal) {
         const refused = errorResponse(requestId, { type: 'InvalidPayload', status: 400, message: refusal })
         void accessLog(request, refused, { requestId, clientAddress, route: '(invalid host)', started })
+        labelResponse(refused, { transport: 'none', operation: '(invalid host)' })
         return refused
       }
       const preflight = cors.preflight(request)
       if (preflight) {
         void accessLog(request, preflight, { requestId, clientAddress, route: '(preflight)', started })
+        labelResponse(preflight, { transport: 'cors', operation: '(preflight)' })
         return preflight
       }
-      const routed = { route: '(no route)' }
+      const routed: Routed = { route: '(no route)' }
       const response = await mounts.serve(request, requestId, peer, clientAddress, () => urls.baseOf(request.url, request.headers, peer), routed)
       withHeaders(response, { 'x-request-id': requestId, ...cors.responseHeaders(request) })
       void accessLog(request, response, { requestId, clientAddress, route: routed.route, started })
+      labelResponse(response, { transport: routed.kind ?? 'none', operation: routed.operation ?? routed.route })
       return response
     },
+    openSockets: () => sockets.reduce((open, socket) => open + socket.open(), 0),
     endLiveConnections,
     close() {
       closing ??= endLiveConnections().then(() => bots.stop())

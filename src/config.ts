@@ -10,6 +10,8 @@ export interface BootstrapValues {
 
 export interface Config {
   port: number
+  /** METRICS_PORT: Prometheus metrics on a listener of their own (on HOST); none when unset. */
+  metricsPort: number | undefined
   host: string
   databaseUrl: string
   /** DATABASE_POOL_SIZE: PostgreSQL connections per instance. */
@@ -126,11 +128,11 @@ function parseLimits(env: NodeJS.ProcessEnv, rateLimitsOff: boolean): ResourceLi
   return rateLimitsOff ? withoutPerKeyCaps(limits) : limits
 }
 
-function parsePort(raw: string | undefined): number {
+function parsePort(raw: string | undefined, name = 'PORT'): number {
   if (raw === undefined || raw === '') return 3000
   const port = Number(raw)
   if (!Number.isInteger(port) || port < 0 || port > 65535) {
-    throw new ConfigError(`PORT must be an integer from 0 to 65535, got "${raw}"`)
+    throw new ConfigError(`${name} must be an integer from 0 to 65535, got "${raw}"`)
   }
   return port
 }
@@ -267,6 +269,7 @@ const nonEmpty = (value: string | undefined) => (value === undefined || value ==
 export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
   return {
     port: parsePort(env.PORT),
+    metricsPort: env.METRICS_PORT === undefined || env.METRICS_PORT === '' ? undefined : parsePort(env.METRICS_PORT, 'METRICS_PORT'),
     host: nonEmpty(env.HOST) ?? '127.0.0.1',
     databaseUrl: nonEmpty(env.DATABASE_URL) ?? './data/confab.db',
     poolSize: parsePoolSize(nonEmpty(env.DATABASE_POOL_SIZE)),

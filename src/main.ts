@@ -24,6 +24,7 @@ async function main() {
     readReplicas: config.readReplicas,
     redisUrl: config.redisUrl,
     port: config.port,
+    metricsPort: config.metricsPort,
     host: config.host,
     log,
     bootstrap: config.bootstrap,
@@ -46,6 +47,7 @@ async function main() {
     )
   }
   process.stdout.write(`Confab listening on ${confab.url}\n`)
+  if (confab.metricsUrl) process.stdout.write(`Metrics at ${confab.metricsUrl}\n`)
 
   let stopping = false
   const stop = (signal: string) => {

@@ -6,6 +6,7 @@ import { createApp } from './app.ts'
 import { ReplicaStore } from './db/sqlite/replica-store.ts'
 import type { ForwardedRequest, ReplicaAnswer, ReplicaRequest, ReplicaSetup } from './http/read-replicas.ts'
 import { inProcessPeer } from './http/peer.ts'
+import { labelsOf } from './http/request-labels.ts'
 import { createLogger } from './logger.ts'
 
 const port = parentPort
@@ -43,7 +44,7 @@ async function serve({ id, request }: ReplicaRequest): Promise<ReplicaAnswer> {
     response.headers.delete('transfer-encoding')
     response.headers.delete('connection')
     if (!response.headers.has('content-length')) response.headers.set('content-length', String(Buffer.byteLength(body)))
-    return { id, status: response.status, headers: [...response.headers].flat(), body }
+    return { id, status: response.status, headers: [...response.headers].flat(), body, labels: labelsOf(response) }
   } catch {
     // The app answers its own errors: this is the replica failing. The main thread serves it instead.
     return { id }

@@ -7,8 +7,10 @@ import { type BootstrapValues, defaultLimits, type ResourceLimits } from './conf
 import { openStore } from './db/open.ts'
 import { SqliteStore } from './db/sqlite/store.ts'
 import type { Store } from './db/store.ts'
+import { deliveryBacklog } from './domain/bots/delivery/outbox.ts'
 import { loadCompiler } from './graphql/compiled-execution.ts'
 import { nodeListener } from './http/node-listener.ts'
+import { Metrics, serveMetrics } from './http/metrics.ts'
 import { ReadReplicas } from './http/read-replicas.ts'
 import { refuseOffTheApp } from './http/wire-refusals.ts'
 import { createLogger } from './logger.ts'
@@ -46,6 +48,8 @@ export interface ServerOptions extends Omit<AppOptions, 'store' | 'log'> {
   host?: string
   /** pino at `info` by default. */
   log?: Logger
+  /** METRICS_PORT: Prometheus metrics at GET /metrics on a listener of its own, on `host`; none when absent. */
+  metricsPort?: number
   /** The first tenant's fixed values (CONFAB_* in main.ts); the others are generated. Ignored once a tenant exists. */
   bootstrap?: BootstrapValues
 }
@@ -60,6 +64,8 @@ export interface ConfabServer {
   server: Server
   /** The read replicas, when there are some (SQLite, `readReplicas`). */
   replicas: ReadReplicas | undefined
+  /** `http://host:port/metrics`, when `metricsPort` was given. */
+  metricsUrl: string | undefined
   /**
    * Stops: no new connections, in-flight requests finish, live streams end, the delivery worker
    * finishes the attempts under way (the others stay in the outbox), then the database closes.
@@ -76,7 +82,7 @@ export interface ConfabServer {
  */
 export function httpServer(
   app: App,
-  { log, replicas, caps }: { log: Logger; replicas?: ReadReplicas; caps: ResourceLimits },
+  { log, replicas, caps, metrics }: { log: Logger; replicas?: ReadReplicas; caps: ResourceLimits; metrics?: Metrics },
 ): Server {
   const timeouts = [caps.headersTimeoutMs, caps.requestTimeoutMs].filter((ms) => ms > 0)
   const server = createHttpServer(
@@ -87,7 +93,15 @@ export function httpServer(
       // Node checks the two timeouts every 30 s by default: a slow client would get up to 30 s more.
       ...(timeouts.length > 0 ? { connectionsCheckingInterval: Math.max(10, Math.min(1_000, ...timeouts.map((ms) => ms / 4))) } : {}),
     },
-    nodeListener(app.fetch, { log, replicable: app.replicable, replicas, admitStream: app.admitStream, admission: app.replicaAdmission }),
+    nodeListener(app.fetch, {
+      log,
+      replicable: app.replicable,
+      replicas,
+      admitStream: app.admitStream,
+      admission: app.replicaAdmission,
+      observe: metrics && ((labels, status, seconds) => metrics.request(labels?.transport ?? 'none', labels?.operation ?? '(unknown)', status, seconds)),
+      streamOpened: metrics && (() => metrics.streamOpened()),
+    }),
   )
   if (caps.maxConnections > 0) server.maxConnections = caps.maxConnections
   return server
@@ -104,10 +118,14 @@ export async function createServer({
   redisUrl,
   rateLimitPrefix,
   readReplicas = 0,
+  metricsPort,
   ...appOptions
 }: ServerOptions = {}): Promise<ConfabServer> {
+  // Made only when they are served: without METRICS_PORT nothing is counted at all.
+  const metrics = metricsPort === undefined ? undefined : new Metrics()
   const store = await openStore(databaseUrl, {
     poolSize,
+    onCommit: metrics && ((units, seconds) => metrics.committed(units, seconds)),
     onEffectError: (error) => log.error({ err: error }, 'an effect of a committed write failed'),
     checkpoints: { onError: (error) => log.warn({ err: error }, 'SQLite checkpoints on the writer again') },
   })
@@ -133,7 +151,14 @@ export async function createServer({
   if (store.shared && !signalBus) {
     log.warn('PostgreSQL without REDIS_URL: live signals reach the listeners of this instance only; run one instance, or set REDIS_URL')
   }
-  const app = createApp({ store, log, signalBus, ...appOptions, rateLimitStore: rateLimitRedis && { redis: rateLimitRedis, prefix: rateLimitPrefix } })
+  const app = createApp({
+    store,
+    log,
+    signalBus,
+    ...appOptions,
+    rateLimitStore: rateLimitRedis && { redis: rateLimitRedis, prefix: rateLimitPrefix },
+    deliveryObserver: metrics,
+  })
   const replicas =
     store instanceof SqliteStore && readReplicas > 0
       ? new ReadReplicas({
@@ -145,15 +170,19 @@ export async function createServer({
           log,
         })
       : undefined
-  const server = httpServer(app, { log, replicas, caps: appOptions.caps ?? defaultLimits })
+  const server = httpServer(app, { log, replicas, caps: appOptions.caps ?? defaultLimits, metrics })
+  metrics?.observe({ liveSockets: () => app.openSockets(), deliveryBacklog: () => deliveryBacklog(store) })
   app.attach(server)
   refuseOffTheApp(server)
+  let metricsServer: Server | undefined
   try {
     await new Promise<void>((resolve, reject) => {
       server.once('error', reject)
       server.listen(port, host, resolve)
     })
+    if (metrics && metricsPort !== undefined) metricsServer = await serveMetrics(metrics, metricsPort, host)
   } catch (error) {
+    server.close()
     await replicas?.close()
     await app.close()
     rateLimitRedis?.disconnect()
@@ -166,12 +195,15 @@ export async function createServer({
   // the compiler, and GraphQL then runs interpreted.
   loadCompiler().catch(() => {})
   const address = server.address() as AddressInfo
-  const url = `http://${host.includes(':') ? `[${host}]` : host}:${address.port}`
+  const origin = (port: number) => `http://${host.includes(':') ? `[${host}]` : host}:${port}`
+  const url = origin(address.port)
+  const metricsUrl = metricsServer && `${origin((metricsServer.address() as AddressInfo).port)}/metrics`
 
   let closing: Promise<void> | undefined
   const close = () =>
     (closing ??= (async () => {
       const closed = new Promise<void>((resolve) => server.close(() => resolve()))
+      metricsServer?.close()
       void app.endLiveConnections()
       server.closeIdleConnections()
       const force = setTimeout(() => server.closeAllConnections(), 10_000).unref()
@@ -183,5 +215,5 @@ export async function createServer({
       await signalBus?.close()
       await store.close()
     })())
-  return { url, created, app, store, server, replicas, close }
+  return { url, created, app, store, server, replicas, metricsUrl, close }
 }

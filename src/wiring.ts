@@ -7,7 +7,7 @@ import { operationRefusal } from './graphql/rate-limits.ts'
 import { RateLimits, type RateLimitStore } from './limits/rate-limits.ts'
 import { builtInHandlers } from './bots/handlers.ts'
 import { BotApiActivity } from './bots/bot-api-activity.ts'
-import { type DeliveryWorker, startDeliveryWorker } from './bots/delivery/worker.ts'
+import { type DeliveryObserver, type DeliveryWorker, startDeliveryWorker } from './bots/delivery/worker.ts'
 import { defaultLimits, type ResourceLimits } from './config.ts'
 import type { Store } from './db/store.ts'
 import { authenticateBot } from './domain/bots/admin/api-keys.ts'
@@ -48,6 +48,8 @@ export interface WiringOptions {
   outbound?: OutboundPolicy
   /** Caps and timeouts (docs/caps.md, config.limits); the defaults when absent. */
   caps?: ResourceLimits
+  /** Told how each bot delivery attempt ended (metrics). */
+  deliveryObserver?: DeliveryObserver
   /** Each rate limit's rule (RATE_LIMIT_*), the defaults when absent; 'off' (RATE_LIMITS=off): none. */
   rateLimits?: RateLimitRules | 'off'
   /** Where the rate limits count: Redis when given (every instance sharing it enforces one limit), else memory. */
@@ -71,6 +73,7 @@ export function wire({
   replica = false,
   outbound,
   caps = defaultLimits,
+  deliveryObserver,
   rateLimits = rateLimitDefaults,
   rateLimitStore,
 }: WiringOptions) {
@@ -93,6 +96,7 @@ export function wire({
         clock,
         leaseMs: botLeaseMs,
         outbound,
+        observer: deliveryObserver,
       })
   const chatLimits = { messageMaxBytes: caps.messageMaxBytes, storagePerUser: caps.storagePerUser }
   const deps = { store, log, signals, bots, errors, chatLimits, limits }

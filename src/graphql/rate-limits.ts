@@ -1,9 +1,10 @@
 import { createHash } from 'node:crypto'
-import { type ExecutionArgs, GraphQLError, Kind, type OperationDefinitionNode } from 'graphql'
+import { type ExecutionArgs, GraphQLError, type OperationDefinitionNode } from 'graphql'
 import type { Plugin } from 'graphql-yoga'
 import type { RateLimitName } from '../config.ts'
 import { type RateLimitRefusal, type RateLimits, refusalHeaders, refusalMessage } from '../limits/rate-limits.ts'
 import type { GraphQLContext } from './context.ts'
+import { operationOf, rootFields } from './operation.ts'
 
 /** The context an operation is counted by: its scope, and the client address the app found. */
 type Counted = Partial<Pick<GraphQLContext, 'chat' | 'admin' | 'botApi'>> & {
@@ -15,18 +16,6 @@ type Counted = Partial<Pick<GraphQLContext, 'chat' | 'admin' | 'botApi'>> & {
 const createsUser = new Set(['createUser', 'initialize'])
 /** The chat fields whose every call is delivered to the bot (Botpress: 600 user messages a minute a bot). */
 const deliveredToBot = new Set(['createMessage', 'createEvent'])
-
-const operationOf = ({ document, operationName }: Pick<ExecutionArgs, 'document' | 'operationName'>): OperationDefinitionNode | undefined => {
-  let found: OperationDefinitionNode | undefined
-  for (const definition of document.definitions) {
-    if (definition.kind !== Kind.OPERATION_DEFINITION) continue
-    if (operationName ? definition.name?.value === operationName : !found) found = definition
-  }
-  return found
-}
-
-const rootFields = (operation: OperationDefinitionNode): string[] =>
-  operation.selectionSet.selections.flatMap((selection) => (selection.kind === Kind.FIELD ? [selection.name.value] : []))
 
 /** The admin token is counted by a digest of it: no token ever reaches the counters (or Redis). */
 const tokenDigest = (request: Request | undefined) =>

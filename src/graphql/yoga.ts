@@ -1,4 +1,4 @@
-import type { GraphQLSchema } from 'graphql'
+import type { ExecutionArgs, GraphQLSchema } from 'graphql'
 import { createYoga, type Plugin } from 'graphql-yoga'
 import type { Logger } from 'pino'
 import type { RateLimits } from '../limits/rate-limits.ts'
@@ -15,6 +15,7 @@ import {
 import type { ErrorPath } from './errors.ts'
 import { renderGraphiQL, useGraphiQLHeaders } from './graphiql.ts'
 import { useGraphQLSSE } from './graphql-sse.ts'
+import { operationOf, rootFields, rootFieldsLabel } from './operation.ts'
 import { useExplainedRefusals } from './refusals.ts'
 import { useRateLimits } from './rate-limits.ts'
 import { useRequestId } from './request-id.ts'
@@ -29,6 +30,8 @@ export interface ServerContext {
   clientAddress?: string
   /** The base of the absolute URLs handed out (http/public-origin.ts); asked for, as few operations need it. */
   publicUrl?: () => string
+  /** Told the operation that runs (its root fields), for the metrics (http/request-labels.ts). */
+  labelled?: { operation?: string }
 }
 
 /**
@@ -115,9 +118,23 @@ const yogaFor = (
       useGraphiQLHeaders(),
       // Before execution is compiled or run: a refused operation costs a counter and nothing else.
       ...(limits ? [useRateLimits(limits)] : []),
+      useOperationLabel(),
       useCompiledExecution(log),
     ],
   })
+
+/** Tells the request's transport which operation ran: its kind and root fields, names of the schema only. */
+const useOperationLabel = (): Plugin<{ labelled?: { operation?: string } }> => {
+  const label = (args: ExecutionArgs) => {
+    const labelled = (args.contextValue as { labelled?: { operation?: string } } | undefined)?.labelled
+    const operation = labelled && operationOf(args)
+    if (labelled && operation) labelled.operation = rootFieldsLabel(operation.operation, rootFields(operation))
+  }
+  return {
+    onExecute: ({ args }) => label(args),
+    onSubscribe: ({ args }) => label(args),
+  }
+}
 
 /** A header of the request, or the same-named connection parameter of a WebSocket. */
 const credential = ({ request, connectionParams }: ContextInit, name: string): string | undefined => {

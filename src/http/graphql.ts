@@ -22,14 +22,15 @@ export function graphqlOverHttp(
   return {
     // A POST that runs queries only is a read; the graphql-sse endpoint's requests hold streams.
     replicable: (method) => !streams && method === 'POST' && 'if-query',
-    async serve(request, { requestId, params, clientAddress, publicUrl }) {
+    async serve(request, landing) {
+      const { requestId, params, clientAddress, publicUrl } = landing
       if (!methods.includes(request.method)) {
         throw new DomainError('MethodNotFound', `this GraphQL endpoint takes ${methods.join(', ')}`, { allow: methods.join(', ') })
       }
       const limited = await withLimitedBody(request, bodyLimit, streams ? request.signal : undefined)
       // handleRequest, not fetch: the app's own server adapter has already followed this request's
       // abort signal, which `fetch` would do again (4 % of a GraphQL read).
-      return yoga.handleRequest(withServerContext(limited, { requestId, webhookId: params.webhookId, clientAddress, publicUrl }))
+      return yoga.handleRequest(withServerContext(limited, { requestId, webhookId: params.webhookId, clientAddress, publicUrl, labelled: landing }))
     },
     refuse: graphqlRefusal,
   }

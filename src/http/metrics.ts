@@ -5,8 +5,7 @@ import { collectDefaultMetrics, Counter, Gauge, Histogram, Registry } from 'prom
 export type DeliveryBacklog = () => Promise<{ pending: number; oldestPendingSeconds: number }>
 
 export interface MetricsSources {
-  /** Live SSE streams and GraphQL WebSockets of this instance. */
-  liveStreams?: () => number
+  /** The GraphQL WebSockets open. */
   liveSockets?: () => number
   deliveryBacklog?: DeliveryBacklog
 }
@@ -63,23 +62,40 @@ export class Metrics {
     registers: [this.registry],
   })
 
+  private readonly liveStreams = new Gauge({
+    name: 'confab_live_streams',
+    help: 'Event streams (SSE) being written: listen, the web chat, graphql-sse',
+    registers: [this.registry],
+  })
+
   constructor() {
     collectDefaultMetrics({ register: this.registry })
   }
 
-  /** The gauges read when scraped: live connections and the delivery backlog. */
-  observe({ liveStreams, liveSockets, deliveryBacklog }: MetricsSources): void {
+  /** An event stream started: its end is the function returned. */
+  streamOpened(): () => void {
+    this.liveStreams.inc()
+    let ended = false
+    return () => {
+      if (ended) return
+      ended = true
+      this.liveStreams.dec()
+    }
+  }
+
+  /** The gauges read when scraped: WebSockets open and the delivery backlog. */
+  observe({ liveSockets, deliveryBacklog }: MetricsSources): void {
     const registers = [this.registry]
-    new Gauge({
-      name: 'confab_live_connections',
-      help: 'Open live connections, by kind (sse, websocket)',
-      labelNames: ['kind'] as const,
-      registers,
-      collect() {
-        if (liveStreams) this.set({ kind: 'sse' }, liveStreams())
-        if (liveSockets) this.set({ kind: 'websocket' }, liveSockets())
-      },
-    })
+    if (liveSockets) {
+      new Gauge({
+        name: 'confab_live_websockets',
+        help: 'GraphQL WebSockets open',
+        registers,
+        collect() {
+          this.set(liveSockets())
+        },
+      })
+    }
     if (!deliveryBacklog) return
     let backlog: ReturnType<DeliveryBacklog> | undefined
     // One read of the backlog per scrape feeds both gauges.

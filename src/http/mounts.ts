@@ -16,6 +16,8 @@ export interface Landing {
   clientAddress: string
   /** Set by a transport that routes further (REST): its route's pattern below the mount, e.g. `/messages/:id`. */
   route?: string
+  /** Set by a transport that knows the operation it ran: a REST route's name, a GraphQL document's root fields. */
+  operation?: string
   /** The base every absolute URL handed out for this request starts with (http/public-origin.ts). */
   publicUrl: () => string
 }
@@ -24,6 +26,9 @@ export interface Landing {
 export interface Routed {
   /** The mount's path and the transport's route below it (`/:webhookId/conversations/:id`), or `(no route)`. */
   route: string
+  /** The mount's kind (Mount.kind), and the operation its transport ran, when it told (Landing.operation). */
+  kind?: string
+  operation?: string
 }
 
 /** One way of serving requests (REST, GraphQL over HTTP, the web chat, …) and of telling its refusals. */
@@ -44,6 +49,8 @@ export interface Mount {
   /** `/literal/:param/literal`, optionally ending in `/*` for everything below. */
   path: string
   transport: Transport
+  /** What the metrics call requests of this mount (rest, graphql, bot-api, health …). */
+  kind: string
 }
 
 /** A path's segments, split once for all mounts: as given, and without a trailing slash. */
@@ -123,7 +130,7 @@ export function serveMounts(
     if (!url) return fallback.refuse(request, { type: 'InvalidPayload', status: 400, message: 'the request target is not a path' }, requestId)
     const { pathname } = url
     const segments = segmentsOf(pathname)
-    for (const { match, transport, path: mountPath } of table) {
+    for (const { match, transport, path: mountPath, kind } of table) {
       const hit = match(segments)
       if (!hit) continue
       const landing: Landing = { requestId, params: {}, path: hit.path, url, peer, clientAddress, publicUrl, route: undefined }
@@ -135,7 +142,11 @@ export function serveMounts(
       } catch (error) {
         response = transport.refuse(request, errors.describe(error, requestId), requestId)
       }
-      if (routed) routed.route = landing.route === undefined ? mountPath : `${mountPath.replace(/\/\*$/, '')}${landing.route}`
+      if (routed) {
+        routed.route = landing.route === undefined ? mountPath : `${mountPath.replace(/\/\*$/, '')}${landing.route}`
+        routed.kind = kind
+        routed.operation = landing.operation
+      }
       if (!guard) return response
       try {
         await guard.after(landing, response)

@@ -3,6 +3,7 @@ import { createServerAdapter, sendNodeResponse } from '@whatwg-node/server'
 import type { Logger } from 'pino'
 import { parsedUrl, type Replicable } from './mounts.ts'
 import { type Peer, peerOf } from './peer.ts'
+import { labelsOf, type RequestLabels } from './request-labels.ts'
 import { onlyQueries, type ReadReplicas } from './read-replicas.ts'
 import { takeOverEventStream } from './sse.ts'
 
@@ -97,6 +98,13 @@ export interface ListenerOptions {
    */
   admitStream?: (req: IncomingMessage, response: Response) => (() => void) | Response | undefined
   admission?: ReplicaAdmission
+  /**
+   * Told of every request answered, here or by a replica (metrics): its labels, its status, and the
+   * seconds to its whole answer (to its head, for an event stream).
+   */
+  observe?: (labels: RequestLabels | undefined, status: number, seconds: number) => void
+  /** Told when an event stream starts to be written; what it returns is called once it has ended. */
+  streamOpened?: () => () => void
 }
 
 /** The headers the admission reads (a Headers of all of them would cost every replicated read a copy). */
@@ -116,26 +124,35 @@ const admissionHeaders = (req: IncomingMessage): Headers => {
  */
 export function nodeListener(
   fetch: (request: Request, peer: Peer) => Promise<Response>,
-  { log, replicable, replicas, admitStream, admission }: ListenerOptions,
+  { log, replicable, replicas, admitStream, admission, observe, streamOpened }: ListenerOptions,
 ) {
   // whatwg-node hands a node request's own `req` to the fetch function as its server context.
   const adapter = createServerAdapter<{ req?: IncomingMessage }>((request, context) => fetch(request, peerOf(context.req)))
 
-  const serveHere = async (req: IncomingMessage, res: ServerResponse) => {
+  const serveHere = async (req: IncomingMessage, res: ServerResponse, began: number) => {
     // The node request as the server context: the fetch function reads its peer from it.
     const response = await adapter.handleNodeRequestAndResponse(req, res, { req })
-    if (!isEventStream(response)) return sendNodeResponse(response, res, req, true)
+    const answered = (sent: Response) => observe?.(labelsOf(response), sent.status, (performance.now() - began) / 1000)
+    if (!isEventStream(response)) {
+      await sendNodeResponse(response, res, req, true)
+      return answered(response)
+    }
     const admitted = admitStream?.(req, response)
-    if (typeof admitted === 'object') return sendNodeResponse(admitted, res, req, true)
+    if (typeof admitted === 'object') {
+      await sendNodeResponse(admitted, res, req, true)
+      return answered(admitted)
+    }
     // 'close' comes once the response has ended or the connection has gone, whichever is first (or
     // came already, when the client left while the stream was being made).
     if (admitted && (res.destroyed || !res.socket || res.socket.destroyed)) admitted()
     else if (admitted) res.once('close', admitted)
+    answered(response)
+    if (streamOpened) res.once('close', streamOpened())
     await sendEventStream(response, req, res)
   }
 
   /** True once a replica has answered; otherwise the request is the caller's, its body (if read) on `req.body`. */
-  const onReplica = async (req: IncomingMessage, res: ServerResponse): Promise<boolean> => {
+  const onReplica = async (req: IncomingMessage, res: ServerResponse, began: number): Promise<boolean> => {
     if (!replicas || !replicable) return false
     // The path as the app will read it (node's adapter puts the target after the Host, and `//` is a
     // path there, not the start of an authority); a target that makes no URL is refused by the app.
@@ -143,18 +160,19 @@ export function nodeListener(
     if (!url) return false
     const where = replicable(req.method ?? 'GET', url.pathname)
     if (where === false) return false
-    if (!admission) return onReplicaAdmitted(req, res, where)
+    if (!admission) return onReplicaAdmitted(req, res, where, began)
     const peer = peerOf(req)
     const headers = admissionHeaders(req)
     if (!admission.admits(peer, headers)) return false
-    const answered = await onReplicaAdmitted(req, res, where)
+    const answered = await onReplicaAdmitted(req, res, where, began)
     if (answered) admission.answered(peer, headers, res.statusCode)
     return answered
   }
 
-  const onReplicaAdmitted = async (req: IncomingMessage, res: ServerResponse, where: Replicable): Promise<boolean> => {
+  const onReplicaAdmitted = async (req: IncomingMessage, res: ServerResponse, where: Replicable, began: number): Promise<boolean> => {
     if (!replicas) return false
-    if (where === true) return !(Number(req.headers['content-length']) > 0) && !req.headers['transfer-encoding'] && replicas.answer(req, res)
+    const labelled = observe && ((labels: RequestLabels | undefined) => observe(labels, res.statusCode, (performance.now() - began) / 1000))
+    if (where === true) return !(Number(req.headers['content-length']) > 0) && !req.headers['transfer-encoding'] && replicas.answer(req, res, undefined, labelled)
     if (where !== 'if-query' || !classifiable(req)) return false
     let body: Buffer
     try {
@@ -167,12 +185,13 @@ export function nodeListener(
     }
     // whatwg-node makes its Request of a body already read (as frameworks with a body parser leave it).
     ;(req as IncomingMessage & { body?: Buffer }).body = body
-    return onlyQueries(body) && replicas.answer(req, res, body)
+    return onlyQueries(body) && replicas.answer(req, res, body, labelled)
   }
 
   return (req: IncomingMessage, res: ServerResponse): void => {
     void (async () => {
-      if (!(await onReplica(req, res))) await serveHere(req, res)
+      const began = performance.now()
+      if (!(await onReplica(req, res, began))) await serveHere(req, res, began)
     })().catch((error: unknown) => {
       // The app answers its own errors; this is the adapter or the socket failing.
       log.error({ err: error }, 'a response could not be sent')

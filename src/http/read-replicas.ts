@@ -4,6 +4,7 @@ import { Worker, type WorkerOptions } from 'node:worker_threads'
 import type { Logger } from 'pino'
 import type { ReplicaSource } from '../db/sqlite/replica-store.ts'
 import type { CorsOrigins } from './cors.ts'
+import type { RequestLabels } from './request-labels.ts'
 
 /** What a replica is started with (its workerData). */
 export interface ReplicaSetup {
@@ -36,6 +37,8 @@ export interface ReplicaAnswer {
   status?: number
   headers?: string[]
   body?: string
+  /** What the metrics count the request by (http/request-labels.ts). */
+  labels?: RequestLabels
 }
 
 export interface ReadReplicasOptions extends Omit<ReplicaSetup, 'logLevel'> {
@@ -118,7 +121,12 @@ export class ReadReplicas {
    * Serves a request on the least busy replica and writes its answer: true once written, false when
    * no replica could serve it (the caller serves it; the request body, if any, is `body`).
    */
-  async answer(req: IncomingMessage, res: ServerResponse, body?: Uint8Array): Promise<boolean> {
+  async answer(
+    req: IncomingMessage,
+    res: ServerResponse,
+    body?: Uint8Array,
+    answered?: (labels: RequestLabels | undefined) => void,
+  ): Promise<boolean> {
     const replica = this.pick()
     if (!replica) return false
     replica.lastUsed = (this.options.now ?? Date.now)()
@@ -143,6 +151,7 @@ export class ReadReplicas {
     this.served++
     res.writeHead(answer.status, answer.headers)
     res.end(answer.body)
+    answered?.(answer.labels)
     // Written, the page is let go of at once. Under load the answer objects stay reachable until the
     // next scavenge (from where, a reduced copy of this path does not show), which then promoted
     // every page body to the old generation: 2 MB per scavenge at 32 connections, 0.35 MB without them.

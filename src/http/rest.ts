@@ -129,6 +129,7 @@ export function restTransport({ schema, yoga, routes, bodyLimit, streams, log, a
   const serve: Transport['serve'] = async (request, landing) => {
     const { requestId, params: mount, path, url, clientAddress, publicUrl } = landing
     const { c, match } = routeOf(path, request.method)
+    landing.operation = c.route.operation
     landing.route = c.logged
     const params = Object.fromEntries(c.paramNames.map((name, i) => [name, decodePathSegment(match[i + 1] ?? '')]))
     const raw = await readJsonObject(request, bodyLimit)

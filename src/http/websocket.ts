@@ -84,7 +84,7 @@ export function attachGraphQLWebSocket(
   yoga: ChatYoga,
   errors: ErrorPath,
   { log, clientAddress, limits, caps, urls }: WebSocketOptions,
-): { close(): Promise<void> } {
+): { close(): Promise<void>; open(): number } {
   // ws closes a socket whose frame (or message) is over maxPayload with 1009 before handing it on.
   const wss = new WebSocketServer({ noServer: true, maxPayload: caps.maxPayload })
   const sockets = new OpenCounts('GraphQL WebSockets', caps.socketsPerKey, caps.socketsPerAddress, {
@@ -213,6 +213,7 @@ export function attachGraphQLWebSocket(
   )
 
   return {
+    open: () => wss.clients.size,
     close: () =>
       new Promise<void>((resolve) => {
         server.off('upgrade', onUpgrade)

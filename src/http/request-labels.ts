@@ -1,0 +1,16 @@
+/**
+ * What the metrics count a request by: its transport (the kind of mount it landed on) and its
+ * operation (the REST route's operation, the GraphQL root fields, or the mount's pattern). Every
+ * value comes from the route table or the schema, never from a path or a client's words.
+ */
+export interface RequestLabels {
+  transport: string
+  operation: string
+}
+
+/** The labels of the responses the app made, until the listener that sends them has read them. */
+const labelled = new WeakMap<Response, RequestLabels>()
+
+export const labelResponse = (response: Response, labels: RequestLabels): void => void labelled.set(response, labels)
+
+export const labelsOf = (response: Response): RequestLabels | undefined => labelled.get(response)
