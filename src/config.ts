@@ -29,9 +29,9 @@ export interface Config {
    * tests, trusted networks); size limits stay.
    */
   rateLimitsOff: boolean
-  /** Caps and timeouts (docs/caps.md): each from its env var, `0` turns one off; RATE_LIMITS=off zeroes the per-key/per-address caps. */
+  /** Caps and timeouts (docs/reference/limits.md): each from its env var, `0` turns one off; RATE_LIMITS=off zeroes the per-key/per-address caps. */
   limits: ResourceLimits
-  /** RATE_LIMIT_<NAME>=points/seconds (`0`: that one off): each rate limit's rule; see rateLimitDefaults and docs/limits.md. */
+  /** RATE_LIMIT_<NAME>=points/seconds (`0`: that one off): each rate limit's rule; see rateLimitDefaults and docs/reference/limits.md. */
   rateLimits: RateLimitRules
   /** TRUST_PROXY: the proxies whose forwarded headers are believed (addresses, CIDR ranges, `loopback`…); none by default. */
   trustProxy: readonly string[]
@@ -50,7 +50,7 @@ export interface Config {
 
 export class ConfigError extends Error {}
 
-/** Bounded resources (docs/caps.md). A cap of 0 is no cap; a timeout of 0 is none. */
+/** Bounded resources (docs/reference/limits.md). A cap of 0 is no cap; a timeout of 0 is none. */
 export interface ResourceLimits {
   /** HTTP_HEADERS_TIMEOUT_SECONDS: a request's headers must arrive within it (Node: 60 s). */
   headersTimeoutMs: number
@@ -154,7 +154,7 @@ export interface RateLimitRule {
   seconds: number
 }
 
-/** Each rate limit's rule by default (docs/limits.md says what each counts, and per what). */
+/** Each rate limit's rule by default (docs/reference/limits.md says what each counts, and per what). */
 export const rateLimitDefaults = {
   createUser: { points: 30, seconds: 60 },
   anonymous: { points: 300, seconds: 60 },

@@ -74,7 +74,7 @@ export interface ConfabServer {
 }
 
 /**
- * The node HTTP server of an app, bounded (docs/caps.md): a client must send its headers within
+ * The node HTTP server of an app, bounded (docs/reference/limits.md): a client must send its headers within
  * `headersTimeout` and its whole request within `requestTimeout` (else 408 and the connection
  * closes), an idle kept-alive connection closes after `keepAliveTimeout`, and past `maxConnections`
  * a new connection is closed at once. Node's requestTimeout covers receiving a request only: a

@@ -44,9 +44,9 @@ export interface WiringOptions {
    * reads the main thread hands it. It runs no delivery worker: the main thread's delivers every event.
    */
   replica?: boolean
-  /** Where bots' urls may point (BOT_URLS_PRIVATE, docs/outbound.md); link-local/metadata refused, private allowed, by default. */
+  /** Where bots' urls may point (BOT_URLS_PRIVATE, docs/guides/running-on-the-internet.md); link-local/metadata refused, private allowed, by default. */
   outbound?: OutboundPolicy
-  /** Caps and timeouts (docs/caps.md, config.limits); the defaults when absent. */
+  /** Caps and timeouts (docs/reference/limits.md, config.limits); the defaults when absent. */
   caps?: ResourceLimits
   /** Told how each bot delivery attempt ended (metrics). */
   deliveryObserver?: DeliveryObserver

@@ -1,5 +1,5 @@
 /**
- * The most of a failed attempt's answer a bot log line keeps (docs/outbound.md): the log is read
+ * The most of a failed attempt's answer a bot log line keeps (docs/guides/running-on-the-internet.md): the log is read
  * through the admin API, and the answer may come from anywhere the url pointed.
  */
 export const excerptBytes = 256

@@ -21,7 +21,7 @@ export interface ChatContext {
   bots: BotInbox
   /** What this request has read and may need again; a context made for another caller starts a new one. */
   memo: ChatMemo
-  /** The caps on what a user writes (docs/caps.md); none when absent (a bot's own context). */
+  /** The caps on what a user writes (docs/reference/limits.md); none when absent (a bot's own context). */
   limits?: ChatLimits
 }
 

@@ -4,7 +4,7 @@ import ipaddr from 'ipaddr.js'
 import { invalidPayload } from './errors.ts'
 
 /**
- * Where Confab may send requests (a bot's url; docs/outbound.md). Addresses that are no server's
+ * Where Confab may send requests (a bot's url; docs/guides/running-on-the-internet.md). Addresses that are no server's
  * (link-local, where cloud metadata services answer, multicast, reserved) are refused always;
  * loopback and private ranges only when the operator says so, since a bot on the same host or
  * network is the common self-hosted case.

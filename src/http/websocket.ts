@@ -27,7 +27,7 @@ const refusedConnection = 4403
 /** graphql-ws's "too many" close code (its own use: a second connection_init), for a socket over a cap. */
 export const tooManySockets = 4429
 
-/** What bounds a GraphQL WebSocket (docs/caps.md); a cap of 0 is none. */
+/** What bounds a GraphQL WebSocket (docs/reference/limits.md); a cap of 0 is none. */
 export interface WebSocketCaps {
   /** The largest frame (the chat's body limit): a larger one closes the socket with 1009, unread. */
   maxPayload: number
@@ -75,7 +75,7 @@ const clientOf = (request: IncomingMessage, clientAddress: WebSocketOptions['cli
  * through the same yoga instance, so auth, limits and error masking are those of HTTP. The user key
  * travels in the connection parameters (`{"x-user-key": …}`), as browsers cannot set headers on a
  * WebSocket; a connection whose key or webhook id is refused is closed with 4403 Forbidden.
- * Bounded (docs/caps.md): a frame over `maxPayload` closes the socket with 1009 unread; a socket over
+ * Bounded (docs/reference/limits.md): a frame over `maxPayload` closes the socket with 1009 unread; a socket over
  * the caps per user key or client address is closed with 4429; an operation over the cap per socket
  * is refused with an error message for it (RateLimited), the socket and its other operations staying.
  */

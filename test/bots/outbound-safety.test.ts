@@ -14,7 +14,7 @@ import { testOutbound, testResolver } from '../helpers/resolver.ts'
 import { START_TIMEOUT, startServer } from '../helpers/server.ts'
 import { type Answer, type Receiver, startReceiver } from './receiver.ts'
 
-// Outbound safety (docs/outbound.md): a bot's url may not point at link-local / metadata addresses,
+// Outbound safety (docs/guides/running-on-the-internet.md): a bot's url may not point at link-local / metadata addresses,
 // nor, with BOT_URLS_PRIVATE=deny, at loopback and private ones; checked when the url is set and
 // again at every connection, against what the name resolves to then. Names resolve through the
 // test's resolver only, and nothing here connects anywhere but 127.0.0.1.

@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest'
 import { ConfigError, defaultLimits, loadConfig } from '../../src/config.ts'
 
-// Every cap and timeout of docs/caps.md is set by its environment variable; 0 turns one off, and
+// Every cap and timeout of docs/reference/limits.md is set by its environment variable; 0 turns one off, and
 // RATE_LIMITS=off turns every per-key/per-address cap off at once while sizes and timeouts stay.
 
 describe('the caps and timeouts settings', () => {

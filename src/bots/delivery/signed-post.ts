@@ -32,7 +32,7 @@ export interface SignedPostRequest {
   headers?: Record<string, string>
   /** While this says busy (the bot is calling back), the timeout waits: it restarts once the bot is idle. */
   hold?: { busy(): boolean; idle(): Promise<void> }
-  /** Where the request may go (docs/outbound.md); metadata addresses refused, private ones allowed, by default. */
+  /** Where the request may go (docs/guides/running-on-the-internet.md); metadata addresses refused, private ones allowed, by default. */
   outbound?: OutboundPolicy
 }
 

@@ -58,7 +58,7 @@ export interface DeliveryWorkerOptions {
    * wake-ups of this instance's own writes (another's left behind, a lease run out); 2 s by default.
    */
   sweepMs?: number
-  /** Where bots' urls may point (BOT_URLS_PRIVATE; docs/outbound.md): checked at every connection. */
+  /** Where bots' urls may point (BOT_URLS_PRIVATE; docs/guides/running-on-the-internet.md): checked at every connection. */
   outbound?: OutboundPolicy
   observer?: DeliveryObserver
 }
