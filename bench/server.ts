@@ -21,6 +21,8 @@ export const benchEnv = (databaseUrl: string, env: Record<string, string> = {}) 
 
 export interface Server {
   base: string
+  /** Where its metrics are (started with METRICS_PORT), once it has said so. */
+  metricsUrl(): string | undefined
   process: ChildProcess
   /** Resident memory of the server process, MiB. */
   rss(): number
@@ -50,18 +52,21 @@ export async function start(command: string[], databaseUrl: string, env: Record<
     stdio: ['ignore', 'pipe', 'inherit'],
   })
   const exited = new Promise<void>((resolve) => child.once('exit', () => resolve()))
+  let metricsUrl: string | undefined
   const base = await new Promise<string>((resolve, reject) => {
     let out = ''
     child.stdout?.setEncoding('utf8').on('data', (chunk: string) => {
-      out += chunk
+      if (out.length < 64 * 1024) out += chunk
       const listening = /Confab listening on (http:\/\/\S+)/.exec(out)
       if (listening?.[1]) resolve(listening[1])
+      metricsUrl ??= /Metrics at (http:\/\/\S+)/.exec(out)?.[1]
     })
     void exited.then(() => reject(new Error(`${command.join(' ')} exited before listening:\n${out}`)))
   })
   const startup = await untilHealthy(base, spawnedAt, child)
   const server: Server = {
     base,
+    metricsUrl: () => metricsUrl,
     process: child,
     rss() {
       const kb = /VmRSS:\s+(\d+) kB/.exec(readFileSync(`/proc/${child.pid}/status`, 'utf8'))?.[1]

@@ -4,11 +4,12 @@
  * Measures the peak createMessage rate first (closed loop, 5 s), then holds half of it for the
  * run, open loop, across createMessage (half to the built-in echo bot, half to a local webhook bot
  * whose replies come back), listMessages and SSE listeners of the conversations written to.
- * Prints, per minute: requests, p99, errors, requests sent late (all connections busy), the server's
- * RSS; at the end, with the first minute as warm-up and the second as baseline: RSS growth, p99 drift
- * (the worst later minute's over the baseline's), errors, and whether each met its goal (RSS growth
- * < 10 %, p99 drift < 1.5 ×, 0 errors). Rate limits are off
- * (RATE_LIMITS=off): this measures the server, not the limits.
+ * Prints, per minute: requests, p99, errors, requests sent late (all connections busy), and the
+ * server's RSS and V8 heap (from its own metrics, METRICS_PORT); at the end, the first minute being the
+ * warm-up and the others judged in two halves: RSS growth (mean of the later half over the earlier's),
+ * p99 drift (the later half's worst over the earlier half's median), errors, and whether each met its
+ * goal (RSS growth < 10 %, p99 drift < 1.5 ×, 0 errors). Rate limits are off (RATE_LIMITS=off): this
+ * measures the server, not the limits.
  */
 import { execFileSync } from 'node:child_process'
 import { mkdtempSync, rmSync } from 'node:fs'
@@ -66,7 +67,14 @@ async function json(url: string, init: RequestInit & { headers?: Record<string, 
 async function main() {
   execFileSync(process.execPath, ['src/build.mjs', '--if-stale'], { cwd: root, stdio: 'inherit' })
   const dir = mkdtempSync(join(tmpdir(), 'confab-soak-'))
-  const { server } = await startBuilt(join(dir, 'soak.db'), { RATE_LIMITS: 'off' })
+  const { server } = await startBuilt(join(dir, 'soak.db'), { RATE_LIMITS: 'off', METRICS_PORT: '0' })
+  /** The server's V8 heap in use (MiB), from its own metrics. */
+  const heap = async () => {
+    const url = server.metricsUrl()
+    const text = url ? await fetch(url).then((r) => r.text(), () => '') : ''
+    const used = /^nodejs_heap_size_used_bytes (\S+)$/m.exec(text)?.[1]
+    return used === undefined ? Number.NaN : Number(used) / 1024 / 1024
+  }
   const bot = createServer(async (req, res) => {
     const chunks: Buffer[] = []
     for await (const chunk of req) chunks.push(chunk as Buffer)
@@ -121,7 +129,7 @@ async function main() {
 
     const agent = new Agent({ keepAlive: true, maxSockets: connections })
     const base = new URL(server.base)
-    const rows: { minute: number; requests: number; p99: number; errors: number; late: number; rss: number }[] = []
+    const rows: { minute: number; requests: number; p99: number; errors: number; late: number; rss: number; heap: number }[] = []
     let sent = 0
     const startedAt = performance.now()
     for (let minute = 1; minute <= minutes; minute++) {
@@ -154,24 +162,35 @@ async function main() {
       }
       await Promise.all(pending)
       const l = latencies(samples)
-      rows.push({ minute, requests: samples.length, p99: l.p99, errors, late, rss: server.rss() })
-      console.log(`  minute ${minute}: ${samples.length} requests, p99 ${ms(l.p99)}, ${errors} errors, ${late} late, server RSS ${server.rss().toFixed(0)} MiB`)
+      const row = { minute, requests: samples.length, p99: l.p99, errors, late, rss: server.rss(), heap: await heap() }
+      rows.push(row)
+      console.log(`  minute ${minute}: ${row.requests} requests, p99 ${ms(l.p99)}, ${errors} errors, ${late} late, server RSS ${row.rss.toFixed(0)} MiB, heap ${row.heap.toFixed(0)} MiB`)
     }
     agent.destroy()
 
-    // The first minute is the warm-up (JIT, caches, the read replicas starting): the second is the baseline.
+    // The first minute is the warm-up (JIT, caches, the read replicas starting). RSS and p99 swing with
+    // the collector from minute to minute, so the minutes after it are judged in two halves: growth is
+    // the later half's mean RSS over the earlier half's, drift the later half's worst p99 over the
+    // earlier half's median.
     const errors = rows.reduce((sum, r) => sum + r.errors, 0)
     const verdict = (ok: boolean) => (ok ? 'met' : 'NOT met')
-    const baseline = rows[1]
-    const last = rows[rows.length - 1] as (typeof rows)[number]
-    if (!baseline || rows.length < 3) {
-      console.log(`too short to judge growth and drift (3 minutes at least: warm-up, baseline, one more); errors ${errors}`)
+    const judged = rows.slice(1)
+    if (judged.length < 2) {
+      console.log(`too short to judge growth and drift (3 minutes at least: warm-up, then two halves); errors ${errors}`)
     } else {
-      const growth = (last.rss / baseline.rss - 1) * 100
-      const worst = Math.max(...rows.slice(2).map((r) => r.p99))
-      const drift = worst / baseline.p99
-      console.log(`RSS after warm-up ${baseline.rss.toFixed(0)} MiB, at the end ${last.rss.toFixed(0)} MiB: growth ${growth.toFixed(1)} % (goal < 10 %: ${verdict(growth < 10)})`)
-      console.log(`p99 after warm-up ${ms(baseline.p99)}, worst later minute ${ms(worst)}: drift ${drift.toFixed(2)} × (goal < 1.5 ×: ${verdict(drift < 1.5)})`)
+      const earlier = judged.slice(0, Math.ceil(judged.length / 2))
+      const later = judged.slice(earlier.length)
+      const mean = (xs: number[]) => xs.reduce((sum, x) => sum + x, 0) / xs.length
+      const median = (xs: number[]) => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)] as number
+      const [rssBefore, rssAfter] = [mean(earlier.map((r) => r.rss)), mean(later.map((r) => r.rss))]
+      const [heapBefore, heapAfter] = [mean(earlier.map((r) => r.heap)), mean(later.map((r) => r.heap))]
+      const growth = (rssAfter / rssBefore - 1) * 100
+      const [p99Before, p99Worst] = [median(earlier.map((r) => r.p99)), Math.max(...later.map((r) => r.p99))]
+      const drift = p99Worst / p99Before
+      const span = (part: typeof rows) => `minutes ${part[0]?.minute}–${part[part.length - 1]?.minute}`
+      console.log(`RSS, mean of ${span(earlier)} ${rssBefore.toFixed(0)} MiB, of ${span(later)} ${rssAfter.toFixed(0)} MiB: growth ${growth.toFixed(1)} % (goal < 10 %: ${verdict(growth < 10)})`)
+      console.log(`heap, mean of ${span(earlier)} ${heapBefore.toFixed(0)} MiB, of ${span(later)} ${heapAfter.toFixed(0)} MiB`)
+      console.log(`p99, median of ${span(earlier)} ${ms(p99Before)}, worst of ${span(later)} ${ms(p99Worst)}: drift ${drift.toFixed(2)} × (goal < 1.5 ×: ${verdict(drift < 1.5)})`)
       console.log(`errors ${errors} (goal 0: ${verdict(errors === 0)}); late requests ${rows.reduce((sum, r) => sum + r.late, 0)}; SSE listeners still open: ${listeners.length}`)
     }
   } finally {
