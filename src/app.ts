@@ -4,6 +4,7 @@ import { createAccessLog } from './http/access-log.ts'
 import { bodyLimits } from './http/body.ts'
 import { type CorsOrigins, createCors } from './http/cors.ts'
 import { fileDownloadTransport, fileUploadTransport } from './http/files.ts'
+import { frontDoorTransport, toWebChatTransport } from './http/front-door.ts'
 import { graphqlOverHttp } from './http/graphql.ts'
 import { healthTransport, readinessTransport } from './http/health.ts'
 import { type MountGuard, type Replicable, type Routed, serveMounts } from './http/mounts.ts'
@@ -91,6 +92,7 @@ export function createApp({ corsOrigins = [], publicUrl, trustProxy = [], ...opt
   // First match wins: administration before /{webhookId}/…, whose first segment could read "v1".
   const mounts = serveMounts(
     [
+      { path: '/', kind: 'front-door', transport: frontDoorTransport },
       { path: '/healthz', kind: 'health', transport: healthTransport },
       { path: '/readyz', kind: 'health', transport: readinessTransport({ store: parts.store, signalBus: parts.signalBus, draining: () => draining }) },
       { path: '/v1/admin/graphql', kind: 'admin-graphql', transport: graphqlOverHttp(adminYoga, bodyLimits.admin) },
@@ -105,6 +107,8 @@ export function createApp({ corsOrigins = [], publicUrl, trustProxy = [], ...opt
       },
       { path: '/:webhookId/', kind: 'webchat', transport: webChatTransport(parts.store) },
       { path: '/:webhookId/webchat.js', kind: 'webchat', transport: webChatTransport(parts.store) },
+      // After the page's own mount: a trailing slash is otherwise the same address.
+      { path: '/:webhookId', kind: 'webchat', transport: toWebChatTransport(parts.store) },
       // A file's bytes are no JSON: the upload URL and the public URL of the Webchat API's files.
       { path: '/:webhookId/files/:fileId/upload', kind: 'files', transport: countedPerAddress(fileUploadTransport(parts.store), limits, 'uploads') },
       { path: '/:webhookId/files/:fileId/:signature/:name', kind: 'files', transport: fileDownloadTransport(parts.store) },

@@ -32,7 +32,7 @@ describe('REST error body', () => {
     ['an unknown webhook id', async () => toJson(await t.send('GET', `${BASE}/no-such-webhook/conversations/c1`, { key: users.alice.key })), 404, 'ResourceNotFound'],
     ['an admin request without a token', () => t.admin('GET', '/bots', { headers: { authorization: '' } }), 401, 'Unauthorized'],
     ['an unknown admin path', () => t.admin('GET', '/no-such-thing'), 404, 'ResourceNotFound'],
-    ['an unknown top-level path', async () => toJson(await t.send('GET', `${BASE}/`)), 404, 'ResourceNotFound'],
+    ['an unknown top-level path', async () => toJson(await t.send('GET', `${BASE}/no-such-webhook`)), 404, 'ResourceNotFound'],
   ]
 
   it.each(cases)('answers %s with exactly {id, code, type, message}, its id err_ and the x-request-id of the response', async (_what, request, code, type) => {
