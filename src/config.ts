@@ -30,7 +30,7 @@ export interface Config {
    */
   rateLimitsOff: boolean
   /** Caps and timeouts (docs/reference/limits.md): each from its env var, `0` turns one off; RATE_LIMITS=off zeroes the per-key/per-address caps. */
-  limits: ResourceLimits
+  caps: ResourceLimits
   /** RATE_LIMIT_<NAME>=points/seconds (`0`: that one off): each rate limit's rule; see rateLimitDefaults and docs/reference/limits.md. */
   rateLimits: RateLimitRules
   /** TRUST_PROXY: the proxies whose forwarded headers are believed (addresses, CIDR ranges, `loopback`…); none by default. */
@@ -267,6 +267,7 @@ function parseSeconds(name: string, raw: string | undefined): number | undefined
 const nonEmpty = (value: string | undefined) => (value === undefined || value === '' ? undefined : value)
 
 export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
+  const rateLimitsOff = parseRateLimits(nonEmpty(env.RATE_LIMITS))
   return {
     port: parsePort(env.PORT),
     metricsPort: env.METRICS_PORT === undefined || env.METRICS_PORT === '' ? undefined : parsePort(env.METRICS_PORT, 'METRICS_PORT'),
@@ -280,8 +281,8 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     corsOrigins: parseOrigins(env.CORS_ORIGINS),
     trustProxy: parseTrustProxy(env.TRUST_PROXY),
     publicUrl: parsePublicUrl(nonEmpty(env.PUBLIC_URL)),
-    rateLimitsOff: parseRateLimits(nonEmpty(env.RATE_LIMITS)),
-    limits: parseLimits(env, parseRateLimits(nonEmpty(env.RATE_LIMITS))),
+    rateLimitsOff,
+    caps: parseLimits(env, rateLimitsOff),
     rateLimits: parseRateLimitRules(env),
     botRetrySchedule: parseSchedule(nonEmpty(env.CONFAB_BOT_RETRY_SCHEDULE)),
     botModule: nonEmpty(env.CONFAB_BOT_MODULE),

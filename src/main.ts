@@ -31,7 +31,7 @@ async function main() {
     corsOrigins: config.corsOrigins,
     publicUrl: config.publicUrl,
     trustProxy: config.trustProxy,
-    caps: config.limits,
+    caps: config.caps,
     rateLimits: config.rateLimitsOff ? 'off' : config.rateLimits,
     handlers,
     botRetrySchedule: config.botRetrySchedule,

@@ -46,7 +46,7 @@ export interface WiringOptions {
   replica?: boolean
   /** Where bots' urls may point (BOT_URLS_PRIVATE, docs/guides/running-on-the-internet.md); link-local/metadata refused, private allowed, by default. */
   outbound?: OutboundPolicy
-  /** Caps and timeouts (docs/reference/limits.md, config.limits); the defaults when absent. */
+  /** Caps and timeouts (docs/reference/limits.md, config.caps); the defaults when absent. */
   caps?: ResourceLimits
   /** Told how each bot delivery attempt ended (metrics). */
   deliveryObserver?: DeliveryObserver

@@ -6,7 +6,7 @@ import { ConfigError, defaultLimits, loadConfig } from '../../src/config.ts'
 
 describe('the caps and timeouts settings', () => {
   it('default to the documented values', () => {
-    expect(loadConfig({}).limits).toEqual({
+    expect(loadConfig({}).caps).toEqual({
       headersTimeoutMs: 20_000,
       requestTimeoutMs: 60_000,
       keepAliveTimeoutMs: 5_000,
@@ -35,7 +35,7 @@ describe('the caps and timeouts settings', () => {
       FILE_STORAGE_PER_USER_BYTES: '1000',
       MESSAGE_MAX_BYTES: '0',
     }
-    expect(loadConfig(env).limits).toEqual({
+    expect(loadConfig(env).caps).toEqual({
       headersTimeoutMs: 2_500,
       requestTimeoutMs: 30_000,
       keepAliveTimeoutMs: 65_000,
@@ -51,7 +51,7 @@ describe('the caps and timeouts settings', () => {
   })
 
   it('RATE_LIMITS=off turns every per-key and per-address cap off; sizes and timeouts stay', () => {
-    const limits = loadConfig({ RATE_LIMITS: 'off', SSE_STREAMS_PER_KEY: '4', MESSAGE_MAX_BYTES: '500' }).limits
+    const limits = loadConfig({ RATE_LIMITS: 'off', SSE_STREAMS_PER_KEY: '4', MESSAGE_MAX_BYTES: '500' }).caps
     expect(limits).toEqual({
       ...defaultLimits,
       messageMaxBytes: 500,
