@@ -92,7 +92,7 @@ export function createApp({ corsOrigins = [], publicUrl, trustProxy = [], ...opt
   // First match wins: administration before /{webhookId}/…, whose first segment could read "v1".
   const mounts = serveMounts(
     [
-      { path: '/', kind: 'front-door', transport: frontDoorTransport },
+      { path: '/', kind: 'front-door', transport: countedPerAddress(frontDoorTransport, limits, 'anonymous') },
       { path: '/healthz', kind: 'health', transport: healthTransport },
       { path: '/readyz', kind: 'health', transport: readinessTransport({ store: parts.store, signalBus: parts.signalBus, draining: () => draining }) },
       { path: '/v1/admin/graphql', kind: 'admin-graphql', transport: graphqlOverHttp(adminYoga, bodyLimits.admin) },
@@ -105,10 +105,11 @@ export function createApp({ corsOrigins = [], publicUrl, trustProxy = [], ...opt
         kind: 'graphql-sse',
         transport: graphqlOverHttp(chatYoga, bodyLimits.chat, { methods: ['GET', 'POST', 'PUT', 'DELETE'], streams: true }),
       },
-      { path: '/:webhookId/', kind: 'webchat', transport: webChatTransport(parts.store) },
-      { path: '/:webhookId/webchat.js', kind: 'webchat', transport: webChatTransport(parts.store) },
+      // The doors that need no key and run no GraphQL operation count per client address here.
+      { path: '/:webhookId/', kind: 'webchat', transport: countedPerAddress(webChatTransport(parts.store), limits, 'anonymous') },
+      { path: '/:webhookId/webchat.js', kind: 'webchat', transport: countedPerAddress(webChatTransport(parts.store), limits, 'anonymous') },
       // After the page's own mount: a trailing slash is otherwise the same address.
-      { path: '/:webhookId', kind: 'webchat', transport: toWebChatTransport(parts.store) },
+      { path: '/:webhookId', kind: 'webchat', transport: countedPerAddress(toWebChatTransport(parts.store), limits, 'anonymous') },
       // A file's bytes are no JSON: the upload URL and the public URL of the Webchat API's files.
       { path: '/:webhookId/files/:fileId/upload', kind: 'files', transport: countedPerAddress(fileUploadTransport(parts.store), limits, 'uploads') },
       { path: '/:webhookId/files/:fileId/:signature/:name', kind: 'files', transport: fileDownloadTransport(parts.store) },

@@ -1,9 +1,9 @@
-import type { AddressInfo } from 'node:net'
 import { pino } from 'pino'
 import { afterEach, beforeEach } from 'vitest'
 import { defaultLimits, type ResourceLimits } from '../../src/config.ts'
 import { httpServer } from '../../src/server.ts'
 import { createTestApp, type TestAppOptions, WEBHOOK_ID } from './app.ts'
+import { serve } from './listening.ts'
 
 /**
  * A test app behind the HTTP server src/server.ts makes (its timeouts, connection cap and stream
@@ -13,24 +13,15 @@ export async function startBounded(limits: Partial<ResourceLimits> = {}, options
   const all = { ...defaultLimits, ...limits }
   const t = createTestApp({ handlers: {}, ...options, caps: all })
   await t.ready
-  const server = httpServer(t.app, { log: pino({ level: 'silent' }), caps: all })
-  t.app.attach(server)
-  await new Promise<void>((resolve, reject) => {
-    server.once('error', reject)
-    server.listen(0, '127.0.0.1', resolve)
-  })
-  const { port } = server.address() as AddressInfo
-  const baseUrl = `http://127.0.0.1:${port}`
+  const served = await serve(t, httpServer(t.app, { log: pino({ level: 'silent' }), caps: all }))
   let closed = false
   const close = async () => {
     if (closed) return
     closed = true
-    await t.app.close()
-    server.closeAllConnections()
-    await new Promise<void>((resolve) => server.close(() => resolve()))
+    await served.close()
     await t.close()
   }
-  return { t, server, port, baseUrl, apiUrl: `${baseUrl}/${WEBHOOK_ID}`, wsUrl: `ws://127.0.0.1:${port}/${WEBHOOK_ID}/graphql`, close }
+  return { ...served, t, wsUrl: `${served.wsUrl}/${WEBHOOK_ID}/graphql`, close }
 }
 
 export type Bounded = Awaited<ReturnType<typeof startBounded>>

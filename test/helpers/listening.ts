@@ -11,8 +11,7 @@ import { createTestApp, ENCRYPTION_KEY, type TestApp, type TestAppOptions, WEBHO
  * An app behind a real HTTP server on a free port of 127.0.0.1, mounted exactly as src/main.ts
  * mounts it (WebSockets included), for clients that only speak HTTP.
  */
-export async function serve(t: TestApp) {
-  const server = createServer(nodeListener(t.app.fetch, { log: pino({ level: 'silent' }) }))
+export async function serve(t: TestApp, server = createServer(nodeListener(t.app.fetch, { log: pino({ level: 'silent' }) }))) {
   t.app.attach(server)
   await new Promise<void>((resolve, reject) => {
     server.once('error', reject)
@@ -29,7 +28,7 @@ export async function serve(t: TestApp) {
     server.closeAllConnections()
     await new Promise<void>((resolve, reject) => server.close((error) => (error ? reject(error) : resolve())))
   }
-  return { server, baseUrl, apiUrl: `${baseUrl}/${WEBHOOK_ID}`, wsUrl: `ws://127.0.0.1:${port}`, close }
+  return { server, port, baseUrl, apiUrl: `${baseUrl}/${WEBHOOK_ID}`, wsUrl: `ws://127.0.0.1:${port}`, close }
 }
 
 export type Served = Awaited<ReturnType<typeof serve>>

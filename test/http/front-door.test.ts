@@ -1,5 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { pino } from 'pino'
+import { rateLimitDefaults } from '../../src/config.ts'
 import { type ConfabServer, createServer } from '../../src/index.ts'
 import { errorBody } from '../helpers/app.ts'
 
@@ -43,6 +44,28 @@ describe('GET /', () => {
     const response = await fetch(`${confab.url}/`, { method: 'POST', body: '{}', headers: { 'content-type': 'application/json' } })
     expect(response.status).toBe(405)
     expect(await response.json()).toEqual(errorBody(405, 'MethodNotFound'))
+  })
+})
+
+describe('the front doors are counted per client address (RATE_LIMIT_ANONYMOUS)', () => {
+  it('refuses with 429 and Retry-After past the limit', async () => {
+    const limited = await createServer({
+      databaseUrl: ':memory:',
+      log: pino({ level: 'silent' }),
+      bootstrap: { webhookId },
+      rateLimits: { ...rateLimitDefaults, anonymous: { points: 2, seconds: 60 } },
+    })
+    try {
+      const statuses = []
+      for (const path of ['/', `/${webhookId}`, `/${webhookId}/`]) statuses.push((await fetch(`${limited.url}${path}`, { redirect: 'manual' })).status)
+      expect(statuses).toEqual([200, 308, 429])
+      const refused = await fetch(`${limited.url}/`)
+      expect(refused.status).toBe(429)
+      expect(refused.headers.get('retry-after')).toMatch(/^\d+$/)
+      expect(await refused.json()).toEqual(errorBody(429, 'RateLimited'))
+    } finally {
+      await limited.close()
+    }
   })
 })
 
