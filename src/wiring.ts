@@ -39,6 +39,8 @@ export interface WiringOptions {
   signalBus?: SignalBus
   /** How long a claimed bot delivery stays this instance's (several instances on PostgreSQL). */
   botLeaseMs?: number
+  /** How often the delivery worker looks for due deliveries on a database several instances share; 2 s by default. */
+  botSweepMs?: number
   /**
    * A read replica (http/read-replicas.ts): the same app over a store that only reads, serving the
    * reads the main thread hands it. It runs no delivery worker: the main thread's delivers every event.
@@ -70,6 +72,7 @@ export function wire({
   sseTiming = defaultSseTiming,
   signalBus,
   botLeaseMs,
+  botSweepMs,
   replica = false,
   outbound,
   caps = defaultLimits,
@@ -95,6 +98,7 @@ export function wire({
         retrySchedule: botRetrySchedule,
         clock,
         leaseMs: botLeaseMs,
+        sweepMs: botSweepMs,
         outbound,
         observer: deliveryObserver,
       })

@@ -39,9 +39,13 @@ export interface TestStore {
 
 let counter = 0
 
-/** A store for one test app, on the suite's engine (`databaseUrl` forces an SQLite file). */
+/**
+ * A store for one test app, on the suite's engine; `databaseUrl` forces one: an SQLite file, or a
+ * PostgreSQL server (`postgres://…`, a schema of its own there).
+ */
 export function openTestStore(options: { databaseUrl?: string; onQuery?: (sql: string) => void } = {}): TestStore {
-  if (!onPostgres || options.databaseUrl !== undefined) {
+  const postgresUrl = options.databaseUrl === undefined ? (onPostgres ? TEST_DATABASE_URL : undefined) : isPostgresUrl(options.databaseUrl) ? options.databaseUrl : undefined
+  if (postgresUrl === undefined) {
     const store = openSqliteStore(options.databaseUrl ?? ':memory:', { onQuery: options.onQuery })
     return {
       store,
@@ -58,9 +62,9 @@ export function openTestStore(options: { databaseUrl?: string; onQuery?: (sql: s
     }
   }
   const schema = `test_${process.pid}_${++counter}_${randomBytes(4).toString('hex')}`
-  const pg = new PostgresStore(TEST_DATABASE_URL as string, { schema, poolSize: 4, onQuery: options.onQuery })
+  const pg = new PostgresStore(postgresUrl, { schema, poolSize: 4, onQuery: options.onQuery })
   const opened = pg.migrate().catch((error: unknown) => {
-    throw new Error(`TEST_DATABASE_URL=${TEST_DATABASE_URL}: PostgreSQL is required and did not answer: ${String(error)}`, {
+    throw new Error(`${postgresUrl}: PostgreSQL is required and did not answer: ${String(error)}`, {
       cause: error,
     })
   })
@@ -95,7 +99,7 @@ export function openTestStore(options: { databaseUrl?: string; onQuery?: (sql: s
       await opened.catch(() => undefined)
       await pg.close()
       const { Client } = (await import('pg')).default
-      const admin = new Client({ connectionString: TEST_DATABASE_URL })
+      const admin = new Client({ connectionString: postgresUrl })
       await admin.connect()
       try {
         await admin.query(`drop schema if exists "${schema}" cascade`)
