@@ -1,6 +1,7 @@
 import { GraphQLError } from 'graphql'
 import type { Logger } from 'pino'
-import { DomainError, type ErrorType, errorTypeOf } from '../domain/errors.ts'
+import { WriteConflict } from '../db/write-conflict.ts'
+import { DomainError, type ErrorType, errorStatus, errorTypeOf } from '../domain/errors.ts'
 
 /** How a failure is told over any transport: the contract's type, its HTTP status and a safe message. */
 export interface Failure {
@@ -18,12 +19,17 @@ const httpStatusOf = (error: GraphQLError): number | undefined =>
 
 /**
  * What an error says to the caller, or undefined when it is unexpected: a DomainError (raised by
- * a verb, or wrapped by GraphQL around one), a GraphQL error that already carries its type, or an
- * error of the GraphQL request itself (syntax, validation, variables, the HTTP request yoga parsed).
+ * a verb, or wrapped by GraphQL around one), a write that lost a race with another instance's
+ * (WriteConflict), a GraphQL error that already carries its type, or an error of the GraphQL
+ * request itself (syntax, validation, variables, the HTTP request yoga parsed).
  */
 function expectedFailure(error: unknown): Failure | undefined {
   if (error instanceof DomainError) {
     return { type: error.type, status: error.status, message: error.message, headers: error.headers }
+  }
+  if (error instanceof WriteConflict) {
+    const type = error.kind === 'gone' ? 'ResourceNotFound' : 'AlreadyExists'
+    return { type, status: errorStatus[type], message: error.message }
   }
   if (!(error instanceof GraphQLError)) return undefined
   const { type, status } = error.extensions
@@ -32,7 +38,7 @@ function expectedFailure(error: unknown): Failure | undefined {
     const headers = (error.extensions.http as { headers?: Record<string, string> } | undefined)?.headers
     return { type: type as ErrorType, status, message: error.message, ...(headers && { headers }) }
   }
-  if (error.originalError instanceof DomainError) return expectedFailure(error.originalError)
+  if (error.originalError instanceof DomainError || error.originalError instanceof WriteConflict) return expectedFailure(error.originalError)
   if (error.originalError && !(error.originalError instanceof GraphQLError)) return undefined
   const requestStatus = httpStatusOf(error) ?? 400
   if (requestStatus >= 500) return undefined

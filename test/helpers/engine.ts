@@ -35,6 +35,8 @@ export interface TestStore {
   query<T = Record<string, unknown>>(sql: string, ...params: unknown[]): Promise<T[]>
   /** Closes the store (and drops the PostgreSQL schema). */
   dispose(): Promise<void>
+  /** Another store on the same database, as another instance's (PostgreSQL only); its dispose closes it alone. */
+  another(): TestStore
 }
 
 let counter = 0
@@ -59,11 +61,19 @@ export function openTestStore(options: { databaseUrl?: string; onQuery?: (sql: s
         return []
       },
       dispose: () => store.close(),
+      another: () => {
+        throw new Error('one process owns an SQLite database: another instance needs PostgreSQL')
+      },
     }
   }
   const schema = `test_${process.pid}_${++counter}_${randomBytes(4).toString('hex')}`
-  const pg = new PostgresStore(postgresUrl, { schema, poolSize: 4, onQuery: options.onQuery })
-  const opened = pg.migrate().catch((error: unknown) => {
+  return postgresTestStore(postgresUrl, schema, options.onQuery)
+}
+
+/** A store on `schema` (migrated first when no `migrated` is given: the first instance's), dropped by the first's dispose. */
+function postgresTestStore(postgresUrl: string, schema: string, onQuery?: (sql: string) => void, migrated?: Promise<void>): TestStore {
+  const pg = new PostgresStore(postgresUrl, { schema, poolSize: 4, onQuery })
+  const opened = (migrated ?? pg.migrate()).catch((error: unknown) => {
     throw new Error(`${postgresUrl}: PostgreSQL is required and did not answer: ${String(error)}`, {
       cause: error,
     })
@@ -95,9 +105,11 @@ export function openTestStore(options: { databaseUrl?: string; onQuery?: (sql: s
     db: pg.db as unknown as SqliteDb,
     tables: postgresTables as unknown as typeof sqliteTables,
     query,
+    another: () => postgresTestStore(postgresUrl, schema, undefined, opened),
     dispose: async () => {
       await opened.catch(() => undefined)
       await pg.close()
+      if (migrated) return
       const { Client } = (await import('pg')).default
       const admin = new Client({ connectionString: postgresUrl })
       await admin.connect()

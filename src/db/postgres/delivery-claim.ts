@@ -1,4 +1,5 @@
 import { and, asc, eq, getTableColumns, inArray, type SQL, sql } from 'drizzle-orm'
+import type {} from '../lease.ts'
 import type { BotDeliveryQueries, DueDelivery, Queries } from '../store.ts'
 import type { PgDb } from './queries.ts'
 import { botDeliveries, bots, chatIntegrations, messages } from './schema.ts'
@@ -24,8 +25,8 @@ const dueHeads = (now: string, limit: number, locked: boolean): SQL => sql`
   where h.due_at <= ${now} and ${deliveryOn}
   order by h.due_at, h.seq limit ${limit}${locked ? sql` for update of h skip locked` : sql``}`
 
-/** The claim, due and next-due queries of the storage API, on the heads of the outbox. */
-export function headsOfOutbox(db: PgDb): Pick<BotDeliveryQueries, 'due' | 'claim' | 'nextDueAfter'> {
+/** The claim (and its renewal), due and next-due queries of the storage API, on the heads of the outbox. */
+export function headsOfOutbox(db: PgDb): Pick<BotDeliveryQueries, 'due' | 'claim' | 'nextDueAfter' | 'renew'> {
   /** The deliveries of `seqs` (a subquery of seq) with what an attempt needs: see DueDelivery. */
   const dueDeliveries = (builder: PgDb, seqs: SQL) =>
     builder
@@ -47,6 +48,14 @@ export function headsOfOutbox(db: PgDb): Pick<BotDeliveryQueries, 'due' | 'claim
       )
       return dueDeliveries(db.with(leased) as unknown as PgDb, sql`(select seq from leased)`)
     },
+    renew: async (id, heldUntil, leaseUntil) =>
+      (
+        await db
+          .update(botDeliveries)
+          .set({ leasedUntil: leaseUntil })
+          .where(and(eq(botDeliveries.id, id), eq(botDeliveries.leasedUntil, heldUntil)))
+          .returning({ id: botDeliveries.id })
+      ).length > 0,
     nextDueAfter: async (now) => {
       const { rows } = await db.execute<{ at: string }>(sql`
         select h.due_at as at from bot_delivery_heads h join bots on bots.id = h.bot_id

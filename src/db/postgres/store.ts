@@ -9,6 +9,7 @@ import { type After, type Queries, type Store, unitEffects } from '../store.ts'
 import { withHeadsOfOutbox } from './delivery-claim.ts'
 import { databaseFileBytes } from './file-bytes.ts'
 import { type PgDb, postgresQueries } from './queries.ts'
+import { conflictOf, racedCodes } from './write-conflicts.ts'
 import * as schema from './schema.ts'
 
 // src/db/postgres and dist/db/postgres are both three levels below the project root.
@@ -135,6 +136,7 @@ export class PostgresStore implements Store {
   }
 
   private async runUnit<T>(work: (q: Queries, after: After) => Promise<T>): Promise<T> {
+    let reran = false
     for (let attempt = 1; ; attempt++) {
       const effects = unitEffects()
       try {
@@ -144,7 +146,13 @@ export class PostgresStore implements Store {
       } catch (error) {
         effects.close()
         if (attempt < maxAttempts && retryable.has(codeOf(error))) continue
-        throw error
+        // Another instance's write broke a constraint (a row deleted or made meanwhile): run once
+        // more, where the unit's own checks see what it committed and answer 404 or 409.
+        if (!reran && racedCodes.has(codeOf(error))) {
+          reran = true
+          continue
+        }
+        throw conflictOf(error) ?? error
       }
     }
   }
