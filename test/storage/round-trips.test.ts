@@ -36,6 +36,8 @@ const ceiling = {
 let t: TestApp
 let key: string
 let sent: string[] = []
+/** The statements sent with parameters, and the name each had (none: not prepared). */
+let parameterized: { sql: string; name: string | undefined }[] = []
 let counting = false
 
 beforeEach(async () => {
@@ -50,8 +52,10 @@ beforeEach(async () => {
   })
   const query = pg.Client.prototype.query
   vi.spyOn(pg.Client.prototype, 'query').mockImplementation(function (this: pg.Client, ...args: unknown[]) {
-    const [first] = args
-    if (counting) sent.push(typeof first === 'string' ? first : String((first as { text?: string }).text))
+    const [first, values] = args
+    const sql = typeof first === 'string' ? first : String((first as { text?: string }).text)
+    if (counting) sent.push(sql)
+    if (counting && Array.isArray(values) && values.length > 0) parameterized.push({ sql, name: (first as { name?: string }).name })
     return (query as (...a: unknown[]) => unknown).apply(this, args)
   } as never)
 })
@@ -64,6 +68,7 @@ afterEach(async () => {
 /** The statements `work` sends, in order. */
 async function roundTrips(work: () => Promise<unknown>): Promise<string[]> {
   sent = []
+  parameterized = []
   counting = true
   try {
     await work()
@@ -146,5 +151,23 @@ describe('round trips to PostgreSQL', () => {
     })
     expect(first.length, first.join('\n')).toBeLessThanOrEqual(ceiling.page)
     expect(next.length, next.join('\n')).toBeLessThanOrEqual(ceiling.page)
+  })
+
+  it('sends every parameterized statement of createMessage, its echo and a page as a prepared (named) one', async () => {
+    await warmUp()
+    const done = echoed('named')
+    await roundTrips(async () => {
+      await post('named')
+      await done
+    })
+    const echo = parameterized
+    await t.app.bots.idle()
+    await roundTrips(() => t.chat('GET', '/conversations/c1/messages', { key }))
+    const statements = [...echo, ...parameterized]
+    expect(statements.length).toBeGreaterThan(10)
+    expect(statements.filter((statement) => statement.name === undefined).map((statement) => statement.sql)).toEqual([])
+    // One name per text, one text per name.
+    const texts = new Map(statements.map((statement) => [statement.name, statement.sql]))
+    expect(new Set(texts.values()).size).toBe(texts.size)
   })
 })

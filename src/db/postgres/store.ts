@@ -9,6 +9,7 @@ import { type After, type Queries, type Store, unitEffects } from '../store.ts'
 import { withHeadsOfOutbox } from './delivery-claim.ts'
 import { databaseFileBytes } from './file-bytes.ts'
 import { type PgDb, postgresQueries } from './queries.ts'
+import { named } from './named-statements.ts'
 import { conflictOf, racedCodes } from './write-conflicts.ts'
 import * as schema from './schema.ts'
 
@@ -30,16 +31,20 @@ export interface PostgresStoreOptions {
 }
 
 /**
- * A pg client whose string parameters never carry U+0000: PostgreSQL's text cannot hold it (SQLite's
- * can), so it is sent as U+FFFD, the replacement character. A lookup by such a value finds nothing
- * (as no stored id has it) instead of failing; a stored name keeps every other character. JSON
- * columns are not concerned: their text escapes it (`\u0000`), which `json` keeps.
+ * A pg client that prepares drizzle's parameterized queries (named-statements.ts), and whose
+ * string parameters never carry U+0000: PostgreSQL's text cannot hold it (SQLite's can), so it is
+ * sent as U+FFFD, the replacement character. A lookup by such a value finds nothing (as no stored
+ * id has it) instead of failing; a stored name keeps every other character. JSON columns are not
+ * concerned: their text escapes it (`\u0000`), which `json` keeps.
  */
 class NulSafeClient extends pg.Client {
   override query(...args: unknown[]): never {
     const [first, second] = args
-    if (Array.isArray(second)) args[1] = second.map(withoutNul)
-    else if (first && typeof first === 'object' && Array.isArray((first as { values?: unknown }).values)) {
+    if (Array.isArray(second)) {
+      args[1] = second.map(withoutNul)
+      // drizzle's queries (a config and its values): prepared once per connection (named-statements.ts).
+      if (first && typeof first === 'object') args[0] = named(this, first, second)
+    } else if (first && typeof first === 'object' && Array.isArray((first as { values?: unknown }).values)) {
       const config = first as { values: unknown[] }
       args[0] = { ...config, values: config.values.map(withoutNul) }
     }
