@@ -1,7 +1,6 @@
 import { GraphQLError } from 'graphql'
 import type { Logger } from 'pino'
-import { WriteConflict } from '../db/write-conflict.ts'
-import { DomainError, type ErrorType, errorStatus, errorTypeOf } from '../domain/errors.ts'
+import { DomainError, type ErrorType, errorTypeOf, writeConflictError } from '../domain/errors.ts'
 
 /** How a failure is told over any transport: the contract's type, its HTTP status and a safe message. */
 export interface Failure {
@@ -27,10 +26,8 @@ function expectedFailure(error: unknown): Failure | undefined {
   if (error instanceof DomainError) {
     return { type: error.type, status: error.status, message: error.message, headers: error.headers }
   }
-  if (error instanceof WriteConflict) {
-    const type = error.kind === 'gone' ? 'ResourceNotFound' : 'AlreadyExists'
-    return { type, status: errorStatus[type], message: error.message }
-  }
+  const conflict = writeConflictError(error)
+  if (conflict) return expectedFailure(conflict)
   if (!(error instanceof GraphQLError)) return undefined
   const { type, status } = error.extensions
   if (typeof type === 'string' && typeof status === 'number') {
@@ -38,7 +35,7 @@ function expectedFailure(error: unknown): Failure | undefined {
     const headers = (error.extensions.http as { headers?: Record<string, string> } | undefined)?.headers
     return { type: type as ErrorType, status, message: error.message, ...(headers && { headers }) }
   }
-  if (error.originalError instanceof DomainError || error.originalError instanceof WriteConflict) return expectedFailure(error.originalError)
+  if (error.originalError instanceof DomainError || writeConflictError(error.originalError)) return expectedFailure(error.originalError)
   if (error.originalError && !(error.originalError instanceof GraphQLError)) return undefined
   const requestStatus = httpStatusOf(error) ?? 400
   if (requestStatus >= 500) return undefined
