@@ -1,0 +1,25 @@
+import type { SQL } from 'drizzle-orm'
+import type { On, Run } from '../query.ts'
+import type { SqliteDb } from '../sqlite/connection.ts'
+import type { PgDb } from './queries.ts'
+import * as tables from './schema.ts'
+
+/**
+ * The shapes of src/db/queries/ on a PostgreSQL pool or transaction: built with the values on
+ * every call and sent as a parameterized query (node-postgres; the server plans it). The handle and
+ * tables are PostgreSQL's, seen through SQLite's types (the reference dialect): a shape awaits
+ * nothing itself, so the same builder calls make PostgreSQL statements here.
+ */
+export function postgresRun(db: PgDb): Run {
+  const on: On = { db: db as unknown as SqliteDb, t: tables }
+  const rows = (built: unknown) => built as Promise<never[]>
+  return {
+    on,
+    one: async (query, values) => (await rows(query.build(on, values, query.key ? query.key(values) : 0)))[0],
+    all: async (query, values) => rows(query.build(on, values, query.key ? query.key(values) : 0)),
+    run: async (query, values) => {
+      await rows(query.build(on, values, query.key ? query.key(values) : 0))
+    },
+    raw: async (statement: SQL) => (await db.execute<Record<string, unknown>>(statement)).rows,
+  }
+}
