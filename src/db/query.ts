@@ -33,6 +33,8 @@ export type RowOf<B> = B extends { all(...args: never[]): (infer R)[] } ? R : un
 export interface Query<V, R> {
   build(on: On, values: V, key: Key | null): Built
   key?(values: V): Key | null
+  /** Columns its rows leave out, taken from the values (see Given). */
+  given?: Given
   /** The rows it returns (a type only). */
   readonly rows?: R
 }
@@ -43,6 +45,13 @@ export type Key = string | number
 export const query = <V, B extends Built>(build: (on: On, values: V, key: Key | null) => B, key?: (values: V) => Key | null): Query<V, RowOf<B>> => ({
   build,
   key,
+})
+
+/** A query's shape whose rows leave out the columns `given` names, typed by the whole rows. */
+export const queryGiven = <V, R>(given: Given, build: (on: On, values: V, key: Key | null) => Built, key?: (values: V) => Key | null): Query<V, R> => ({
+  build,
+  key,
+  given,
 })
 
 /** The key of an update that sets some columns: which ones. */
@@ -167,20 +176,41 @@ export function rowValues<T extends object>(table: Table, values: T): T {
 }
 
 /**
- * The rows of a query that leaves out columns its call names (a page's integration and conversation
- * ids: SQLite then makes no strings for them), as whole rows in the table's column order.
+ * The rows of a query that leave out columns its call names (a page's integration and conversation
+ * ids: SQLite then makes no strings for them): which of the table's columns, in its order, come
+ * from the call's values. The engines make whole rows of them (SQLite straight from its positional
+ * values: statement.ts), the same for both engines' tables (their columns have the same keys).
  */
-export function leavingOut<C extends Record<string, Column>, K extends keyof C & string>(columns: C, given: readonly K[]) {
-  const selected = Object.fromEntries(Object.entries(columns).filter(([key]) => !given.includes(key as K))) as Omit<C, K>
-  const keys = Object.keys(columns)
-  const isGiven = keys.map((key) => given.includes(key as K))
-  const whole = <R>(row: Record<string, unknown>, values: Record<K, unknown>): R => {
+export class Given {
+  private made: { keys: string[]; fromValues: boolean[] } | undefined
+
+  constructor(
+    private readonly columnsOf: (t: Tables) => Record<string, Column>,
+    readonly given: readonly string[],
+  ) {}
+
+  /** The columns a query selects: the table's, but the given ones. */
+  selected<C extends Record<string, Column>>(t: Tables): C {
+    return Object.fromEntries(Object.entries(this.columnsOf(t)).filter(([key]) => !this.given.includes(key))) as C
+  }
+
+  /** The row's keys in the table's order, and which of them come from the values. */
+  plan(t: Tables) {
+    if (!this.made) {
+      const keys = Object.keys(this.columnsOf(t))
+      this.made = { keys, fromValues: keys.map((key) => this.given.includes(key)) }
+    }
+    return this.made
+  }
+
+  /** A row made whole from the selected columns (an object) and the call's values. */
+  whole(t: Tables, row: Record<string, unknown>, values: Record<string, unknown>): Record<string, unknown> {
+    const { keys, fromValues } = this.plan(t)
     const result: Record<string, unknown> = {}
     for (let i = 0; i < keys.length; i++) {
       const key = keys[i] as string
-      result[key] = isGiven[i] ? values[key as K] : row[key]
+      result[key] = fromValues[i] ? values[key] : row[key]
     }
-    return result as R
+    return result
   }
-  return { selected, whole }
 }

@@ -20,8 +20,8 @@ import type { FileBytes } from './file-bytes.ts'
 
 /*
  * The storage API the domain runs on. The domain keeps the rules; every statement lives behind a
- * named query below, so that each engine (src/db/sqlite, src/db/postgres) provides the same names
- * with its own SQL and no verb branches on the dialect.
+ * named query below, said once as a shape (src/db/queries/) that each engine (src/db/sqlite,
+ * src/db/postgres) runs, so that no verb branches on the dialect.
  */
 
 /** A keyset position: the sort value of a row and its id (the tie-breaker). */

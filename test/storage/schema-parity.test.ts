@@ -25,7 +25,7 @@ function shapeOf(config: Config) {
     })),
     primaryKeys: config.primaryKeys.map((key) => key.columns.map(nameOf)),
     indexes: config.indexes
-      .map((index) => ({ name: index.config.name, columns: index.config.columns.map((column) => nameOf(column as { name: string })), unique: index.config.unique }))
+      .map((index) => ({ name: String(index.config.name), columns: index.config.columns.map((column) => nameOf(column as { name: string })), unique: index.config.unique }))
       .sort((a, b) => a.name.localeCompare(b.name)),
     foreignKeys: config.foreignKeys
       .map((key) => {

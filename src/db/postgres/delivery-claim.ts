@@ -3,6 +3,7 @@ import { deliveryOn, dueDeliveries } from '../queries/bot-deliveries.ts'
 import type { EngineDeliveries } from '../queries/index.ts'
 import type { Run } from '../query.ts'
 import type { DueDelivery } from '../store.ts'
+import type { PgTable } from 'drizzle-orm/pg-core'
 import type { PgDb } from './queries.ts'
 import { leasedUntil } from './schema.ts'
 
@@ -11,6 +12,9 @@ import { leasedUntil } from './schema.ts'
  * LOCKED and leased until `leaseUntil`, so that two instances never hold it at once; another
  * instance may take it once the lease has run out (its holder died).
  */
+
+/** A table as PostgreSQL's own types see it, for what only PostgreSQL has (FOR UPDATE, the lease). */
+const own = (table: object) => table as PgTable
 
 /** The deliveries the storage API's `due`, `claim`, `following` and `nextDueAfter` find on PostgreSQL. */
 export function postgresDeliveries(run: Run, pg: PgDb): EngineDeliveries {
@@ -35,17 +39,17 @@ export function postgresDeliveries(run: Run, pg: PgDb): EngineDeliveries {
     claim: async (now, limit, leaseUntil) => {
       // The rows are locked, those another instance is claiming skipped; a row claimed and
       // committed meanwhile is re-checked against `unleased` once its lock is granted.
-      const claimed: { seq: number }[] = await pg
+      const claimed = await pg
         .select({ seq: sql<number>`${botDeliveries.seq}` })
-        .from(botDeliveries as never)
-        .innerJoin(bots as never, eq(bots.id, botDeliveries.botId))
+        .from(own(botDeliveries))
+        .innerJoin(own(bots), eq(bots.id, botDeliveries.botId))
         .where(and(lte(botDeliveries.nextAttemptAt, now), unleased(now), deliverable))
         .orderBy(...inTurn)
         .limit(limit)
-        .for('update', { of: botDeliveries as never, skipLocked: true })
+        .for('update', { of: own(botDeliveries), skipLocked: true })
       if (claimed.length === 0) return []
       const seqs = claimed.map((row) => Number(row.seq))
-      await pg.update(botDeliveries as never).set({ leasedUntil: leaseUntil } as never).where(inArray(botDeliveries.seq, seqs))
+      await pg.update(own(botDeliveries)).set({ leasedUntil: leaseUntil }).where(inArray(botDeliveries.seq, seqs))
       return (await dueDeliveries(on).where(inArray(botDeliveries.seq, seqs)).orderBy(...inTurn)) as DueDelivery[]
     },
     following: async (integrationId, conversationId, afterSeq, now) =>

@@ -1,5 +1,5 @@
 import type { SQL } from 'drizzle-orm'
-import type { On, Run } from '../query.ts'
+import type { On, Query, Run } from '../query.ts'
 import type { SqliteDb } from '../sqlite/connection.ts'
 import type { PgDb } from './queries.ts'
 import * as tables from './schema.ts'
@@ -12,13 +12,17 @@ import * as tables from './schema.ts'
  */
 export function postgresRun(db: PgDb): Run {
   const on: On = { db: db as unknown as SqliteDb, t: tables }
-  const rows = (built: unknown) => built as Promise<never[]>
+  const rows = async <V, R>(query: Query<V, R>, values: V): Promise<R[]> => {
+    const found = await (query.build(on, values, query.key ? query.key(values) : 0) as unknown as Promise<R[]>)
+    const { given } = query
+    return given ? found.map((row) => given.whole(on.t, row as Record<string, unknown>, values as Record<string, unknown>) as R) : found
+  }
   return {
     on,
-    one: async (query, values) => (await rows(query.build(on, values, query.key ? query.key(values) : 0)))[0],
-    all: async (query, values) => rows(query.build(on, values, query.key ? query.key(values) : 0)),
+    one: async (query, values) => (await rows(query, values))[0],
+    all: rows,
     run: async (query, values) => {
-      await rows(query.build(on, values, query.key ? query.key(values) : 0))
+      await rows(query, values)
     },
     raw: async (statement: SQL) => (await db.execute<Record<string, unknown>>(statement)).rows,
   }

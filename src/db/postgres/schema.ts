@@ -6,21 +6,9 @@ const tables = defineTables(postgresTablesDialect)
 
 /** The tables on PostgreSQL (drizzle-kit reads this file: npm run db:generate), typed as SQLite's. */
 export const {
-  workspaces,
-  adminTokens,
-  bots,
-  botApiKeys,
-  chatIntegrations,
-  users,
-  conversations,
-  participants,
-  messages,
-  files,
-  events,
-  botEvents,
-  botDeliveries,
-  botLogs,
-  botStates,
+  workspaces, adminTokens, chatIntegrations,
+  bots, botApiKeys, botEvents, botDeliveries, botLogs, botStates,
+  users, conversations, participants, messages, events, files,
 } = tables
 
 /** The lease of bot_deliveries, which only PostgreSQL has (see the dialect). */

@@ -1,14 +1,16 @@
 import { and, eq } from 'drizzle-orm'
+import type { SQLiteColumn } from 'drizzle-orm/sqlite-core'
 import {
   byShape,
   columnsOf,
   decodeAs,
   groupBy,
   keyset,
-  leavingOut,
+  Given,
   limitOf,
   type On,
   query,
+  queryGiven,
   type Run,
   rowValues,
   selectAs,
@@ -46,18 +48,21 @@ const pageOf = ({ t: { messages } }: On, v: Page, key: number) => {
   return { where: and(eq(messages.integrationId, v.integrationId), eq(messages.conversationId, v.conversationId), page.where), orderBy: page.orderBy }
 }
 
-/** The ids a page is asked by, which its rows leave out (see leavingOut). */
-const pageIds = ['integrationId', 'conversationId'] as const
+/** The ids a page is asked by, which its rows leave out (see Given). */
+const pageIds = new Given((t) => columnsOf(t.messages), ['integrationId', 'conversationId'])
 
 /** The page of one conversation (every REST list). */
-const page = query((on, v: Page, key) => {
-  const { where, orderBy } = pageOf(on, v, Number(key))
-  return on.db.select(leavingOut(columnsOf(on.t.messages), pageIds).selected).from(on.t.messages).where(where).orderBy(...orderBy).limit(limitOf(v.limit))
-}, byShape)
+const page = queryGiven<Page, MessageRow>(
+  pageIds,
+  (on, v, key) => {
+    const { where, orderBy } = pageOf(on, v, Number(key))
+    return on.db.select(pageIds.selected<Record<string, SQLiteColumn>>(on.t)).from(on.t.messages).where(where).orderBy(...orderBy).limit(limitOf(v.limit))
+  },
+  byShape,
+)
 
 export const messageQueries = (run: Run): MessageQueries => {
   const columns = columnsOf(run.on.t.messages)
-  const { whole } = leavingOut(columns, pageIds)
   const decode = decodeAs<MessageRow>(columns)
   return {
     insert: (row) => run.run(insert, row),
@@ -71,9 +76,7 @@ export const messageQueries = (run: Run): MessageQueries => {
       const values = windowValues(window)
       if (conversationIds.length === 1) {
         const conversationId = conversationIds[0] as string
-        const given = { integrationId, conversationId }
-        const rows = await run.all(page, { ...given, ...values })
-        return new Map([[conversationId, rows.map((row) => whole<MessageRow>(row, given))]])
+        return new Map([[conversationId, await run.all(page, { integrationId, conversationId, ...values })]])
       }
       const { db, t } = run.on
       const raw = await run.raw(

@@ -2,13 +2,14 @@ import { type SQL, sql } from 'drizzle-orm'
 import type { Built, Key, On, Query, Run } from '../query.ts'
 import type { SqliteDb } from './connection.ts'
 import * as tables from './schema.ts'
-import { runOften } from './statement.ts'
+import { runOften, wholeRows } from './statement.ts'
 
 /** A drizzle prepared query as runOften runs it. */
 interface Prepared {
   get(values: object): unknown
   all(values: object): unknown[]
   run(values: object): unknown
+  values(values: object): unknown[][]
 }
 
 /** `one`, answered at once (SQLite runs synchronously): for the TenancyCache, which loads what it keeps so. */
@@ -20,6 +21,8 @@ interface Statement {
   bind: (values: Record<string, unknown>) => Record<string, unknown>
   /** Whether it writes a table the tenancy cache keeps rows of. */
   changesTenancy: boolean
+  /** Rows made whole from SQLite's values and the call's (a query with columns given: see Given). */
+  whole: ((row: unknown[], values: Record<string, unknown>) => unknown) | undefined
 }
 
 /** Statements that write these tables change what a TenancyCache keeps. */
@@ -66,7 +69,13 @@ export function sqliteRun(db: SqliteDb, onTenancyChange: () => void): Run & { on
     if (!made) {
       const record = values as Record<string, unknown>
       const built = query.build(on, placeholdersFor(record) as V, key) as unknown as { prepare(): Prepared; toSQL(): { sql: string } }
-      made = { prepared: runOften(built.prepare()), bind: binderFor(record), changesTenancy: tenancyWrite.test(built.toSQL().sql) }
+      const prepared = built.prepare()
+      made = {
+        prepared: runOften(prepared),
+        bind: binderFor(record),
+        changesTenancy: tenancyWrite.test(built.toSQL().sql),
+        whole: query.given && wholeRows(prepared, query.given.plan(on.t)),
+      }
       byKey.set(key, made)
     }
     if (made.changesTenancy) onTenancyChange()
@@ -84,7 +93,11 @@ export function sqliteRun(db: SqliteDb, onTenancyChange: () => void): Run & { on
     one: async (query, values) => oneNow(query, values),
     all: async (query, values) => {
       const made = statement(query, values)
-      return (isStatement(made) ? made.prepared.all(made.bind(values as Record<string, unknown>)) : (made as unknown as { all(): unknown[] }).all()) as never
+      if (!isStatement(made)) return (made as unknown as { all(): never[] }).all()
+      const record = values as Record<string, unknown>
+      const { whole } = made
+      if (whole) return made.prepared.values(made.bind(record)).map((row) => whole(row, record)) as never[]
+      return made.prepared.all(made.bind(record)) as never[]
     },
     run: async (query, values) => {
       const made = statement(query, values)

@@ -3,19 +3,7 @@ import { sqliteDialect } from './dialect.ts'
 
 /** The tables on SQLite (drizzle-kit reads this file: npm run db:generate). */
 export const {
-  workspaces,
-  adminTokens,
-  bots,
-  botApiKeys,
-  chatIntegrations,
-  users,
-  conversations,
-  participants,
-  messages,
-  files,
-  events,
-  botEvents,
-  botDeliveries,
-  botLogs,
-  botStates,
+  workspaces, adminTokens, chatIntegrations,
+  bots, botApiKeys, botEvents, botDeliveries, botLogs, botStates,
+  users, conversations, participants, messages, events, files,
 } = defineTables(sqliteDialect)
