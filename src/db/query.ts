@@ -1,4 +1,17 @@
-import { and, asc, type Column, desc, getTableColumns, is, Param, Placeholder, type SQL, sql, type SQLWrapper, type Table } from 'drizzle-orm'
+import {
+  and,
+  asc,
+  type Column,
+  desc,
+  getTableColumns,
+  is,
+  Param,
+  Placeholder,
+  type SQL,
+  sql,
+  type SQLWrapper,
+  type Table,
+} from 'drizzle-orm'
 import type { Tables } from './schema.ts'
 import type { SqliteDb } from './sqlite/connection.ts'
 import type { KeysetWindow, SortDirection } from './store.ts'
@@ -42,20 +55,31 @@ export interface Query<V, R> {
 export type Key = string | number
 
 /** A query's shape, typed by the rows it returns. */
-export const query = <V, B extends Built>(build: (on: On, values: V, key: Key | null) => B, key?: (values: V) => Key | null): Query<V, RowOf<B>> => ({
+export const query = <V, B extends Built>(
+  build: (on: On, values: V, key: Key | null) => B,
+  key?: (values: V) => Key | null,
+): Query<V, RowOf<B>> => ({
   build,
   key,
 })
 
 /** A query's shape whose rows leave out the columns `given` names, typed by the whole rows. */
-export const queryGiven = <V, R>(given: Given, build: (on: On, values: V, key: Key | null) => Built, key?: (values: V) => Key | null): Query<V, R> => ({
+export const queryGiven = <V, R>(
+  given: Given,
+  build: (on: On, values: V, key: Key | null) => Built,
+  key?: (values: V) => Key | null,
+): Query<V, R> => ({
   build,
   key,
   given,
 })
 
-/** The key of an update that sets some columns: which ones. */
-export const columnsKey = (changes: object) => Object.keys(changes).sort().join()
+/** The key of an update that sets some columns: which ones (a field left undefined sets none). */
+export const columnsKey = (changes: Record<string, unknown>) =>
+  Object.keys(changes)
+    .filter((column) => changes[column] !== undefined)
+    .sort()
+    .join()
 
 /** The columns an update of key `columnsKey` sets, from its values. */
 export const setOf = <T>(values: T, key: Key | null): Partial<T> =>
@@ -83,9 +107,11 @@ export const limitOf = (limit: number): number =>
 /** A constant LIMIT, written out (see limitOf). */
 export const fixedLimit = (limit: number): number => sql.raw(String(Math.trunc(limit))) as unknown as number
 
+const jsonOrNull = (value: unknown) => (value === null ? null : JSON.stringify(value))
+
 /** A nullable JSON value: SQL NULL when null, never the JSON text 'null' (as the column's own encoder makes of it). */
 export function nullableJson<T>(value: T | null): T {
-  if (is(value, Placeholder)) return sql`${new Param(value, { mapToDriverValue: (v: unknown) => (v === null ? null : JSON.stringify(v)) })}` as T
+  if (is(value, Placeholder)) return sql`${new Param(value, { mapToDriverValue: jsonOrNull })}` as T
   return (value === null ? sql`NULL` : value) as T
 }
 

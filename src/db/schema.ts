@@ -349,7 +349,23 @@ export function defineTables(d: Dialect) {
     (t) => [d.primaryKey({ columns: [t.botId, t.scope, t.scopeId] })],
   )
 
-  return { workspaces, adminTokens, bots, botApiKeys, chatIntegrations, users, conversations, participants, messages, files, events, botEvents, botDeliveries, botLogs, botStates }
+  return {
+    workspaces,
+    adminTokens,
+    bots,
+    botApiKeys,
+    chatIntegrations,
+    users,
+    conversations,
+    participants,
+    messages,
+    files,
+    events,
+    botEvents,
+    botDeliveries,
+    botLogs,
+    botStates,
+  }
 }
 
 export type Tables = ReturnType<typeof defineTables>

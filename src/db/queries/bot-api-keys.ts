@@ -1,9 +1,9 @@
 import { and, asc, eq, inArray } from 'drizzle-orm'
-import { query, type Run } from '../query.ts'
+import { query, rowValues, type Run } from '../query.ts'
 import type { BotApiKeyRow } from '../schema.ts'
 import type { BotApiKeyQueries } from '../store.ts'
 
-const insert = query(({ db, t: { botApiKeys } }, row: BotApiKeyRow) => db.insert(botApiKeys).values(row))
+const insert = query(({ db, t: { botApiKeys } }, row: BotApiKeyRow) => db.insert(botApiKeys).values(rowValues(botApiKeys, row)))
 
 const byHash = query(({ db, t: { botApiKeys, bots, chatIntegrations } }, v: { keyHash: string }) =>
   db
@@ -21,7 +21,12 @@ const ofBot = query(({ db, t: { botApiKeys } }, v: { botId: string }) =>
 const remove = query(({ db, t: { botApiKeys, bots } }, v: { workspaceId: string; id: string }) =>
   db
     .delete(botApiKeys)
-    .where(and(eq(botApiKeys.id, v.id), inArray(botApiKeys.botId, db.select({ id: bots.id }).from(bots).where(eq(bots.workspaceId, v.workspaceId)))))
+    .where(
+      and(
+        eq(botApiKeys.id, v.id),
+        inArray(botApiKeys.botId, db.select({ id: bots.id }).from(bots).where(eq(bots.workspaceId, v.workspaceId))),
+      ),
+    )
     .returning({ id: botApiKeys.id }),
 )
 

@@ -1,5 +1,5 @@
 import { and, count, eq, isNull, min, ne, or } from 'drizzle-orm'
-import { columnsOf, type On, query, type Run } from '../query.ts'
+import { columnsOf, type On, query, rowValues, type Run } from '../query.ts'
 import type { BotDeliveryRow, BotRow } from '../schema.ts'
 import type { BotDeliveryQueries } from '../store.ts'
 
@@ -11,9 +11,11 @@ import type { BotDeliveryQueries } from '../store.ts'
 
 /** The delivery columns the storage API knows (an engine may have more: PostgreSQL's lease). */
 export const deliveryColumns = (t: On['t']) => {
-  const { leasedUntil: _lease, ...columns } = columnsOf(t.botDeliveries) as ReturnType<typeof columnsOf<On['t']['botDeliveries']>> & { leasedUntil?: unknown }
-  return columns
+  const { leasedUntil: _lease, ...columns } = columnsOf(t.botDeliveries) as DeliveryColumns & { leasedUntil?: unknown }
+  return columns as DeliveryColumns
 }
+
+type DeliveryColumns = ReturnType<typeof columnsOf<On['t']['botDeliveries']>>
 
 /** A bot whose delivery is on: it has no url, or its url is not the one that answered 410 Gone. */
 export const deliveryOn = ({ bots }: On['t']) => or(isNull(bots.goneUrl), isNull(bots.url), ne(bots.url, bots.goneUrl))
@@ -30,7 +32,9 @@ export const dueDeliveries = ({ db, t }: On) =>
     .innerJoin(t.chatIntegrations, eq(t.chatIntegrations.id, t.botDeliveries.integrationId))
     .leftJoin(t.messages, and(eq(t.messages.integrationId, t.botDeliveries.integrationId), eq(t.messages.id, t.botDeliveries.messageId)))
 
-const insert = query(({ db, t: { botDeliveries } }, row: Omit<BotDeliveryRow, 'seq'>) => db.insert(botDeliveries).values(row))
+const insert = query(({ db, t: { botDeliveries } }, row: Omit<BotDeliveryRow, 'seq'>) =>
+  db.insert(botDeliveries).values(rowValues(botDeliveries, row)),
+)
 
 const reschedule = query(({ db, t: { botDeliveries } }, v: { id: string; attempts: number; nextAttemptAt: string }) =>
   db

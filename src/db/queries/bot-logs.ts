@@ -1,9 +1,9 @@
 import { and, eq, gte, lte } from 'drizzle-orm'
-import { keyset, limitOf, query, type Run, type WindowValues, windowValues } from '../query.ts'
+import { keyset, limitOf, query, rowValues, type Run, windowValues, type WindowValues } from '../query.ts'
 import type { BotLogRow } from '../schema.ts'
 import type { BotLogFilter, BotLogQueries } from '../store.ts'
 
-const insert = query(({ db, t: { botLogs } }, row: BotLogRow) => db.insert(botLogs).values(row))
+const insert = query(({ db, t: { botLogs } }, row: BotLogRow) => db.insert(botLogs).values(rowValues(botLogs, row)))
 
 type Page = { botId: string } & BotLogFilter & WindowValues
 
@@ -28,7 +28,7 @@ const page = query(
       .orderBy(...window.orderBy)
       .limit(limitOf(v.limit))
   },
-  (v) => `${v.shape}:${v.timeEnd === undefined ? 0 : 1}${v.conversationId === undefined ? 0 : 1}${v.userId === undefined ? 0 : 1}${v.level === undefined ? 0 : 1}`,
+  (v) => `${v.shape}:${[v.timeEnd, v.conversationId, v.userId, v.level].map((filter) => (filter === undefined ? 0 : 1)).join('')}`,
 )
 
 export const botLogQueries = (run: Run): BotLogQueries => ({

@@ -1,5 +1,5 @@
 import { and, eq, or, sql } from 'drizzle-orm'
-import { query, type Run } from '../query.ts'
+import { query, rowValues, type Run } from '../query.ts'
 import type { BotStateRow } from '../schema.ts'
 import type { BotStateQueries } from '../store.ts'
 
@@ -22,7 +22,7 @@ const find = query(({ db, t: { botStates } }, v: { botId: string; conversationId
 const put = query(({ db, t: { botStates } }, row: BotStateRow) =>
   db
     .insert(botStates)
-    .values(row)
+    .values(rowValues(botStates, row))
     .onConflictDoUpdate({
       target: [botStates.botId, botStates.scope, botStates.scopeId],
       set: { value: sql`excluded.value`, updatedAt: sql`excluded.updated_at` },

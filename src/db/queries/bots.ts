@@ -1,5 +1,5 @@
 import { and, eq } from 'drizzle-orm'
-import { columnsKey, keyset, limitOf, type On, query, type Run, setOf, type WindowValues, windowValues } from '../query.ts'
+import { columnsKey, keyset, limitOf, type On, query, rowValues, type Run, setOf, windowValues, type WindowValues } from '../query.ts'
 import type { BotRow } from '../schema.ts'
 import type { BotChanges, BotQueries, NewBot } from '../store.ts'
 
@@ -7,12 +7,12 @@ type Id = { workspaceId: string; id: string }
 
 const byId = ({ t: { bots } }: On, v: Id) => and(eq(bots.workspaceId, v.workspaceId), eq(bots.id, v.id))
 
-const insert = query(({ db, t: { bots } }, row: BotRow) => db.insert(bots).values(row))
+const insert = query(({ db, t: { bots } }, row: BotRow) => db.insert(bots).values(rowValues(bots, row)))
 
 const find = query((on, v: Id) => on.db.select().from(on.t.bots).where(byId(on, v)))
 
 const update = query(
-  (on, v: Id & BotChanges, key) => on.db.update(on.t.bots).set(setOf(v, key)).where(byId(on, v)).returning(),
+  (on, v: Id & BotChanges, key) => on.db.update(on.t.bots).set(rowValues(on.t.bots, setOf(v, key))).where(byId(on, v)).returning(),
   ({ workspaceId: _w, id: _id, ...changes }) => columnsKey(changes),
 )
 
@@ -50,11 +50,19 @@ const markUrlGone = query(({ db, t: { bots } }, v: { id: string; url: string }) 
   db.update(bots).set({ goneUrl: v.url }).where(eq(bots.id, v.id)),
 )
 
-/** A bot's optional columns, as a new bot leaves them. */
-const unset = { url: null, signingSecret: null, previousSigningSecret: null, previousSigningSecretExpiresAt: null, goneUrl: null, protocol: 'webhook' } as const
+/** A new bot with every column set (a prepared insert writes the columns its first call set): its optional ones as they are left. */
+const complete = (row: NewBot): BotRow => ({
+  ...row,
+  url: row.url ?? null,
+  signingSecret: row.signingSecret ?? null,
+  previousSigningSecret: row.previousSigningSecret ?? null,
+  previousSigningSecretExpiresAt: row.previousSigningSecretExpiresAt ?? null,
+  goneUrl: row.goneUrl ?? null,
+  protocol: row.protocol ?? 'webhook',
+})
 
 export const botQueries = (run: Run): BotQueries => ({
-  insert: (row: NewBot) => run.run(insert, { ...unset, ...row }),
+  insert: (row) => run.run(insert, complete(row)),
   find: (workspaceId, id) => run.one(find, { workspaceId, id }),
   update: (workspaceId, id, changes) => run.one(update, { ...changes, workspaceId, id }),
   delete: async (workspaceId, id) => (await run.one(remove, { workspaceId, id })) !== undefined,

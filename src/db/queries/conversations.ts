@@ -1,5 +1,5 @@
 import { and, eq, inArray, type SQL } from 'drizzle-orm'
-import { byShape, keyset, limitOf, type On, query, type Run, type WindowValues, windowValues } from '../query.ts'
+import { byShape, keyset, limitOf, type On, query, rowValues, type Run, windowValues, type WindowValues } from '../query.ts'
 import type { ConversationRow, UserRow } from '../schema.ts'
 import type { ConversationQueries, Participation } from '../store.ts'
 import { idsKey } from './users.ts'
@@ -11,7 +11,7 @@ const find = query(({ db, t: { conversations } }, v: Id) =>
 )
 
 const insert = query(({ db, t: { conversations } }, row: ConversationRow) =>
-  db.insert(conversations).values(row).onConflictDoNothing().returning(),
+  db.insert(conversations).values(rowValues(conversations, row)).onConflictDoNothing().returning(),
 )
 
 const remove = query(({ db, t: { conversations } }, v: Id) =>
@@ -19,7 +19,11 @@ const remove = query(({ db, t: { conversations } }, v: Id) =>
 )
 
 /** Conversations, each with the caller's user row when the caller participates in it. */
-const participationOf = ({ db, t: { conversations, participants, users } }: On, v: { integrationId: string; userId: string }, which: (id: typeof conversations.id) => SQL) =>
+const participationOf = (
+  { db, t: { conversations, participants, users } }: On,
+  v: { integrationId: string; userId: string },
+  which: (id: typeof conversations.id) => SQL,
+) =>
   db
     .select({ conversation: conversations, participant: users })
     .from(conversations)
@@ -39,7 +43,8 @@ const participation = query((on, v: { integrationId: string; userId: string; con
 )
 
 const participations = query(
-  (on, v: { integrationId: string; userId: string; conversationIds: string[] }) => participationOf(on, v, (id) => inArray(id, v.conversationIds)),
+  (on, v: { integrationId: string; userId: string; conversationIds: string[] }) =>
+    participationOf(on, v, (id) => inArray(id, v.conversationIds)),
   (v) => idsKey(v.conversationIds),
 )
 
@@ -49,7 +54,10 @@ const pageOfParticipant = query(
     return db
       .select({ conversation: conversations })
       .from(participants)
-      .innerJoin(conversations, and(eq(conversations.integrationId, participants.integrationId), eq(conversations.id, participants.conversationId)))
+      .innerJoin(
+        conversations,
+        and(eq(conversations.integrationId, participants.integrationId), eq(conversations.id, participants.conversationId)),
+      )
       .where(and(eq(participants.integrationId, v.integrationId), eq(participants.userId, v.userId), page.where))
       .orderBy(...page.orderBy)
       .limit(limitOf(v.limit))

@@ -1,9 +1,9 @@
 import { and, eq } from 'drizzle-orm'
-import { query, type Run } from '../query.ts'
+import { query, rowValues, type Run } from '../query.ts'
 import type { BotEventRow, EventRow } from '../schema.ts'
 import type { BotEventQueries, EventQueries } from '../store.ts'
 
-const insert = query(({ db, t: { events } }, row: EventRow) => db.insert(events).values(row))
+const insert = query(({ db, t: { events } }, row: EventRow) => db.insert(events).values(rowValues(events, row)))
 
 const find = query(({ db, t: { events } }, v: { integrationId: string; id: string }) =>
   db.select().from(events).where(and(eq(events.integrationId, v.integrationId), eq(events.id, v.id))),
@@ -14,7 +14,7 @@ export const eventQueries = (run: Run): EventQueries => ({
   find: (integrationId, id) => run.one(find, { integrationId, id }),
 })
 
-const insertBotEvent = query(({ db, t: { botEvents } }, row: BotEventRow) => db.insert(botEvents).values(row))
+const insertBotEvent = query(({ db, t: { botEvents } }, row: BotEventRow) => db.insert(botEvents).values(rowValues(botEvents, row)))
 
 /** What bots saw and did (their incoming and outgoing events). */
 export const botEventQueries = (run: Run): BotEventQueries => ({

@@ -1,5 +1,5 @@
 import { and, eq, isNull, sql } from 'drizzle-orm'
-import { type On, query, type Run } from '../query.ts'
+import { type On, query, rowValues, type Run } from '../query.ts'
 import type { FileRow } from '../schema.ts'
 import type { FileQueries } from '../store.ts'
 
@@ -7,7 +7,7 @@ type Id = { integrationId: string; id: string }
 
 const byId = ({ t: { files } }: On, v: Id) => and(eq(files.integrationId, v.integrationId), eq(files.id, v.id))
 
-const insert = query(({ db, t: { files } }, row: FileRow) => db.insert(files).values(row))
+const insert = query(({ db, t: { files } }, row: FileRow) => db.insert(files).values(rowValues(files, row)))
 
 const find = query((on, v: Id) => on.db.select().from(on.t.files).where(byId(on, v)))
 

@@ -2,6 +2,7 @@ import { and, eq } from 'drizzle-orm'
 import type { SQLiteColumn } from 'drizzle-orm/sqlite-core'
 import {
   byShape,
+  columnsKey,
   columnsOf,
   decodeAs,
   groupBy,
@@ -13,6 +14,7 @@ import {
   queryGiven,
   type Run,
   rowValues,
+  setOf,
   selectAs,
   unionOfPages,
   type WindowValues,
@@ -33,11 +35,9 @@ const remove = query((on, v: Id) => on.db.delete(on.t.messages).where(byId(on, v
 
 /** Sets some of a message's columns (payload, metadata, feedback); the message as it now is. */
 const update = query(
-  (on, v: Id & Partial<Pick<MessageRow, 'payload' | 'metadata' | 'feedback'>>) => {
-    const { integrationId: _i, id: _id, ...changes } = v
-    return on.db.update(on.t.messages).set(rowValues(on.t.messages, changes)).where(byId(on, v)).returning()
-  },
-  ({ integrationId: _i, id: _id, ...changes }) => Object.keys(changes).sort().join(),
+  (on, v: Id & Partial<Pick<MessageRow, 'payload' | 'metadata' | 'feedback'>>, key) =>
+    on.db.update(on.t.messages).set(rowValues(on.t.messages, setOf(v, key))).where(byId(on, v)).returning(),
+  ({ integrationId: _i, id: _id, ...changes }) => columnsKey(changes),
 )
 
 type Page = { integrationId: string; conversationId: string } & WindowValues
@@ -45,7 +45,10 @@ type Page = { integrationId: string; conversationId: string } & WindowValues
 /** Where one conversation's page of messages is, newest first. */
 const pageOf = ({ t: { messages } }: On, v: Page, key: number) => {
   const page = keyset([messages.createdAt, messages.id], 'desc', v, key)
-  return { where: and(eq(messages.integrationId, v.integrationId), eq(messages.conversationId, v.conversationId), page.where), orderBy: page.orderBy }
+  return {
+    where: and(eq(messages.integrationId, v.integrationId), eq(messages.conversationId, v.conversationId), page.where),
+    orderBy: page.orderBy,
+  }
 }
 
 /** The ids a page is asked by, which its rows leave out (see Given). */
@@ -56,7 +59,12 @@ const page = queryGiven<Page, MessageRow>(
   pageIds,
   (on, v, key) => {
     const { where, orderBy } = pageOf(on, v, Number(key))
-    return on.db.select(pageIds.selected<Record<string, SQLiteColumn>>(on.t)).from(on.t.messages).where(where).orderBy(...orderBy).limit(limitOf(v.limit))
+    return on.db
+      .select(pageIds.selected<Record<string, SQLiteColumn>>(on.t))
+      .from(on.t.messages)
+      .where(where)
+      .orderBy(...orderBy)
+      .limit(limitOf(v.limit))
   },
   byShape,
 )

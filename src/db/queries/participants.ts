@@ -1,5 +1,21 @@
 import { and, eq } from 'drizzle-orm'
-import { byShape, columnsOf, decodeAs, groupBy, keyset, limitOf, named, type On, query, type Run, selectAs, unionOfPages, type WindowValues, windowValues } from '../query.ts'
+import {
+  byShape,
+  columnsOf,
+  decodeAs,
+  groupBy,
+  keyset,
+  limitOf,
+  named,
+  type On,
+  query,
+  rowValues,
+  type Run,
+  selectAs,
+  unionOfPages,
+  type WindowValues,
+  windowValues,
+} from '../query.ts'
 import type { ParticipantRow, UserRow } from '../schema.ts'
 import type { ParticipantEntry, ParticipantQueries } from '../store.ts'
 
@@ -13,7 +29,7 @@ const membership = ({ t: { participants } }: On, v: Membership) =>
   )
 
 const insert = query(({ db, t: { participants } }, row: ParticipantRow) =>
-  db.insert(participants).values(row).onConflictDoNothing().returning({ userId: participants.userId }),
+  db.insert(participants).values(rowValues(participants, row)).onConflictDoNothing().returning({ userId: participants.userId }),
 )
 
 const exists = query((on, v: Membership) =>
@@ -28,7 +44,10 @@ const conversationsOf = query(({ db, t: { participants, conversations } }, v: { 
   db
     .select({ conversationId: participants.conversationId, ownerId: conversations.ownerId })
     .from(participants)
-    .innerJoin(conversations, and(eq(conversations.integrationId, participants.integrationId), eq(conversations.id, participants.conversationId)))
+    .innerJoin(
+      conversations,
+      and(eq(conversations.integrationId, participants.integrationId), eq(conversations.id, participants.conversationId)),
+    )
     .where(and(eq(participants.integrationId, v.integrationId), eq(participants.userId, v.userId))),
 )
 
@@ -36,7 +55,9 @@ const conversationsOf = query(({ db, t: { participants, conversations } }, v: { 
 type PageRow = UserRow & { conversationId: string; joinedAt: string; joinId: string }
 
 /** One conversation's page of participants, in the order they joined. */
-const pageOf = ({ db, t: { participants, users } }: On, v: { integrationId: string; conversationId: string } & WindowValues, key: number) => {
+type Page = { integrationId: string; conversationId: string } & WindowValues
+
+const pageOf = ({ db, t: { participants, users } }: On, v: Page, key: number) => {
   const page = keyset([participants.createdAt, participants.joinId], 'asc', v, key)
   return db
     .select({
@@ -52,7 +73,7 @@ const pageOf = ({ db, t: { participants, users } }: On, v: { integrationId: stri
     .limit(limitOf(v.limit))
 }
 
-const page = query((on, v: { integrationId: string; conversationId: string } & WindowValues, key) => pageOf(on, v, Number(key)), byShape)
+const page = query((on, v: Page, key) => pageOf(on, v, Number(key)), byShape)
 
 const entryOf = ({ conversationId: _c, joinedAt, joinId, ...user }: PageRow): ParticipantEntry => ({ user, joinedAt, joinId })
 

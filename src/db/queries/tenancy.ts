@@ -1,19 +1,25 @@
 import { asc, eq } from 'drizzle-orm'
-import { fixedLimit, query, type Run } from '../query.ts'
+import { fixedLimit, query, rowValues, type Run } from '../query.ts'
 import type { AdminTokenRow, ChatIntegrationRow, WorkspaceRow } from '../schema.ts'
 import type { TenancyQueries } from '../store.ts'
 
-export const anyWorkspace = query(({ db, t: { workspaces } }, _: object) => db.select({ id: workspaces.id }).from(workspaces).limit(fixedLimit(1)))
+export const anyWorkspace = query(({ db, t: { workspaces } }, _: object) =>
+  db.select({ id: workspaces.id }).from(workspaces).limit(fixedLimit(1)),
+)
 
-const insertWorkspace = query(({ db, t: { workspaces } }, row: WorkspaceRow) => db.insert(workspaces).values(row))
+const insertWorkspace = query(({ db, t: { workspaces } }, row: WorkspaceRow) => db.insert(workspaces).values(rowValues(workspaces, row)))
 
-const insertAdminToken = query(({ db, t: { adminTokens } }, row: AdminTokenRow) => db.insert(adminTokens).values(row))
+const insertAdminToken = query(({ db, t: { adminTokens } }, row: AdminTokenRow) =>
+  db.insert(adminTokens).values(rowValues(adminTokens, row)),
+)
 
 const adminTokenByHash = query(({ db, t: { adminTokens } }, v: { tokenHash: string }) =>
   db.select().from(adminTokens).where(eq(adminTokens.tokenHash, v.tokenHash)),
 )
 
-const insertChatIntegration = query(({ db, t: { chatIntegrations } }, row: ChatIntegrationRow) => db.insert(chatIntegrations).values(row))
+const insertChatIntegration = query(({ db, t: { chatIntegrations } }, row: ChatIntegrationRow) =>
+  db.insert(chatIntegrations).values(rowValues(chatIntegrations, row)),
+)
 
 export const chatIntegrationByWebhook = query(({ db, t: { chatIntegrations } }, v: { webhookId: string }) =>
   db.select().from(chatIntegrations).where(eq(chatIntegrations.webhookId, v.webhookId)),

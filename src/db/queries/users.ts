@@ -1,6 +1,6 @@
 import { and, eq, inArray } from 'drizzle-orm'
 import { alias } from 'drizzle-orm/sqlite-core'
-import { columnsKey, fixedLimit, query, type Run, setOf } from '../query.ts'
+import { columnsKey, fixedLimit, query, rowValues, type Run, setOf } from '../query.ts'
 import type { UserRow } from '../schema.ts'
 import type { ProfileChanges, UserQueries } from '../store.ts'
 
@@ -20,13 +20,15 @@ const findMany = query(
   (v) => idsKey(v.ids),
 )
 
-const insert = query(({ db, t: { users } }, row: UserRow) => db.insert(users).values(row).onConflictDoNothing().returning())
+const insert = query(({ db, t: { users } }, row: UserRow) =>
+  db.insert(users).values(rowValues(users, row)).onConflictDoNothing().returning(),
+)
 
 const update = query(
   ({ db, t: { users } }, v: ProfileChanges & { integrationId: string; id: string }, key) =>
     db
       .update(users)
-      .set(setOf(v, key))
+      .set(rowValues(users, setOf(v, key)))
       .where(and(eq(users.integrationId, v.integrationId), eq(users.id, v.id)))
       .returning(),
   ({ integrationId: _i, id: _id, ...changes }) => columnsKey(changes),

@@ -25,7 +25,8 @@ const due = query((on, v: { now: string; limit: number }) => {
     .where(
       and(
         lte(botDeliveries.nextAttemptAt, v.now),
-        sql`${botDeliveries.seq} in (select min(heads.seq) from ${botDeliveries} as heads group by heads.integration_id, heads.conversation_id)`,
+        sql`${botDeliveries.seq} in (select min(heads.seq) from ${botDeliveries} as heads
+          group by heads.integration_id, heads.conversation_id)`,
         deliveryOn(on.t),
       ),
     )
@@ -35,7 +36,9 @@ const due = query((on, v: { now: string; limit: number }) => {
 
 // Without its bot and integration, which the thread keeps (TenancyCache): the same for every
 // delivery of a conversation, they were most of this hot seek's columns.
-const following = query(({ db, t: { botDeliveries, messages } }, v: { integrationId: string; conversationId: string; afterSeq: number; now: string }) =>
+type Following = { integrationId: string; conversationId: string; afterSeq: number; now: string }
+
+const following = query(({ db, t: { botDeliveries, messages } }, v: Following) =>
   db
     .select({ delivery: deliveryColumns({ botDeliveries } as never), message: messages })
     .from(botDeliveries)
@@ -58,7 +61,8 @@ const nextDueAfter = query(({ db, t: { botDeliveries } }, v: { now: string }) =>
 /** Every named query of the storage API on one SQLite connection. */
 export function sqliteQueries(db: SqliteDb, cache: TenancyCache): Queries {
   const run = sqliteRun(db, () => cache.botChanged())
-  const botOfIntegration = (integrationId: string) => cache.botOfIntegration(integrationId, () => run.oneNow(ofIntegration, { integrationId }))
+  const botOfIntegration = (integrationId: string) =>
+    cache.botOfIntegration(integrationId, () => run.oneNow(ofIntegration, { integrationId }))
   const shared = queriesOf(run, {
     due: (now, limit) => run.all(due, { now, limit }) as Promise<DueDelivery[]>,
     claim: (now, limit) => run.all(due, { now, limit }) as Promise<DueDelivery[]>,
@@ -77,7 +81,8 @@ export function sqliteQueries(db: SqliteDb, cache: TenancyCache): Queries {
     bots: { ...shared.bots, ofIntegration: async (integrationId) => botOfIntegration(integrationId) },
     tenancy: {
       ...shared.tenancy,
-      chatIntegrationByWebhook: async (webhookId) => cache.integrationByWebhook(webhookId, () => run.oneNow(chatIntegrationByWebhook, { webhookId })),
+      chatIntegrationByWebhook: async (webhookId) =>
+        cache.integrationByWebhook(webhookId, () => run.oneNow(chatIntegrationByWebhook, { webhookId })),
     },
   }
 }

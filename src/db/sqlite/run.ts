@@ -85,7 +85,8 @@ export function sqliteRun(db: SqliteDb, onTenancyChange: () => void): Run & { on
 
   const oneNow: SyncOne = (query, values) => {
     const made = statement(query, values)
-    return (isStatement(made) ? made.prepared.get(made.bind(values as Record<string, unknown>)) : (made as unknown as { get(): unknown }).get()) as never
+    if (!isStatement(made)) return (made as unknown as { get(): never }).get()
+    return made.prepared.get(made.bind(values as Record<string, unknown>)) as never
   }
   return {
     on,
