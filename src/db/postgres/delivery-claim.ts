@@ -4,7 +4,7 @@ import type { EngineDeliveries } from '../queries/index.ts'
 import type { Run } from '../query.ts'
 import type { DueDelivery } from '../store.ts'
 import type { PgTable } from 'drizzle-orm/pg-core'
-import type { PgDb } from './queries.ts'
+import type { PgDb } from './run.ts'
 import { leasedUntil } from './schema.ts'
 
 /*

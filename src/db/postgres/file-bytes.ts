@@ -1,6 +1,6 @@
 import { eq, inArray, sql } from 'drizzle-orm'
 import type { FileBytes } from '../file-bytes.ts'
-import type { PgDb } from './queries.ts'
+import type { PgDb } from './run.ts'
 import { fileBytes, pgFiles as files } from './schema.ts'
 
 /**

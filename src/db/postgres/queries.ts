@@ -1,14 +1,8 @@
 import { sql } from 'drizzle-orm'
-import type { NodePgQueryResultHKT } from 'drizzle-orm/node-postgres'
-import type { PgDatabase } from 'drizzle-orm/pg-core'
 import { queriesOf } from '../queries/index.ts'
 import type { Queries } from '../store.ts'
 import { postgresDeliveries } from './delivery-claim.ts'
-import { postgresRun } from './run.ts'
-import type * as schema from './schema.ts'
-
-/** A pool or a transaction: the named queries run the same on both. */
-export type PgDb = PgDatabase<NodePgQueryResultHKT, typeof schema>
+import { type PgDb, postgresRun } from './run.ts'
 
 /** The advisory lock key that serializes first-start bootstraps of several instances ("confab-b"). */
 const bootstrapLock = 0x636f6e66_61622d62n

@@ -1,8 +1,12 @@
 import type { SQL } from 'drizzle-orm'
+import type { NodePgQueryResultHKT } from 'drizzle-orm/node-postgres'
+import type { PgDatabase } from 'drizzle-orm/pg-core'
 import type { On, Query, Run } from '../query.ts'
 import type { SqliteDb } from '../sqlite/connection.ts'
-import type { PgDb } from './queries.ts'
 import * as tables from './schema.ts'
+
+/** A pool or a transaction: the named queries run the same on both. */
+export type PgDb = PgDatabase<NodePgQueryResultHKT, typeof tables>
 
 /**
  * The shapes of src/db/queries/ on a PostgreSQL pool or transaction: built with the values on
