@@ -1,3 +1,4 @@
+import type { SQLiteColumnBuilderBase } from 'drizzle-orm/sqlite-core'
 import type { Dialect } from './sqlite/dialect.ts'
 
 /*
@@ -170,32 +171,42 @@ export function defineTables(d: Dialect) {
     ],
   )
 
-  const messages = d.table(
-    'messages',
-    {
-      integrationId: d.text('integration_id').notNull(),
-      id: d.text('id').notNull(),
-      conversationId: d.text('conversation_id').notNull(),
-      userId: d.text('user_id').notNull(),
-      payload: d.json<Record<string, unknown>>('payload').notNull(),
-      metadata: d.json<Record<string, unknown>>('metadata'),
-      /** A user's feedback on the message (the web chat's thumbs up or down). */
-      feedback: d.json<MessageFeedback>('feedback'),
-      createdAt: createdAt(),
-    },
-    (t) => [
-      d.primaryKey({ columns: [t.integrationId, t.id] }),
-      d.foreignKey({
-        columns: [t.integrationId, t.conversationId],
-        foreignColumns: [conversations.integrationId, conversations.id],
-      }).onDelete('cascade'),
-      d.foreignKey({ columns: [t.integrationId, t.userId], foreignColumns: [users.integrationId, users.id] }).onDelete(
-        'cascade',
-      ),
-      d.index('messages_page_idx').on(t.integrationId, t.conversationId, t.createdAt, t.id),
-      d.index('messages_user_idx').on(t.integrationId, t.userId),
-    ],
-  )
+  /**
+   * What users post in a conversation (its messages and its events): by integration and id, listed
+   * newest first in their conversation, found by author; they go with either.
+   */
+  const posted = <C extends Record<string, SQLiteColumnBuilderBase>>(name: string, columns: C) =>
+    d.table(
+      name,
+      {
+        integrationId: d.text('integration_id').notNull(),
+        id: d.text('id').notNull(),
+        conversationId: d.text('conversation_id').notNull(),
+        userId: d.text('user_id').notNull(),
+        ...columns,
+        createdAt: createdAt(),
+      },
+      (t) => [
+        d.primaryKey({ columns: [t.integrationId, t.id] }),
+        d.foreignKey({
+          columns: [t.integrationId, t.conversationId],
+          foreignColumns: [conversations.integrationId, conversations.id],
+        }).onDelete('cascade'),
+        d.foreignKey({ columns: [t.integrationId, t.userId], foreignColumns: [users.integrationId, users.id] }).onDelete(
+          'cascade',
+        ),
+        d.index(`${name}_page_idx`).on(t.integrationId, t.conversationId, t.createdAt, t.id),
+        d.index(`${name}_user_idx`).on(t.integrationId, t.userId),
+      ],
+    )
+
+  const messages = posted('messages', {
+    payload: d.json<Record<string, unknown>>('payload').notNull(),
+    metadata: d.json<Record<string, unknown>>('metadata'),
+    /** A user's feedback on the message (the web chat's thumbs up or down). */
+    feedback: d.json<MessageFeedback>('feedback'),
+  })
+
 
   /**
    * A file a user uploads (the web chat's attachments): its bytes are on disk, named by its id, once
@@ -229,29 +240,9 @@ export function defineTables(d: Dialect) {
     ],
   )
 
-  const events = d.table(
-    'events',
-    {
-      integrationId: d.text('integration_id').notNull(),
-      id: d.text('id').notNull(),
-      conversationId: d.text('conversation_id').notNull(),
-      userId: d.text('user_id').notNull(),
-      payload: d.json<Record<string, unknown>>('payload').notNull(),
-      createdAt: createdAt(),
-    },
-    (t) => [
-      d.primaryKey({ columns: [t.integrationId, t.id] }),
-      d.foreignKey({
-        columns: [t.integrationId, t.conversationId],
-        foreignColumns: [conversations.integrationId, conversations.id],
-      }).onDelete('cascade'),
-      d.foreignKey({ columns: [t.integrationId, t.userId], foreignColumns: [users.integrationId, users.id] }).onDelete(
-        'cascade',
-      ),
-      d.index('events_page_idx').on(t.integrationId, t.conversationId, t.createdAt, t.id),
-      d.index('events_user_idx').on(t.integrationId, t.userId),
-    ],
-  )
+  const events = posted('events', {
+    payload: d.json<Record<string, unknown>>('payload').notNull(),
+  })
 
   /**
    * What the bot runtime saw and did (spec part 6): an `incoming` row for each user message or custom
@@ -385,3 +376,4 @@ export type AdminTokenRow = Tables['adminTokens']['$inferSelect']
 export type BotDeliveryRow = Tables['botDeliveries']['$inferSelect']
 export type BotStateRow = Tables['botStates']['$inferSelect']
 export type BotApiKeyRow = Tables['botApiKeys']['$inferSelect']
+
