@@ -1,10 +1,11 @@
 import type { IncomingMessage, ServerResponse } from 'node:http'
 import { createServerAdapter, sendNodeResponse } from '@whatwg-node/server'
 import type { Logger } from 'pino'
+import { onlyQueries } from '../graphql/replica-reads.ts'
 import { parsedUrl, type Replicable } from './mounts.ts'
 import { type Peer, peerOf } from './peer.ts'
 import { labelsOf, type RequestLabels } from './request-labels.ts'
-import { onlyQueries, type ReadReplicas } from './read-replicas.ts'
+import type { ReadReplicas } from './read-replicas.ts'
 import { takeOverEventStream } from './sse.ts'
 
 // The content type first: asking a string body for its stream makes it copy itself into a buffer.

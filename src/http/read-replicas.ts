@@ -100,6 +100,8 @@ export class ReadReplicas {
   private idleSweep: NodeJS.Timeout | undefined
   /** Reads the replicas answered (tests, metrics). */
   served = 0
+  /** Requests a replica handed back to the main thread unanswered: it may not serve them, or failed (tests). */
+  handedBack = 0
 
   constructor(private readonly options: ReadReplicasOptions) {
     this.slots = Array.from({ length: options.count }, () => undefined)
@@ -147,7 +149,10 @@ export class ReadReplicas {
       replica.pending.set(id, resolve)
       replica.worker.postMessage({ id, request } satisfies ReplicaRequest)
     })
-    if (answer?.status === undefined) return false
+    if (answer?.status === undefined) {
+      this.handedBack++
+      return false
+    }
     this.served++
     res.writeHead(answer.status, answer.headers)
     res.end(answer.body)
@@ -236,11 +241,3 @@ export class ReadReplicas {
     return this.closing
   }
 }
-
-/**
- * Whether a GraphQL request body holds queries only. A document names `mutation` and `subscription`
- * as keywords, and JSON can only hide a letter of them in a `\u` escape: a body with none of the
- * three can only be queries. A false "no" (a query that says "mutation" in a string) costs nothing
- * but a replica.
- */
-export const onlyQueries = (body: Uint8Array) => !/mutation|subscription|\\u/.test(Buffer.from(body.buffer, body.byteOffset, body.byteLength).toString('latin1'))
