@@ -37,10 +37,8 @@ export interface ServerContext {
 
 /**
  * Each request's server context, handed to yoga beside the request rather than as its argument: yoga
- * copies a given context, descriptor by descriptor, onto a new object whose prototype is the given
- * one, for every request; the context every resolver then reads is that slow object. Without it,
- * `useServerContext` adds two properties to the plain object yoga makes instead: a GraphQL page of
- * 20 messages took 7–10 % less CPU in process (alternated runs).
+ * copies a given context onto a slow new object for every request, which every resolver then reads
+ * (docs/internals/performance.md).
  */
 const serverContexts = new WeakMap<Request, ServerContext>()
 

@@ -33,7 +33,7 @@ export function graphqlOverHttp(
       }
       const limited = await withLimitedBody(request, bodyLimit, streams ? request.signal : undefined)
       // handleRequest, not fetch: the app's own server adapter has already followed this request's
-      // abort signal, which `fetch` would do again (4 % of a GraphQL read).
+      // abort signal, which `fetch` would do again.
       return yoga.handleRequest(withServerContext(limited, { requestId, webhookId: params.webhookId, clientAddress, publicUrl, labelled: landing }))
     },
     refuse: graphqlRefusal,

@@ -56,10 +56,7 @@ async function relay(reader: ReadableStreamDefaultReader<Uint8Array>, res: Serve
   }
 }
 
-/**
- * A GraphQL body read to tell whether it holds queries only; a larger one is served here, unread
- * (whatwg-node lists the keys of a body handed to it already read: a few µs for a few kB).
- */
+/** A GraphQL body read to tell whether it holds queries only; a larger one is served here (whatwg-node would copy it). */
 const classifiedBodyLimit = 16 * 1024
 
 /** The body of a request that declares a JSON body of a size worth reading before deciding where to serve it. */

@@ -18,7 +18,7 @@ import { visibleOrNull } from '../nodes.ts'
 /**
  * A user as the schema resolves it: its row, or only its id where that is all the parent holds (a
  * message's author). A field that needs more than the id loads the row then (batched per request),
- * so that `author { userId }` reads nothing: loading it was a fifth of a GraphQL page of messages.
+ * so that `author { userId }` reads nothing.
  */
 export type UserSource = UserRow | { id: string }
 
