@@ -88,17 +88,19 @@ async function heapAllocatedBy(work: () => Promise<void>): Promise<number> {
 }
 
 describe('heap allocated per request', () => {
-  it.each(hotPaths)('%s allocates at most its budget (the least of three runs of 100 requests)', async (_name, budget, request) => {
-    const requests = 100
+  // The median of five runs: a run may see a full collection still sweeping, whose freed bytes it misses.
+  it.each(hotPaths)('%s allocates at most its budget (the median of five runs of 50 requests)', async (_name, budget, request) => {
+    const requests = 50
     const runs: number[] = []
-    for (let run = 0; run < 3; run++) {
+    for (let run = 0; run < 5; run++) {
       runs.push(
         await heapAllocatedBy(async () => {
           for (let i = 0; i < requests; i++) await request()
         }),
       )
     }
-    const perRequestKB = Math.round(Math.min(...runs) / requests / 1024)
+    const median = runs.sort((a, b) => a - b)[2]!
+    const perRequestKB = Math.round(median / requests / 1024)
     expect(perRequestKB, `${perRequestKB} KB a request`).toBeLessThanOrEqual(budget.heapKB)
     expect(perRequestKB).toBeGreaterThan(0)
   }, 60_000)
