@@ -95,10 +95,10 @@ export function createApp({ corsOrigins = [], publicUrl, trustProxy = [], ...opt
       { path: '/', kind: 'front-door', transport: countedPerAddress(frontDoorTransport, limits, 'anonymous') },
       { path: '/healthz', kind: 'health', transport: healthTransport },
       { path: '/readyz', kind: 'health', transport: readinessTransport({ store: parts.store, signalBus: parts.signalBus, draining: () => draining }) },
-      { path: '/v1/admin/graphql', kind: 'admin-graphql', transport: graphqlOverHttp(adminYoga, bodyLimits.admin) },
+      { path: '/v1/admin/graphql', kind: 'admin-graphql', transport: graphqlOverHttp(adminYoga, bodyLimits.admin, { replicated: true }) },
       { path: '/v1/admin/*', kind: 'admin-rest', transport: adminRest },
       { path: '/v1/chat/*', kind: 'bot-api', transport: botApiRest },
-      { path: '/:webhookId/graphql', kind: 'graphql', transport: graphqlOverHttp(chatYoga, bodyLimits.chat) },
+      { path: '/:webhookId/graphql', kind: 'graphql', transport: graphqlOverHttp(chatYoga, bodyLimits.chat, { replicated: true }) },
       // The graphql-sse protocol reserves a stream with PUT and stops one with DELETE.
       {
         path: '/:webhookId/graphql/stream',

@@ -72,8 +72,8 @@ const stubNote = '// The server, bundled by src/build.mjs (bundleServer).'
 
 /**
  * The server `node dist/main.js` runs, as one module (dist/bundle/main.js) and the chunks it imports
- * when asked (PostgreSQL, Redis, graphql-jit): resolving and loading some 600 modules one by one was
- * about 40 % of the start-up. dist/main.js becomes the one line that imports it, and so does
+ * when asked (PostgreSQL, Redis, graphql-jit): resolving and loading some 600 modules one by one
+ * slowed the start-up (docs/internals/performance.md). dist/main.js becomes the one line that imports it, and so does
  * dist/read-replica.js of the read replicas' thread (dist/bundle/read-replica.js, sharing the
  * chunks); the rest of dist/ stays tsc's output, the library that `import … from 'confab'` loads.
  */
@@ -96,8 +96,7 @@ async function bundleServer(esbuild) {
   }
   // graphql ships each module twice: CommonJS (.js) and ES module (.mjs). For platform node esbuild
   // takes the CommonJS one, and code that imports a bundled CommonJS module reads each of its exports
-  // through a getter: graphql's are read for every field of every request (2.6 % of a read replica's
-  // time). Every import of graphql, deep paths too (graphql-jit's), is its ES module: one copy still.
+  // through a getter: graphql's are read for every field of every request. Every import of graphql, deep paths too (graphql-jit's), is its ES module: one copy still.
   const graphqlDir = dirname(require.resolve('graphql/package.json'))
   const graphqlAsModule = {
     name: 'graphql-as-es-module',

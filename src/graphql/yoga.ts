@@ -18,6 +18,7 @@ import { useGraphQLSSE } from './graphql-sse.ts'
 import { operationOf, rootFields, rootFieldsLabel } from './operation.ts'
 import { useExplainedRefusals } from './refusals.ts'
 import { useRateLimits } from './rate-limits.ts'
+import { type ReplicaReads, type ReplicaThread, replicaReads, useReplicaReads } from './replica-reads.ts'
 import { useRequestId } from './request-id.ts'
 import { botApiSchema } from './bot-api-schema.ts'
 import { adminSchema, chatSchema } from './schema.ts'
@@ -36,10 +37,8 @@ export interface ServerContext {
 
 /**
  * Each request's server context, handed to yoga beside the request rather than as its argument: yoga
- * copies a given context, descriptor by descriptor, onto a new object whose prototype is the given
- * one, for every request; the context every resolver then reads is that slow object. Without it,
- * `useServerContext` adds two properties to the plain object yoga makes instead: a GraphQL page of
- * 20 messages took 7–10 % less CPU in process (alternated runs).
+ * copies a given context onto a slow new object for every request, which every resolver then reads
+ * (docs/internals/performance.md).
  */
 const serverContexts = new WeakMap<Request, ServerContext>()
 
@@ -69,6 +68,8 @@ export interface YogaDeps extends ContextDeps {
   errors: ErrorPath
   /** The rate limits every operation is counted against; none: nothing is counted. */
   limits?: RateLimits
+  /** On a read replica's thread: what it hands back the operations it may not serve by. */
+  replica?: ReplicaThread
 }
 
 /**
@@ -85,7 +86,8 @@ const yogaLogger = (log: Logger) => ({
 const yogaFor = (
   schema: GraphQLSchema,
   graphqlEndpoint: string,
-  { log, errors, limits }: YogaDeps,
+  { log, errors, limits, replica }: YogaDeps,
+  reads: ReplicaReads,
   headers: Record<string, string>,
   context: (init: ContextInit) => Promise<GraphQLContext>,
 ) =>
@@ -118,6 +120,7 @@ const yogaFor = (
       useGraphiQLHeaders(),
       // Before execution is compiled or run: a refused operation costs a counter and nothing else.
       ...(limits ? [useRateLimits(limits)] : []),
+      ...(replica ? [useReplicaReads(reads, replica)] : []),
       useOperationLabel(),
       useCompiledExecution(log),
     ],
@@ -144,7 +147,7 @@ const credential = ({ request, connectionParams }: ContextInit, name: string): s
 }
 
 export function createChatYoga(deps: YogaDeps) {
-  return yogaFor(chatSchema, '/:webhookId/graphql', deps, { 'x-user-key': '<user key>' }, (init) =>
+  return yogaFor(chatSchema, '/:webhookId/graphql', deps, replicaReads.chat, { 'x-user-key': '<user key>' }, (init) =>
     createChatContext(deps, {
       requestId: init.requestId,
       webhookId: init.webhookId ?? '',
@@ -157,7 +160,7 @@ export function createChatYoga(deps: YogaDeps) {
 
 export function createAdminYoga(deps: YogaDeps) {
   const headers = { authorization: 'Bearer <admin token>', 'x-workspace-id': '<workspace id>' }
-  return yogaFor(adminSchema, '/v1/admin/graphql', deps, headers, (init) =>
+  return yogaFor(adminSchema, '/v1/admin/graphql', deps, replicaReads.admin, headers, (init) =>
     createAdminContext(deps, {
       requestId: init.requestId,
       authorization: credential(init, 'authorization'),
@@ -167,10 +170,12 @@ export function createAdminYoga(deps: YogaDeps) {
   )
 }
 
+const noReads: ReplicaReads = { operations: [], rootFields: [] }
+
 /** The bot API scope: served through its REST routes only (its GraphQL endpoint is not mounted). */
 export function createBotApiYoga(deps: YogaDeps) {
   const headers = { authorization: 'Bearer <bot API key>', 'x-bot-id': '<bot id>' }
-  return yogaFor(botApiSchema, '/v1/chat/graphql', deps, headers, (init) =>
+  return yogaFor(botApiSchema, '/v1/chat/graphql', deps, noReads, headers, (init) =>
     createBotApiContext(deps, {
       requestId: init.requestId,
       authorization: credential(init, 'authorization'),

@@ -1,10 +1,11 @@
 import type { IncomingMessage, ServerResponse } from 'node:http'
 import { createServerAdapter, sendNodeResponse } from '@whatwg-node/server'
 import type { Logger } from 'pino'
+import { onlyQueries } from '../graphql/replica-reads.ts'
 import { parsedUrl, type Replicable } from './mounts.ts'
 import { type Peer, peerOf } from './peer.ts'
 import { labelsOf, type RequestLabels } from './request-labels.ts'
-import { onlyQueries, type ReadReplicas } from './read-replicas.ts'
+import type { ReadReplicas } from './read-replicas.ts'
 import { takeOverEventStream } from './sse.ts'
 
 // The content type first: asking a string body for its stream makes it copy itself into a buffer.
@@ -55,10 +56,7 @@ async function relay(reader: ReadableStreamDefaultReader<Uint8Array>, res: Serve
   }
 }
 
-/**
- * A GraphQL body read to tell whether it holds queries only; a larger one is served here, unread
- * (whatwg-node lists the keys of a body handed to it already read: a few µs for a few kB).
- */
+/** A GraphQL body read to tell whether it holds queries only; a larger one is served here (whatwg-node would copy it). */
 const classifiedBodyLimit = 16 * 1024
 
 /** The body of a request that declares a JSON body of a size worth reading before deciding where to serve it. */

@@ -12,6 +12,7 @@ import type { Logger } from 'pino'
 import { DomainError } from '../domain/errors.ts'
 import { runsOften } from '../graphql/compiled-execution.ts'
 import type { Failure } from '../graphql/errors.ts'
+import type { ReplicaReads } from '../graphql/replica-reads.ts'
 import type { AnyRoute, RestRequest } from '../rest/route.ts'
 import { readJsonObject } from './body.ts'
 import { decodePathSegment } from './path.ts'
@@ -43,6 +44,8 @@ export interface RestTransportOptions {
    * subscribes outside the pipeline's subscribe (see stream-events.ts), whose plugin counts the others.
    */
   admitStream?: (args: ExecutionArgs) => Promise<GraphQLError | undefined> | undefined
+  /** The operations a read replica may serve (graphql/replica-reads.ts); none when absent. */
+  reads?: ReplicaReads
 }
 
 interface CompiledRoute {
@@ -104,8 +107,12 @@ export const restRefusal = (_request: Request, failure: Failure, requestId: stri
  * validated here once; a request runs it through the same envelop pipeline as a GraphQL request
  * of that yoga server (context, error masking and every plugin), never through a second one.
  */
-export function restTransport({ schema, yoga, routes, bodyLimit, streams, log, admitStream }: RestTransportOptions): Transport {
+export function restTransport({ schema, yoga, routes, bodyLimit, streams, log, admitStream, reads }: RestTransportOptions): Transport {
   const compiled = routes.map((route) => compile(schema, route))
+  for (const name of reads?.operations ?? []) {
+    const found = compiled.find((c) => c.route.operation === name)
+    if (!found || found.route.kind !== 'call' || !found.query) throw new Error(`a read replica may serve ${name}, which is no REST read`)
+  }
   const streamEvents = createStreamEvents(log)
 
   const firstError = (result: ExecutionResult) => {
@@ -138,9 +145,7 @@ export function restTransport({ schema, yoga, routes, bodyLimit, streams, log, a
     const variableValues = c.route.variables ? c.route.variables(restRequest) : pickVariables(c, restRequest)
 
     // The same initial context yoga gives a GraphQL request: `mount` holds the webhook id of /{webhookId}/….
-    // A literal with the mount's properties added, not spread into it: V8 gave each context spread
-    // from a mount a hidden class of its own, then one more for each property envelop adds (seven per
-    // request, --log-maps), which took a REST page from 111–121 to 148–156 µs in process.
+    // Assigned, not spread: one object shape for every request (docs/internals/performance.md).
     const enveloped = yoga.getEnveloped(Object.assign({ requestId, request, clientAddress, publicUrl, params: { variables: variableValues } }, mount))
     const args: ExecutionArgs = {
       schema: enveloped.schema,
@@ -161,11 +166,10 @@ export function restTransport({ schema, yoga, routes, bodyLimit, streams, log, a
     return json(200, c.route.response(result.data), { 'x-request-id': requestId })
   }
 
-  /** A GET of a route that runs a query is a read; a stream's GET holds a live stream. */
   const replicable = (method: string, path: string) => {
-    if (method !== 'GET') return false
-    const found = compiled.find((c) => c.route.method === 'GET' && c.pattern.test(path))
-    return found !== undefined && found.route.kind === 'call' && found.query
+    if (!reads) return false
+    const found = compiled.find((c) => c.route.method === method && c.pattern.test(path))
+    return found !== undefined && reads.operations.includes(found.route.operation)
   }
 
   return { serve, refuse: restRefusal, replicable }

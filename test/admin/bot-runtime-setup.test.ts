@@ -88,11 +88,11 @@ describe('bot API keys', () => {
 
   it('createBotApiKey and deleteBotApiKey are admin GraphQL mutations too', async () => {
     const gql = (query: string) => adminFetch('POST', '/graphql', { query })
-    const created = await gql(`mutation { createBotApiKey(botId: "${s.botId}", note: "g") { id createdAt note value } }`)
-    const key = created.body.data.createBotApiKey
+    const created = await gql(`mutation { createBotApiKey(input: { botId: "${s.botId}", note: "g" }) { botApiKey { id createdAt note value } } }`)
+    const key = created.body.data.createBotApiKey.botApiKey
     expect(key).toEqual({ id: expect.any(String), createdAt: expect.stringMatching(ISO), note: 'g', value: expect.stringMatching(/^bak_/) })
     expect((await runtimeCall(key.value, s.botId)).status).toBe(404)
-    expect((await gql(`mutation { deleteBotApiKey(id: "${key.id}") }`)).body.data.deleteBotApiKey).toBe(key.id)
+    expect((await gql(`mutation { deleteBotApiKey(input: { id: "${key.id}" }) { botApiKeyId } }`)).body.data.deleteBotApiKey).toEqual({ botApiKeyId: key.id })
     expect((await runtimeCall(key.value, s.botId)).status).toBe(401)
   })
 

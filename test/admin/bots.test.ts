@@ -343,8 +343,8 @@ describe('admin GraphQL', () => {
     )
     expect(rotated.body.data.rotateBotSigningSecrets.newSigningSecret).toMatch(SIGNING_SECRET)
 
-    const deleted = await adminGraphql(`mutation ($id: String!) { deleteBot(id: $id) }`, { id: bot.botId })
-    expect(deleted.body).toEqual({ data: { deleteBot: bot.botId } })
+    const deleted = await adminGraphql(`mutation ($id: String!) { deleteBot(input: { id: $id }) { botId } }`, { id: bot.botId })
+    expect(deleted.body).toEqual({ data: { deleteBot: { botId: bot.botId } } })
     const gone = await adminGraphql(`query ($id: String!) { bot(id: $id) { botId } }`, { id: bot.botId })
     expect(gone.body).toEqual({
       data: null,

@@ -62,7 +62,7 @@ export const botRoutes = [
     method: 'POST',
     path: '/bots/baks',
     document: CreateBotApiKeyDocument,
-    response: (d) => compact(d.createBotApiKey),
+    response: (d) => compact(d.createBotApiKey.botApiKey),
   }),
   route({
     operation: 'deleteBotApiKey',

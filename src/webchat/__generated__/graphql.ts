@@ -317,6 +317,11 @@ export type DeleteMessagePayload = {
   messageId: Scalars['String']['output'];
 };
 
+export type DeleteUserPayload = {
+  __typename?: 'DeleteUserPayload';
+  userId: Scalars['String']['output'];
+};
+
 export type DropdownPayload = {
   __typename?: 'DropdownPayload';
   options: Array<ChoiceOption>;
@@ -573,8 +578,8 @@ export type Mutation = {
   deleteConversation: DeleteConversationPayload;
   /** Deletes a message; only its author may. */
   deleteMessage: DeleteMessagePayload;
-  /** Deletes the user the x-user-key names, the conversations it owns and its messages; returns its user id. */
-  deleteUser: Scalars['String']['output'];
+  /** Deletes the user the x-user-key names, the conversations it owns and its messages. */
+  deleteUser: DeleteUserPayload;
   /** A user key for an existing user, for the holder of x-admin-secret (the key the integration signs user keys with). */
   generateUserKey: GenerateUserKeyPayload;
   /** Returns the conversation with this id (the caller must participate), creating it if it does not exist. */
