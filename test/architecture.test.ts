@@ -13,6 +13,7 @@ const src = fileURLToPath(new URL('../src', import.meta.url))
 const layers: Record<string, number> = {
   config: 0,
   db: 1,
+  tracing: 1,
   domain: 2,
   auth: 3,
   signals: 3,
