@@ -54,6 +54,28 @@ describe('rotateEncryptionKey, retireOldEncryptionKeys: what is stored', () => {
   })
 })
 
+describe('a rotated shared key, through the app: what keeps working during the overlap, and after', () => {
+  const t = useTestApp()
+  const png = new Uint8Array([0x89, 0x50, 0x4e, 0x47, 0x0d, 0x0a, 0x1a, 0x0a, 1, 2, 3, 4])
+
+  it('user keys and file URLs the old key signed work until it is retired; then 401 and 404', async () => {
+    const alice = await t.user('alice')
+    const { file } = (await t.chat('POST', '/files', { key: alice.key, body: { key: 'photo.png', size: png.byteLength } })).body
+    const put = new Request(file.uploadUrl, { method: 'PUT', headers: { 'content-type': 'image/png' }, body: Buffer.from(png) })
+    expect((await t.app.fetch(put)).status).toBe(200)
+
+    const { key } = await rotateEncryptionKey(t.store, WEBHOOK_ID, hour)
+    expect((await t.chat('GET', '/users/me', { key: alice.key })).status).toBe(200)
+    expect((await t.chat('GET', '/users/me', { key: await signUserKey('alice', key) })).status).toBe(200)
+    expect((await t.app.fetch(new Request(file.url))).status).toBe(200)
+
+    await retireOldEncryptionKeys(t.store, WEBHOOK_ID)
+    expect((await t.chat('GET', '/users/me', { key: alice.key })).status).toBe(401)
+    expect((await t.chat('GET', '/users/me', { key: await signUserKey('alice', key) })).status).toBe(200)
+    expect((await t.app.fetch(new Request(file.url))).status).toBe(404)
+  })
+})
+
 describe('verifyingKeysOf, verifyUserKeyWithAny: which keys verify a user key', () => {
   const row = {
     encryptionKey: 'the-current-shared-key',
