@@ -12,7 +12,7 @@ const kinds = { server: SpanKind.SERVER, client: SpanKind.CLIENT, internal: Span
  * OTEL_RESOURCE_ATTRIBUTES, OTEL_TRACES_SAMPLER, OTEL_BSP_*): spans batched and sent over OTLP/HTTP
  * as JSON, the active span carried across awaits (AsyncLocalStorage), W3C trace context propagated.
  */
-export function openTelemetry(env: NodeJS.ProcessEnv): Tracing {
+export function openTelemetry(): Tracing {
   const resource = defaultResource()
     .merge(resourceFromAttributes({ 'service.name': 'confab' }))
     // OTEL_SERVICE_NAME and OTEL_RESOURCE_ATTRIBUTES, when set, win.
@@ -20,8 +20,9 @@ export function openTelemetry(env: NodeJS.ProcessEnv): Tracing {
   const provider = new NodeTracerProvider({ resource, spanProcessors: [new BatchSpanProcessor(new OTLPTraceExporter())] })
   provider.register()
   const tracer = provider.getTracer('confab')
-  if (env.OTEL_EXPORTER_OTLP_PROTOCOL && env.OTEL_EXPORTER_OTLP_PROTOCOL !== 'http/json') {
-    process.emitWarning(`Confab sends traces as OTLP/HTTP JSON; OTEL_EXPORTER_OTLP_PROTOCOL=${env.OTEL_EXPORTER_OTLP_PROTOCOL} is not used`)
+  const protocol = process.env.OTEL_EXPORTER_OTLP_TRACES_PROTOCOL ?? process.env.OTEL_EXPORTER_OTLP_PROTOCOL
+  if (protocol && protocol !== 'http/json') {
+    process.emitWarning(`Confab sends traces as OTLP/HTTP JSON; the protocol ${protocol} (OTEL_EXPORTER_OTLP_PROTOCOL) is not used`)
   }
 
   const fail = (span: TraceSpan, reason: string) => void (span as Span).setStatus({ code: SpanStatusCode.ERROR, message: reason })

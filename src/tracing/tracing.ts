@@ -10,17 +10,17 @@ let started: Tracing | undefined
 export const tracing = (): Tracing | undefined => started
 
 /** Whether the environment asks for traces (OpenTelemetry's own variables, which its SDK reads). */
-export const tracesWanted = (env: NodeJS.ProcessEnv): boolean =>
+const tracesWanted = (env: NodeJS.ProcessEnv): boolean =>
   env.OTEL_SDK_DISABLED?.toLowerCase() !== 'true' &&
   Boolean(env.OTEL_EXPORTER_OTLP_ENDPOINT?.trim() || env.OTEL_EXPORTER_OTLP_TRACES_ENDPOINT?.trim())
 
 /**
- * Starts tracing when the environment asks for it (before the server is made: the GraphQL plugin and
- * the store are traced as they are made). Returns undefined, having imported nothing, otherwise.
+ * Starts tracing when process.env asks for it, before the server is made (the GraphQL plugin and the
+ * store are traced as they are made). Returns undefined, having imported nothing, otherwise.
  */
-export async function startTracing(env: NodeJS.ProcessEnv = process.env): Promise<Tracing | undefined> {
-  if (started || !tracesWanted(env)) return started
+export async function startTracing(): Promise<Tracing | undefined> {
+  if (started || !tracesWanted(process.env)) return started
   const { openTelemetry } = await import('./open-telemetry.ts')
-  started = openTelemetry(env)
+  started = openTelemetry()
   return started
 }
