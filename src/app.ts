@@ -196,7 +196,7 @@ export function createApp({ corsOrigins = [], publicUrl, trustProxy = [], ...opt
       const response = await mounts.serve(request, requestId, peer, clientAddress, () => urls.baseOf(request.url, request.headers, peer), routed)
       withHeaders(response, { 'x-request-id': requestId, ...cors.responseHeaders(request) })
       void accessLog(request, response, { requestId, clientAddress, route: routed.route, started })
-      labelResponse(response, { transport: routed.kind ?? 'none', operation: routed.operation ?? routed.route })
+      labelResponse(response, { transport: routed.kind ?? 'none', operation: routed.operation ?? routed.route, route: routed.route })
       return response
     },
     openSockets: () => sockets.reduce((open, socket) => open + socket.open(), 0),

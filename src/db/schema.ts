@@ -71,6 +71,12 @@ export const botApiKeys = sqliteTable(
   (t) => [index('bot_api_keys_bot_idx').on(t.botId)],
 )
 
+/** A key that signed user keys before a rotation, kept until `expiresAt` (ISO 8601). */
+export interface PreviousEncryptionKey {
+  key: string
+  expiresAt: string
+}
+
 export const chatIntegrations = sqliteTable(
   'chat_integrations',
   {
@@ -87,6 +93,12 @@ export const chatIntegrations = sqliteTable(
      */
     personalEncryptionKey: text('personal_encryption_key'),
     createdAt: createdAt(),
+    /**
+     * Keys that signed user keys before a rotation (`confab credentials --rotate-encryption-key`): user
+     * keys they signed still verify until each one's `expiresAt` (ISO 8601), or until they are retired.
+     * Null: none.
+     */
+    previousEncryptionKeys: text('previous_encryption_keys', { mode: 'json' }).$type<PreviousEncryptionKey[]>(),
   },
   (t) => [index('chat_integrations_bot_idx').on(t.botId)],
 )

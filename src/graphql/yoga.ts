@@ -20,6 +20,8 @@ import { useExplainedRefusals } from './refusals.ts'
 import { useRateLimits } from './rate-limits.ts'
 import { type ReplicaReads, type ReplicaThread, replicaReads, useReplicaReads } from './replica-reads.ts'
 import { useRequestId } from './request-id.ts'
+import { useTracing } from './tracing.ts'
+import { tracing } from '../tracing/tracing.ts'
 import { botApiSchema } from './bot-api-schema.ts'
 import { adminSchema, chatSchema } from './schema.ts'
 
@@ -123,8 +125,15 @@ const yogaFor = (
       ...(replica ? [useReplicaReads(reads, replica)] : []),
       useOperationLabel(),
       useCompiledExecution(log),
+      ...withTracing(),
     ],
   })
+
+/** A span for each execution, when traces are on (tracing/tracing.ts). */
+const withTracing = (): Plugin[] => {
+  const traces = tracing()
+  return traces ? [useTracing(traces)] : []
+}
 
 /** Tells the request's transport which operation ran: its kind and root fields, names of the schema only. */
 const useOperationLabel = (): Plugin<{ labelled?: { operation?: string } }> => {

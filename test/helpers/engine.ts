@@ -75,6 +75,8 @@ export function openTestStore(options: { databaseUrl?: string; onQuery?: (sql: s
       remove: gate((ids) => pg.files.remove(ids)),
     },
     shared: pg.shared,
+    // The engine's connection, which tools that change what no query does use (src/db/encryption-keys.ts).
+    db: pg.db,
     check: gate(() => pg.check()),
     read: gate((work) => pg.read(work)),
     write: gate((work) => pg.write(work)),

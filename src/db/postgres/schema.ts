@@ -1,5 +1,5 @@
 import { bigserial, boolean, customType, foreignKey, index, integer, json, pgTable, primaryKey } from 'drizzle-orm/pg-core'
-import type { MessageFeedback } from '../schema.ts'
+import type { MessageFeedback, PreviousEncryptionKey } from '../schema.ts'
 
 /*
  * The PostgreSQL tables: the same tables, columns and indexes as the SQLite schema (src/db/schema.ts),
@@ -96,6 +96,12 @@ export const chatIntegrations = pgTable(
      */
     personalEncryptionKey: text('personal_encryption_key'),
     createdAt: createdAt(),
+    /**
+     * As in the SQLite schema: keys that signed user keys before a rotation (`confab credentials --rotate-encryption-key`): user
+     * keys they signed still verify until each one's `expiresAt` (ISO 8601), or until they are retired.
+     * Null: none.
+     */
+    previousEncryptionKeys: json('previous_encryption_keys').$type<PreviousEncryptionKey[]>(),
   },
   (t) => [index('chat_integrations_bot_idx').on(t.botId)],
 )

@@ -144,6 +144,7 @@ export async function insertBot(q: Queries, input: NewBot): Promise<BotRow> {
     encryptionKey: input.encryptionKey ?? newSecret(32),
     personalEncryptionKey: input.personalEncryptionKey ?? null,
     createdAt: at,
+    previousEncryptionKeys: null,
   })
   await q.users.insert({
     integrationId,
