@@ -42,9 +42,16 @@ async function webhookIdOf(id: string): Promise<string> {
 }
 
 describe('runtime API through @botpress/client', () => {
-  it('getConversation answers the conversation of the bot’s integration', async () => {
+  it('getConversation answers the conversation of the bot’s integration, with the chat integration’s tags', async () => {
     const { conversation } = await bot.getConversation({ id: 'c1' })
-    expect(conversation).toEqual({ id: 'c1', createdAt: iso, updatedAt: iso, channel: 'channel', integration: 'chat', tags: {} })
+    expect(conversation).toEqual({
+      id: 'c1',
+      createdAt: iso,
+      updatedAt: iso,
+      channel: 'channel',
+      integration: 'chat',
+      tags: { 'chat:owner': 'alice', 'chat:fid': 'c1' },
+    })
   })
 
   it('createMessage as the bot stores a Chat API payload; chat clients read it, runtime clients read type beside payload', async () => {
