@@ -189,6 +189,8 @@ describe('a Botpress bot written for the chat integration, on Confab', () => {
       conversation: { 'chat:owner': 'eve', 'chat:fid': 'tags' },
     }
     expect(JSON.parse(String(fromBot('message_created')[0]!.payload.text))).toEqual({ read: tags, delivered: tags })
+    const { participants } = await runtime.listParticipants({ id: 'tags' })
+    expect(participants.find((p) => p.id === 'eve')?.tags).toEqual(tags.user)
     // A user and a conversation whose ids were generated have no fid; getOrCreate sets none either.
     const anonymous = await Client.connect({ apiUrl })
     const { conversation } = await anonymous.createConversation({})
