@@ -117,6 +117,8 @@ export const users = sqliteTable(
     isBot: integer('is_bot', { mode: 'boolean' }).notNull().default(false),
     createdAt: createdAt(),
     updatedAt: updatedAt(),
+    /** Whether the client chose the id (createUser with `id`): Botpress' chat integration tags such a user `fid`. */
+    idChosen: integer('id_chosen', { mode: 'boolean' }).notNull().default(false),
   },
   (t) => [primaryKey({ columns: [t.integrationId, t.id] })],
 )
@@ -131,6 +133,8 @@ export const conversations = sqliteTable(
     ownerId: text('owner_id').notNull(),
     createdAt: createdAt(),
     updatedAt: updatedAt(),
+    /** Whether the client chose the id (createConversation with `id`): the chat integration's `fid` tag. */
+    idChosen: integer('id_chosen', { mode: 'boolean' }).notNull().default(false),
   },
   (t) => [
     primaryKey({ columns: [t.integrationId, t.id] }),

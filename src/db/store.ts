@@ -60,8 +60,8 @@ export type ProfileChanges = Partial<Pick<UserRow, 'name' | 'pictureUrl' | 'prof
 export interface UserQueries {
   find(integrationId: string, id: string): Promise<UserRow | undefined>
   findMany(integrationId: string, ids: readonly string[]): Promise<UserRow[]>
-  /** The new row, or undefined when the id is taken. */
-  insert(row: UserRow): Promise<UserRow | undefined>
+  /** The new row, or undefined when the id is taken. Its id is not marked chosen (`chosenIds`). */
+  insert(row: Omit<UserRow, 'idChosen'>): Promise<UserRow | undefined>
   update(integrationId: string, id: string, changes: ProfileChanges): Promise<UserRow | undefined>
   /** Deletes the user with everything that cascades from it (owned conversations, messages, participations). */
   delete(integrationId: string, id: string): Promise<void>
@@ -71,8 +71,8 @@ export interface UserQueries {
 
 export interface ConversationQueries {
   find(integrationId: string, id: string): Promise<ConversationRow | undefined>
-  /** The new row, or undefined when the id is taken. */
-  insert(row: ConversationRow): Promise<ConversationRow | undefined>
+  /** The new row, or undefined when the id is taken. Its id is not marked chosen (`chosenIds`). */
+  insert(row: Omit<ConversationRow, 'idChosen'>): Promise<ConversationRow | undefined>
   /** Deletes the conversation with its participants, messages and events. */
   delete(integrationId: string, id: string): Promise<void>
   participation(integrationId: string, conversationId: string, userId: string): Promise<Participation>
@@ -242,6 +242,12 @@ export interface BotEventQueries {
   insert(row: BotEventRow): Promise<void>
 }
 
+/** Marks an id as the client's choice (createUser, createConversation with `id`): the chat integration's `fid` tag. */
+export interface ChosenIdQueries {
+  markUser(integrationId: string, id: string): Promise<void>
+  markConversation(integrationId: string, id: string): Promise<void>
+}
+
 export interface TenancyQueries {
   anyWorkspace(): Promise<boolean>
   insertWorkspace(row: WorkspaceRow): Promise<void>
@@ -277,6 +283,7 @@ export interface Queries {
   botStates: BotStateQueries
   botApiKeys: BotApiKeyQueries
   tenancy: TenancyQueries
+  chosenIds: ChosenIdQueries
 }
 
 /** Registers what to do once the unit has committed (publishing signals): never if it rolls back. */

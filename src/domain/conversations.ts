@@ -67,7 +67,10 @@ export function createConversation({
     const id = input.id == null ? newId() : assertClientId(input.id, 'conversation id')
     const inserted = await insertConversation(ctx, q, id)
     if (!inserted) throw alreadyExists('Conversation', id)
-    return inserted
+    if (input.id == null) return inserted
+    // Botpress' chat integration tags a conversation whose id the client chose `fid` (getOrCreate does not).
+    await q.chosenIds.markConversation(inserted.integrationId, id)
+    return { ...inserted, idChosen: true }
   })
 }
 

@@ -47,7 +47,7 @@ export async function requireCaller(ctx: ChatContext, q: Queries): Promise<UserR
 export const getCaller = ({ ctx }: { ctx: ChatContext }): Promise<UserRow> =>
   ctx.store.read((q) => requireCaller(ctx, q))
 
-const newUser = (ctx: ChatContext, id: string, input: UserProfileInput): UserRow => {
+const newUser = (ctx: ChatContext, id: string, input: UserProfileInput): Omit<UserRow, 'idChosen'> => {
   const at = now()
   return {
     integrationId: ctx.integration.id,
@@ -78,7 +78,10 @@ export async function createUser({
   return ctx.store.write(async (q) => {
     const inserted = await q.users.insert(newUser(ctx, id, input))
     if (!inserted) throw alreadyExists('User', id)
-    return inserted
+    if (input.id == null) return inserted
+    // Botpress' chat integration tags a user whose id the client chose `fid` (getOrCreateUser does not).
+    await q.chosenIds.markUser(inserted.integrationId, id)
+    return { ...inserted, idChosen: true }
   })
 }
 

@@ -4,6 +4,7 @@ import { alias, type PgDatabase } from 'drizzle-orm/pg-core'
 import type { MessageFeedback, MessageRow, UserRow } from '../schema.ts'
 import type { DueDelivery, ParticipantEntry, Participation, Queries } from '../store.ts'
 import { keyset } from './keyset.ts'
+import { postgresChosenIds } from './chosen-ids.ts'
 import {
   adminTokens,
   botApiKeys,
@@ -175,6 +176,7 @@ export function postgresQueries(db: PgDb, { inUnit }: { inUnit: boolean }): Quer
   const unleased = (now: string) => or(isNull(botDeliveries.leasedUntil), lte(botDeliveries.leasedUntil, now))
 
   return {
+    chosenIds: postgresChosenIds(db),
     users: {
       find: async (integrationId, id) =>
         first(await db.select().from(users).where(and(eq(users.integrationId, integrationId), eq(users.id, id)))),

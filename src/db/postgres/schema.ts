@@ -119,6 +119,8 @@ export const users = pgTable(
     isBot: boolean('is_bot').notNull().default(false),
     createdAt: createdAt(),
     updatedAt: updatedAt(),
+    /** Whether the client chose the id (createUser with `id`): Botpress' chat integration tags such a user `fid`. */
+    idChosen: boolean('id_chosen').notNull().default(false),
   },
   (t) => [primaryKey({ columns: [t.integrationId, t.id] })],
 )
@@ -133,6 +135,8 @@ export const conversations = pgTable(
     ownerId: text('owner_id').notNull(),
     createdAt: createdAt(),
     updatedAt: updatedAt(),
+    /** Whether the client chose the id (createConversation with `id`): the chat integration's `fid` tag. */
+    idChosen: boolean('id_chosen').notNull().default(false),
   },
   (t) => [
     primaryKey({ columns: [t.integrationId, t.id] }),

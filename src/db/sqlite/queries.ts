@@ -24,6 +24,7 @@ import type { DueDelivery, ParticipantEntry, Participation, Queries } from '../s
 import type { SqliteDb } from './connection.ts'
 import { type Bounds, boundValues, keyset, placeholderBounds, preparedBy, type Shape, shapeOf } from './keyset.ts'
 import { runOften } from './statement.ts'
+import { sqliteChosenIds } from './chosen-ids.ts'
 import type { TenancyCache } from './tenancy-cache.ts'
 
 const p = sql.placeholder
@@ -719,6 +720,7 @@ export function sqliteQueries(db: SqliteDb, cache: TenancyCache): Queries {
     cache.botOfIntegration(integrationId, () => bot.ofIntegration().get({ integrationId }))
 
   return {
+    chosenIds: sqliteChosenIds(db),
     users: {
       find: async (integrationId, id) => user.find().get({ integrationId, id }),
       findMany: async (integrationId, ids) =>

@@ -1,5 +1,6 @@
 import {
   AddParticipantDocument,
+  CallActionDocument,
   CreateConversationDocument,
   CreateEventDocument,
   CreateMessageDocument,
@@ -70,4 +71,5 @@ export const botApiRoutes = [
   botApiRoute('getOrSetState', 'POST', '/states/{type}/{id}/{name}/get-or-set', GetOrSetStateDocument),
   botApiRoute('patchState', 'PATCH', '/states/{type}/{id}/{name}', PatchStateDocument),
   botApiRoute('deleteState', 'DELETE', '/states/{type}/{id}/{name}', DeleteStateDocument),
+  botApiRoute('callAction', 'POST', '/actions', CallActionDocument),
 ]

@@ -15,6 +15,17 @@ function botEventSignal(payload: Record<string, unknown>) {
   return { type: 'custom', data: { event: payload } }
 }
 
+/**
+ * A message as the official web chat renders it: a bloc's items as `{type, payload}` (it reads them
+ * so, as Botpress' webchat integration sends them), every other kind as the Chat API has it.
+ */
+function toWebchatMessage<T extends { payload: Record<string, unknown> }>(message: T): T {
+  const { payload } = message
+  if (payload.type !== 'bloc' || !Array.isArray(payload.items)) return message
+  const items = (payload.items as Record<string, unknown>[]).map(({ type, ...fields }) => ({ type, payload: fields }))
+  return { ...message, payload: { ...payload, items } }
+}
+
 /** The web chat's stream message: `init` with the session, else a signal as the Chat API sends it. */
 function toWebchatSignal(signal: Signal) {
   // The web chat adds the participant itself to its list (the Chat API names it only).
@@ -24,12 +35,15 @@ function toWebchatSignal(signal: Signal) {
   }
   // A bot's events: the web chat's own signals when their payload names one, else `custom`.
   if (signal.__typename === 'EventCreatedSignal' && signal.isBot) return botEventSignal(signal.event.payload)
+  if (signal.__typename === 'MessageCreatedSignal' || signal.__typename === 'MessageUpdatedSignal') {
+    return { type: signal.type, data: { ...toWebchatMessage(compactMessage(signal.message)), isBot: signal.isBot } }
+  }
   if (signal.__typename !== 'InitSignal') return toChatSignal(signal)
   return {
     type: signal.type,
     data: {
       conversation: signal.conversation,
-      messages: signal.messages.map(compactMessage),
+      messages: signal.messages.map((message) => toWebchatMessage(compactMessage(message))),
       participants: signal.participants.map(compact),
       user: { ...compact(signal.user), userKey: signal.userKey },
     },
