@@ -13,7 +13,7 @@ import {
   type GraphQLContext,
 } from './context.ts'
 import type { ErrorPath } from './errors.ts'
-import { renderGraphiQL, useGraphiQLHeaders } from './graphiql.ts'
+import { asksOnlyForTheSchema, graphiqlWelcome, renderGraphiQL, useGraphiQLHeaders } from './graphiql.ts'
 import { useGraphQLSSE } from './graphql-sse.ts'
 import { operationOf, rootFields, rootFieldsLabel } from './operation.ts'
 import { useExplainedRefusals } from './refusals.ts'
@@ -61,6 +61,7 @@ const useServerContext = (): Plugin<Record<string, unknown>, ServerContext> => (
 /** What yoga passes the context factory: the request, or for a WebSocket its connection parameters. */
 export interface ContextInit extends ServerContext {
   request: Request
+  params?: { query?: unknown }
   connectionParams?: Record<string, unknown>
 }
 
@@ -86,7 +87,7 @@ const yogaFor = (
   schema: GraphQLSchema,
   graphqlEndpoint: string,
   { log, errors, limits }: YogaDeps,
-  headers: Record<string, string>,
+  welcome: string,
   context: (init: ContextInit) => Promise<GraphQLContext>,
 ) =>
   createYoga<ServerContext>({
@@ -104,7 +105,8 @@ const yogaFor = (
     graphiql: (request) => ({
       title: 'Confab',
       endpoint: new URL(request.url).pathname,
-      headers: JSON.stringify(headers, null, 2),
+      defaultQuery: welcome,
+      defaultEditorToolsVisibility: 'headers',
     }),
     renderGraphiQL,
     landingPage: false,
@@ -144,7 +146,7 @@ const credential = ({ request, connectionParams }: ContextInit, name: string): s
 }
 
 export function createChatYoga(deps: YogaDeps) {
-  return yogaFor(chatSchema, '/:webhookId/graphql', deps, { 'x-user-key': '<user key>' }, (init) =>
+  return yogaFor(chatSchema, '/:webhookId/graphql', deps, graphiqlWelcome.chat, (init) =>
     createChatContext(deps, {
       requestId: init.requestId,
       webhookId: init.webhookId ?? '',
@@ -156,21 +158,23 @@ export function createChatYoga(deps: YogaDeps) {
 }
 
 export function createAdminYoga(deps: YogaDeps) {
-  const headers = { authorization: 'Bearer <admin token>', 'x-workspace-id': '<workspace id>' }
-  return yogaFor(adminSchema, '/v1/admin/graphql', deps, headers, (init) =>
-    createAdminContext(deps, {
+  return yogaFor(adminSchema, '/v1/admin/graphql', deps, graphiqlWelcome.admin, (init) => {
+    // GraphiQL fetches the schema before anyone typed a token: that much is public (schema/ holds it).
+    if (!credential(init, 'authorization') && asksOnlyForTheSchema(init.params?.query)) {
+      return Promise.resolve({ requestId: init.requestId, log: deps.log, signals: deps.signals })
+    }
+    return createAdminContext(deps, {
       requestId: init.requestId,
       authorization: credential(init, 'authorization'),
       workspaceId: credential(init, 'x-workspace-id'),
       baseUrl: init.publicUrl,
-    }),
-  )
+    })
+  })
 }
 
 /** The bot API scope: served through its REST routes only (its GraphQL endpoint is not mounted). */
 export function createBotApiYoga(deps: YogaDeps) {
-  const headers = { authorization: 'Bearer <bot API key>', 'x-bot-id': '<bot id>' }
-  return yogaFor(botApiSchema, '/v1/chat/graphql', deps, headers, (init) =>
+  return yogaFor(botApiSchema, '/v1/chat/graphql', deps, '', (init) =>
     createBotApiContext(deps, {
       requestId: init.requestId,
       authorization: credential(init, 'authorization'),
