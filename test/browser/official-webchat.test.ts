@@ -1,7 +1,7 @@
 import type { Browser, BrowserContext, Page } from 'playwright-core'
 import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from 'vitest'
 // @ts-expect-error: the example page's server is plain JavaScript (built and served as it is).
-import { serveExample } from '../../src/examples/webchat/serve.mjs'
+import { serveExample } from '../../examples/webchat/serve.mjs'
 import { WEBHOOK_ID } from '../helpers/app.ts'
 import { launchChromium, offline, recordPageFaults } from '../helpers/browser.ts'
 import { type Listening, startListening } from '../helpers/listening.ts'
