@@ -132,7 +132,7 @@ describe('execution limits', () => {
                     messageId: expect.any(String),
                     userId: 'alice',
                     createdAt: expect.any(String),
-                    author: { isBot: false, name: 'Alice' },
+                    author: { isBot: false, name: 'Alice', pictureUrl: null },
                     payload: { __typename: 'TextPayload', text: 'hello' },
                   },
                 },
