@@ -66,7 +66,7 @@ export function createApp({ corsOrigins = [], publicUrl, trustProxy = [], ...opt
     address: 'SSE_STREAMS_PER_ADDRESS',
   })
   const { chatYoga, adminYoga, chatRest, adminRest, botApiRest, errors, signals, streams, bots, limits } = parts
-  const cors = createCors(corsOrigins)
+  const cors = createCors(corsOrigins, options.log)
   const accessLog = createAccessLog(options.log)
   const countsFailures = limits?.has('failedAuth') ?? false
   /**

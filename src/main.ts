@@ -51,6 +51,8 @@ async function main() {
     )
   }
   process.stdout.write(`Confab listening on ${confab.url}\n`)
+  // The one variable the docs' examples read for Confab's address: the public one when it has one.
+  process.stdout.write(`export CONFAB_URL=${config.publicUrl ?? confab.url}\n`)
   if (confab.metricsUrl) process.stdout.write(`Metrics at ${confab.metricsUrl}\n`)
 
   let stopping = false

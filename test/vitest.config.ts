@@ -3,7 +3,7 @@ import { BaseSequencer, type TestSpecification } from 'vitest/node'
 import { defineConfig } from 'vitest/config'
 
 /** Files that mostly wait (on a 70 s idle stream, on `npm start` building): started first, they overlap the rest. */
-const WAITING = [/\/test\/live\/heartbeats\.test\.ts$/, /\/test\/server\//]
+const WAITING = [/\/test\/live\/heartbeats\.test\.ts$/, /\/test\/server\//, /\/test\/examples\//]
 
 class WaitingFirst extends BaseSequencer {
   override async sort(files: TestSpecification[]) {

@@ -13,7 +13,7 @@ import {
   type GraphQLContext,
 } from './context.ts'
 import type { ErrorPath } from './errors.ts'
-import { renderGraphiQL, useGraphiQLHeaders } from './graphiql.ts'
+import { asksOnlyForTheSchema, graphiqlWelcome, renderGraphiQL, useGraphiQLHeaders } from './graphiql.ts'
 import { useGraphQLSSE } from './graphql-sse.ts'
 import { operationOf, rootFields, rootFieldsLabel } from './operation.ts'
 import { useExplainedRefusals } from './refusals.ts'
@@ -62,6 +62,7 @@ const useServerContext = (): Plugin<Record<string, unknown>, ServerContext> => (
 /** What yoga passes the context factory: the request, or for a WebSocket its connection parameters. */
 export interface ContextInit extends ServerContext {
   request: Request
+  params?: { query?: unknown }
   connectionParams?: Record<string, unknown>
 }
 
@@ -90,7 +91,7 @@ const yogaFor = (
   graphqlEndpoint: string,
   { log, errors, limits, replica }: YogaDeps,
   reads: ReplicaReads,
-  headers: Record<string, string>,
+  welcome: string,
   context: (init: ContextInit) => Promise<GraphQLContext>,
 ) =>
   createYoga<ServerContext>({
@@ -108,7 +109,8 @@ const yogaFor = (
     graphiql: (request) => ({
       title: 'Confab',
       endpoint: new URL(request.url).pathname,
-      headers: JSON.stringify(headers, null, 2),
+      defaultQuery: welcome,
+      defaultEditorToolsVisibility: 'headers',
     }),
     renderGraphiQL,
     landingPage: false,
@@ -156,7 +158,7 @@ const credential = ({ request, connectionParams }: ContextInit, name: string): s
 }
 
 export function createChatYoga(deps: YogaDeps) {
-  return yogaFor(chatSchema, '/:webhookId/graphql', deps, replicaReads.chat, { 'x-user-key': '<user key>' }, (init) =>
+  return yogaFor(chatSchema, '/:webhookId/graphql', deps, replicaReads.chat, graphiqlWelcome.chat, (init) =>
     createChatContext(deps, {
       requestId: init.requestId,
       webhookId: init.webhookId ?? '',
@@ -168,23 +170,25 @@ export function createChatYoga(deps: YogaDeps) {
 }
 
 export function createAdminYoga(deps: YogaDeps) {
-  const headers = { authorization: 'Bearer <admin token>', 'x-workspace-id': '<workspace id>' }
-  return yogaFor(adminSchema, '/v1/admin/graphql', deps, replicaReads.admin, headers, (init) =>
-    createAdminContext(deps, {
+  return yogaFor(adminSchema, '/v1/admin/graphql', deps, replicaReads.admin, graphiqlWelcome.admin, (init) => {
+    // GraphiQL fetches the schema before anyone typed a token: that much is public (schema/ holds it).
+    if (!credential(init, 'authorization') && asksOnlyForTheSchema(init.params?.query)) {
+      return Promise.resolve({ requestId: init.requestId, log: deps.log, signals: deps.signals })
+    }
+    return createAdminContext(deps, {
       requestId: init.requestId,
       authorization: credential(init, 'authorization'),
       workspaceId: credential(init, 'x-workspace-id'),
       baseUrl: init.publicUrl,
-    }),
-  )
+    })
+  })
 }
 
 const noReads: ReplicaReads = { operations: [], rootFields: [] }
 
 /** The bot API scope: served through its REST routes only (its GraphQL endpoint is not mounted). */
 export function createBotApiYoga(deps: YogaDeps) {
-  const headers = { authorization: 'Bearer <bot API key>', 'x-bot-id': '<bot id>' }
-  return yogaFor(botApiSchema, '/v1/chat/graphql', deps, noReads, headers, (init) =>
+  return yogaFor(botApiSchema, '/v1/chat/graphql', deps, noReads, '', (init) =>
     createBotApiContext(deps, {
       requestId: init.requestId,
       authorization: credential(init, 'authorization'),

@@ -30,6 +30,7 @@ const page = ({ apiUrl, clientId }) => `<!doctype html>
     <meta charset="utf-8" />
     <title>Confab: the official Botpress web chat</title>
     <link rel="stylesheet" href="/main.css" />
+    <style>.confab-error { font: 1rem system-ui, sans-serif; color: #9f1239; background: #fff1f2; border: 1px solid #fecdd3; border-radius: .5rem; padding: 1rem; max-width: 40rem; }</style>
     <script>window.CONFAB = ${JSON.stringify({ apiUrl, clientId }).replace(/</g, '\\u003c')}</script>
   </head>
   <body>
@@ -69,12 +70,14 @@ export async function serveExample({ target, entry, port = 0, host = '127.0.0.1'
 
 if (process.argv[1] === fileURLToPath(import.meta.url)) {
   const apiUrl = process.env.CONFAB_URL ?? 'http://127.0.0.1:3000'
-  const clientId = process.env.CONFAB_WEBHOOK_ID
+  const clientId = process.env.WEBHOOK_ID
   if (!clientId) {
-    console.error('Set CONFAB_WEBHOOK_ID to the webhook id Confab printed (and CONFAB_URL if it is not http://127.0.0.1:3000).')
+    console.error('Set WEBHOOK_ID to the webhook id Confab printed (and CONFAB_URL to its address, if not http://127.0.0.1:3000).')
     process.exit(1)
   }
-  const { url } = await serveExample({ target: { apiUrl, clientId }, entry: process.env.ENTRY, port: Number(process.env.PORT ?? 8080) })
+  // A port of its own (not PORT, which Confab reads): both run side by side from one shell.
+  const port = Number(process.env.WEBCHAT_PORT ?? 8080)
+  const { url } = await serveExample({ target: { apiUrl, clientId }, entry: process.env.ENTRY, port })
   console.log(`The official web chat against ${apiUrl}/${clientId}: ${url}`)
-  console.log(`Start Confab with CORS_ORIGINS=${url.slice(0, -1)} so that the page may call it.`)
+  console.log(`Confab must have been started with CORS_ORIGINS=${url.slice(0, -1)} so that the page may call it.`)
 }
