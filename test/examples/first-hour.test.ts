@@ -4,7 +4,7 @@ import { createServer as createNetServer } from 'node:net'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import type { Browser } from 'playwright-core'
-import { afterAll, beforeAll, describe, expect, it } from 'vitest'
+import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest'
 import { launchChromium } from '../helpers/browser.ts'
 import { ROOT, type RunningServer, START_TIMEOUT, startServer } from '../helpers/server.ts'
 
@@ -91,6 +91,8 @@ beforeAll(async () => {
   // The web chat guide starts Confab with the example page's origin allowed; the port is the newcomer's choice.
   documented('docs/guides/webchat.md', 'CORS_ORIGINS=http://127.0.0.1:8080 npm start')
   confab = await startServer({ databaseUrl: join(dir, 'confab.db'), env: { CORS_ORIGINS: `http://127.0.0.1:${webchatPort}` } })
+  // The export line follows the listening line that startServer waits for: it may come in a later chunk.
+  await vi.waitFor(() => expect(confab.stdout()).toMatch(/^export CONFAB_URL=\S+$/m), { timeout: 10_000 })
   const stdout = confab.stdout()
   documented('README.md', 'export CONFAB_URL=http://127.0.0.1:3000 WEBHOOK_ID=<webhook id> TOKEN=<admin token> WORKSPACE=<workspace id>')
   shell = {
