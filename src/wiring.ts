@@ -13,15 +13,10 @@ import type { Store } from './db/store.ts'
 import { authenticateBot } from './domain/bots/admin/api-keys.ts'
 import type { OutboundPolicy } from './domain/outbound-policy.ts'
 import { createErrorPath } from './graphql/errors.ts'
-import { adminSchema, chatSchema } from './graphql/schema.ts'
-import { botApiSchema } from './graphql/bot-api-schema.ts'
 import { createAdminYoga, createChatYoga, createBotApiYoga } from './graphql/yoga.ts'
-import { bodyLimits } from './http/body.ts'
 import { restTransport } from './http/rest.ts'
 import { defaultSseTiming, type SseTiming, SseStreams } from './http/sse.ts'
-import { adminRoutes } from './rest/admin/routes.ts'
-import { chatRoutes } from './rest/chat/routes.ts'
-import { botApiRoutes } from './rest/bot-api/routes.ts'
+import { restApis } from './openapi/apis.ts'
 import { createSignalHub, type SignalBus } from './signals/hub.ts'
 
 export interface WiringOptions {
@@ -106,10 +101,8 @@ export function wire({
   const rest = { streams, log, admitStream: limits && ((args: ExecutionArgs) => operationRefusal(limits, args)) }
   const botApiRest = restTransport({
     ...rest,
-    schema: botApiSchema,
+    ...restApis.botApi,
     yoga: botApiYoga,
-    routes: botApiRoutes,
-    bodyLimit: bodyLimits.botApi,
   })
   return {
     store,
@@ -122,8 +115,8 @@ export function wire({
     bots,
     chatYoga,
     adminYoga,
-    chatRest: restTransport({ ...rest, schema: chatSchema, yoga: chatYoga, routes: chatRoutes, bodyLimit: bodyLimits.chat }),
-    adminRest: restTransport({ ...rest, schema: adminSchema, yoga: adminYoga, routes: adminRoutes, bodyLimit: bodyLimits.admin }),
+    chatRest: restTransport({ ...rest, ...restApis.chat, yoga: chatYoga }),
+    adminRest: restTransport({ ...rest, ...restApis.admin, yoga: adminYoga }),
     // A bot's calls are counted while under way, its delivery's timeout waiting for them: only the
     // calls its key opens, so that nobody else can hold a bot's timeout off by naming its id.
     botApiRest: {

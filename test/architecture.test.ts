@@ -21,6 +21,7 @@ const layers: Record<string, number> = {
   graphql: 4,
   rest: 5,
   http: 6,
+  openapi: 6,
   webchat: 6,
   app: 6,
   server: 7,

@@ -6,7 +6,7 @@ import { z } from 'zod'
  * the test suite checks every response it receives against.
  */
 
-export const timestamp = z.iso.datetime().describe('UTC, ISO 8601 with milliseconds')
+export const timestamp = z.iso.datetime().meta({ id: 'Timestamp', description: 'UTC, ISO 8601 with milliseconds' })
 const json = z.record(z.string(), z.unknown())
 
 export const User = z
