@@ -18,8 +18,8 @@ describe('the OpenAPI document', () => {
     expect(document.openapi).toMatch(/^3\.1\./)
   })
 
-  it('is checked for real: the parser refuses an operation without responses', async () => {
-    const broken = { ...structuredClone(document), paths: { '/x': { get: { operationId: 'x' } } } }
+  it('is checked for real: the parser refuses a response without its description, and a parameter without its place', async () => {
+    const broken = { ...structuredClone(document), paths: { '/x': { get: { responses: { 200: {} }, parameters: [{ name: 'p' }] } } } }
     await expect(validate(broken as never)).resolves.toMatchObject({ valid: false })
   })
 
