@@ -50,7 +50,12 @@ function wordsOf(issue: Issue, input: unknown, where: string): string {
         if (got === undefined) return `${where} is required: ${expected}`
         return `${where}: ${typeof got === 'string' ? JSON.stringify(got) : described(got)} is not a known kind; ${expected}`
       }
-      return `${where}: does not match any accepted form`
+      {
+        // A value of none of several forms (an object or a string): each form's expected type.
+        const forms = issue.errors.flatMap((branch) => branch.filter((i) => i.code === 'invalid_type' && i.path.length === 0))
+        const expected = [...new Set(forms.map((i) => (i.code === 'invalid_type' ? (expectedNames[i.expected] ?? article(i.expected)) : '')))]
+        return forms.length === issue.errors.length ? `${where}: expected ${expected.join(' or ')}, got ${described(got)}` : `${where}: matches none of its accepted forms`
+      }
     case 'invalid_value':
       return `${where}: expected one of ${listed(issue.values)}, got ${described(got)}`
     case 'unrecognized_keys':

@@ -186,10 +186,14 @@ describe('createMessage', () => {
       }
     })
 
-    it('reports a payload that does not fit its kind as InvalidPayloadError', async () => {
+    it('reports a payload that does not fit its kind as InvalidPayloadError, its message naming the field', async () => {
       const alice = await client.connect('alice')
       await alice.createConversation({ id: 'c1' })
-      await expectApiError(alice.createMessage({ conversationId: 'c1', payload: { type: 'text' } as never }), InvalidPayloadError, 400, 'InvalidPayload')
+      const sent = alice.createMessage({ conversationId: 'c1', payload: { type: 'text' } as never })
+      await expectApiError(sent, InvalidPayloadError, 400, 'InvalidPayload')
+      await expect(alice.createMessage({ conversationId: 'c1', payload: { type: 'text' } as never })).rejects.toMatchObject({
+        message: 'payload.text is required: expected a string',
+      })
     })
   })
 
