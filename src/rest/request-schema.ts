@@ -115,7 +115,7 @@ function schemaOf(type: GraphQLInputType, kinds: Kinds): z.ZodType {
 export const pathParams = (path: string) => [...path.matchAll(/\{(\w+)\}/g)].map((match) => match[1] as string)
 
 /** Methods whose body is read: a DELETE's is ignored (the official client sends `{}`). */
-export const takesBody = (method: string) => method === 'POST' || method === 'PUT' || method === 'PATCH'
+const takesBody = (method: string) => method === 'POST' || method === 'PUT' || method === 'PATCH'
 
 export function requestSchema(schema: GraphQLSchema, route: AnyRoute): RequestSchema {
   const operation = (route.document as DocumentNode).definitions.find(

@@ -28,7 +28,12 @@ import type { TypedDocumentNode } from '@graphql-typed-document-node/core'
 import { z } from 'zod'
 
 /** A resource of the bot API, in @botpress/client's shape (the operation checks its input itself, in its own words). */
-const resource = (name: string) => z.record(z.string(), z.unknown()).meta({ id: `Bot${name}` })
+const resources = new Map<string, z.ZodType>()
+const resource = (name: string) => {
+  let schema = resources.get(name)
+  if (!schema) resources.set(name, (schema = z.record(z.string(), z.unknown()).meta({ id: `Bot${name}` })))
+  return schema
+}
 const one = (name: string) => z.looseObject({ [name.toLowerCase()]: resource(name) })
 const page = (name: string, key: string) => z.looseObject({ [key]: z.array(resource(name)), meta: z.object({ nextToken: z.string().optional() }) })
 const nothing = z.object({})
