@@ -136,7 +136,8 @@ export function requestSchema(schema: GraphQLSchema, route: AnyRoute): RequestSc
   for (const [name, variable] of queried) {
     const type = variables.get(variable)
     if (!type) throw new Error(`REST route ${route.operation}: query parameter ${name} names no variable`)
-    parameters[name] = schemaOf(type, kinds)
+    // A query parameter is there or not: never null.
+    parameters[name] = isNonNullType(type) ? requiredSchemaOf(type.ofType, kinds) : requiredSchemaOf(type, kinds).optional()
     query[name] = fromText(parameters[name], getNamedType(type).name)
   }
   const common = { parameters, query: z.object(query) }
