@@ -2,6 +2,7 @@ import { randomUUID } from 'node:crypto'
 import type { IncomingMessage, Server } from 'node:http'
 import { createAccessLog } from './http/access-log.ts'
 import { bodyLimits } from './http/body.ts'
+import { apiPageTransport, openApiTransport } from './http/openapi.ts'
 import { type CorsOrigins, createCors } from './http/cors.ts'
 import { fileDownloadTransport, fileUploadTransport } from './http/files.ts'
 import { frontDoorTransport, toWebChatTransport } from './http/front-door.ts'
@@ -94,6 +95,8 @@ export function createApp({ corsOrigins = [], publicUrl, trustProxy = [], ...opt
     [
       { path: '/', kind: 'front-door', transport: countedPerAddress(frontDoorTransport, limits, 'anonymous') },
       { path: '/healthz', kind: 'health', transport: healthTransport },
+      { path: '/openapi.json', kind: 'openapi', transport: countedPerAddress(openApiTransport, limits, 'anonymous') },
+      { path: '/docs/api', kind: 'openapi', transport: countedPerAddress(apiPageTransport, limits, 'anonymous') },
       { path: '/readyz', kind: 'health', transport: readinessTransport({ store: parts.store, signalBus: parts.signalBus, draining: () => draining }) },
       { path: '/v1/admin/graphql', kind: 'admin-graphql', transport: graphqlOverHttp(adminYoga, bodyLimits.admin, { replicated: true }) },
       { path: '/v1/admin/*', kind: 'admin-rest', transport: adminRest },

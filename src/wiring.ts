@@ -14,15 +14,10 @@ import { authenticateBot } from './domain/bots/admin/api-keys.ts'
 import type { OutboundPolicy } from './domain/outbound-policy.ts'
 import { createErrorPath } from './graphql/errors.ts'
 import { type ReplicaThread, replicaReads } from './graphql/replica-reads.ts'
-import { adminSchema, chatSchema } from './graphql/schema.ts'
-import { botApiSchema } from './graphql/bot-api-schema.ts'
 import { createAdminYoga, createChatYoga, createBotApiYoga } from './graphql/yoga.ts'
-import { bodyLimits } from './http/body.ts'
 import { restTransport } from './http/rest.ts'
 import { defaultSseTiming, type SseTiming, SseStreams } from './http/sse.ts'
-import { adminRoutes } from './rest/admin/routes.ts'
-import { chatRoutes } from './rest/chat/routes.ts'
-import { botApiRoutes } from './rest/bot-api/routes.ts'
+import { restApis } from './openapi/apis.ts'
 import { createSignalHub, type SignalBus } from './signals/hub.ts'
 
 export interface WiringOptions {
@@ -108,10 +103,8 @@ export function wire({
   const rest = { streams, log, admitStream: limits && ((args: ExecutionArgs) => operationRefusal(limits, args)) }
   const botApiRest = restTransport({
     ...rest,
-    schema: botApiSchema,
+    ...restApis.botApi,
     yoga: botApiYoga,
-    routes: botApiRoutes,
-    bodyLimit: bodyLimits.botApi,
   })
   return {
     store,
@@ -124,8 +117,8 @@ export function wire({
     bots,
     chatYoga,
     adminYoga,
-    chatRest: restTransport({ ...rest, schema: chatSchema, yoga: chatYoga, routes: chatRoutes, bodyLimit: bodyLimits.chat, reads: replicaReads.chat }),
-    adminRest: restTransport({ ...rest, schema: adminSchema, yoga: adminYoga, routes: adminRoutes, bodyLimit: bodyLimits.admin, reads: replicaReads.admin }),
+    chatRest: restTransport({ ...rest, ...restApis.chat, yoga: chatYoga, reads: replicaReads.chat }),
+    adminRest: restTransport({ ...rest, ...restApis.admin, yoga: adminYoga, reads: replicaReads.admin }),
     // A bot's calls are counted while under way, its delivery's timeout waiting for them: only the
     // calls its key opens, so that nobody else can hold a bot's timeout off by naming its id.
     botApiRest: {

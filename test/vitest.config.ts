@@ -25,6 +25,8 @@ export default defineConfig({
     include: ['test/**/*.test.ts'],
     // TEST_DATABASE_URL=postgres://…: every test app on PostgreSQL; the run fails if it does not answer.
     globalSetup: ['test/helpers/global-setup.ts'],
+    // Every REST response the suite receives is checked against the OpenAPI document (helpers/openapi.ts).
+    setupFiles: ['test/helpers/conformance-setup.ts'],
     // Every test makes its own app on its own in-memory database: the files share nothing but the
     // modules, which each worker then loads once instead of once per file.
     isolate: false,

@@ -39,7 +39,10 @@ describe('a bot’s protocol', () => {
     expect((await adminFetch('GET', `/bots/${bot.id}`)).body.bot.protocol).toBe('botpress')
     expect((await adminFetch('PUT', `/bots/${bot.id}`, { protocol: 'webhook' })).body.bot.protocol).toBe('webhook')
     const refused = await adminFetch('PUT', `/bots/${bot.id}`, { protocol: 'carrier-pigeon' })
-    expect(refused).toMatchObject({ status: 400, body: { code: 400, type: 'InvalidPayload' } })
+    expect(refused).toMatchObject({
+      status: 400,
+      body: { code: 400, type: 'InvalidPayload', message: 'protocol: expected one of botpress, webhook, got the string "carrier-pigeon"' },
+    })
     const created = await adminFetch('POST', '/bots', { name: 'direct', protocol: 'botpress' })
     expect(created).toMatchObject({ status: 200, body: { bot: { protocol: 'botpress' } } })
   })

@@ -2,6 +2,8 @@ import { CreateFileDocument, InitializeDocument, type InitializeSubscription } f
 import { compact, compactMessage } from '../bodies.ts'
 import { route, stream } from '../route.ts'
 import { toChatSignal } from './listen.ts'
+import { chatSignals, Conversation, File, Message, User } from './resources.ts'
+import { z } from 'zod'
 
 type Signal = InitializeSubscription['initialize']
 
@@ -50,6 +52,24 @@ function toWebchatSignal(signal: Signal) {
   }
 }
 
+/** The web chat's stream messages: `init`, the Chat API's signals, and what a bot's events say to the web chat. */
+const WebchatSignal = z
+  .union([
+    z.object({
+      type: z.literal('init'),
+      data: z.object({ conversation: Conversation, messages: z.array(Message), participants: z.array(User), user: User.extend({ userKey: z.string() }) }),
+    }),
+    z.object({
+      type: z.literal('participant_added'),
+      data: z.object({ conversationId: z.string(), participantId: z.string(), participant: User }),
+    }),
+    ...chatSignals.filter((signal) => signal.shape.type.value !== 'participant_added'),
+    z.object({ type: z.literal('webchat_visibility'), data: z.object({ visibility: z.unknown() }) }),
+    z.object({ type: z.literal('webchat_config'), data: z.object({ config: z.unknown() }) }),
+    z.object({ type: z.literal('custom'), data: z.object({ event: z.record(z.string(), z.unknown()) }) }),
+  ])
+  .meta({ id: 'WebchatSignal' })
+
 /** The Webchat API (the official @botpress/webchat's superset of the Chat API), relative to /{webhookId}. */
 export const webchatRoutes = [
   stream({
@@ -57,11 +77,15 @@ export const webchatRoutes = [
     method: 'GET',
     path: '/initialize',
     document: InitializeDocument,
-    variables: ({ query }) => ({ conversationId: query.get('conversationId') || undefined }),
+    summary: "Opens the web chat's session (a user and a conversation, created on a first visit) and streams its signals.",
+    query: { conversationId: 'conversationId' },
+    emits: WebchatSignal,
     event: (d) => toWebchatSignal(d.initialize),
   }),
   route({
     operation: 'createFile',
+    summary: 'Reserves a file: its upload URL takes the bytes, its URL serves them.',
+    returns: z.object({ file: File }),
     method: 'POST',
     path: '/files',
     document: CreateFileDocument,
