@@ -16,6 +16,12 @@ export interface MessageFeedback {
 
 export type BotStateScope = 'conversation' | 'user' | 'bot'
 
+/** A key that signed user keys before a rotation, kept until `expiresAt` (ISO 8601). */
+export interface PreviousEncryptionKey {
+  key: string
+  expiresAt: string
+}
+
 export function defineTables(d: Dialect) {
   // Timestamps are ISO 8601 UTC strings with milliseconds ("2026-01-01T00:00:00.000Z"): they sort
   // lexicographically in time order, which the (createdAt, id) keyset pagination relies on.
@@ -104,6 +110,12 @@ export function defineTables(d: Dialect) {
        */
       personalEncryptionKey: d.text('personal_encryption_key'),
       createdAt: createdAt(),
+      /**
+       * Keys that signed user keys before a rotation (`confab credentials --rotate-encryption-key`): user
+       * keys they signed still verify until each one's `expiresAt` (ISO 8601), or until they are retired.
+       * Null: none.
+       */
+      previousEncryptionKeys: d.json<PreviousEncryptionKey[]>('previous_encryption_keys'),
     },
     (t) => [d.index('chat_integrations_bot_idx').on(t.botId)],
   )
@@ -122,6 +134,8 @@ export function defineTables(d: Dialect) {
       isBot: d.boolean('is_bot').notNull().default(false),
       createdAt: createdAt(),
       updatedAt: updatedAt(),
+      /** Whether the client chose the id (createUser with `id`): Botpress' chat integration tags such a user `fid`. */
+      idChosen: d.boolean('id_chosen').notNull().default(false),
     },
     (t) => [d.primaryKey({ columns: [t.integrationId, t.id] })],
   )
@@ -136,6 +150,8 @@ export function defineTables(d: Dialect) {
       ownerId: d.text('owner_id').notNull(),
       createdAt: createdAt(),
       updatedAt: updatedAt(),
+      /** Whether the client chose the id (createConversation with `id`): the chat integration's `fid` tag. */
+      idChosen: d.boolean('id_chosen').notNull().default(false),
     },
     (t) => [
       d.primaryKey({ columns: [t.integrationId, t.id] }),

@@ -242,6 +242,9 @@ export interface BotEventQueries {
   insert(row: BotEventRow): Promise<void>
 }
 
+/** The keys of a chat integration that a key rotation changes. */
+export type EncryptionKeys = Pick<ChatIntegrationRow, 'encryptionKey' | 'personalEncryptionKey' | 'previousEncryptionKeys'>
+
 export interface TenancyQueries {
   anyWorkspace(): Promise<boolean>
   insertWorkspace(row: WorkspaceRow): Promise<void>
@@ -254,6 +257,8 @@ export interface TenancyQueries {
   deleteAdminToken(id: string): Promise<void>
   /** Sets (a string) or clears (null: back to the shared key) an integration's personal encryption key. */
   setPersonalEncryptionKey(integrationId: string, key: string | null): Promise<void>
+  /** Sets the keys a rotation changes (`confab credentials`): the signing keys and the ones still verifying. */
+  setEncryptionKeys(integrationId: string, keys: EncryptionKeys): Promise<void>
 }
 
 export interface TenantListing {

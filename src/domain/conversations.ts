@@ -43,11 +43,12 @@ export async function requireListener({ ctx, conversationId }: { ctx: ChatContex
 }
 
 /** Inside a unit: a conversation the caller owns and participates in, or undefined when the id is taken. */
-async function insertConversation(ctx: ChatContext, q: Queries, id: string): Promise<ConversationRow | undefined> {
+/** `idChosen`: the client chose the id (createConversation), which the chat integration tags `fid` (getOrCreate does not). */
+async function insertConversation(ctx: ChatContext, q: Queries, id: string, idChosen = false): Promise<ConversationRow | undefined> {
   const caller = await requireCaller(ctx, q)
   const at = now()
   const integrationId = ctx.integration.id
-  const inserted = await q.conversations.insert({ integrationId, id, ownerId: caller.id, createdAt: at, updatedAt: at })
+  const inserted = await q.conversations.insert({ integrationId, id, ownerId: caller.id, createdAt: at, updatedAt: at, idChosen })
   if (inserted) {
     await q.participants.insert({ integrationId, conversationId: id, userId: caller.id, joinId: newId(), createdAt: at })
   }
@@ -65,7 +66,7 @@ export function createConversation({
   return ctx.store.write(async (q) => {
     await requireCaller(ctx, q)
     const id = input.id == null ? newId() : assertClientId(input.id, 'conversation id')
-    const inserted = await insertConversation(ctx, q, id)
+    const inserted = await insertConversation(ctx, q, id, input.id != null)
     if (!inserted) throw alreadyExists('Conversation', id)
     return inserted
   })

@@ -47,7 +47,8 @@ export async function requireCaller(ctx: ChatContext, q: Queries): Promise<UserR
 export const getCaller = ({ ctx }: { ctx: ChatContext }): Promise<UserRow> =>
   ctx.store.read((q) => requireCaller(ctx, q))
 
-const newUser = (ctx: ChatContext, id: string, input: UserProfileInput): UserRow => {
+/** `idChosen`: the client chose the id (createUser), which Botpress' chat integration tags `fid` (getOrCreateUser does not). */
+const newUser = (ctx: ChatContext, id: string, input: UserProfileInput, idChosen = false): UserRow => {
   const at = now()
   return {
     integrationId: ctx.integration.id,
@@ -58,6 +59,7 @@ const newUser = (ctx: ChatContext, id: string, input: UserProfileInput): UserRow
     isBot: false,
     createdAt: at,
     updatedAt: at,
+    idChosen,
   }
 }
 
@@ -76,7 +78,7 @@ export async function createUser({
   refuseUnsignedUsers(ctx.integration)
   const id = input.id == null ? newId() : assertClientId(input.id, 'user id')
   return ctx.store.write(async (q) => {
-    const inserted = await q.users.insert(newUser(ctx, id, input))
+    const inserted = await q.users.insert(newUser(ctx, id, input, input.id != null))
     if (!inserted) throw alreadyExists('User', id)
     return inserted
   })

@@ -1,7 +1,7 @@
 import { asc, eq } from 'drizzle-orm'
 import { fixedLimit, query, rowValues, type Run } from '../query.ts'
 import type { AdminTokenRow, ChatIntegrationRow, WorkspaceRow } from '../schema.ts'
-import type { TenancyQueries } from '../store.ts'
+import type { EncryptionKeys, TenancyQueries } from '../store.ts'
 
 export const anyWorkspace = query(({ db, t: { workspaces } }, _: object) =>
   db.select({ id: workspaces.id }).from(workspaces).limit(fixedLimit(1)),
@@ -50,6 +50,13 @@ const setPersonalEncryptionKey = query(({ db, t: { chatIntegrations } }, v: { in
   db.update(chatIntegrations).set({ personalEncryptionKey: v.key }).where(eq(chatIntegrations.id, v.integrationId)),
 )
 
+const setEncryptionKeys = query(({ db, t: { chatIntegrations } }, v: EncryptionKeys & { integrationId: string }) =>
+  db
+    .update(chatIntegrations)
+    .set(rowValues(chatIntegrations, { encryptionKey: v.encryptionKey, personalEncryptionKey: v.personalEncryptionKey, previousEncryptionKeys: v.previousEncryptionKeys }))
+    .where(eq(chatIntegrations.id, v.integrationId)),
+)
+
 export const tenancyQueries = (run: Run): TenancyQueries => ({
   anyWorkspace: async () => (await run.one(anyWorkspace, {})) !== undefined,
   insertWorkspace: (row) => run.run(insertWorkspace, row),
@@ -64,4 +71,5 @@ export const tenancyQueries = (run: Run): TenancyQueries => ({
   }),
   deleteAdminToken: (id) => run.run(deleteAdminToken, { id }),
   setPersonalEncryptionKey: (integrationId, key) => run.run(setPersonalEncryptionKey, { integrationId, key }),
+  setEncryptionKeys: (integrationId, keys) => run.run(setEncryptionKeys, { ...keys, integrationId }),
 })

@@ -39,6 +39,7 @@ function makeBotApiUser(ctx: BotApiContext, input: Json, orGet: boolean) {
       isBot: false,
       createdAt: at,
       updatedAt: at,
+      idChosen: false,
     }
     const inserted = await q.users.insert(row)
     if (!inserted) throw alreadyExists('User', row.id)

@@ -1,0 +1,48 @@
+import { z } from 'zod'
+import { Meta, timestamp } from '../chat/resources.ts'
+
+/* The administration API's bodies (the fragments of bots.graphql as the routes shape them). */
+
+const botSummaryShape = {
+  id: z.string(),
+  createdAt: timestamp,
+  updatedAt: timestamp,
+  name: z.string(),
+  deployedAt: timestamp.optional(),
+  tags: z.record(z.string(), z.string()),
+}
+
+export const BotSummary = z.object(botSummaryShape).meta({ id: 'BotSummary' })
+
+export const Bot = z
+  .object({
+    ...botSummaryShape,
+    url: z.string().optional(),
+    protocol: z.enum(['botpress', 'webhook']),
+    signingSecret: z.string(),
+    integrations: z.object({
+      chat: z.object({
+        enabled: z.boolean(),
+        webhookId: z.string(),
+        webhookUrl: z.string(),
+        encryptionMode: z.enum(['shared', 'personal']),
+        configuration: z.object({}).describe('Always empty: no encryption key is ever shown.'),
+      }),
+    }),
+  })
+  .meta({ id: 'Bot' })
+
+export const BotApiKey = z.object({ id: z.string(), createdAt: timestamp, note: z.string().optional() }).meta({ id: 'BotApiKey' })
+
+export const BotLog = z
+  .object({
+    timestamp,
+    level: z.string(),
+    message: z.string(),
+    conversationId: z.string().optional(),
+    userId: z.string().optional(),
+  })
+  .meta({ id: 'BotLog' })
+
+export const BotList = z.object({ bots: z.array(BotSummary), meta: Meta })
+export const BotLogPage = z.object({ logs: z.array(BotLog), nextToken: z.string().optional() })
