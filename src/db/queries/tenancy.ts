@@ -50,11 +50,14 @@ const setPersonalEncryptionKey = query(({ db, t: { chatIntegrations } }, v: { in
   db.update(chatIntegrations).set({ personalEncryptionKey: v.key }).where(eq(chatIntegrations.id, v.integrationId)),
 )
 
-const setEncryptionKeys = query(({ db, t: { chatIntegrations } }, v: EncryptionKeys & { integrationId: string }) =>
-  db
-    .update(chatIntegrations)
-    .set(rowValues(chatIntegrations, { encryptionKey: v.encryptionKey, personalEncryptionKey: v.personalEncryptionKey, previousEncryptionKeys: v.previousEncryptionKeys }))
-    .where(eq(chatIntegrations.id, v.integrationId)),
+// Made for each call (key null): a rotation is rare, and its list of keys is one JSON value, not a list to bind.
+const setEncryptionKeys = query(
+  ({ db, t: { chatIntegrations } }, v: EncryptionKeys & { integrationId: string }) =>
+    db
+      .update(chatIntegrations)
+      .set(rowValues(chatIntegrations, { encryptionKey: v.encryptionKey, personalEncryptionKey: v.personalEncryptionKey, previousEncryptionKeys: v.previousEncryptionKeys }))
+      .where(eq(chatIntegrations.id, v.integrationId)),
+  () => null,
 )
 
 export const tenancyQueries = (run: Run): TenancyQueries => ({

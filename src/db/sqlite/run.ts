@@ -62,7 +62,11 @@ export function sqliteRun(db: SqliteDb, onTenancyChange: () => void): Run & { on
 
   const statement = <V, R>(query: Query<V, R>, values: V): Statement | Built => {
     const key = query.key ? query.key(values) : 0
-    if (key === null) return query.build(on, values, null)
+    if (key === null) {
+      const built = query.build(on, values, null)
+      if (tenancyWrite.test((built as unknown as { toSQL(): { sql: string } }).toSQL().sql)) onTenancyChange()
+      return built
+    }
     let byKey = statements.get(query as Query<never, unknown>)
     if (!byKey) statements.set(query as Query<never, unknown>, (byKey = new Map()))
     let made = byKey.get(key)
