@@ -1,14 +1,14 @@
 import type { Browser, Page } from 'playwright-core'
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest'
 // @ts-expect-error: the example page's server is plain JavaScript (built and served as it is).
-import { serveExample } from '../../src/examples/webchat/serve.mjs'
+import { serveExample } from '../../examples/webchat/serve.mjs'
 import { ADMIN_TOKEN, WORKSPACE_ID } from '../helpers/app.ts'
 import { launchChromium, offline, recordPageFaults } from '../helpers/browser.ts'
 import { type Listening, startListening } from '../helpers/listening.ts'
 import { adminClient, type SdkBot, startSdkBot } from '../bots/sdk-bot.ts'
 
 // The official Botpress web chat (@botpress/webchat, the example page with its custom events,
-// src/examples/webchat/events.jsx) talking to a stock @botpress/sdk bot written for the chat
+// examples/webchat/events.jsx) talking to a stock @botpress/sdk bot written for the chat
 // integration (test/bots/chat-bot/bot.ts), which runs in its own process against a real Confab.
 
 let browser: Browser
