@@ -106,7 +106,11 @@ export const users = sqliteTable(
     createdAt: createdAt(),
     updatedAt: updatedAt(),
   },
-  (t) => [primaryKey({ columns: [t.integrationId, t.id] })],
+  (t) => [
+    primaryKey({ columns: [t.integrationId, t.id] }),
+    // The admin's list of a bot's users, newest first.
+    index('users_created_idx').on(t.integrationId, t.createdAt, t.id),
+  ],
 )
 
 export const conversations = sqliteTable(
@@ -178,6 +182,8 @@ export const messages = sqliteTable(
     ),
     index('messages_page_idx').on(t.integrationId, t.conversationId, t.createdAt, t.id),
     index('messages_user_idx').on(t.integrationId, t.userId),
+    // Retention prunes by age across every conversation.
+    index('messages_created_idx').on(t.createdAt),
   ],
 )
 
@@ -238,6 +244,7 @@ export const events = sqliteTable(
     ),
     index('events_page_idx').on(t.integrationId, t.conversationId, t.createdAt, t.id),
     index('events_user_idx').on(t.integrationId, t.userId),
+    index('events_created_idx').on(t.createdAt),
   ],
 )
 
@@ -264,7 +271,12 @@ export const botEvents = sqliteTable(
     preview: text('preview').notNull(),
     createdAt: createdAt(),
   },
-  (t) => [index('bot_events_conversation_idx').on(t.integrationId, t.conversationId, t.createdAt, t.id)],
+  (t) => [
+    index('bot_events_conversation_idx').on(t.integrationId, t.conversationId, t.createdAt, t.id),
+    // A deleted user's events go with it; retention prunes by age.
+    index('bot_events_user_idx').on(t.integrationId, t.userId),
+    index('bot_events_created_idx').on(t.createdAt),
+  ],
 )
 
 /**
@@ -318,7 +330,13 @@ export const botLogs = sqliteTable(
     conversationId: text('conversation_id'),
     userId: text('user_id'),
   },
-  (t) => [index('bot_logs_bot_time_idx').on(t.botId, t.timestamp, t.id)],
+  (t) => [
+    index('bot_logs_bot_time_idx').on(t.botId, t.timestamp, t.id),
+    // A deleted user's or conversation's lines go with it; retention prunes by age.
+    index('bot_logs_user_idx').on(t.botId, t.userId),
+    index('bot_logs_conversation_idx').on(t.botId, t.conversationId),
+    index('bot_logs_time_idx').on(t.timestamp),
+  ],
 )
 
 export type BotStateScope = 'conversation' | 'user' | 'bot'
@@ -353,3 +371,23 @@ export type AdminTokenRow = typeof adminTokens.$inferSelect
 export type BotDeliveryRow = typeof botDeliveries.$inferSelect
 export type BotStateRow = typeof botStates.$inferSelect
 export type BotApiKeyRow = typeof botApiKeys.$inferSelect
+
+/**
+ * Users deleted (see docs/reference/decisions.md, "A deleted user stays deleted"): a key that still
+ * names one re-creates nothing. The id is kept as a SHA-256 digest only (an id may itself be personal,
+ * an email): enough to recognise it, not to read it back. They go with their chat integration.
+ */
+export const deletedUsers = sqliteTable(
+  'deleted_users',
+  {
+    integrationId: text('integration_id')
+      .notNull()
+      .references(() => chatIntegrations.id, { onDelete: 'cascade' }),
+    /** base64url of SHA-256 of the user id. */
+    userDigest: text('user_digest').notNull(),
+    deletedAt: text('deleted_at').notNull(),
+  },
+  (t) => [primaryKey({ columns: [t.integrationId, t.userDigest] })],
+)
+
+export type DeletedUserRow = typeof deletedUsers.$inferSelect

@@ -8,6 +8,7 @@ import type {
   BotStateRow,
   ChatIntegrationRow,
   ConversationRow,
+  DeletedUserRow,
   EventRow,
   FileRow,
   MessageFeedback,
@@ -323,13 +324,76 @@ export interface Store {
   /** Resolves when the database answers and its migrations are applied (GET /readyz); rejects otherwise. */
   check(): Promise<void>
   /** Runs reads on committed data; a unit of work's rows are seen once its commit is done. */
-  read<T>(work: (q: Queries) => Promise<T>): Promise<T>
+  read<T>(work: (q: Queries & SharedQueries) => Promise<T>): Promise<T>
   /**
    * Runs a unit of work: all of its writes commit together or not at all, whatever the work
    * throws rolls back the unit alone, and the promise settles once the unit is durable (or not).
    * The work must reach the database through `q` only, and must not wait on another unit.
    */
-  write<T>(work: (q: Queries, after: After) => Promise<T>): Promise<T>
+  write<T>(work: (q: Queries & SharedQueries, after: After) => Promise<T>): Promise<T>
   /** Finishes the units already submitted, then closes; later calls are refused. */
   close(): Promise<void>
+}
+
+/*
+ * The queries written once for both engines, over each engine's own tables (src/db/sql-engine.ts):
+ * erasure (src/db/erasure.ts), a user's records (src/db/user-records.ts), retention (src/db/retention.ts).
+ */
+
+/** Where a user's or a conversation's content lies beyond the rows its foreign keys take along. */
+export interface ErasureScope {
+  integrationId: string
+  /** The bot answering the integration: bot logs and states are kept by bot. */
+  botId: string
+}
+
+export interface ErasureQueries {
+  /** The ids of the conversations the user owns (which go with it), whether it still participates in them or not. */
+  ownedConversations(integrationId: string, userId: string): Promise<string[]>
+  /**
+   * Deletes what holds the user's content that no foreign key takes with its row: the bot events
+   * (payloads, previews), bot logs, pending deliveries and bot state of the user.
+   */
+  userTraces(scope: ErasureScope, userId: string): Promise<void>
+  /** The same for a conversation: its bot events, bot logs and bot state (its deliveries go with its row). */
+  conversationTraces(scope: ErasureScope, conversationId: string): Promise<void>
+  /** Records that the user was deleted (its id as a digest only). */
+  bury(integrationId: string, userId: string, at: string): Promise<void>
+  /** When the user was deleted, if it was. */
+  burial(integrationId: string, userId: string): Promise<Pick<DeletedUserRow, 'deletedAt'> | undefined>
+}
+
+/** One conversation of a user's records: the conversation, who is in it, and all that was said. */
+export interface ConversationRecord {
+  conversation: ConversationRow
+  participantIds: string[]
+  /** Oldest first. */
+  messages: MessageRow[]
+  /** Oldest first. */
+  events: EventRow[]
+}
+
+export interface UserRecordQueries {
+  /** A page of the integration's users (its bot's own user aside), newest first. */
+  usersPage(integrationId: string, window: KeysetWindow): Promise<UserRow[]>
+  /** A page of the integration's conversations, newest first. */
+  conversationsPage(integrationId: string, window: KeysetWindow): Promise<ConversationRow[]>
+  /** Every conversation the user participates in, oldest first, with all it holds. */
+  conversationsOf(integrationId: string, userId: string): Promise<ConversationRecord[]>
+  /** The user's files (their rows), oldest first. */
+  filesOf(integrationId: string, userId: string): Promise<FileRow[]>
+}
+
+/** The rows retention prunes by age. */
+export type PrunedTable = 'messages' | 'events' | 'botEvents' | 'botLogs'
+
+export interface RetentionQueries {
+  /** Deletes up to `limit` of the rows of `table` made before `before`, oldest first; how many it deleted. */
+  prune(table: PrunedTable, before: string, limit: number): Promise<number>
+}
+
+export interface SharedQueries {
+  erasure: ErasureQueries
+  userRecords: UserRecordQueries
+  retention: RetentionQueries
 }

@@ -114,7 +114,11 @@ export const users = pgTable(
     createdAt: createdAt(),
     updatedAt: updatedAt(),
   },
-  (t) => [primaryKey({ columns: [t.integrationId, t.id] })],
+  (t) => [
+    primaryKey({ columns: [t.integrationId, t.id] }),
+    // The admin's list of a bot's users, newest first.
+    index('users_created_idx').on(t.integrationId, t.createdAt, t.id),
+  ],
 )
 
 export const conversations = pgTable(
@@ -184,6 +188,8 @@ export const messages = pgTable(
     ),
     index('messages_page_idx').on(t.integrationId, t.conversationId, t.createdAt, t.id),
     index('messages_user_idx').on(t.integrationId, t.userId),
+    // Retention prunes by age across every conversation.
+    index('messages_created_idx').on(t.createdAt),
   ],
 )
 
@@ -250,6 +256,7 @@ export const events = pgTable(
     ),
     index('events_page_idx').on(t.integrationId, t.conversationId, t.createdAt, t.id),
     index('events_user_idx').on(t.integrationId, t.userId),
+    index('events_created_idx').on(t.createdAt),
   ],
 )
 
@@ -272,7 +279,12 @@ export const botEvents = pgTable(
     preview: text('preview').notNull(),
     createdAt: createdAt(),
   },
-  (t) => [index('bot_events_conversation_idx').on(t.integrationId, t.conversationId, t.createdAt, t.id)],
+  (t) => [
+    index('bot_events_conversation_idx').on(t.integrationId, t.conversationId, t.createdAt, t.id),
+    // A deleted user's events go with it; retention prunes by age.
+    index('bot_events_user_idx').on(t.integrationId, t.userId),
+    index('bot_events_created_idx').on(t.createdAt),
+  ],
 )
 
 export const botDeliveries = pgTable(
@@ -319,7 +331,13 @@ export const botLogs = pgTable(
     conversationId: text('conversation_id'),
     userId: text('user_id'),
   },
-  (t) => [index('bot_logs_bot_time_idx').on(t.botId, t.timestamp, t.id)],
+  (t) => [
+    index('bot_logs_bot_time_idx').on(t.botId, t.timestamp, t.id),
+    // A deleted user's or conversation's lines go with it; retention prunes by age.
+    index('bot_logs_user_idx').on(t.botId, t.userId),
+    index('bot_logs_conversation_idx').on(t.botId, t.conversationId),
+    index('bot_logs_time_idx').on(t.timestamp),
+  ],
 )
 
 export const botStates = pgTable(
@@ -334,4 +352,17 @@ export const botStates = pgTable(
     updatedAt: updatedAt(),
   },
   (t) => [primaryKey({ columns: [t.botId, t.scope, t.scopeId] })],
+)
+
+export const deletedUsers = pgTable(
+  'deleted_users',
+  {
+    integrationId: text('integration_id')
+      .notNull()
+      .references(() => chatIntegrations.id, { onDelete: 'cascade' }),
+    /** base64url of SHA-256 of the user id. */
+    userDigest: text('user_digest').notNull(),
+    deletedAt: text('deleted_at').notNull(),
+  },
+  (t) => [primaryKey({ columns: [t.integrationId, t.userDigest] })],
 )

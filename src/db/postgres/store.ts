@@ -5,10 +5,11 @@ import { readMigrationFiles } from 'drizzle-orm/migrator'
 import { drizzle, type NodePgDatabase } from 'drizzle-orm/node-postgres'
 import pg from 'pg'
 import type { FileBytes } from '../file-bytes.ts'
-import { type After, type Queries, type Store, unitEffects } from '../store.ts'
+import { type After, type Queries, type SharedQueries, type Store, unitEffects } from '../store.ts'
 import { databaseFileBytes } from './file-bytes.ts'
 import { type PgDb, postgresQueries } from './queries.ts'
 import * as schema from './schema.ts'
+import { withSharedQueries } from './sql-engine.ts'
 
 // src/db/postgres and dist/db/postgres are both three levels below the project root.
 const migrationsFolder = resolve(dirname(fileURLToPath(import.meta.url)), '../../../drizzle/postgres')
@@ -65,7 +66,7 @@ export class PostgresStore implements Store {
   readonly schema: string
   /** The bytes of uploaded files, in the database: every instance serves them. */
   readonly files: FileBytes
-  private readonly readQueries: Queries
+  private readonly readQueries: Queries & SharedQueries
   private readonly onEffectError: (error: unknown) => void
   private readonly units = new Set<Promise<unknown>>()
   private closing: Promise<void> | undefined
@@ -84,7 +85,7 @@ export class PostgresStore implements Store {
     // Transaction control is not a statement of the storage API (SQLite's group commit does not log it either).
     const logQuery = onQuery && ((query: string, params: unknown[]) => void (/^(begin|commit|rollback)\b/i.test(query) || onQuery(query, params)))
     this.db = drizzle(this.pool, { schema, logger: logQuery ? { logQuery } : undefined })
-    this.readQueries = postgresQueries(this.db as unknown as PgDb, { inUnit: false })
+    this.readQueries = withSharedQueries(postgresQueries(this.db as unknown as PgDb, { inUnit: false }), this.db as unknown as PgDb)
     this.files = databaseFileBytes(this.db as unknown as PgDb)
     this.onEffectError =
       onEffectError ??
@@ -120,12 +121,12 @@ export class PostgresStore implements Store {
     }
   }
 
-  read<T>(work: (q: Queries) => Promise<T>): Promise<T> {
+  read<T>(work: (q: Queries & SharedQueries) => Promise<T>): Promise<T> {
     if (this.closing) return Promise.reject(closedError())
     return work(this.readQueries)
   }
 
-  write<T>(work: (q: Queries, after: After) => Promise<T>): Promise<T> {
+  write<T>(work: (q: Queries & SharedQueries, after: After) => Promise<T>): Promise<T> {
     if (this.closing) return Promise.reject(closedError())
     const unit = this.runUnit(work)
     this.units.add(unit)
@@ -133,11 +134,11 @@ export class PostgresStore implements Store {
     return unit
   }
 
-  private async runUnit<T>(work: (q: Queries, after: After) => Promise<T>): Promise<T> {
+  private async runUnit<T>(work: (q: Queries & SharedQueries, after: After) => Promise<T>): Promise<T> {
     for (let attempt = 1; ; attempt++) {
       const effects = unitEffects()
       try {
-        const value = await this.db.transaction((tx) => work(postgresQueries(tx as unknown as PgDb, { inUnit: true }), effects.after))
+        const value = await this.db.transaction((tx) => work(withSharedQueries(postgresQueries(tx as unknown as PgDb, { inUnit: true }), tx as unknown as PgDb), effects.after))
         effects.run(this.onEffectError)
         return value
       } catch (error) {

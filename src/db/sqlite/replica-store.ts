@@ -1,8 +1,9 @@
-import type { After, Queries, Store } from '../store.ts'
+import type { After, Queries, SharedQueries, Store } from '../store.ts'
 import { fileDirectory, type FileBytes } from '../file-bytes.ts'
 import { openReader, type SqliteDb } from './connection.ts'
 import { DurabilityClock } from './durability.ts'
 import { sqliteQueries } from './queries.ts'
+import { withSharedQueries } from './sql-engine.ts'
 import { TenancyCache } from './tenancy-cache.ts'
 import { TurnSnapshot } from './turn-snapshot.ts'
 
@@ -30,7 +31,7 @@ export class ReplicaStore implements Store {
   readonly shared = false
   readonly files: FileBytes
   private readonly reader: SqliteDb
-  private readonly queries: Queries
+  private readonly queries: Queries & SharedQueries
   private readonly durability: DurabilityClock
   private readonly snapshot: TurnSnapshot
 
@@ -40,20 +41,20 @@ export class ReplicaStore implements Store {
     private readonly onWrite: () => void = () => {},
   ) {
     this.reader = openReader(path)
-    this.queries = sqliteQueries(this.reader, new TenancyCache(tenancy))
+    this.queries = withSharedQueries(sqliteQueries(this.reader, new TenancyCache(tenancy)), this.reader)
     this.durability = new DurabilityClock(durability)
     this.snapshot = new TurnSnapshot(this.reader.$client, () => this.durability.durableCount())
     this.files = fileDirectory(`${path}.files`)
   }
 
-  async read<T>(work: (q: Queries) => Promise<T>): Promise<T> {
+  async read<T>(work: (q: Queries & SharedQueries) => Promise<T>): Promise<T> {
     this.snapshot.enter()
     const value = await work(this.queries)
     await this.durability.settled()
     return value
   }
 
-  write<T>(_work: (q: Queries, after: After) => Promise<T>): Promise<T> {
+  write<T>(_work: (q: Queries & SharedQueries, after: After) => Promise<T>): Promise<T> {
     this.onWrite()
     return Promise.reject(new ReplicaWriteRefused())
   }

@@ -2,7 +2,7 @@ import { closeSync, mkdirSync, mkdtempSync, openSync, rmSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { dirname, join, resolve } from 'node:path'
 import { type FileBytes, fileDirectory } from '../file-bytes.ts'
-import type { After, Queries, Store } from '../store.ts'
+import type { After, Queries, SharedQueries, Store } from '../store.ts'
 import { type CheckpointOptions, type Checkpoints, workerCheckpoints, writerThreshold } from './checkpoints.ts'
 import { openReader, openWriter, type QueryLog, type SqliteDb, walSync } from './connection.ts'
 import { DurabilityClock } from './durability.ts'
@@ -10,6 +10,7 @@ import { GroupCommit, type GroupCommitOptions } from './group-commit.ts'
 import type { ReplicaSource } from './replica-store.ts'
 import { lockDatabaseFile } from './process-lock.ts'
 import { sqliteQueries } from './queries.ts'
+import { withSharedQueries } from './sql-engine.ts'
 import { TenancyCache } from './tenancy-cache.ts'
 
 export interface SqliteStoreOptions extends Partial<GroupCommitOptions> {
@@ -32,8 +33,8 @@ export class SqliteStore implements Store {
   /** The writing connection, for tools and tests that look at the tables directly. */
   readonly db: SqliteDb
   private readonly reader: SqliteDb
-  private readonly readQueries: Queries
-  private readonly commits: GroupCommit<Queries>
+  private readonly readQueries: Queries & SharedQueries
+  private readonly commits: GroupCommit<Queries & SharedQueries>
   private readonly wal: ReturnType<typeof walSync>
   private readonly checkpoints: Checkpoints
   /** Uploaded files: in `<database file>.files/` (a folder in the temporary one for `:memory:`). */
@@ -60,7 +61,7 @@ export class SqliteStore implements Store {
     const tenancy = new TenancyCache()
     this.replicaSource = { path, durability: durability.memory, tenancy: tenancy.memory }
     this.reader = openReader(path, onQuery)
-    this.readQueries = sqliteQueries(this.reader, tenancy)
+    this.readQueries = withSharedQueries(sqliteQueries(this.reader, tenancy), this.reader)
     this.wal = walSync(path)
     const writer = this.db.$client
     writer.pragma(`wal_autocheckpoint = ${writerThreshold.withWorker}`)
@@ -69,7 +70,7 @@ export class SqliteStore implements Store {
       onError:
         checkpoints?.onError ?? ((error) => process.emitWarning(`${(error as Error).message}; SQLite checkpoints on the writer again`)),
     })
-    this.commits = new GroupCommit(writer, sqliteQueries(this.db, tenancy), {
+    this.commits = new GroupCommit(writer, withSharedQueries(sqliteQueries(this.db, tenancy), this.db), {
       onEffectError,
       onCommit: (units, seconds) => {
         this.checkpoints.committed()
@@ -85,7 +86,7 @@ export class SqliteStore implements Store {
    * Reads the last commit; while the sync that makes it durable is under way, the answer waits for
    * it, so that no reader is shown a write a crash could still undo.
    */
-  read<T>(work: (q: Queries) => Promise<T>): Promise<T> {
+  read<T>(work: (q: Queries & SharedQueries) => Promise<T>): Promise<T> {
     if (this.closing) return Promise.reject(closedError())
     return work(this.readQueries).then((value) => {
       const durable = this.commits.durable()
@@ -93,7 +94,7 @@ export class SqliteStore implements Store {
     })
   }
 
-  write<T>(work: (q: Queries, after: After) => Promise<T>): Promise<T> {
+  write<T>(work: (q: Queries & SharedQueries, after: After) => Promise<T>): Promise<T> {
     if (this.closing) return Promise.reject(closedError())
     return this.commits.submit(work)
   }
