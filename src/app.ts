@@ -29,7 +29,7 @@ export interface AppOptions extends WiringOptions {
   trustProxy?: readonly string[]
 }
 
-export interface App extends Pick<Wiring, 'signals' | 'bots' | 'streams'> {
+export interface App extends Pick<Wiring, 'signals' | 'bots' | 'streams' | 'retention'> {
   /** Serves a request; `peer` is the other end of its connection (none in-process). */
   fetch: (request: Request, peer?: Peer) => Promise<Response>
   /** Whether a read replica may serve a request (see Transport.replicable); `pathname` as in the URL. */
@@ -48,7 +48,7 @@ export interface App extends Pick<Wiring, 'signals' | 'bots' | 'streams'> {
   openSockets(): number
   /** Ends live streams and WebSockets, which would otherwise hold a closing server open. */
   endLiveConnections(): Promise<void>
-  /** Ends live connections and stops the delivery worker; the database stays open (its owner closes it). */
+  /** Ends live connections and stops the delivery worker and retention; the database stays open (its owner closes it). */
   close(): Promise<void>
 }
 
@@ -65,7 +65,7 @@ export function createApp({ corsOrigins = [], publicUrl, trustProxy = [], ...opt
     key: 'SSE_STREAMS_PER_KEY',
     address: 'SSE_STREAMS_PER_ADDRESS',
   })
-  const { chatYoga, adminYoga, chatRest, adminRest, botApiRest, errors, signals, streams, bots, limits } = parts
+  const { chatYoga, adminYoga, chatRest, adminRest, botApiRest, errors, signals, streams, bots, limits, retention } = parts
   const cors = createCors(corsOrigins)
   const accessLog = createAccessLog(options.log)
   const countsFailures = limits?.has('failedAuth') ?? false
@@ -136,6 +136,7 @@ export function createApp({ corsOrigins = [], publicUrl, trustProxy = [], ...opt
   return {
     signals,
     bots,
+    retention,
     streams,
     attach(server) {
       sockets.push(
@@ -202,7 +203,7 @@ export function createApp({ corsOrigins = [], publicUrl, trustProxy = [], ...opt
     openSockets: () => sockets.reduce((open, socket) => open + socket.open(), 0),
     endLiveConnections,
     close() {
-      closing ??= endLiveConnections().then(() => bots.stop())
+      closing ??= endLiveConnections().then(() => Promise.all([bots.stop(), retention.stop()])).then(() => undefined)
       return closing
     },
   }

@@ -12,6 +12,7 @@ import { defaultLimits, type ResourceLimits } from './config.ts'
 import type { Store } from './db/store.ts'
 import { authenticateBot } from './domain/bots/admin/api-keys.ts'
 import type { OutboundPolicy } from './domain/outbound-policy.ts'
+import { type Retention, type RetentionOptions, startRetention } from './domain/retention.ts'
 import { createErrorPath } from './graphql/errors.ts'
 import { adminSchema, chatSchema } from './graphql/schema.ts'
 import { botApiSchema } from './graphql/bot-api-schema.ts'
@@ -54,10 +55,18 @@ export interface WiringOptions {
   rateLimits?: RateLimitRules | 'off'
   /** Where the rate limits count: Redis when given (every instance sharing it enforces one limit), else memory. */
   rateLimitStore?: RateLimitStore
+  /**
+   * RETENTION_DAYS and how retention runs (docs/guides/running-on-the-internet.md): old messages,
+   * events, bot events and bot logs are pruned in the background. None (or `days: 0`): kept forever.
+   */
+  retention?: RetentionOptions
 }
 
 /** A replica's stand-in for the delivery worker: nothing it serves writes, so nothing ever comes due. */
 const noDeliveryWorker: DeliveryWorker = { wake() {}, idle: async () => {}, stop: async () => {} }
+
+/** Retention when it is off (no RETENTION_DAYS, or a replica, which writes nothing): a cycle deletes nothing. */
+const noRetention: Retention = { runOnce: async () => ({ messages: 0, events: 0, botEvents: 0, botLogs: 0 }), stop: async () => {} }
 
 /** The parts of the server and what each is made from; createApp mounts them. */
 export function wire({
@@ -76,6 +85,7 @@ export function wire({
   deliveryObserver,
   rateLimits = rateLimitDefaults,
   rateLimitStore,
+  retention: retentionOptions,
 }: WiringOptions) {
   const errors = createErrorPath(log)
   // A replica counts nothing: the main thread counts what it hands over (http/node-listener.ts).
@@ -98,6 +108,13 @@ export function wire({
         outbound,
         observer: deliveryObserver,
       })
+  const retention =
+    replica || !retentionOptions?.days
+      ? noRetention
+      : startRetention(store, {
+          ...retentionOptions,
+          onError: retentionOptions.onError ?? ((error) => log.error({ err: error }, 'retention: a prune cycle failed; the next one tries again')),
+        })
   const chatLimits = { messageMaxBytes: caps.messageMaxBytes, storagePerUser: caps.storagePerUser }
   const deps = { store, log, signals, bots, errors, chatLimits, limits }
   const chatYoga = createChatYoga(deps)
@@ -120,6 +137,7 @@ export function wire({
     signals,
     streams,
     bots,
+    retention,
     chatYoga,
     adminYoga,
     chatRest: restTransport({ ...rest, schema: chatSchema, yoga: chatYoga, routes: chatRoutes, bodyLimit: bodyLimits.chat }),
