@@ -218,7 +218,8 @@ describe('deleting a bot', () => {
     const created = await t.admin('POST', '/bots', { body: { name: 'Doomed' } })
     const { id: botId, integrations } = created.body.bot
     const webhookId: string = integrations.chat.webhookId
-    const [{ id: integrationId }] = await t.query<{ id: string }>('select id from chat_integrations where bot_id = ?', botId)
+    const [integration] = await t.query<{ id: string }>('select id from chat_integrations where bot_id = ?', botId)
+    const integrationId = integration!.id
     const chat = async (method: string, path: string, options: { key?: string; body?: unknown } = {}) => {
       const headers: Record<string, string> = { 'content-type': 'application/json', ...(options.key && { 'x-user-key': options.key }) }
       const response = await t.app.fetch(

@@ -3,7 +3,7 @@ import type { TestApp } from './app.ts'
 
 /** Every table of the app's engine, by name, read from its drizzle schema: a table added later is in it. */
 export const tableNames = (t: TestApp): string[] =>
-  Object.values(t.tables)
+  (Object.values(t.tables) as unknown[])
     .filter((value): value is Table => is(value, Table))
     .map((table) => getTableName(table))
     .sort()
