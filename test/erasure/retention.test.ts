@@ -1,4 +1,5 @@
 import { describe, expect, it } from 'vitest'
+import { ConfigError, loadConfig } from '../../src/config.ts'
 import type { PrunedTable } from '../../src/db/store.ts'
 import { type TestApp, useTestApp } from '../helpers/app.ts'
 import { eventually } from '../helpers/wait.ts'
@@ -109,5 +110,18 @@ describe('retention', () => {
       // alice's message and the echo bot's answer.
       expect(await t.count('select count(*) as n from messages')).toBe(2)
     })
+  })
+})
+
+describe('RETENTION_DAYS', () => {
+  it('is off (0) when unset or empty, else a whole number of days', () => {
+    expect(loadConfig({}).retentionDays).toBe(0)
+    expect(loadConfig({ RETENTION_DAYS: '' }).retentionDays).toBe(0)
+    expect(loadConfig({ RETENTION_DAYS: '90' }).retentionDays).toBe(90)
+  })
+
+  it.each(['-1', '1.5', 'thirty', '36501'])('refuses %s, naming the variable', (value) => {
+    expect(() => loadConfig({ RETENTION_DAYS: value })).toThrow(ConfigError)
+    expect(() => loadConfig({ RETENTION_DAYS: value })).toThrow(/RETENTION_DAYS/)
   })
 })
