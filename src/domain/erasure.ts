@@ -1,6 +1,7 @@
 import type { ChatIntegrationRow } from '../db/schema.ts'
 import type { After, Queries, SharedQueries, Store } from '../db/store.ts'
 import { now } from './clock.ts'
+import type { DomainError } from './errors.ts'
 import { removeFileBytes } from './file-bytes.ts'
 import type { SignalPublisher } from './signals.ts'
 
@@ -43,6 +44,22 @@ export async function eraseUser(
     }
   })
   return true
+}
+
+/**
+ * Inside a unit: refuses to create a user whose id was deleted (docs/reference/decisions.md), whoever
+ * asks, so that no key that named it — the server's own key is the same bytes for the same id — ever
+ * opens anything again.
+ */
+export async function refuseDeletedUserId(
+  q: UnitQueries,
+  integrationId: string,
+  id: string,
+  refusal: (message: string) => DomainError,
+): Promise<void> {
+  if (await q.erasure.burial(integrationId, id)) {
+    throw refusal(`user "${id}" was deleted; its id cannot be used again and its keys open nothing`)
+  }
 }
 
 /** Inside a unit: deletes the conversation with its participants, messages, events, files, deliveries, bot events, logs and state. */

@@ -1,10 +1,10 @@
 import { timingSafeEqual } from 'node:crypto'
 import type { UserRow } from '../db/schema.ts'
-import type { Queries, SharedQueries } from '../db/store.ts'
+import type { Queries } from '../db/store.ts'
 import { now } from './clock.ts'
 import type { ChatContext } from './context.ts'
 import { alreadyExists, DomainError, forbidden, notFound, unauthorized } from './errors.ts'
-import { eraseUser } from './erasure.ts'
+import { eraseUser, refuseDeletedUserId } from './erasure.ts'
 import { assertClientId, newId } from './ids.ts'
 import { refuseUnsignedUsers, signingKeyOf } from './key-modes.ts'
 
@@ -78,7 +78,7 @@ export async function createUser({
   return ctx.store.write(async (q) => {
     const inserted = await q.users.insert(newUser(ctx, id, input))
     if (!inserted) throw alreadyExists('User', id)
-    await refuseDeletedId(ctx, q, id, (message) => new DomainError('AlreadyExists', message))
+    await refuseDeletedUserId(q, ctx.integration.id, id, (message) => new DomainError('AlreadyExists', message))
     return inserted
   })
 }
@@ -105,17 +105,6 @@ export function deleteUser({ ctx }: { ctx: ChatContext }): Promise<void> {
 }
 
 /**
- * A deleted user's id stays deleted (docs/reference/decisions.md): creating it again is refused,
- * whoever asks, so that no key that named it — the server's own key is the same bytes for the
- * same id — ever opens anything again.
- */
-async function refuseDeletedId(ctx: ChatContext, q: Queries & SharedQueries, id: string, refusal: (message: string) => DomainError) {
-  if (await q.erasure.burial(ctx.integration.id, id)) {
-    throw refusal(`user "${id}" was deleted; its id cannot be used again and its keys open nothing`)
-  }
-}
-
-/**
  * The key names the user: an existing user is returned unchanged, a missing one is created with
  * the given profile. Concurrent first calls with the same key create one user.
  */
@@ -126,7 +115,7 @@ export async function getOrCreateUser({ ctx, input }: { ctx: ChatContext; input:
   return ctx.store.write(async (q) => {
     const inserted = await q.users.insert(newUser(ctx, id, input))
     if (!inserted) return getUserIn(ctx, q, id)
-    await refuseDeletedId(ctx, q, id, unauthorized)
+    await refuseDeletedUserId(q, ctx.integration.id, id, unauthorized)
     return inserted
   })
 }

@@ -163,6 +163,21 @@ describe('deleting a user', () => {
       expect(await t.count("select count(*) as n from users where id = 'alice-erased'")).toBe(0)
     })
 
+    it('the bot API’s createUser with its id is 409 AlreadyExists too', async () => {
+      await deleteAlice()
+      const botId = t.tenant!.botId
+      const { value } = (await t.admin('POST', '/bots/baks', { body: { botId } })).body
+      const created = await t.app.fetch(
+        new Request(`${BASE}/v1/chat/users`, {
+          method: 'POST',
+          headers: { authorization: `Bearer ${value}`, 'x-bot-id': botId, 'content-type': 'application/json' },
+          body: JSON.stringify({ tags: { id: 'alice-erased' } }),
+        }),
+      )
+      expect({ status: created.status, body: await created.json() }).toEqual({ status: 409, body: errorBody(409, 'AlreadyExists') })
+      expect(await t.count("select count(*) as n from users where id = 'alice-erased'")).toBe(0)
+    })
+
     it('keeps its id as a digest only, and other ids are free', async () => {
       await deleteAlice()
       expect(await rowsHolding(t, ['alice-erased'])).toEqual({})
