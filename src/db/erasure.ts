@@ -39,6 +39,13 @@ export function erasureQueries({ tables: t, all, run }: SqlEngine): ErasureQueri
         sql`delete from ${t.botStates} where ${t.botStates.botId} = ${botId} and ${t.botStates.scope} = 'conversation' and ${t.botStates.scopeId} = ${conversationId}`,
       )
     },
+    async messageTraces(integrationId, conversationId, messageId) {
+      // Through the conversation's index: the message's events are among its conversation's.
+      await run(
+        sql`delete from ${t.botEvents} where ${t.botEvents.integrationId} = ${integrationId}
+            and ${t.botEvents.conversationId} = ${conversationId} and ${t.botEvents.messageId} = ${messageId}`,
+      )
+    },
     async bury(integrationId, userId, at) {
       const digest = digestOf(userId)
       await run(

@@ -357,6 +357,8 @@ export interface ErasureQueries {
   userTraces(scope: ErasureScope, userId: string): Promise<void>
   /** The same for a conversation: its bot events, bot logs and bot state (its deliveries go with its row). */
   conversationTraces(scope: ErasureScope, conversationId: string): Promise<void>
+  /** The bot events of a message (what was handed to the bot, what it sent back): payloads and previews of its text. */
+  messageTraces(integrationId: string, conversationId: string, messageId: string): Promise<void>
   /** Records that the user was deleted (its id as a digest only). */
   bury(integrationId: string, userId: string, at: string): Promise<void>
   /** When the user was deleted, if it was. */

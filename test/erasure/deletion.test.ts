@@ -226,6 +226,27 @@ describe('deleting a conversation', () => {
   })
 })
 
+describe('deleting a message', () => {
+  const t = useTestApp({ handlers: { echo: bot.handler } })
+
+  it('takes the bot events that carried its payload and preview along', async () => {
+    const alice = await t.user('alice')
+    await t.conversation(alice.key, 'c1')
+    const gone = await t.message(alice.key, 'c1', { type: 'text', text: 'regretted-text' })
+    await t.message(alice.key, 'c1', { type: 'text', text: 'kept-text' })
+    await deliveriesSettled(t)
+    expect(Object.keys(await rowsHolding(t, ['regretted-text']))).toEqual(expect.arrayContaining(['bot_events', 'messages']))
+
+    expect((await t.chat('DELETE', `/messages/${gone.id}`, { key: alice.key })).status).toBe(200)
+
+    // The bot's own state (what it chose to remember of alice) is the bot's: only what carried the message goes.
+    const left = await rowsHolding(t, ['regretted-text'])
+    expect(left.messages).toBeUndefined()
+    expect(left.bot_events).toBeUndefined()
+    expect(Object.keys(await rowsHolding(t, ['kept-text']))).toEqual(expect.arrayContaining(['bot_events', 'messages']))
+  })
+})
+
 describe('deleting a bot', () => {
   const t = useTestApp({ handlers: { echo: bot.handler } })
 
