@@ -18,6 +18,7 @@ const order: PgTable[] = [
   tables.bots,
   tables.botApiKeys,
   tables.chatIntegrations,
+  tables.deletedUsers,
   tables.users,
   tables.conversations,
   tables.participants,

@@ -94,6 +94,8 @@ export interface Run {
   run<V>(query: Query<V, unknown>, values: V): Promise<void>
   /** Rows of a statement made for this call alone, undecoded (see decodeAs). */
   raw(statement: SQL): Promise<Record<string, unknown>[]>
+  /** Runs a write made for this call alone (never of bots or chat integrations: the tenancy cache hears only of shapes); how many rows it changed. */
+  exec(statement: SQL): Promise<number>
 }
 
 /**

@@ -137,7 +137,11 @@ export function defineTables(d: Dialect) {
       /** Whether the client chose the id (createUser with `id`): Botpress' chat integration tags such a user `fid`. */
       idChosen: d.boolean('id_chosen').notNull().default(false),
     },
-    (t) => [d.primaryKey({ columns: [t.integrationId, t.id] })],
+    (t) => [
+      d.primaryKey({ columns: [t.integrationId, t.id] }),
+      // The admin's list of a bot's users, newest first.
+      d.index('users_created_idx').on(t.integrationId, t.createdAt, t.id),
+    ],
   )
 
   const conversations = d.table(
@@ -213,6 +217,8 @@ export function defineTables(d: Dialect) {
         ),
         d.index(`${name}_page_idx`).on(t.integrationId, t.conversationId, t.createdAt, t.id),
         d.index(`${name}_user_idx`).on(t.integrationId, t.userId),
+        // Retention prunes by age across every conversation.
+        d.index(`${name}_created_idx`).on(t.createdAt),
       ],
     )
 
@@ -283,7 +289,12 @@ export function defineTables(d: Dialect) {
       preview: d.text('preview').notNull(),
       createdAt: createdAt(),
     },
-    (t) => [d.index('bot_events_conversation_idx').on(t.integrationId, t.conversationId, t.createdAt, t.id)],
+    (t) => [
+      d.index('bot_events_conversation_idx').on(t.integrationId, t.conversationId, t.createdAt, t.id),
+      // A deleted user's events go with it; retention prunes by age.
+      d.index('bot_events_user_idx').on(t.integrationId, t.userId),
+      d.index('bot_events_created_idx').on(t.createdAt),
+    ],
   )
 
   /**
@@ -338,7 +349,13 @@ export function defineTables(d: Dialect) {
       conversationId: d.text('conversation_id'),
       userId: d.text('user_id'),
     },
-    (t) => [d.index('bot_logs_bot_time_idx').on(t.botId, t.timestamp, t.id)],
+    (t) => [
+      d.index('bot_logs_bot_time_idx').on(t.botId, t.timestamp, t.id),
+      // A deleted user's or conversation's lines go with it; retention prunes by age.
+      d.index('bot_logs_user_idx').on(t.botId, t.userId),
+      d.index('bot_logs_conversation_idx').on(t.botId, t.conversationId),
+      d.index('bot_logs_time_idx').on(t.timestamp),
+    ],
   )
 
   /** What a bot stored for a conversation, a user (across conversations) or itself (`scope_id` '') */
@@ -354,6 +371,24 @@ export function defineTables(d: Dialect) {
       updatedAt: updatedAt(),
     },
     (t) => [d.primaryKey({ columns: [t.botId, t.scope, t.scopeId] })],
+  )
+
+  /**
+   * Users deleted (see docs/reference/decisions.md, "A deleted user stays deleted"): a key that still
+   * names one re-creates nothing. The id is kept as a SHA-256 digest only (an id may itself be personal,
+   * an email): enough to recognise it, not to read it back. They go with their chat integration.
+   */
+  const deletedUsers = d.table(
+    'deleted_users',
+    {
+      integrationId: d.text('integration_id')
+        .notNull()
+        .references(() => chatIntegrations.id, { onDelete: 'cascade' }),
+      /** base64url of SHA-256 of the user id. */
+      userDigest: d.text('user_digest').notNull(),
+      deletedAt: d.text('deleted_at').notNull(),
+    },
+    (t) => [d.primaryKey({ columns: [t.integrationId, t.userDigest] })],
   )
 
   return {
@@ -372,6 +407,7 @@ export function defineTables(d: Dialect) {
     botDeliveries,
     botLogs,
     botStates,
+    deletedUsers,
   }
 }
 
@@ -392,4 +428,5 @@ export type AdminTokenRow = Tables['adminTokens']['$inferSelect']
 export type BotDeliveryRow = Tables['botDeliveries']['$inferSelect']
 export type BotStateRow = Tables['botStates']['$inferSelect']
 export type BotApiKeyRow = Tables['botApiKeys']['$inferSelect']
+export type DeletedUserRow = Tables['deletedUsers']['$inferSelect']
 

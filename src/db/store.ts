@@ -8,6 +8,7 @@ import type {
   BotStateRow,
   ChatIntegrationRow,
   ConversationRow,
+  DeletedUserRow,
   EventRow,
   FileRow,
   MessageFeedback,
@@ -282,6 +283,9 @@ export interface Queries {
   botStates: BotStateQueries
   botApiKeys: BotApiKeyQueries
   tenancy: TenancyQueries
+  erasure: ErasureQueries
+  userRecords: UserRecordQueries
+  retention: RetentionQueries
 }
 
 /** Registers what to do once the unit has committed (publishing signals): never if it rolls back. */
@@ -337,4 +341,60 @@ export interface Store {
   write<T>(work: (q: Queries, after: After) => Promise<T>): Promise<T>
   /** Finishes the units already submitted, then closes; later calls are refused. */
   close(): Promise<void>
+}
+
+/* Erasure, a user's records and retention (src/db/queries/erasure.ts, user-records.ts, retention.ts). */
+
+/** Where a user's or a conversation's content lies beyond the rows its foreign keys take along. */
+export interface ErasureScope {
+  integrationId: string
+  /** The bot answering the integration: bot logs and states are kept by bot. */
+  botId: string
+}
+
+export interface ErasureQueries {
+  /** The ids of the conversations the user owns (which go with it), whether it still participates in them or not. */
+  ownedConversations(integrationId: string, userId: string): Promise<string[]>
+  /**
+   * Deletes what holds the user's content that no foreign key takes with its row: the bot events
+   * (payloads, previews), bot logs, pending deliveries and bot state of the user.
+   */
+  userTraces(scope: ErasureScope, userId: string): Promise<void>
+  /** The same for a conversation: its bot events, bot logs and bot state (its deliveries go with its row). */
+  conversationTraces(scope: ErasureScope, conversationId: string): Promise<void>
+  /** The bot events of a message (what was handed to the bot, what it sent back): payloads and previews of its text. */
+  messageTraces(integrationId: string, conversationId: string, messageId: string): Promise<void>
+  /** Records that the user was deleted (its id as a digest only). */
+  bury(integrationId: string, userId: string, at: string): Promise<void>
+  /** When the user was deleted, if it was. */
+  burial(integrationId: string, userId: string): Promise<Pick<DeletedUserRow, 'deletedAt'> | undefined>
+}
+
+/** One conversation of a user's records: the conversation, who is in it, and all that was said. */
+export interface ConversationRecord {
+  conversation: ConversationRow
+  participantIds: string[]
+  /** Oldest first. */
+  messages: MessageRow[]
+  /** Oldest first. */
+  events: EventRow[]
+}
+
+export interface UserRecordQueries {
+  /** A page of the integration's users (its bot's own user aside), newest first. */
+  usersPage(integrationId: string, window: KeysetWindow): Promise<UserRow[]>
+  /** A page of the integration's conversations, newest first. */
+  conversationsPage(integrationId: string, window: KeysetWindow): Promise<ConversationRow[]>
+  /** Every conversation the user participates in, oldest first, with all it holds. */
+  conversationsOf(integrationId: string, userId: string): Promise<ConversationRecord[]>
+  /** The user's files (their rows), oldest first. */
+  filesOf(integrationId: string, userId: string): Promise<FileRow[]>
+}
+
+/** The rows retention prunes by age. */
+export type PrunedTable = 'messages' | 'events' | 'botEvents' | 'botLogs'
+
+export interface RetentionQueries {
+  /** Deletes up to `limit` of the rows of `table` made before `before`, oldest first; how many it deleted. */
+  prune(table: PrunedTable, before: string, limit: number): Promise<number>
 }

@@ -3,7 +3,7 @@ import type { Queries } from '../db/store.ts'
 import { now } from './clock.ts'
 import type { ChatContext } from './context.ts'
 import { alreadyExists, forbidden, notFound } from './errors.ts'
-import { removeFileBytes } from './file-bytes.ts'
+import { eraseConversation } from './erasure.ts'
 import { assertClientId, newId } from './ids.ts'
 import { loadParticipation } from './loaders.ts'
 import { type Cursored, keysetWindow, type PageWindow, withCursors } from './paging.ts'
@@ -106,18 +106,13 @@ export function listConversations({
   })
 }
 
-/** Only the owner deletes a conversation; its participants, messages, events and files go with it. */
+/** Only the owner deletes a conversation; all it holds goes with it (see eraseConversation). */
 export function deleteConversation({ ctx, id }: { ctx: ChatContext; id: string }): Promise<void> {
   return ctx.store.write(async (q, after) => {
     const { conversation, caller } = await requireParticipation(ctx, q, id)
     if (conversation.ownerId !== caller.id) {
       throw forbidden(`only the owner of conversation "${id}" may delete it`)
     }
-    const fileIds = await q.files.idsOfConversation(ctx.integration.id, id)
-    await q.conversations.delete(ctx.integration.id, id)
-    after(() => {
-      removeFileBytes(ctx.store, fileIds)
-      ctx.signals.publish(ctx.integration.id, { type: 'conversation_deleted', conversationId: id })
-    })
+    await eraseConversation(ctx, q, after, ctx.integration, id)
   })
 }

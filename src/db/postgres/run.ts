@@ -29,5 +29,6 @@ export function postgresRun(db: PgDb): Run {
       await rows(query, values)
     },
     raw: async (statement: SQL) => (await db.execute<Record<string, unknown>>(statement)).rows,
+    exec: async (statement: SQL) => (await db.execute(statement)).rowCount ?? 0,
   }
 }

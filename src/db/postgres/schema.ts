@@ -7,7 +7,7 @@ const tables = defineTables(postgresTablesDialect)
 /** The tables on PostgreSQL (drizzle-kit reads this file: npm run db:generate), typed as SQLite's. */
 export const {
   workspaces, adminTokens, chatIntegrations,
-  bots, botApiKeys, botEvents, botDeliveries, botLogs, botStates,
+  bots, botApiKeys, botEvents, botDeliveries, botLogs, botStates, deletedUsers,
   users, conversations, participants, messages, events, files,
 } = tables
 

@@ -7,10 +7,13 @@ import { botQueries } from './bots.ts'
 import { botStateQueries } from './bot-states.ts'
 import { conversationQueries } from './conversations.ts'
 import { botEventQueries, eventQueries } from './events.ts'
+import { erasureQueries } from './erasure.ts'
 import { fileQueries } from './files.ts'
 import { messageQueries } from './messages.ts'
 import { participantQueries } from './participants.ts'
+import { retentionQueries } from './retention.ts'
 import { tenancyQueries } from './tenancy.ts'
+import { userRecordQueries } from './user-records.ts'
 import { userQueries } from './users.ts'
 
 /** What an engine says itself: how it finds the deliveries that are due (see BotDeliveryQueries). */
@@ -32,5 +35,8 @@ export function queriesOf(run: Run, deliveries: EngineDeliveries): Queries {
     botStates: botStateQueries(run),
     botApiKeys: botApiKeyQueries(run),
     tenancy: tenancyQueries(run),
+    erasure: erasureQueries(run),
+    userRecords: userRecordQueries(run),
+    retention: retentionQueries(run),
   }
 }

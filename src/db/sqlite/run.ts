@@ -110,6 +110,7 @@ export function sqliteRun(db: SqliteDb, onTenancyChange: () => void): Run & { on
       else (made as unknown as { run(): unknown }).run()
     },
     raw: async (statement: SQL) => db.all<Record<string, unknown>>(statement),
+    exec: async (statement: SQL) => db.run(statement).changes,
   }
 }
 

@@ -4,6 +4,6 @@ import { sqliteDialect } from './dialect.ts'
 /** The tables on SQLite (drizzle-kit reads this file: npm run db:generate). */
 export const {
   workspaces, adminTokens, chatIntegrations,
-  bots, botApiKeys, botEvents, botDeliveries, botLogs, botStates,
+  bots, botApiKeys, botEvents, botDeliveries, botLogs, botStates, deletedUsers,
   users, conversations, participants, messages, events, files,
 } = defineTables(sqliteDialect)
