@@ -152,7 +152,7 @@ describe('a bot’s users, as its administrator sees them', () => {
         const again = await t.admin('DELETE', `/bots/${botId()}/users/${userId}`)
         expect({ status: again.status, body: again.body }).toEqual({ status: 404, body: errorBody(404, 'ResourceNotFound') })
       }
-      const graphql = await t.adminGraphql('mutation ($id: String!) { deleteBotUser(id: $id, userId: "alice") }', { id: botId() })
+      const graphql = await t.adminGraphql('mutation ($id: String!) { deleteBotUser(input: { id: $id, userId: "alice" }) { userId } }', { id: botId() })
       expect(graphql.body).toEqual(fieldError('ResourceNotFound', 404, ['deleteBotUser']))
     })
   })

@@ -96,10 +96,10 @@ describe('deleting a user', () => {
 
   const ways = {
     'DELETE /users/me': (key: string) => t.chat('DELETE', '/users/me', { key }),
-    'GraphQL deleteUser': (key: string) => t.graphql('mutation { deleteUser }', {}, { key }),
+    'GraphQL deleteUser': (key: string) => t.graphql('mutation { deleteUser { userId } }', {}, { key }),
     'admin DELETE /v1/admin/bots/{id}/users/{userId}': () => t.admin('DELETE', `/bots/${t.tenant!.botId}/users/alice-erased`),
     'admin GraphQL deleteBotUser': () =>
-      t.adminGraphql('mutation ($id: String!, $userId: String!) { deleteBotUser(id: $id, userId: $userId) }', {
+      t.adminGraphql('mutation ($id: String!, $userId: String!) { deleteBotUser(input: { id: $id, userId: $userId }) { userId } }', {
         id: t.tenant!.botId,
         userId: 'alice-erased',
       }),
