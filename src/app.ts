@@ -30,7 +30,7 @@ export interface AppOptions extends WiringOptions {
   trustProxy?: readonly string[]
 }
 
-export interface App extends Pick<Wiring, 'signals' | 'bots' | 'streams'> {
+export interface App extends Pick<Wiring, 'signals' | 'bots' | 'streams' | 'retention'> {
   /** Serves a request; `peer` is the other end of its connection (none in-process). */
   fetch: (request: Request, peer?: Peer) => Promise<Response>
   /** Whether a read replica may serve a request (see Transport.replicable); `pathname` as in the URL. */
@@ -49,7 +49,7 @@ export interface App extends Pick<Wiring, 'signals' | 'bots' | 'streams'> {
   openSockets(): number
   /** Ends live streams and WebSockets, which would otherwise hold a closing server open. */
   endLiveConnections(): Promise<void>
-  /** Ends live connections and stops the delivery worker; the database stays open (its owner closes it). */
+  /** Ends live connections and stops the delivery worker and retention; the database stays open (its owner closes it). */
   close(): Promise<void>
 }
 
@@ -66,7 +66,7 @@ export function createApp({ corsOrigins = [], publicUrl, trustProxy = [], ...opt
     key: 'SSE_STREAMS_PER_KEY',
     address: 'SSE_STREAMS_PER_ADDRESS',
   })
-  const { chatYoga, adminYoga, chatRest, adminRest, botApiRest, errors, signals, streams, bots, limits } = parts
+  const { chatYoga, adminYoga, chatRest, adminRest, botApiRest, errors, signals, streams, bots, limits, retention } = parts
   const cors = createCors(corsOrigins, options.log)
   const accessLog = createAccessLog(options.log)
   const countsFailures = limits?.has('failedAuth') ?? false
@@ -139,6 +139,7 @@ export function createApp({ corsOrigins = [], publicUrl, trustProxy = [], ...opt
   return {
     signals,
     bots,
+    retention,
     streams,
     attach(server) {
       sockets.push(
@@ -205,7 +206,7 @@ export function createApp({ corsOrigins = [], publicUrl, trustProxy = [], ...opt
     openSockets: () => sockets.reduce((open, socket) => open + socket.open(), 0),
     endLiveConnections,
     close() {
-      closing ??= endLiveConnections().then(() => bots.stop())
+      closing ??= endLiveConnections().then(() => Promise.all([bots.stop(), retention.stop()])).then(() => undefined)
       return closing
     },
   }

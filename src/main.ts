@@ -41,6 +41,7 @@ async function main() {
     botRetrySchedule: config.botRetrySchedule,
     botLeaseMs: config.botLeaseMs,
     outbound: outboundPolicy(config.botUrlsPrivate),
+    retention: { days: config.retentionDays },
   })
   if (confab.created) process.stdout.write(describeBootstrap(confab.created, config.publicUrl ?? confab.url))
   const ignored = Object.entries(bootstrapVariables).filter(([, key]) => config.bootstrap[key] !== undefined)

@@ -12,6 +12,7 @@ import { defaultLimits, type ResourceLimits } from './config.ts'
 import type { Store } from './db/store.ts'
 import { authenticateBot } from './domain/bots/admin/api-keys.ts'
 import type { OutboundPolicy } from './domain/outbound-policy.ts'
+import { type Retention, type RetentionOptions, startRetention } from './domain/retention.ts'
 import { createErrorPath } from './graphql/errors.ts'
 import { type ReplicaThread, replicaReads } from './graphql/replica-reads.ts'
 import { createAdminYoga, createChatYoga, createBotApiYoga } from './graphql/yoga.ts'
@@ -51,10 +52,18 @@ export interface WiringOptions {
   rateLimits?: RateLimitRules | 'off'
   /** Where the rate limits count: Redis when given (every instance sharing it enforces one limit), else memory. */
   rateLimitStore?: RateLimitStore
+  /**
+   * RETENTION_DAYS and how retention runs (docs/guides/running-on-the-internet.md): old messages,
+   * events, bot events and bot logs are pruned in the background. None (or `days: 0`): kept forever.
+   */
+  retention?: RetentionOptions
 }
 
 /** A replica's stand-in for the delivery worker: nothing it serves writes, so nothing ever comes due. */
 const noDeliveryWorker: DeliveryWorker = { wake() {}, idle: async () => {}, stop: async () => {} }
+
+/** Retention when it is off (no RETENTION_DAYS, or a replica, which writes nothing): a cycle deletes nothing. */
+const noRetention: Retention = { runOnce: async () => ({ messages: 0, events: 0, botEvents: 0, botLogs: 0 }), stop: async () => {} }
 
 /** The parts of the server and what each is made from; createApp mounts them. */
 export function wire({
@@ -73,6 +82,7 @@ export function wire({
   deliveryObserver,
   rateLimits = rateLimitDefaults,
   rateLimitStore,
+  retention: retentionOptions,
 }: WiringOptions) {
   const errors = createErrorPath(log)
   // A replica counts nothing: the main thread counts what it hands over (http/node-listener.ts).
@@ -95,6 +105,13 @@ export function wire({
         outbound,
         observer: deliveryObserver,
       })
+  const retention =
+    replica || !retentionOptions?.days
+      ? noRetention
+      : startRetention(store, {
+          ...retentionOptions,
+          onError: retentionOptions.onError ?? ((error) => log.error({ err: error }, 'retention: a prune cycle failed; the next one tries again')),
+        })
   const chatLimits = { messageMaxBytes: caps.messageMaxBytes, storagePerUser: caps.storagePerUser }
   const deps = { store, log, signals, bots, errors, chatLimits, limits, replica }
   const chatYoga = createChatYoga(deps)
@@ -115,6 +132,7 @@ export function wire({
     signals,
     streams,
     bots,
+    retention,
     chatYoga,
     adminYoga,
     chatRest: restTransport({ ...rest, ...restApis.chat, yoga: chatYoga, reads: replicaReads.chat }),

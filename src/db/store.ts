@@ -8,6 +8,7 @@ import type {
   BotStateRow,
   ChatIntegrationRow,
   ConversationRow,
+  DeletedUserRow,
   EventRow,
   FileRow,
   MessageFeedback,
@@ -20,8 +21,8 @@ import type { FileBytes } from './file-bytes.ts'
 
 /*
  * The storage API the domain runs on. The domain keeps the rules; every statement lives behind a
- * named query below, so that each engine (src/db/sqlite, src/db/postgres) provides the same names
- * with its own SQL and no verb branches on the dialect.
+ * named query below, said once as a shape (src/db/queries/) that each engine (src/db/sqlite,
+ * src/db/postgres) runs, so that no verb branches on the dialect.
  */
 
 /** A keyset position: the sort value of a row and its id (the tie-breaker). */
@@ -60,8 +61,8 @@ export type ProfileChanges = Partial<Pick<UserRow, 'name' | 'pictureUrl' | 'prof
 export interface UserQueries {
   find(integrationId: string, id: string): Promise<UserRow | undefined>
   findMany(integrationId: string, ids: readonly string[]): Promise<UserRow[]>
-  /** The new row, or undefined when the id is taken. Its id is not marked chosen (`chosenIds`). */
-  insert(row: Omit<UserRow, 'idChosen'>): Promise<UserRow | undefined>
+  /** The new row, or undefined when the id is taken. */
+  insert(row: UserRow): Promise<UserRow | undefined>
   update(integrationId: string, id: string, changes: ProfileChanges): Promise<UserRow | undefined>
   /** Deletes the user with everything that cascades from it (owned conversations, messages, participations). */
   delete(integrationId: string, id: string): Promise<void>
@@ -71,8 +72,8 @@ export interface UserQueries {
 
 export interface ConversationQueries {
   find(integrationId: string, id: string): Promise<ConversationRow | undefined>
-  /** The new row, or undefined when the id is taken. Its id is not marked chosen (`chosenIds`). */
-  insert(row: Omit<ConversationRow, 'idChosen'>): Promise<ConversationRow | undefined>
+  /** The new row, or undefined when the id is taken. */
+  insert(row: ConversationRow): Promise<ConversationRow | undefined>
   /** Deletes the conversation with its participants, messages and events. */
   delete(integrationId: string, id: string): Promise<void>
   participation(integrationId: string, conversationId: string, userId: string): Promise<Participation>
@@ -242,11 +243,8 @@ export interface BotEventQueries {
   insert(row: BotEventRow): Promise<void>
 }
 
-/** Marks an id as the client's choice (createUser, createConversation with `id`): the chat integration's `fid` tag. */
-export interface ChosenIdQueries {
-  markUser(integrationId: string, id: string): Promise<void>
-  markConversation(integrationId: string, id: string): Promise<void>
-}
+/** The keys of a chat integration that a key rotation changes. */
+export type EncryptionKeys = Pick<ChatIntegrationRow, 'encryptionKey' | 'personalEncryptionKey' | 'previousEncryptionKeys'>
 
 export interface TenancyQueries {
   anyWorkspace(): Promise<boolean>
@@ -260,6 +258,8 @@ export interface TenancyQueries {
   deleteAdminToken(id: string): Promise<void>
   /** Sets (a string) or clears (null: back to the shared key) an integration's personal encryption key. */
   setPersonalEncryptionKey(integrationId: string, key: string | null): Promise<void>
+  /** Sets the keys a rotation changes (`confab credentials`): the signing keys and the ones still verifying. */
+  setEncryptionKeys(integrationId: string, keys: EncryptionKeys): Promise<void>
 }
 
 export interface TenantListing {
@@ -283,7 +283,9 @@ export interface Queries {
   botStates: BotStateQueries
   botApiKeys: BotApiKeyQueries
   tenancy: TenancyQueries
-  chosenIds: ChosenIdQueries
+  erasure: ErasureQueries
+  userRecords: UserRecordQueries
+  retention: RetentionQueries
 }
 
 /** Registers what to do once the unit has committed (publishing signals): never if it rolls back. */
@@ -339,4 +341,60 @@ export interface Store {
   write<T>(work: (q: Queries, after: After) => Promise<T>): Promise<T>
   /** Finishes the units already submitted, then closes; later calls are refused. */
   close(): Promise<void>
+}
+
+/* Erasure, a user's records and retention (src/db/queries/erasure.ts, user-records.ts, retention.ts). */
+
+/** Where a user's or a conversation's content lies beyond the rows its foreign keys take along. */
+export interface ErasureScope {
+  integrationId: string
+  /** The bot answering the integration: bot logs and states are kept by bot. */
+  botId: string
+}
+
+export interface ErasureQueries {
+  /** The ids of the conversations the user owns (which go with it), whether it still participates in them or not. */
+  ownedConversations(integrationId: string, userId: string): Promise<string[]>
+  /**
+   * Deletes what holds the user's content that no foreign key takes with its row: the bot events
+   * (payloads, previews), bot logs, pending deliveries and bot state of the user.
+   */
+  userTraces(scope: ErasureScope, userId: string): Promise<void>
+  /** The same for a conversation: its bot events, bot logs and bot state (its deliveries go with its row). */
+  conversationTraces(scope: ErasureScope, conversationId: string): Promise<void>
+  /** The bot events of a message (what was handed to the bot, what it sent back): payloads and previews of its text. */
+  messageTraces(integrationId: string, conversationId: string, messageId: string): Promise<void>
+  /** Records that the user was deleted (its id as a digest only). */
+  bury(integrationId: string, userId: string, at: string): Promise<void>
+  /** When the user was deleted, if it was. */
+  burial(integrationId: string, userId: string): Promise<Pick<DeletedUserRow, 'deletedAt'> | undefined>
+}
+
+/** One conversation of a user's records: the conversation, who is in it, and all that was said. */
+export interface ConversationRecord {
+  conversation: ConversationRow
+  participantIds: string[]
+  /** Oldest first. */
+  messages: MessageRow[]
+  /** Oldest first. */
+  events: EventRow[]
+}
+
+export interface UserRecordQueries {
+  /** A page of the integration's users (its bot's own user aside), newest first. */
+  usersPage(integrationId: string, window: KeysetWindow): Promise<UserRow[]>
+  /** A page of the integration's conversations, newest first. */
+  conversationsPage(integrationId: string, window: KeysetWindow): Promise<ConversationRow[]>
+  /** Every conversation the user participates in, oldest first, with all it holds. */
+  conversationsOf(integrationId: string, userId: string): Promise<ConversationRecord[]>
+  /** The user's files (their rows), oldest first. */
+  filesOf(integrationId: string, userId: string): Promise<FileRow[]>
+}
+
+/** The rows retention prunes by age. */
+export type PrunedTable = 'messages' | 'events' | 'botEvents' | 'botLogs'
+
+export interface RetentionQueries {
+  /** Deletes up to `limit` of the rows of `table` made before `before`, oldest first; how many it deleted. */
+  prune(table: PrunedTable, before: string, limit: number): Promise<number>
 }

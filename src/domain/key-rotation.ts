@@ -1,5 +1,4 @@
-import { setEncryptionKeys } from '../db/encryption-keys.ts'
-import type { Store } from '../db/store.ts'
+import type { EncryptionKeys, Store } from '../db/store.ts'
 import { newSecret } from './ids.ts'
 import { type EncryptionMode, encryptionModeOf, signingKeyOf, verifyingKeysOf } from './key-modes.ts'
 import { findChatIntegration } from './tenancy.ts'
@@ -39,3 +38,7 @@ export async function retireOldEncryptionKeys(store: Store, webhookId: string, n
   await setEncryptionKeys(store, integration.id, { encryptionKey, personalEncryptionKey, previousEncryptionKeys: null })
   return retired
 }
+
+/** Durable when it resolves; on SQLite the write also makes the process forget the integration it kept. */
+const setEncryptionKeys = (store: Store, integrationId: string, keys: EncryptionKeys) =>
+  store.write((q) => q.tenancy.setEncryptionKeys(integrationId, keys))

@@ -23,8 +23,8 @@ export const replicaReads = {
     rootFields: ['me', 'conversation', 'conversations', 'message', 'event', 'node', 'nodes'],
   },
   admin: {
-    operations: ['listBots', 'getBot', 'getBotLogs', 'listBotApiKeys'],
-    rootFields: ['bots', 'bot', 'botLogs', 'botApiKeys', 'node', 'nodes'],
+    operations: ['listBots', 'getBot', 'getBotLogs', 'listBotApiKeys', 'listBotUsers', 'listBotConversations', 'exportBotUser'],
+    rootFields: ['bots', 'bot', 'botLogs', 'botApiKeys', 'botUsers', 'botConversations', 'botUserExport', 'node', 'nodes'],
   },
 } as const satisfies Record<string, ReplicaReads>
 

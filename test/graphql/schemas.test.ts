@@ -42,12 +42,23 @@ describe('chat and admin schemas', () => {
 
   it('the admin schema has the admin fields and no chat field', async () => {
     const res = await t.adminGraphql(FIELDS)
-    expect(names(res.body.data.__schema.queryType)).toEqual(['bot', 'botApiKeys', 'botLogs', 'bots', 'node', 'nodes'])
+    expect(names(res.body.data.__schema.queryType)).toEqual([
+      'bot',
+      'botApiKeys',
+      'botConversations',
+      'botLogs',
+      'botUserExport',
+      'botUsers',
+      'bots',
+      'node',
+      'nodes',
+    ])
     expect(names(res.body.data.__schema.mutationType)).toEqual([
       'createBot',
       'createBotApiKey',
       'deleteBot',
       'deleteBotApiKey',
+      'deleteBotUser',
       'rotateBotSigningSecrets',
       'updateBot',
     ])

@@ -60,6 +60,9 @@ const adminRest: Record<AdminOperation, () => Promise<Response>> = {
   getBot: () => adminGet(`/bots/${s.botId}`),
   getBotLogs: () => adminGet(`/bots/${s.botId}/logs?timeStart=2000-01-01T00:00:00.000Z`),
   listBotApiKeys: () => adminGet(`/bots/baks?botId=${s.botId}`),
+  listBotUsers: () => adminGet(`/bots/${s.botId}/users`),
+  listBotConversations: () => adminGet(`/bots/${s.botId}/conversations`),
+  exportBotUser: () => adminGet(`/bots/${s.botId}/users/${s.userId}/export`),
 }
 
 const adminGraphql: Record<AdminRootField, () => Promise<Response>> = {
@@ -67,6 +70,9 @@ const adminGraphql: Record<AdminRootField, () => Promise<Response>> = {
   bot: () => adminQuery('query ($b: String!) { bot(id: $b) { botId name } }', { b: s.botId }),
   botLogs: () => adminQuery('query ($b: String!) { botLogs(id: $b, timeStart: "2000-01-01T00:00:00.000Z") { edges { cursor } } }', { b: s.botId }),
   botApiKeys: () => adminQuery('query ($b: String!) { botApiKeys(botId: $b) { id note } }', { b: s.botId }),
+  botUsers: () => adminQuery('query ($b: String!) { botUsers(id: $b, first: 5) { edges { node { userId } } } }', { b: s.botId }),
+  botConversations: () => adminQuery('query ($b: String!) { botConversations(id: $b, first: 5) { edges { node { conversationId } } } }', { b: s.botId }),
+  botUserExport: () => adminQuery('query ($b: String!, $u: String!) { botUserExport(id: $b, userId: $u) }', { b: s.botId, u: s.userId }),
   node: () => adminQuery('query ($id: ID!) { node(id: $id) { id } }', { id: s.botNode }),
   nodes: () => adminQuery('query ($id: ID!) { nodes(ids: [$id]) { id } }', { id: s.botNode }),
 }

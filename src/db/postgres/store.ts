@@ -7,7 +7,8 @@ import pg from 'pg'
 import type { FileBytes } from '../file-bytes.ts'
 import { type After, type Queries, type Store, unitEffects } from '../store.ts'
 import { databaseFileBytes } from './file-bytes.ts'
-import { type PgDb, postgresQueries } from './queries.ts'
+import { postgresQueries } from './queries.ts'
+import type { PgDb } from './run.ts'
 import * as schema from './schema.ts'
 
 // src/db/postgres and dist/db/postgres are both three levels below the project root.

@@ -46,3 +46,25 @@ export const BotLog = z
 
 export const BotList = z.object({ bots: z.array(BotSummary), meta: Meta })
 export const BotLogPage = z.object({ logs: z.array(BotLog), nextToken: z.string().optional() })
+
+export const BotUser = z
+  .object({
+    id: z.string(),
+    name: z.string().optional(),
+    pictureUrl: z.string().optional(),
+    profile: z.string().optional(),
+    createdAt: timestamp,
+    updatedAt: timestamp,
+  })
+  .meta({ id: 'BotUser' })
+
+export const BotConversation = z
+  .object({ id: z.string(), ownerId: z.string(), createdAt: timestamp, updatedAt: timestamp })
+  .meta({ id: 'BotConversation' })
+
+export const BotUserList = z.object({ users: z.array(BotUser), meta: Meta })
+export const BotConversationList = z.object({ conversations: z.array(BotConversation), meta: Meta })
+/** Everything Confab holds about one user (docs/guides/running-on-the-internet.md, "Deletion, export and retention"). */
+export const BotUserExport = z
+  .looseObject({ user: z.looseObject({ id: z.string() }), conversations: z.array(z.looseObject({})), files: z.array(z.looseObject({})) })
+  .meta({ id: 'BotUserExport' })

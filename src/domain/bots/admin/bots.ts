@@ -155,6 +155,7 @@ export async function insertBot(q: Queries, input: NewBot): Promise<BotRow> {
     isBot: true,
     createdAt: at,
     updatedAt: at,
+    idChosen: false,
   })
   return bot
 }
