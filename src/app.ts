@@ -2,6 +2,7 @@ import { randomUUID } from 'node:crypto'
 import type { IncomingMessage, Server } from 'node:http'
 import { createAccessLog } from './http/access-log.ts'
 import { bodyLimits } from './http/body.ts'
+import { apiPageTransport, openApiTransport } from './http/openapi.ts'
 import { type CorsOrigins, createCors } from './http/cors.ts'
 import { fileDownloadTransport, fileUploadTransport } from './http/files.ts'
 import { frontDoorTransport, toWebChatTransport } from './http/front-door.ts'
@@ -29,7 +30,7 @@ export interface AppOptions extends WiringOptions {
   trustProxy?: readonly string[]
 }
 
-export interface App extends Pick<Wiring, 'signals' | 'bots' | 'streams'> {
+export interface App extends Pick<Wiring, 'signals' | 'bots' | 'streams' | 'retention'> {
   /** Serves a request; `peer` is the other end of its connection (none in-process). */
   fetch: (request: Request, peer?: Peer) => Promise<Response>
   /** Whether a read replica may serve a request (see Transport.replicable); `pathname` as in the URL. */
@@ -48,7 +49,7 @@ export interface App extends Pick<Wiring, 'signals' | 'bots' | 'streams'> {
   openSockets(): number
   /** Ends live streams and WebSockets, which would otherwise hold a closing server open. */
   endLiveConnections(): Promise<void>
-  /** Ends live connections and stops the delivery worker; the database stays open (its owner closes it). */
+  /** Ends live connections and stops the delivery worker and retention; the database stays open (its owner closes it). */
   close(): Promise<void>
 }
 
@@ -65,8 +66,8 @@ export function createApp({ corsOrigins = [], publicUrl, trustProxy = [], ...opt
     key: 'SSE_STREAMS_PER_KEY',
     address: 'SSE_STREAMS_PER_ADDRESS',
   })
-  const { chatYoga, adminYoga, chatRest, adminRest, botApiRest, errors, signals, streams, bots, limits } = parts
-  const cors = createCors(corsOrigins)
+  const { chatYoga, adminYoga, chatRest, adminRest, botApiRest, errors, signals, streams, bots, limits, retention } = parts
+  const cors = createCors(corsOrigins, options.log)
   const accessLog = createAccessLog(options.log)
   const countsFailures = limits?.has('failedAuth') ?? false
   /**
@@ -94,11 +95,13 @@ export function createApp({ corsOrigins = [], publicUrl, trustProxy = [], ...opt
     [
       { path: '/', kind: 'front-door', transport: countedPerAddress(frontDoorTransport, limits, 'anonymous') },
       { path: '/healthz', kind: 'health', transport: healthTransport },
+      { path: '/openapi.json', kind: 'openapi', transport: countedPerAddress(openApiTransport, limits, 'anonymous') },
+      { path: '/docs/api', kind: 'openapi', transport: countedPerAddress(apiPageTransport, limits, 'anonymous') },
       { path: '/readyz', kind: 'health', transport: readinessTransport({ store: parts.store, signalBus: parts.signalBus, draining: () => draining }) },
-      { path: '/v1/admin/graphql', kind: 'admin-graphql', transport: graphqlOverHttp(adminYoga, bodyLimits.admin) },
+      { path: '/v1/admin/graphql', kind: 'admin-graphql', transport: graphqlOverHttp(adminYoga, bodyLimits.admin, { replicated: true }) },
       { path: '/v1/admin/*', kind: 'admin-rest', transport: adminRest },
       { path: '/v1/chat/*', kind: 'bot-api', transport: botApiRest },
-      { path: '/:webhookId/graphql', kind: 'graphql', transport: graphqlOverHttp(chatYoga, bodyLimits.chat) },
+      { path: '/:webhookId/graphql', kind: 'graphql', transport: graphqlOverHttp(chatYoga, bodyLimits.chat, { replicated: true }) },
       // The graphql-sse protocol reserves a stream with PUT and stops one with DELETE.
       {
         path: '/:webhookId/graphql/stream',
@@ -136,6 +139,7 @@ export function createApp({ corsOrigins = [], publicUrl, trustProxy = [], ...opt
   return {
     signals,
     bots,
+    retention,
     streams,
     attach(server) {
       sockets.push(
@@ -196,13 +200,13 @@ export function createApp({ corsOrigins = [], publicUrl, trustProxy = [], ...opt
       const response = await mounts.serve(request, requestId, peer, clientAddress, () => urls.baseOf(request.url, request.headers, peer), routed)
       withHeaders(response, { 'x-request-id': requestId, ...cors.responseHeaders(request) })
       void accessLog(request, response, { requestId, clientAddress, route: routed.route, started })
-      labelResponse(response, { transport: routed.kind ?? 'none', operation: routed.operation ?? routed.route })
+      labelResponse(response, { transport: routed.kind ?? 'none', operation: routed.operation ?? routed.route, route: routed.route })
       return response
     },
     openSockets: () => sockets.reduce((open, socket) => open + socket.open(), 0),
     endLiveConnections,
     close() {
-      closing ??= endLiveConnections().then(() => bots.stop())
+      closing ??= endLiveConnections().then(() => Promise.all([bots.stop(), retention.stop()])).then(() => undefined)
       return closing
     },
   }

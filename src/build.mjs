@@ -72,8 +72,8 @@ const stubNote = '// The server, bundled by src/build.mjs (bundleServer).'
 
 /**
  * The server `node dist/main.js` runs, as one module (dist/bundle/main.js) and the chunks it imports
- * when asked (PostgreSQL, Redis, graphql-jit): resolving and loading some 600 modules one by one was
- * about 40 % of the start-up. dist/main.js becomes the one line that imports it, and so does
+ * when asked (PostgreSQL, Redis, graphql-jit): resolving and loading some 600 modules one by one
+ * slowed the start-up (docs/internals/performance.md). dist/main.js becomes the one line that imports it, and so does
  * dist/read-replica.js of the read replicas' thread (dist/bundle/read-replica.js, sharing the
  * chunks); the rest of dist/ stays tsc's output, the library that `import … from 'confab'` loads.
  */
@@ -96,8 +96,7 @@ async function bundleServer(esbuild) {
   }
   // graphql ships each module twice: CommonJS (.js) and ES module (.mjs). For platform node esbuild
   // takes the CommonJS one, and code that imports a bundled CommonJS module reads each of its exports
-  // through a getter: graphql's are read for every field of every request (2.6 % of a read replica's
-  // time). Every import of graphql, deep paths too (graphql-jit's), is its ES module: one copy still.
+  // through a getter: graphql's are read for every field of every request. Every import of graphql, deep paths too (graphql-jit's), is its ES module: one copy still.
   const graphqlDir = dirname(require.resolve('graphql/package.json'))
   const graphqlAsModule = {
     name: 'graphql-as-es-module',
@@ -122,9 +121,9 @@ async function bundleServer(esbuild) {
     outdir,
     chunkNames: '[name]-[hash]',
     // Left in node_modules: native addons, the clients of the optional engines, the GraphiQL page
-    // (9 MB of HTML) and esbuild. None imports graphql, of which the bundle must hold the one copy: a
+    // (9 MB of HTML), esbuild, and OpenTelemetry (imported only when traces are asked for). None imports graphql, of which the bundle must hold the one copy: a
     // second (graphql-jit's, were it left out) would not know the schema's types.
-    external: ['better-sqlite3', 'better-sqlite3-node20', 'pg', 'pg-native', 'ioredis', '@graphql-yoga/render-graphiql', 'esbuild'],
+    external: ['better-sqlite3', 'better-sqlite3-node20', 'pg', 'pg-native', 'ioredis', '@graphql-yoga/render-graphiql', 'esbuild', '@opentelemetry/*'],
     // CommonJS packages inside an ES module still call require.
     banner: { js: "import { createRequire as __confabCreateRequire } from 'node:module'; const require = __confabCreateRequire(import.meta.url);" },
     plugins: [ownLocation, graphqlAsModule],

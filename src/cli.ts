@@ -8,6 +8,7 @@ import { type Config, loadConfig } from './config.ts'
 import { isPostgresUrl, openStore } from './db/open.ts'
 import { backupDatabase, restoreDatabase } from './db/sqlite/backup.ts'
 import type { Store } from './db/store.ts'
+import { retireOldEncryptionKeys, rotateEncryptionKey } from './domain/key-rotation.ts'
 import { issueAdminToken, listTenants, revokeOlderAdminTokens } from './domain/tenancy.ts'
 
 interface Command {
@@ -32,6 +33,9 @@ function sqlitePath(what: string): string {
   return resolve(databaseUrl)
 }
 
+/** How long user keys signed by a rotated encryption key keep working, unless --overlap says. */
+const defaultOverlap = '7d'
+
 const commands: Record<string, Command> = {
   serve: {
     summary: 'serve the API (as npm start)',
@@ -51,15 +55,31 @@ const commands: Record<string, Command> = {
     },
   },
   credentials: {
-    summary: 'show the workspaces, admin tokens and chat integrations again; issue or revoke admin tokens',
+    summary: 'show the workspaces, admin tokens and chat integrations again; issue or revoke admin tokens; rotate encryption keys',
     usage: [
       'confab credentials [--new-admin-token] [--revoke-older-admin-tokens] [--workspace <id>]',
-      '  --new-admin-token            issues another admin token (printed once; the others keep working)',
-      '  --revoke-older-admin-tokens  revokes every admin token of the workspace but the newest',
-      '  --workspace <id>             the workspace to change, when there are several',
+      '                   [--rotate-encryption-key [--overlap <time>]] [--retire-old-encryption-keys] [--webhook-id <id>]',
+      '  --new-admin-token             issues another admin token (printed once; the others keep working)',
+      '  --revoke-older-admin-tokens   revokes every admin token of the workspace but the newest',
+      '  --workspace <id>              the workspace to change, when there are several',
+      '  --rotate-encryption-key       a new key signs user keys (the shared key, or the personal one: the',
+      '                                integration\'s mode); printed once. User keys the old one signed still',
+      '                                work for the overlap',
+      `  --overlap <time>              how long: 30m, 12h, 7d … (${defaultOverlap} by default)`,
+      '  --retire-old-encryption-keys  ends every overlap now: user keys signed by an old key are refused',
+      '  --webhook-id <id>             the chat integration whose key changes, when there are several',
       'Admin tokens are stored as digests: a lost one cannot be shown, only replaced.',
+      'On SQLite, stop the server first (it keeps the keys it has read); on PostgreSQL a change applies at once.',
     ].join('\n'),
-    options: { 'new-admin-token': 'boolean', 'revoke-older-admin-tokens': 'boolean', workspace: 'string' },
+    options: {
+      'new-admin-token': 'boolean',
+      'revoke-older-admin-tokens': 'boolean',
+      workspace: 'string',
+      'rotate-encryption-key': 'boolean',
+      overlap: 'string',
+      'retire-old-encryption-keys': 'boolean',
+      'webhook-id': 'string',
+    },
     async run(_args, options) {
       const config = loadConfig()
       const store = await openStore(config.databaseUrl)
@@ -101,14 +121,46 @@ const commands: Record<string, Command> = {
   },
 }
 
+const units: Record<string, number> = { s: 1_000, m: 60_000, h: 3_600_000, d: 86_400_000 }
+
+/** `30m`, `12h`, `7d` … in milliseconds. */
+function overlapOf(given: string): number {
+  const match = /^(\d{1,6})([smhd])$/.exec(given.trim())
+  if (!match) throw new UsageError(`--overlap must be a whole number and a unit (s, m, h or d), such as 7d; got "${given}"`)
+  return Number(match[1]) * (units[match[2] as string] as number)
+}
+
+/** Rotates or retires a chat integration's encryption keys (--rotate-encryption-key, --retire-old-encryption-keys). */
+async function changeEncryptionKeys(store: Store, options: Record<string, string | boolean | undefined>) {
+  const rotate = options['rotate-encryption-key'] === true
+  const retire = options['retire-old-encryption-keys'] === true
+  if (typeof options.overlap === 'string' && !rotate) throw new UsageError('--overlap goes with --rotate-encryption-key')
+  if (rotate && retire) throw new UsageError('--rotate-encryption-key and --retire-old-encryption-keys are two steps: the overlap is between them')
+  const overlapMs = overlapOf(typeof options.overlap === 'string' ? options.overlap : defaultOverlap)
+  const { integrations } = await listTenants(store)
+  const webhookId = typeof options['webhook-id'] === 'string' ? options['webhook-id'] : integrations.length === 1 ? integrations[0]?.webhookId : undefined
+  if (!webhookId) throw new UsageError(`there are ${integrations.length} chat integrations: name one with --webhook-id <id>`)
+  if (rotate) {
+    const { mode, key, overlapEndsAt } = await rotateEncryptionKey(store, webhookId, overlapMs)
+    say(`new ${mode} encryption key for ${webhookId} (shown this once; keep it): ${key}`)
+    say(`  user keys signed with the old key keep working until ${overlapEndsAt.toISOString()} (--retire-old-encryption-keys ends that sooner)`)
+  }
+  if (retire) say(`retired ${await retireOldEncryptionKeys(store, webhookId)} old encryption keys of ${webhookId}`)
+}
+
 /** Where the server says it listens (the chat and admin base URLs are made of it). */
 // PUBLIC_URL when set: the address the world reaches Confab at, as every URL it hands out.
 const baseUrlOf = ({ host, port, publicUrl }: Config) => publicUrl ?? `http://${host.includes(':') ? `[${host}]` : host}:${port}`
 
 async function showCredentials(store: Store, baseUrl: string, options: Record<string, string | boolean | undefined>) {
   const changes = options['new-admin-token'] === true || options['revoke-older-admin-tokens'] === true
+  const keyChanges = options['rotate-encryption-key'] === true || options['retire-old-encryption-keys'] === true || options.overlap !== undefined
   let { workspaces, adminTokens, integrations } = await listTenants(store)
   if (workspaces.length === 0) throw new Error('the database has no tenant yet: start the server once (npm start) to create it')
+  if (keyChanges) {
+    await changeEncryptionKeys(store, options)
+    ;({ workspaces, adminTokens, integrations } = await listTenants(store))
+  }
   if (changes) {
     const chosen = typeof options.workspace === 'string' ? options.workspace : workspaces.length === 1 ? workspaces[0]?.id : undefined
     if (!chosen) throw new UsageError(`there are ${workspaces.length} workspaces: name one with --workspace <id>`)

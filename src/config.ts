@@ -46,6 +46,8 @@ export interface Config {
   botModule: string | undefined
   /** CONFAB_BOT_LEASE_SECONDS: how long an instance holds a bot delivery it claimed (PostgreSQL). */
   botLeaseMs: number | undefined
+  /** RETENTION_DAYS: messages, events, bot events and bot logs older than this are pruned; 0 or unset: kept forever. */
+  retentionDays: number
 }
 
 export class ConfigError extends Error {}
@@ -264,6 +266,15 @@ function parseSeconds(name: string, raw: string | undefined): number | undefined
   return seconds * 1000
 }
 
+function parseRetentionDays(raw: string | undefined): number {
+  if (raw === undefined) return 0
+  const days = Number(raw)
+  if (!Number.isInteger(days) || days < 0 || days > 36_500) {
+    throw new ConfigError(`RETENTION_DAYS must be a whole number of days from 0 (keep forever) to 36500, got "${raw}"`)
+  }
+  return days
+}
+
 const nonEmpty = (value: string | undefined) => (value === undefined || value === '' ? undefined : value)
 
 export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
@@ -288,6 +299,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     botModule: nonEmpty(env.CONFAB_BOT_MODULE),
     botLeaseMs: parseSeconds('CONFAB_BOT_LEASE_SECONDS', nonEmpty(env.CONFAB_BOT_LEASE_SECONDS)),
     botUrlsPrivate: parseBotUrlsPrivate(nonEmpty(env.BOT_URLS_PRIVATE)),
+    retentionDays: parseRetentionDays(nonEmpty(env.RETENTION_DAYS)),
     bootstrap: {
       workspaceId: nonEmpty(env.CONFAB_WORKSPACE_ID),
       adminToken: nonEmpty(env.CONFAB_ADMIN_TOKEN),

@@ -12,12 +12,13 @@ import { openSqliteStore } from './db/sqlite/store.ts'
  * Every table, parents before children (the order rows can be inserted in). A table added to the
  * schema must be added here: the copy refuses to run while one is missing.
  */
-const order = [
+const order: PgTable[] = [
   tables.workspaces,
   tables.adminTokens,
   tables.bots,
   tables.botApiKeys,
   tables.chatIntegrations,
+  tables.deletedUsers,
   tables.users,
   tables.conversations,
   tables.participants,
@@ -28,7 +29,7 @@ const order = [
   tables.botDeliveries,
   tables.botLogs,
   tables.botStates,
-]
+].map((table) => table as unknown as PgTable) // typed as SQLite's (src/db/schema.ts)
 
 /** Tables SQLite does not have, filled from elsewhere: file bytes are files in `<SQLite file>.files/`. */
 const fromDisk: PgTable[] = [tables.fileBytes]
@@ -53,10 +54,8 @@ export interface CopyOptions {
  * Returns the rows copied per table.
  */
 export async function copySqliteToPostgres(sqlitePath: string, postgresUrl: string, { schema, onTable }: CopyOptions = {}) {
-  const all = Object.values(tables).filter((value: unknown): value is PgTable => is(value, PgTable))
-  const missing = all.filter(
-    (table) => !order.includes(table as (typeof order)[number]) && !fromDisk.includes(table) && !keptByTriggers.includes(table),
-  )
+  const all = Object.values(tables as Record<string, unknown>).filter((value: unknown): value is PgTable => is(value, PgTable))
+  const missing = all.filter((table) => !order.includes(table) && !fromDisk.includes(table) && !keptByTriggers.includes(table))
   if (missing.length > 0) throw new Error(`copy-to-postgres does not know the tables ${missing.map((t) => getTableName(t)).join(', ')}`)
   if (isPostgresUrl(sqlitePath)) throw new Error('the source must be an SQLite file path')
   if (!isPostgresUrl(postgresUrl)) throw new Error('the target must be a postgres:// URL')

@@ -5,6 +5,7 @@ import { loadConfig } from './config.ts'
 import { outboundPolicy } from './domain/outbound-policy.ts'
 import { createLogger } from './logger.ts'
 import { createServer } from './server.ts'
+import { startTracing } from './tracing/tracing.ts'
 
 /** The first-run variables, by the bootstrap value each sets. */
 const bootstrapVariables = {
@@ -17,6 +18,9 @@ const bootstrapVariables = {
 async function main() {
   const config = loadConfig()
   const log = createLogger(config.logLevel)
+  // Before the server is made, which traces itself as it is made when traces are on.
+  const traces = await startTracing()
+  if (traces) log.info('OpenTelemetry traces on: spans are exported to the OTLP endpoint (OTEL_EXPORTER_OTLP_ENDPOINT)')
   const handlers = config.botModule ? { ...builtInHandlers, echo: await loadBotModule(config.botModule) } : builtInHandlers
   const confab = await createServer({
     databaseUrl: config.databaseUrl,
@@ -37,6 +41,7 @@ async function main() {
     botRetrySchedule: config.botRetrySchedule,
     botLeaseMs: config.botLeaseMs,
     outbound: outboundPolicy(config.botUrlsPrivate),
+    retention: { days: config.retentionDays },
   })
   if (confab.created) process.stdout.write(describeBootstrap(confab.created, config.publicUrl ?? confab.url))
   const ignored = Object.entries(bootstrapVariables).filter(([, key]) => config.bootstrap[key] !== undefined)
@@ -47,6 +52,8 @@ async function main() {
     )
   }
   process.stdout.write(`Confab listening on ${confab.url}\n`)
+  // The one variable the docs' examples read for Confab's address: the public one when it has one.
+  process.stdout.write(`export CONFAB_URL=${config.publicUrl ?? confab.url}\n`)
   if (confab.metricsUrl) process.stdout.write(`Metrics at ${confab.metricsUrl}\n`)
 
   let stopping = false
@@ -54,7 +61,11 @@ async function main() {
     if (stopping) return
     stopping = true
     log.info({ signal }, 'shutting down')
-    void confab.close().finally(() => process.exit(0))
+    void confab
+      .close()
+      .then(() => traces?.shutdown())
+      .catch((error: unknown) => log.warn({ err: error }, 'the last spans could not be exported'))
+      .finally(() => process.exit(0))
   }
   process.on('SIGINT', () => stop('SIGINT'))
   process.on('SIGTERM', () => stop('SIGTERM'))

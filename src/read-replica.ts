@@ -13,12 +13,14 @@ const port = parentPort
 if (!port) throw new Error('read-replica.ts runs as a worker thread (http/read-replicas.ts starts it)')
 const { source, logLevel, corsOrigins, publicUrl, trustProxy } = workerData as ReplicaSetup
 
-// A request that turns out to write (none is sent here that should) is served again by the main
-// thread: its write was refused before anything was written. So is every request under way beside
-// it, which costs them nothing but a second read, where telling them apart would cost every request.
-let refusedWrites = 0
-const store = new ReplicaStore(source, () => refusedWrites++)
-const app = createApp({ store, log: createLogger(logLevel), corsOrigins, publicUrl, trustProxy, replica: true })
+// A request the replica may not serve (graphql/replica-reads.ts), or that turns out to write (its
+// write refused before anything was written), is served again by the main thread. So is every
+// request under way beside it, which costs them nothing but a second read, where telling them apart
+// would cost every request.
+let handedBack = 0
+const thread = { handBack: () => void handedBack++ }
+const store = new ReplicaStore(source, thread.handBack)
+const app = createApp({ store, log: createLogger(logLevel), corsOrigins, publicUrl, trustProxy, replica: thread })
 
 /**
  * The Request whatwg-node makes on the main thread, of the same URL (its rule: the Host header, else
@@ -33,11 +35,11 @@ function requestOf({ method, url, headers, body, socket }: ForwardedRequest): Re
 }
 
 async function serve({ id, request }: ReplicaRequest): Promise<ReplicaAnswer> {
-  const refusedBefore = refusedWrites
+  const handedBackBefore = handedBack
   try {
     const response = await app.fetch(requestOf(request), request.socket.remoteAddress ? { address: request.socket.remoteAddress } : inProcessPeer)
     const body = await response.text()
-    if (refusedWrites !== refusedBefore) return { id }
+    if (handedBack !== handedBackBefore) return { id }
     // Its length, as whatwg-node would send it: the main thread writes the head before the body. Sent
     // whole, it is no longer chunked: yoga's multipart answer says `Transfer-Encoding: chunked`, and a
     // head with both is one no HTTP client may read (node's refuses it).

@@ -10,11 +10,13 @@ import type { Store } from './db/store.ts'
 import { deliveryBacklog } from './domain/bots/delivery/outbox.ts'
 import { loadCompiler } from './graphql/compiled-execution.ts'
 import { nodeListener } from './http/node-listener.ts'
-import { Metrics, serveMetrics } from './http/metrics.ts'
+import type { Metrics } from './http/metrics.ts'
 import { ReadReplicas } from './http/read-replicas.ts'
 import { refuseOffTheApp } from './http/wire-refusals.ts'
 import { createLogger } from './logger.ts'
 import type { RedisSignalBus } from './signals/redis.ts'
+import { traceStore } from './tracing/store.ts'
+import { tracing } from './tracing/tracing.ts'
 
 /** A Redis connection for the rate limits' counters (ioredis, imported only when REDIS_URL is set). */
 async function connectRateLimitRedis(url: string) {
@@ -121,14 +123,18 @@ export async function createServer({
   metricsPort,
   ...appOptions
 }: ServerOptions = {}): Promise<ConfabServer> {
-  // Made only when they are served: without METRICS_PORT nothing is counted at all.
-  const metrics = metricsPort === undefined ? undefined : new Metrics()
+  // Made only when they are served: without METRICS_PORT nothing is counted at all, and prom-client
+  // (which loads OpenTelemetry's API) is not even imported.
+  const metricsModule = metricsPort === undefined ? undefined : await import('./http/metrics.ts')
+  const metrics = metricsModule && new metricsModule.Metrics()
   const store = await openStore(databaseUrl, {
     poolSize,
     onCommit: metrics && ((units, seconds) => metrics.committed(units, seconds)),
     onEffectError: (error) => log.error({ err: error }, 'an effect of a committed write failed'),
     checkpoints: { onError: (error) => log.warn({ err: error }, 'SQLite checkpoints on the writer again') },
   })
+  const traces = tracing()
+  if (traces) traceStore(store, traces)
   let signalBus: RedisSignalBus | undefined
   let created: BootstrapResult | undefined
   let rateLimitRedis: Awaited<ReturnType<typeof connectRateLimitRedis>> | undefined
@@ -180,7 +186,7 @@ export async function createServer({
       server.once('error', reject)
       server.listen(port, host, resolve)
     })
-    if (metrics && metricsPort !== undefined) metricsServer = await serveMetrics(metrics, metricsPort, host)
+    if (metrics && metricsModule && metricsPort !== undefined) metricsServer = await metricsModule.serveMetrics(metrics, metricsPort, host)
   } catch (error) {
     server.close()
     await replicas?.close()

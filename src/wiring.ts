@@ -12,16 +12,13 @@ import { defaultLimits, type ResourceLimits } from './config.ts'
 import type { Store } from './db/store.ts'
 import { authenticateBot } from './domain/bots/admin/api-keys.ts'
 import type { OutboundPolicy } from './domain/outbound-policy.ts'
+import { type Retention, type RetentionOptions, startRetention } from './domain/retention.ts'
 import { createErrorPath } from './graphql/errors.ts'
-import { adminSchema, chatSchema } from './graphql/schema.ts'
-import { botApiSchema } from './graphql/bot-api-schema.ts'
+import { type ReplicaThread, replicaReads } from './graphql/replica-reads.ts'
 import { createAdminYoga, createChatYoga, createBotApiYoga } from './graphql/yoga.ts'
-import { bodyLimits } from './http/body.ts'
 import { restTransport } from './http/rest.ts'
 import { defaultSseTiming, type SseTiming, SseStreams } from './http/sse.ts'
-import { adminRoutes } from './rest/admin/routes.ts'
-import { chatRoutes } from './rest/chat/routes.ts'
-import { botApiRoutes } from './rest/bot-api/routes.ts'
+import { restApis } from './openapi/apis.ts'
 import { createSignalHub, type SignalBus } from './signals/hub.ts'
 
 export interface WiringOptions {
@@ -43,9 +40,10 @@ export interface WiringOptions {
   botSweepMs?: number
   /**
    * A read replica (http/read-replicas.ts): the same app over a store that only reads, serving the
-   * reads the main thread hands it. It runs no delivery worker: the main thread's delivers every event.
+   * reads the main thread hands it (graphql/replica-reads.ts), and handing back what it may not serve.
+   * It runs no delivery worker: the main thread's delivers every event.
    */
-  replica?: boolean
+  replica?: ReplicaThread
   /** Where bots' urls may point (BOT_URLS_PRIVATE, docs/guides/running-on-the-internet.md); link-local/metadata refused, private allowed, by default. */
   outbound?: OutboundPolicy
   /** Caps and timeouts (docs/reference/limits.md, config.caps); the defaults when absent. */
@@ -56,10 +54,18 @@ export interface WiringOptions {
   rateLimits?: RateLimitRules | 'off'
   /** Where the rate limits count: Redis when given (every instance sharing it enforces one limit), else memory. */
   rateLimitStore?: RateLimitStore
+  /**
+   * RETENTION_DAYS and how retention runs (docs/guides/running-on-the-internet.md): old messages,
+   * events, bot events and bot logs are pruned in the background. None (or `days: 0`): kept forever.
+   */
+  retention?: RetentionOptions
 }
 
 /** A replica's stand-in for the delivery worker: nothing it serves writes, so nothing ever comes due. */
 const noDeliveryWorker: DeliveryWorker = { wake() {}, idle: async () => {}, stop: async () => {} }
+
+/** Retention when it is off (no RETENTION_DAYS, or a replica, which writes nothing): a cycle deletes nothing. */
+const noRetention: Retention = { runOnce: async () => ({ messages: 0, events: 0, botEvents: 0, botLogs: 0 }), stop: async () => {} }
 
 /** The parts of the server and what each is made from; createApp mounts them. */
 export function wire({
@@ -73,12 +79,13 @@ export function wire({
   signalBus,
   botLeaseMs,
   botSweepMs,
-  replica = false,
+  replica,
   outbound,
   caps = defaultLimits,
   deliveryObserver,
   rateLimits = rateLimitDefaults,
   rateLimitStore,
+  retention: retentionOptions,
 }: WiringOptions) {
   const errors = createErrorPath(log)
   // A replica counts nothing: the main thread counts what it hands over (http/node-listener.ts).
@@ -102,18 +109,23 @@ export function wire({
         outbound,
         observer: deliveryObserver,
       })
+  const retention =
+    replica || !retentionOptions?.days
+      ? noRetention
+      : startRetention(store, {
+          ...retentionOptions,
+          onError: retentionOptions.onError ?? ((error) => log.error({ err: error }, 'retention: a prune cycle failed; the next one tries again')),
+        })
   const chatLimits = { messageMaxBytes: caps.messageMaxBytes, storagePerUser: caps.storagePerUser }
-  const deps = { store, log, signals, bots, errors, chatLimits, limits }
+  const deps = { store, log, signals, bots, errors, chatLimits, limits, replica }
   const chatYoga = createChatYoga(deps)
   const adminYoga = createAdminYoga(deps)
   const botApiYoga = createBotApiYoga(deps)
   const rest = { streams, log, admitStream: limits && ((args: ExecutionArgs) => operationRefusal(limits, args)) }
   const botApiRest = restTransport({
     ...rest,
-    schema: botApiSchema,
+    ...restApis.botApi,
     yoga: botApiYoga,
-    routes: botApiRoutes,
-    bodyLimit: bodyLimits.botApi,
   })
   return {
     store,
@@ -124,16 +136,15 @@ export function wire({
     signals,
     streams,
     bots,
+    retention,
     chatYoga,
     adminYoga,
-    chatRest: restTransport({ ...rest, schema: chatSchema, yoga: chatYoga, routes: chatRoutes, bodyLimit: bodyLimits.chat }),
-    adminRest: restTransport({ ...rest, schema: adminSchema, yoga: adminYoga, routes: adminRoutes, bodyLimit: bodyLimits.admin }),
+    chatRest: restTransport({ ...rest, ...restApis.chat, yoga: chatYoga, reads: replicaReads.chat }),
+    adminRest: restTransport({ ...rest, ...restApis.admin, yoga: adminYoga, reads: replicaReads.admin }),
     // A bot's calls are counted while under way, its delivery's timeout waiting for them: only the
     // calls its key opens, so that nobody else can hold a bot's timeout off by naming its id.
     botApiRest: {
       ...botApiRest,
-      // Never on a replica: the activity above is this thread's, and a delivery's timeout waits for it.
-      replicable: undefined,
       serve: async (request: Request, landing: Parameters<typeof botApiRest.serve>[1]) => {
         const botId = request.headers.get('x-bot-id') ?? undefined
         const key = bearerToken(request.headers.get('authorization') ?? undefined)

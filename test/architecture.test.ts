@@ -13,6 +13,7 @@ const src = fileURLToPath(new URL('../src', import.meta.url))
 const layers: Record<string, number> = {
   config: 0,
   db: 1,
+  tracing: 1,
   domain: 2,
   auth: 3,
   signals: 3,
@@ -21,6 +22,7 @@ const layers: Record<string, number> = {
   graphql: 4,
   rest: 5,
   http: 6,
+  openapi: 6,
   webchat: 6,
   app: 6,
   server: 7,
@@ -88,7 +90,7 @@ function importsOf(file: string): Import[] {
 const allImports = sourceFiles(src).flatMap(importsOf)
 const describeAll = (imports: Import[]) => imports.map(({ file, specifier }) => `${file} -> ${specifier}`)
 
-describe('import direction: config → db → domain → auth/signals/bots → graphql → rest → http/app → main', () => {
+describe('import direction: config → db/tracing → domain → auth/signals/bots → graphql → rest → http/app/openapi → main', () => {
   it.each(Object.keys(layers))('%s imports only from its own layer or below', (layer) => {
     const upward = allImports.filter(
       (i) => layerOf(join(src, i.file)) === layer && i.layer !== undefined && (layers[i.layer] ?? 0) > (layers[layer] ?? 0),

@@ -68,6 +68,37 @@ const brokenLinks = (file: string): string[] => {
   return broken
 }
 
+/** Each `<!-- include: examples/… -->` of a markdown file: the path, and the fenced block right after it. */
+const includes = (file: string): { path: string; block: string | undefined }[] =>
+  [...readFileSync(file, 'utf8').matchAll(/<!-- include: (\S+) -->\n(?:```\w*\n([\s\S]*?)```\n)?/g)].map(([, path = '', block]) => ({ path, block }))
+
+/** The files of examples/, relative to the root. */
+const exampleFiles = (dir = join(ROOT, 'examples')): string[] =>
+  readdirSync(dir, { withFileTypes: true }).flatMap((entry) =>
+    entry.isDirectory() ? exampleFiles(join(dir, entry.name)) : [relative(ROOT, join(dir, entry.name))],
+  )
+
+// What a walkthrough runs is a file of examples/, shown in the docs as it is; the others serve them.
+const SUPPORT_FILES = ['examples/webchat/serve.mjs', 'examples/webchat/reach-confab.js', 'examples/webchat/events.jsx']
+
+describe('the examples the docs walk through', () => {
+  const docs = [join(ROOT, 'README.md'), ...markdownFiles(join(ROOT, 'docs'))]
+
+  it('are shown verbatim: each marked code block is the file it names', () => {
+    const shown = docs.flatMap((file) => includes(file).map((include) => ({ in: relative(ROOT, file), ...include })))
+    expect(shown.length).toBeGreaterThan(0)
+    for (const include of shown) {
+      expect(existsSync(join(ROOT, include.path)), `${include.in} includes ${include.path}, which does not exist`).toBe(true)
+      expect(include.block, `${include.in}: the code block after the include of ${include.path}`).toBe(readFileSync(join(ROOT, include.path), 'utf8'))
+    }
+  })
+
+  it('are every file of examples/ but the ones that serve them', () => {
+    const shown = new Set(docs.flatMap((file) => includes(file).map(({ path }) => path)))
+    expect(exampleFiles().filter((file) => !SUPPORT_FILES.includes(file)).sort()).toEqual([...shown].sort())
+  })
+})
+
 describe('README and docs/', () => {
   const readme = readFileSync(join(ROOT, 'README.md'), 'utf8')
 

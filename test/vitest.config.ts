@@ -3,7 +3,7 @@ import { BaseSequencer, type TestSpecification } from 'vitest/node'
 import { defineConfig } from 'vitest/config'
 
 /** Files that mostly wait (on a 70 s idle stream, on `npm start` building): started first, they overlap the rest. */
-const WAITING = [/\/test\/live\/heartbeats\.test\.ts$/, /\/test\/server\//]
+const WAITING = [/\/test\/live\/heartbeats\.test\.ts$/, /\/test\/server\//, /\/test\/examples\//]
 
 class WaitingFirst extends BaseSequencer {
   override async sort(files: TestSpecification[]) {
@@ -25,6 +25,8 @@ export default defineConfig({
     include: ['test/**/*.test.ts'],
     // TEST_DATABASE_URL=postgres://…: every test app on PostgreSQL; the run fails if it does not answer.
     globalSetup: ['test/helpers/global-setup.ts'],
+    // Every REST response the suite receives is checked against the OpenAPI document (helpers/openapi.ts).
+    setupFiles: ['test/helpers/conformance-setup.ts'],
     // Every test makes its own app on its own in-memory database: the files share nothing but the
     // modules, which each worker then loads once instead of once per file.
     isolate: false,

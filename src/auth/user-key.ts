@@ -70,6 +70,23 @@ export function createUserKeyVerifier({ capacity = 10_000, clock = Date.now }: U
 /** The process's user key verifier (see createUserKeyVerifier). */
 export const verifyUserKey = createUserKeyVerifier()
 
+/**
+ * Verifies a user key with the first of `encryptionKeys` that signed it (the current key first; the
+ * others are those a rotation keeps for a while). Refused with the current key's reason when none did.
+ */
+export async function verifyUserKeyWithAny(token: string, [current, ...previous]: readonly string[]): Promise<string> {
+  if (current === undefined) throw unauthorized('the user key is not valid for this chat integration')
+  try {
+    return await verifyUserKey(token, current)
+  } catch (refusal) {
+    for (const key of previous) {
+      const userId = await verifyUserKey(token, key).catch(() => undefined)
+      if (userId !== undefined) return userId
+    }
+    throw refusal
+  }
+}
+
 /** A user key for `userId`; with `expiresAtMs` (milliseconds since the epoch) it expires then (`exp`). */
 export function signUserKey(userId: string, encryptionKey: string, expiresAtMs?: number): Promise<string> {
   const jwt = new SignJWT({ id: userId }).setProtectedHeader({ alg: 'HS256', typ: 'JWT' })

@@ -1,355 +1,432 @@
-import { foreignKey, index, integer, primaryKey, sqliteTable, text } from 'drizzle-orm/sqlite-core'
+import type { SQLiteColumnBuilderBase } from 'drizzle-orm/sqlite-core'
+import type { Dialect } from './sqlite/dialect.ts'
 
-// Timestamps are ISO 8601 UTC strings with milliseconds ("2026-01-01T00:00:00.000Z"): they sort
-// lexicographically in time order, which the (createdAt, id) keyset pagination relies on.
-const createdAt = () => text('created_at').notNull()
-const updatedAt = () => text('updated_at').notNull()
-
-export const workspaces = sqliteTable('workspaces', {
-  id: text('id').primaryKey(),
-  name: text('name').notNull(),
-  createdAt: createdAt(),
-  updatedAt: updatedAt(),
-})
-
-export const adminTokens = sqliteTable(
-  'admin_tokens',
-  {
-    id: text('id').primaryKey(),
-    workspaceId: text('workspace_id')
-      .notNull()
-      .references(() => workspaces.id, { onDelete: 'cascade' }),
-    tokenHash: text('token_hash').notNull().unique(),
-    createdAt: createdAt(),
-  },
-  (t) => [index('admin_tokens_workspace_idx').on(t.workspaceId)],
-)
-
-export const bots = sqliteTable(
-  'bots',
-  {
-    id: text('id').primaryKey(),
-    workspaceId: text('workspace_id')
-      .notNull()
-      .references(() => workspaces.id, { onDelete: 'cascade' }),
-    name: text('name').notNull(),
-    handler: text('handler').notNull(),
-    tags: text('tags', { mode: 'json' }).$type<Record<string, string>>().notNull(),
-    createdAt: createdAt(),
-    updatedAt: updatedAt(),
-    deployedAt: text('deployed_at'),
-    /** Where events are POSTed; none: the bot's handler runs in-process. */
-    url: text('url'),
-    /** `whsec_` + base64 of random bytes (Standard Webhooks): signs every delivery. */
-    signingSecret: text('signing_secret'),
-    /** The secret before the last rotation, still signing (beside the new one) until it expires. */
-    previousSigningSecret: text('previous_signing_secret'),
-    previousSigningSecretExpiresAt: text('previous_signing_secret_expires_at'),
-    /** The url that answered 410 Gone: delivery stays off while `url` is still this one. */
-    goneUrl: text('gone_url'),
-    /** How events are POSTed to `url`: `webhook` (the signed event object) or `botpress` (what an @botpress/sdk bot reads). */
-    protocol: text('protocol', { enum: ['webhook', 'botpress'] }).notNull().default('webhook'),
-  },
-  (t) => [
-    index('bots_workspace_created_idx').on(t.workspaceId, t.createdAt, t.id),
-    index('bots_workspace_updated_idx').on(t.workspaceId, t.updatedAt, t.id),
-  ],
-)
-
-/** A bot API key: acts for its bot only, on the runtime API (/v1/chat/…); stored as a SHA-256 digest. */
-export const botApiKeys = sqliteTable(
-  'bot_api_keys',
-  {
-    id: text('id').primaryKey(),
-    botId: text('bot_id')
-      .notNull()
-      .references(() => bots.id, { onDelete: 'cascade' }),
-    note: text('note'),
-    keyHash: text('key_hash').notNull().unique(),
-    createdAt: createdAt(),
-  },
-  (t) => [index('bot_api_keys_bot_idx').on(t.botId)],
-)
-
-export const chatIntegrations = sqliteTable(
-  'chat_integrations',
-  {
-    id: text('id').primaryKey(),
-    botId: text('bot_id')
-      .notNull()
-      .references(() => bots.id, { onDelete: 'cascade' }),
-    webhookId: text('webhook_id').notNull().unique(),
-    encryptionKey: text('encryption_key').notNull(),
-    /**
-     * The operator's own key ("personal" mode, as Botpress' chat integration has it): when set, user
-     * keys are signed and verified with it instead of `encryptionKey` (the server's shared key, never
-     * shown), and createUser is refused. Null: shared mode.
-     */
-    personalEncryptionKey: text('personal_encryption_key'),
-    createdAt: createdAt(),
-  },
-  (t) => [index('chat_integrations_bot_idx').on(t.botId)],
-)
-
-export const users = sqliteTable(
-  'users',
-  {
-    integrationId: text('integration_id')
-      .notNull()
-      .references(() => chatIntegrations.id, { onDelete: 'cascade' }),
-    id: text('id').notNull(),
-    name: text('name'),
-    pictureUrl: text('picture_url'),
-    profile: text('profile'),
-    // The bot's own user in this integration: its messages are the bot's replies.
-    isBot: integer('is_bot', { mode: 'boolean' }).notNull().default(false),
-    createdAt: createdAt(),
-    updatedAt: updatedAt(),
-  },
-  (t) => [primaryKey({ columns: [t.integrationId, t.id] })],
-)
-
-export const conversations = sqliteTable(
-  'conversations',
-  {
-    integrationId: text('integration_id')
-      .notNull()
-      .references(() => chatIntegrations.id, { onDelete: 'cascade' }),
-    id: text('id').notNull(),
-    ownerId: text('owner_id').notNull(),
-    createdAt: createdAt(),
-    updatedAt: updatedAt(),
-  },
-  (t) => [
-    primaryKey({ columns: [t.integrationId, t.id] }),
-    foreignKey({ columns: [t.integrationId, t.ownerId], foreignColumns: [users.integrationId, users.id] }).onDelete(
-      'cascade',
-    ),
-    index('conversations_owner_idx').on(t.integrationId, t.ownerId),
-    index('conversations_created_idx').on(t.integrationId, t.createdAt, t.id),
-  ],
-)
-
-export const participants = sqliteTable(
-  'participants',
-  {
-    integrationId: text('integration_id').notNull(),
-    conversationId: text('conversation_id').notNull(),
-    userId: text('user_id').notNull(),
-    // A monotonic id: users who join in the same millisecond still list in the order they joined.
-    joinId: text('join_id').notNull(),
-    createdAt: createdAt(),
-  },
-  (t) => [
-    primaryKey({ columns: [t.integrationId, t.conversationId, t.userId] }),
-    foreignKey({
-      columns: [t.integrationId, t.conversationId],
-      foreignColumns: [conversations.integrationId, conversations.id],
-    }).onDelete('cascade'),
-    foreignKey({ columns: [t.integrationId, t.userId], foreignColumns: [users.integrationId, users.id] }).onDelete(
-      'cascade',
-    ),
-    index('participants_page_idx').on(t.integrationId, t.conversationId, t.createdAt, t.joinId),
-    index('participants_user_idx').on(t.integrationId, t.userId),
-  ],
-)
-
-export const messages = sqliteTable(
-  'messages',
-  {
-    integrationId: text('integration_id').notNull(),
-    id: text('id').notNull(),
-    conversationId: text('conversation_id').notNull(),
-    userId: text('user_id').notNull(),
-    payload: text('payload', { mode: 'json' }).$type<Record<string, unknown>>().notNull(),
-    metadata: text('metadata', { mode: 'json' }).$type<Record<string, unknown>>(),
-    /** A user's feedback on the message (the web chat's thumbs up or down). */
-    feedback: text('feedback', { mode: 'json' }).$type<MessageFeedback>(),
-    createdAt: createdAt(),
-  },
-  (t) => [
-    primaryKey({ columns: [t.integrationId, t.id] }),
-    foreignKey({
-      columns: [t.integrationId, t.conversationId],
-      foreignColumns: [conversations.integrationId, conversations.id],
-    }).onDelete('cascade'),
-    foreignKey({ columns: [t.integrationId, t.userId], foreignColumns: [users.integrationId, users.id] }).onDelete(
-      'cascade',
-    ),
-    index('messages_page_idx').on(t.integrationId, t.conversationId, t.createdAt, t.id),
-    index('messages_user_idx').on(t.integrationId, t.userId),
-  ],
-)
+/*
+ * Every table, said once: each engine builds them with its own column types (its Dialect:
+ * src/db/sqlite/dialect.ts, src/db/postgres/dialect.ts), so that both have the same tables, columns,
+ * indexes and constraints (test/storage/schema-parity.test.ts). The tables are typed as SQLite's
+ * (the reference dialect): the row types below, and the query shapes of src/db/queries/, are the
+ * same on both engines. docs/internals/storage.md lists the type differences.
+ */
 
 export interface MessageFeedback {
   value: 'positive' | 'negative'
   comment?: string
 }
 
-/**
- * A file a user uploads (the web chat's attachments): its bytes are on disk, named by its id, once
- * uploaded; the row goes with its user or conversation, and the bytes with it.
- */
-export const files = sqliteTable(
-  'files',
-  {
-    integrationId: text('integration_id').notNull(),
-    id: text('id').notNull(),
-    userId: text('user_id').notNull(),
-    conversationId: text('conversation_id'),
-    key: text('key').notNull(),
-    contentType: text('content_type').notNull(),
-    size: integer('size').notNull(),
-    uploadedAt: text('uploaded_at'),
-    createdAt: createdAt(),
-  },
-  (t) => [
-    primaryKey({ columns: [t.integrationId, t.id] }),
-    foreignKey({ columns: [t.integrationId, t.userId], foreignColumns: [users.integrationId, users.id] }).onDelete(
-      'cascade',
-    ),
-    foreignKey({
-      columns: [t.integrationId, t.conversationId],
-      foreignColumns: [conversations.integrationId, conversations.id],
-    }).onDelete('cascade'),
-    index('files_user_idx').on(t.integrationId, t.userId),
-    index('files_conversation_idx').on(t.integrationId, t.conversationId),
-  ],
-)
-
-export const events = sqliteTable(
-  'events',
-  {
-    integrationId: text('integration_id').notNull(),
-    id: text('id').notNull(),
-    conversationId: text('conversation_id').notNull(),
-    userId: text('user_id').notNull(),
-    payload: text('payload', { mode: 'json' }).$type<Record<string, unknown>>().notNull(),
-    createdAt: createdAt(),
-  },
-  (t) => [
-    primaryKey({ columns: [t.integrationId, t.id] }),
-    foreignKey({
-      columns: [t.integrationId, t.conversationId],
-      foreignColumns: [conversations.integrationId, conversations.id],
-    }).onDelete('cascade'),
-    foreignKey({ columns: [t.integrationId, t.userId], foreignColumns: [users.integrationId, users.id] }).onDelete(
-      'cascade',
-    ),
-    index('events_page_idx').on(t.integrationId, t.conversationId, t.createdAt, t.id),
-    index('events_user_idx').on(t.integrationId, t.userId),
-  ],
-)
-
-/**
- * What the bot runtime saw and did (spec part 6): an `incoming` row for each user message or custom
- * event handed to a bot, an `outgoing` row for each message or event the bot sent back.
- */
-export const botEvents = sqliteTable(
-  'bot_events',
-  {
-    id: text('id').primaryKey(),
-    botId: text('bot_id')
-      .notNull()
-      .references(() => bots.id, { onDelete: 'cascade' }),
-    integrationId: text('integration_id')
-      .notNull()
-      .references(() => chatIntegrations.id, { onDelete: 'cascade' }),
-    conversationId: text('conversation_id').notNull(),
-    userId: text('user_id').notNull(),
-    messageId: text('message_id'),
-    type: text('type').notNull(),
-    direction: text('direction', { enum: ['incoming', 'outgoing'] }).notNull(),
-    payload: text('payload', { mode: 'json' }).$type<Record<string, unknown>>().notNull(),
-    preview: text('preview').notNull(),
-    createdAt: createdAt(),
-  },
-  (t) => [index('bot_events_conversation_idx').on(t.integrationId, t.conversationId, t.createdAt, t.id)],
-)
-
-/**
- * The outbox of events for bots: a row is written in the unit of work of the message or event that
- * causes it, and removed once the bot took it (2xx) or it died. A conversation's rows are
- * delivered one at a time, in `seq` order.
- */
-export const botDeliveries = sqliteTable(
-  'bot_deliveries',
-  {
-    seq: integer('seq').primaryKey({ autoIncrement: true }),
-    /** The `webhook-id`: the same on every attempt, so that a receiver can dedupe. */
-    id: text('id').notNull().unique(),
-    botId: text('bot_id')
-      .notNull()
-      .references(() => bots.id, { onDelete: 'cascade' }),
-    integrationId: text('integration_id')
-      .notNull()
-      .references(() => chatIntegrations.id, { onDelete: 'cascade' }),
-    conversationId: text('conversation_id').notNull(),
-    userId: text('user_id').notNull(),
-    /** The spec's event object (without its state, read when the attempt is made). */
-    event: text('event', { mode: 'json' }).$type<Record<string, unknown>>().notNull(),
-    messageId: text('message_id'),
-    attempts: integer('attempts').notNull().default(0),
-    nextAttemptAt: text('next_attempt_at').notNull(),
-    createdAt: createdAt(),
-  },
-  (t) => [
-    // A deleted conversation takes its pending deliveries with it.
-    foreignKey({
-      columns: [t.integrationId, t.conversationId],
-      foreignColumns: [conversations.integrationId, conversations.id],
-    }).onDelete('cascade'),
-    index('bot_deliveries_conversation_idx').on(t.integrationId, t.conversationId, t.seq),
-    index('bot_deliveries_due_idx').on(t.nextAttemptAt),
-  ],
-)
-
-/** What happened to a bot's events (deliveries, refusals, failures), as getBotLogs reads it. */
-export const botLogs = sqliteTable(
-  'bot_logs',
-  {
-    id: text('id').primaryKey(),
-    botId: text('bot_id')
-      .notNull()
-      .references(() => bots.id, { onDelete: 'cascade' }),
-    timestamp: text('timestamp').notNull(),
-    level: text('level', { enum: ['debug', 'info', 'warn', 'error'] }).notNull(),
-    message: text('message').notNull(),
-    conversationId: text('conversation_id'),
-    userId: text('user_id'),
-  },
-  (t) => [index('bot_logs_bot_time_idx').on(t.botId, t.timestamp, t.id)],
-)
-
 export type BotStateScope = 'conversation' | 'user' | 'bot'
 
-/** What a bot stored for a conversation, a user (across conversations) or itself (`scope_id` '') */
-export const botStates = sqliteTable(
-  'bot_states',
-  {
-    botId: text('bot_id')
-      .notNull()
-      .references(() => bots.id, { onDelete: 'cascade' }),
-    scope: text('scope', { enum: ['conversation', 'user', 'bot'] }).notNull(),
-    scopeId: text('scope_id').notNull(),
-    value: text('value', { mode: 'json' }).$type<Record<string, unknown>>().notNull(),
-    updatedAt: updatedAt(),
-  },
-  (t) => [primaryKey({ columns: [t.botId, t.scope, t.scopeId] })],
-)
+/** A key that signed user keys before a rotation, kept until `expiresAt` (ISO 8601). */
+export interface PreviousEncryptionKey {
+  key: string
+  expiresAt: string
+}
 
-export type WorkspaceRow = typeof workspaces.$inferSelect
-export type BotRow = typeof bots.$inferSelect
-export type ChatIntegrationRow = typeof chatIntegrations.$inferSelect
-export type UserRow = typeof users.$inferSelect
-export type ConversationRow = typeof conversations.$inferSelect
-export type ParticipantRow = typeof participants.$inferSelect
-export type MessageRow = typeof messages.$inferSelect
-export type EventRow = typeof events.$inferSelect
-export type FileRow = typeof files.$inferSelect
-export type BotEventRow = typeof botEvents.$inferSelect
-export type BotLogRow = typeof botLogs.$inferSelect
-export type AdminTokenRow = typeof adminTokens.$inferSelect
-export type BotDeliveryRow = typeof botDeliveries.$inferSelect
-export type BotStateRow = typeof botStates.$inferSelect
-export type BotApiKeyRow = typeof botApiKeys.$inferSelect
+export function defineTables(d: Dialect) {
+  // Timestamps are ISO 8601 UTC strings with milliseconds ("2026-01-01T00:00:00.000Z"): they sort
+  // lexicographically in time order, which the (createdAt, id) keyset pagination relies on.
+  const createdAt = () => d.text('created_at').notNull()
+  const updatedAt = () => d.text('updated_at').notNull()
+
+  const workspaces = d.table('workspaces', {
+    id: d.text('id').primaryKey(),
+    name: d.text('name').notNull(),
+    createdAt: createdAt(),
+    updatedAt: updatedAt(),
+  })
+
+  const adminTokens = d.table(
+    'admin_tokens',
+    {
+      id: d.text('id').primaryKey(),
+      workspaceId: d.text('workspace_id')
+        .notNull()
+        .references(() => workspaces.id, { onDelete: 'cascade' }),
+      tokenHash: d.text('token_hash').notNull().unique(),
+      createdAt: createdAt(),
+    },
+    (t) => [d.index('admin_tokens_workspace_idx').on(t.workspaceId)],
+  )
+
+  const bots = d.table(
+    'bots',
+    {
+      id: d.text('id').primaryKey(),
+      workspaceId: d.text('workspace_id')
+        .notNull()
+        .references(() => workspaces.id, { onDelete: 'cascade' }),
+      name: d.text('name').notNull(),
+      handler: d.text('handler').notNull(),
+      tags: d.json<Record<string, string>>('tags').notNull(),
+      createdAt: createdAt(),
+      updatedAt: updatedAt(),
+      deployedAt: d.text('deployed_at'),
+      /** Where events are POSTed; none: the bot's handler runs in-process. */
+      url: d.text('url'),
+      /** `whsec_` + base64 of random bytes (Standard Webhooks): signs every delivery. */
+      signingSecret: d.text('signing_secret'),
+      /** The secret before the last rotation, still signing (beside the new one) until it expires. */
+      previousSigningSecret: d.text('previous_signing_secret'),
+      previousSigningSecretExpiresAt: d.text('previous_signing_secret_expires_at'),
+      /** The url that answered 410 Gone: delivery stays off while `url` is still this one. */
+      goneUrl: d.text('gone_url'),
+      /** How events are POSTed to `url`: `webhook` (the signed event object) or `botpress` (what an @botpress/sdk bot reads). */
+      protocol: d.oneOf('protocol', ['webhook', 'botpress']).notNull().default('webhook'),
+    },
+    (t) => [
+      d.index('bots_workspace_created_idx').on(t.workspaceId, t.createdAt, t.id),
+      d.index('bots_workspace_updated_idx').on(t.workspaceId, t.updatedAt, t.id),
+    ],
+  )
+
+  /** A bot API key: acts for its bot only, on the runtime API (/v1/chat/…); stored as a SHA-256 digest. */
+  const botApiKeys = d.table(
+    'bot_api_keys',
+    {
+      id: d.text('id').primaryKey(),
+      botId: d.text('bot_id')
+        .notNull()
+        .references(() => bots.id, { onDelete: 'cascade' }),
+      note: d.text('note'),
+      keyHash: d.text('key_hash').notNull().unique(),
+      createdAt: createdAt(),
+    },
+    (t) => [d.index('bot_api_keys_bot_idx').on(t.botId)],
+  )
+
+  const chatIntegrations = d.table(
+    'chat_integrations',
+    {
+      id: d.text('id').primaryKey(),
+      botId: d.text('bot_id')
+        .notNull()
+        .references(() => bots.id, { onDelete: 'cascade' }),
+      webhookId: d.text('webhook_id').notNull().unique(),
+      encryptionKey: d.text('encryption_key').notNull(),
+      /**
+       * The operator's own key ("personal" mode, as Botpress' chat integration has it): when set, user
+       * keys are signed and verified with it instead of `encryptionKey` (the server's shared key, never
+       * shown), and createUser is refused. Null: shared mode.
+       */
+      personalEncryptionKey: d.text('personal_encryption_key'),
+      createdAt: createdAt(),
+      /**
+       * Keys that signed user keys before a rotation (`confab credentials --rotate-encryption-key`): user
+       * keys they signed still verify until each one's `expiresAt` (ISO 8601), or until they are retired.
+       * Null: none.
+       */
+      previousEncryptionKeys: d.json<PreviousEncryptionKey[]>('previous_encryption_keys'),
+    },
+    (t) => [d.index('chat_integrations_bot_idx').on(t.botId)],
+  )
+
+  const users = d.table(
+    'users',
+    {
+      integrationId: d.text('integration_id')
+        .notNull()
+        .references(() => chatIntegrations.id, { onDelete: 'cascade' }),
+      id: d.text('id').notNull(),
+      name: d.text('name'),
+      pictureUrl: d.text('picture_url'),
+      profile: d.text('profile'),
+      // The bot's own user in this integration: its messages are the bot's replies.
+      isBot: d.boolean('is_bot').notNull().default(false),
+      createdAt: createdAt(),
+      updatedAt: updatedAt(),
+      /** Whether the client chose the id (createUser with `id`): Botpress' chat integration tags such a user `fid`. */
+      idChosen: d.boolean('id_chosen').notNull().default(false),
+    },
+    (t) => [
+      d.primaryKey({ columns: [t.integrationId, t.id] }),
+      // The admin's list of a bot's users, newest first.
+      d.index('users_created_idx').on(t.integrationId, t.createdAt, t.id),
+    ],
+  )
+
+  const conversations = d.table(
+    'conversations',
+    {
+      integrationId: d.text('integration_id')
+        .notNull()
+        .references(() => chatIntegrations.id, { onDelete: 'cascade' }),
+      id: d.text('id').notNull(),
+      ownerId: d.text('owner_id').notNull(),
+      createdAt: createdAt(),
+      updatedAt: updatedAt(),
+      /** Whether the client chose the id (createConversation with `id`): the chat integration's `fid` tag. */
+      idChosen: d.boolean('id_chosen').notNull().default(false),
+    },
+    (t) => [
+      d.primaryKey({ columns: [t.integrationId, t.id] }),
+      d.foreignKey({ columns: [t.integrationId, t.ownerId], foreignColumns: [users.integrationId, users.id] }).onDelete(
+        'cascade',
+      ),
+      d.index('conversations_owner_idx').on(t.integrationId, t.ownerId),
+      d.index('conversations_created_idx').on(t.integrationId, t.createdAt, t.id),
+    ],
+  )
+
+  const participants = d.table(
+    'participants',
+    {
+      integrationId: d.text('integration_id').notNull(),
+      conversationId: d.text('conversation_id').notNull(),
+      userId: d.text('user_id').notNull(),
+      // A monotonic id: users who join in the same millisecond still list in the order they joined.
+      joinId: d.text('join_id').notNull(),
+      createdAt: createdAt(),
+    },
+    (t) => [
+      d.primaryKey({ columns: [t.integrationId, t.conversationId, t.userId] }),
+      d.foreignKey({
+        columns: [t.integrationId, t.conversationId],
+        foreignColumns: [conversations.integrationId, conversations.id],
+      }).onDelete('cascade'),
+      d.foreignKey({ columns: [t.integrationId, t.userId], foreignColumns: [users.integrationId, users.id] }).onDelete(
+        'cascade',
+      ),
+      d.index('participants_page_idx').on(t.integrationId, t.conversationId, t.createdAt, t.joinId),
+      d.index('participants_user_idx').on(t.integrationId, t.userId),
+    ],
+  )
+
+  /**
+   * What users post in a conversation (its messages and its events): by integration and id, listed
+   * newest first in their conversation, found by author; they go with either.
+   */
+  const posted = <C extends Record<string, SQLiteColumnBuilderBase>>(name: string, columns: C) =>
+    d.table(
+      name,
+      {
+        integrationId: d.text('integration_id').notNull(),
+        id: d.text('id').notNull(),
+        conversationId: d.text('conversation_id').notNull(),
+        userId: d.text('user_id').notNull(),
+        ...columns,
+        createdAt: createdAt(),
+      },
+      (t) => [
+        d.primaryKey({ columns: [t.integrationId, t.id] }),
+        d.foreignKey({
+          columns: [t.integrationId, t.conversationId],
+          foreignColumns: [conversations.integrationId, conversations.id],
+        }).onDelete('cascade'),
+        d.foreignKey({ columns: [t.integrationId, t.userId], foreignColumns: [users.integrationId, users.id] }).onDelete(
+          'cascade',
+        ),
+        d.index(`${name}_page_idx`).on(t.integrationId, t.conversationId, t.createdAt, t.id),
+        d.index(`${name}_user_idx`).on(t.integrationId, t.userId),
+        // Retention prunes by age across every conversation.
+        d.index(`${name}_created_idx`).on(t.createdAt),
+      ],
+    )
+
+  const messages = posted('messages', {
+    payload: d.json<Record<string, unknown>>('payload').notNull(),
+    metadata: d.json<Record<string, unknown>>('metadata'),
+    /** A user's feedback on the message (the web chat's thumbs up or down). */
+    feedback: d.json<MessageFeedback>('feedback'),
+  })
+
+
+  /**
+   * A file a user uploads (the web chat's attachments): its bytes are on disk, named by its id, once
+   * uploaded; the row goes with its user or conversation, and the bytes with it.
+   */
+  const files = d.table(
+    'files',
+    {
+      integrationId: d.text('integration_id').notNull(),
+      id: d.text('id').notNull(),
+      userId: d.text('user_id').notNull(),
+      conversationId: d.text('conversation_id'),
+      key: d.text('key').notNull(),
+      contentType: d.text('content_type').notNull(),
+      size: d.integer('size').notNull(),
+      uploadedAt: d.text('uploaded_at'),
+      createdAt: createdAt(),
+    },
+    (t) => [
+      d.primaryKey({ columns: [t.integrationId, t.id] }),
+      d.foreignKey({ columns: [t.integrationId, t.userId], foreignColumns: [users.integrationId, users.id] }).onDelete(
+        'cascade',
+      ),
+      d.foreignKey({
+        columns: [t.integrationId, t.conversationId],
+        foreignColumns: [conversations.integrationId, conversations.id],
+      }).onDelete('cascade'),
+      d.index('files_user_idx').on(t.integrationId, t.userId),
+      d.index('files_conversation_idx').on(t.integrationId, t.conversationId),
+      ...d.fileIndexes(t),
+    ],
+  )
+
+  const events = posted('events', {
+    payload: d.json<Record<string, unknown>>('payload').notNull(),
+  })
+
+  /**
+   * What the bot runtime saw and did (spec part 6): an `incoming` row for each user message or custom
+   * event handed to a bot, an `outgoing` row for each message or event the bot sent back.
+   */
+  const botEvents = d.table(
+    'bot_events',
+    {
+      id: d.text('id').primaryKey(),
+      botId: d.text('bot_id')
+        .notNull()
+        .references(() => bots.id, { onDelete: 'cascade' }),
+      integrationId: d.text('integration_id')
+        .notNull()
+        .references(() => chatIntegrations.id, { onDelete: 'cascade' }),
+      conversationId: d.text('conversation_id').notNull(),
+      userId: d.text('user_id').notNull(),
+      messageId: d.text('message_id'),
+      type: d.text('type').notNull(),
+      direction: d.oneOf('direction', ['incoming', 'outgoing']).notNull(),
+      payload: d.json<Record<string, unknown>>('payload').notNull(),
+      preview: d.text('preview').notNull(),
+      createdAt: createdAt(),
+    },
+    (t) => [
+      d.index('bot_events_conversation_idx').on(t.integrationId, t.conversationId, t.createdAt, t.id),
+      // A deleted user's events go with it; retention prunes by age.
+      d.index('bot_events_user_idx').on(t.integrationId, t.userId),
+      d.index('bot_events_created_idx').on(t.createdAt),
+    ],
+  )
+
+  /**
+   * The outbox of events for bots: a row is written in the unit of work of the message or event that
+   * causes it, and removed once the bot took it (2xx) or it died. A conversation's rows are
+   * delivered one at a time, in `seq` order.
+   */
+  const botDeliveries = d.table(
+    'bot_deliveries',
+    {
+      seq: d.serial('seq'),
+      /** The `webhook-id`: the same on every attempt, so that a receiver can dedupe. */
+      id: d.text('id').notNull().unique(),
+      botId: d.text('bot_id')
+        .notNull()
+        .references(() => bots.id, { onDelete: 'cascade' }),
+      integrationId: d.text('integration_id')
+        .notNull()
+        .references(() => chatIntegrations.id, { onDelete: 'cascade' }),
+      conversationId: d.text('conversation_id').notNull(),
+      userId: d.text('user_id').notNull(),
+      /** The spec's event object (without its state, read when the attempt is made). */
+      event: d.json<Record<string, unknown>>('event').notNull(),
+      messageId: d.text('message_id'),
+      attempts: d.integer('attempts').notNull().default(0),
+      nextAttemptAt: d.text('next_attempt_at').notNull(),
+      createdAt: createdAt(),
+      ...d.deliveryLease(),
+    },
+    (t) => [
+      // A deleted conversation takes its pending deliveries with it.
+      d.foreignKey({
+        columns: [t.integrationId, t.conversationId],
+        foreignColumns: [conversations.integrationId, conversations.id],
+      }).onDelete('cascade'),
+      d.index('bot_deliveries_conversation_idx').on(t.integrationId, t.conversationId, t.seq),
+      d.index('bot_deliveries_due_idx').on(t.nextAttemptAt),
+    ],
+  )
+
+  /** What happened to a bot's events (deliveries, refusals, failures), as getBotLogs reads it. */
+  const botLogs = d.table(
+    'bot_logs',
+    {
+      id: d.text('id').primaryKey(),
+      botId: d.text('bot_id')
+        .notNull()
+        .references(() => bots.id, { onDelete: 'cascade' }),
+      timestamp: d.text('timestamp').notNull(),
+      level: d.oneOf('level', ['debug', 'info', 'warn', 'error']).notNull(),
+      message: d.text('message').notNull(),
+      conversationId: d.text('conversation_id'),
+      userId: d.text('user_id'),
+    },
+    (t) => [
+      d.index('bot_logs_bot_time_idx').on(t.botId, t.timestamp, t.id),
+      // A deleted user's or conversation's lines go with it; retention prunes by age.
+      d.index('bot_logs_user_idx').on(t.botId, t.userId),
+      d.index('bot_logs_conversation_idx').on(t.botId, t.conversationId),
+      d.index('bot_logs_time_idx').on(t.timestamp),
+    ],
+  )
+
+  /** What a bot stored for a conversation, a user (across conversations) or itself (`scope_id` '') */
+  const botStates = d.table(
+    'bot_states',
+    {
+      botId: d.text('bot_id')
+        .notNull()
+        .references(() => bots.id, { onDelete: 'cascade' }),
+      scope: d.oneOf('scope', ['conversation', 'user', 'bot']).notNull(),
+      scopeId: d.text('scope_id').notNull(),
+      value: d.json<Record<string, unknown>>('value').notNull(),
+      updatedAt: updatedAt(),
+    },
+    (t) => [d.primaryKey({ columns: [t.botId, t.scope, t.scopeId] })],
+  )
+
+  /**
+   * Users deleted (see docs/reference/decisions.md, "A deleted user stays deleted"): a key that still
+   * names one re-creates nothing. The id is kept as a SHA-256 digest only (an id may itself be personal,
+   * an email): enough to recognise it, not to read it back. They go with their chat integration.
+   */
+  const deletedUsers = d.table(
+    'deleted_users',
+    {
+      integrationId: d.text('integration_id')
+        .notNull()
+        .references(() => chatIntegrations.id, { onDelete: 'cascade' }),
+      /** base64url of SHA-256 of the user id. */
+      userDigest: d.text('user_digest').notNull(),
+      deletedAt: d.text('deleted_at').notNull(),
+    },
+    (t) => [d.primaryKey({ columns: [t.integrationId, t.userDigest] })],
+  )
+
+  return {
+    workspaces,
+    adminTokens,
+    bots,
+    botApiKeys,
+    chatIntegrations,
+    users,
+    conversations,
+    participants,
+    messages,
+    files,
+    events,
+    botEvents,
+    botDeliveries,
+    botLogs,
+    botStates,
+    deletedUsers,
+  }
+}
+
+export type Tables = ReturnType<typeof defineTables>
+
+export type WorkspaceRow = Tables['workspaces']['$inferSelect']
+export type BotRow = Tables['bots']['$inferSelect']
+export type ChatIntegrationRow = Tables['chatIntegrations']['$inferSelect']
+export type UserRow = Tables['users']['$inferSelect']
+export type ConversationRow = Tables['conversations']['$inferSelect']
+export type ParticipantRow = Tables['participants']['$inferSelect']
+export type MessageRow = Tables['messages']['$inferSelect']
+export type EventRow = Tables['events']['$inferSelect']
+export type FileRow = Tables['files']['$inferSelect']
+export type BotEventRow = Tables['botEvents']['$inferSelect']
+export type BotLogRow = Tables['botLogs']['$inferSelect']
+export type AdminTokenRow = Tables['adminTokens']['$inferSelect']
+export type BotDeliveryRow = Tables['botDeliveries']['$inferSelect']
+export type BotStateRow = Tables['botStates']['$inferSelect']
+export type BotApiKeyRow = Tables['botApiKeys']['$inferSelect']
+export type DeletedUserRow = Tables['deletedUsers']['$inferSelect']
+

@@ -8,6 +8,7 @@ import type {
   BotStateRow,
   ChatIntegrationRow,
   ConversationRow,
+  DeletedUserRow,
   EventRow,
   FileRow,
   MessageFeedback,
@@ -20,8 +21,8 @@ import type { FileBytes } from './file-bytes.ts'
 
 /*
  * The storage API the domain runs on. The domain keeps the rules; every statement lives behind a
- * named query below, so that each engine (src/db/sqlite, src/db/postgres) provides the same names
- * with its own SQL and no verb branches on the dialect.
+ * named query below, said once as a shape (src/db/queries/) that each engine (src/db/sqlite,
+ * src/db/postgres) runs, so that no verb branches on the dialect.
  */
 
 /** A keyset position: the sort value of a row and its id (the tie-breaker). */
@@ -196,6 +197,13 @@ export interface BotDeliveryQueries {
   remove(id: string): Promise<boolean>
   /** The outbox as an operator watches it (metrics): how many deliveries wait, and since when the oldest. */
   backlog(): Promise<{ pending: number; oldestCreatedAt: string | undefined }>
+  /**
+   * Keeps a claimed delivery its holder's until `leaseUntil`, while it still holds it until
+   * `heldUntil` (the lease its claim or last renewal set): false when it does not (settled,
+   * rescheduled, gone, or its lease ran out and another instance took it). Only an engine several
+   * instances share holds leases (PostgreSQL); on SQLite a claim is a read, and there is none.
+   */
+  renew?(id: string, heldUntil: string, leaseUntil: string): Promise<boolean>
 }
 
 export interface BotStateQueries {
@@ -242,6 +250,9 @@ export interface BotEventQueries {
   insert(row: BotEventRow): Promise<void>
 }
 
+/** The keys of a chat integration that a key rotation changes. */
+export type EncryptionKeys = Pick<ChatIntegrationRow, 'encryptionKey' | 'personalEncryptionKey' | 'previousEncryptionKeys'>
+
 export interface TenancyQueries {
   anyWorkspace(): Promise<boolean>
   insertWorkspace(row: WorkspaceRow): Promise<void>
@@ -254,6 +265,8 @@ export interface TenancyQueries {
   deleteAdminToken(id: string): Promise<void>
   /** Sets (a string) or clears (null: back to the shared key) an integration's personal encryption key. */
   setPersonalEncryptionKey(integrationId: string, key: string | null): Promise<void>
+  /** Sets the keys a rotation changes (`confab credentials`): the signing keys and the ones still verifying. */
+  setEncryptionKeys(integrationId: string, keys: EncryptionKeys): Promise<void>
 }
 
 export interface TenantListing {
@@ -277,6 +290,9 @@ export interface Queries {
   botStates: BotStateQueries
   botApiKeys: BotApiKeyQueries
   tenancy: TenancyQueries
+  erasure: ErasureQueries
+  userRecords: UserRecordQueries
+  retention: RetentionQueries
 }
 
 /** Registers what to do once the unit has committed (publishing signals): never if it rolls back. */
@@ -332,4 +348,60 @@ export interface Store {
   write<T>(work: (q: Queries, after: After) => Promise<T>): Promise<T>
   /** Finishes the units already submitted, then closes; later calls are refused. */
   close(): Promise<void>
+}
+
+/* Erasure, a user's records and retention (src/db/queries/erasure.ts, user-records.ts, retention.ts). */
+
+/** Where a user's or a conversation's content lies beyond the rows its foreign keys take along. */
+export interface ErasureScope {
+  integrationId: string
+  /** The bot answering the integration: bot logs and states are kept by bot. */
+  botId: string
+}
+
+export interface ErasureQueries {
+  /** The ids of the conversations the user owns (which go with it), whether it still participates in them or not. */
+  ownedConversations(integrationId: string, userId: string): Promise<string[]>
+  /**
+   * Deletes what holds the user's content that no foreign key takes with its row: the bot events
+   * (payloads, previews), bot logs, pending deliveries and bot state of the user.
+   */
+  userTraces(scope: ErasureScope, userId: string): Promise<void>
+  /** The same for a conversation: its bot events, bot logs and bot state (its deliveries go with its row). */
+  conversationTraces(scope: ErasureScope, conversationId: string): Promise<void>
+  /** The bot events of a message (what was handed to the bot, what it sent back): payloads and previews of its text. */
+  messageTraces(integrationId: string, conversationId: string, messageId: string): Promise<void>
+  /** Records that the user was deleted (its id as a digest only). */
+  bury(integrationId: string, userId: string, at: string): Promise<void>
+  /** When the user was deleted, if it was. */
+  burial(integrationId: string, userId: string): Promise<Pick<DeletedUserRow, 'deletedAt'> | undefined>
+}
+
+/** One conversation of a user's records: the conversation, who is in it, and all that was said. */
+export interface ConversationRecord {
+  conversation: ConversationRow
+  participantIds: string[]
+  /** Oldest first. */
+  messages: MessageRow[]
+  /** Oldest first. */
+  events: EventRow[]
+}
+
+export interface UserRecordQueries {
+  /** A page of the integration's users (its bot's own user aside), newest first. */
+  usersPage(integrationId: string, window: KeysetWindow): Promise<UserRow[]>
+  /** A page of the integration's conversations, newest first. */
+  conversationsPage(integrationId: string, window: KeysetWindow): Promise<ConversationRow[]>
+  /** Every conversation the user participates in, oldest first, with all it holds. */
+  conversationsOf(integrationId: string, userId: string): Promise<ConversationRecord[]>
+  /** The user's files (their rows), oldest first. */
+  filesOf(integrationId: string, userId: string): Promise<FileRow[]>
+}
+
+/** The rows retention prunes by age. */
+export type PrunedTable = 'messages' | 'events' | 'botEvents' | 'botLogs'
+
+export interface RetentionQueries {
+  /** Deletes up to `limit` of the rows of `table` made before `before`, oldest first; how many it deleted. */
+  prune(table: PrunedTable, before: string, limit: number): Promise<number>
 }

@@ -3,7 +3,7 @@ import type { Queries } from '../db/store.ts'
 import { now } from './clock.ts'
 import type { ChatContext } from './context.ts'
 import { alreadyExists, forbidden, notFound } from './errors.ts'
-import { removeFileBytes } from './file-bytes.ts'
+import { eraseConversation } from './erasure.ts'
 import { assertClientId, newId } from './ids.ts'
 import { loadParticipation } from './loaders.ts'
 import { type Cursored, keysetWindow, type PageWindow, withCursors } from './paging.ts'
@@ -43,11 +43,12 @@ export async function requireListener({ ctx, conversationId }: { ctx: ChatContex
 }
 
 /** Inside a unit: a conversation the caller owns and participates in, or undefined when the id is taken. */
-async function insertConversation(ctx: ChatContext, q: Queries, id: string): Promise<ConversationRow | undefined> {
+/** `idChosen`: the client chose the id (createConversation), which the chat integration tags `fid` (getOrCreate does not). */
+async function insertConversation(ctx: ChatContext, q: Queries, id: string, idChosen = false): Promise<ConversationRow | undefined> {
   const caller = await requireCaller(ctx, q)
   const at = now()
   const integrationId = ctx.integration.id
-  const inserted = await q.conversations.insert({ integrationId, id, ownerId: caller.id, createdAt: at, updatedAt: at })
+  const inserted = await q.conversations.insert({ integrationId, id, ownerId: caller.id, createdAt: at, updatedAt: at, idChosen })
   if (inserted) {
     await q.participants.insert({ integrationId, conversationId: id, userId: caller.id, joinId: newId(), createdAt: at })
   }
@@ -65,7 +66,7 @@ export function createConversation({
   return ctx.store.write(async (q) => {
     await requireCaller(ctx, q)
     const id = input.id == null ? newId() : assertClientId(input.id, 'conversation id')
-    const inserted = await insertConversation(ctx, q, id)
+    const inserted = await insertConversation(ctx, q, id, input.id != null)
     if (!inserted) throw alreadyExists('Conversation', id)
     return inserted
   })
@@ -105,18 +106,13 @@ export function listConversations({
   })
 }
 
-/** Only the owner deletes a conversation; its participants, messages, events and files go with it. */
+/** Only the owner deletes a conversation; all it holds goes with it (see eraseConversation). */
 export function deleteConversation({ ctx, id }: { ctx: ChatContext; id: string }): Promise<void> {
   return ctx.store.write(async (q, after) => {
     const { conversation, caller } = await requireParticipation(ctx, q, id)
     if (conversation.ownerId !== caller.id) {
       throw forbidden(`only the owner of conversation "${id}" may delete it`)
     }
-    const fileIds = await q.files.idsOfConversation(ctx.integration.id, id)
-    await q.conversations.delete(ctx.integration.id, id)
-    after(() => {
-      removeFileBytes(ctx.store, fileIds)
-      ctx.signals.publish(ctx.integration.id, { type: 'conversation_deleted', conversationId: id })
-    })
+    await eraseConversation(ctx, q, after, ctx.integration, id)
   })
 }

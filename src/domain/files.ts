@@ -6,6 +6,7 @@ import type { ChatContext } from './context.ts'
 import { requireParticipation } from './conversations.ts'
 import { DomainError, forbidden, invalidPayload, notFound } from './errors.ts'
 import { newId } from './ids.ts'
+import { verifyingKeysOf } from './key-modes.ts'
 import { findChatIntegration } from './tenancy.ts'
 import { requireCaller } from './users.ts'
 
@@ -52,11 +53,17 @@ export function contentTypeOf(key: string): string {
 const tooLarge = (size: number) =>
   new DomainError('PayloadTooLarge', `the file is ${size} bytes, over the limit of ${fileSizeLimit} bytes (1 MB)`)
 
-const sign = (integration: ChatIntegrationRow, what: string) =>
-  createHmac('sha256', integration.encryptionKey).update(`confab-file:${integration.id}:${what}`).digest('base64url')
+const signWith = (key: string, integration: ChatIntegrationRow, what: string) =>
+  createHmac('sha256', key).update(`confab-file:${integration.id}:${what}`).digest('base64url')
+
+const sign = (integration: ChatIntegrationRow, what: string) => signWith(integration.encryptionKey, integration, what)
 
 const sameSignature = (given: string, expected: string) =>
   given.length === expected.length && timingSafeEqual(Buffer.from(given), Buffer.from(expected))
+
+/** Signed with the shared key, or with one a key rotation keeps: a URL handed out before a rotation works until the old key is retired. */
+const signedFor = (integration: ChatIntegrationRow, what: string, given: string) =>
+  [integration.encryptionKey, ...verifyingKeysOf(integration).slice(1)].some((key) => sameSignature(given, signWith(key, integration, what)))
 
 /** A file with the two URLs the web chat uses: where to PUT its bytes once, and where they are served. */
 export interface FileSlot extends FileRow {
@@ -153,7 +160,7 @@ export async function uploadFile({
   bytes: Uint8Array
 }): Promise<FileRow> {
   const integration = await findChatIntegration(store, webhookId)
-  if (!/^\d+$/.test(expires) || !sameSignature(signature, sign(integration, `put:${id}:${expires}`))) {
+  if (!/^\d+$/.test(expires) || !signedFor(integration, `put:${id}:${expires}`, signature)) {
     throw forbidden('this upload URL is not valid')
   }
   if (Number(expires) < Date.now()) throw forbidden('this upload URL has expired')
@@ -189,7 +196,7 @@ export async function readFile({
   signature: string
 }): Promise<{ file: FileRow; bytes: Uint8Array }> {
   const integration = await findChatIntegration(store, webhookId)
-  if (!sameSignature(signature, sign(integration, `get:${id}`))) throw notFound('File', id)
+  if (!signedFor(integration, `get:${id}`, signature)) throw notFound('File', id)
   const file = await store.read((q) => q.files.find(integration.id, id))
   const bytes = file?.uploadedAt ? await store.files.read(id) : undefined
   if (!file || !bytes) throw notFound('File', id)

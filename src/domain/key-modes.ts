@@ -19,6 +19,15 @@ export const signingKeyOf = (integration: ChatIntegrationRow): string =>
   integration.personalEncryptionKey ?? integration.encryptionKey
 
 /**
+ * The keys a user key may be signed with: the signing key, then those a rotation left to overlap
+ * (`confab credentials --rotate-encryption-key`) until each one expires.
+ */
+export const verifyingKeysOf = (integration: ChatIntegrationRow, now: Date = new Date()): string[] => [
+  signingKeyOf(integration),
+  ...(integration.previousEncryptionKeys ?? []).filter(({ expiresAt }) => Date.parse(expiresAt) > now.getTime()).map(({ key }) => key),
+]
+
+/**
  * Botpress' own words (integrations/chat, createUser), then why: a user whose key nobody signed
  * could take an id before its owner's first visit and read what the owner is later sent.
  */

@@ -3,10 +3,8 @@ import type { ChatLoaders } from './chat-loaders.ts'
 
 /*
  * What one request has read and may need again lives on its context, never in a WeakMap keyed by
- * it. V8's young-generation GC keeps a WeakMap's values alive (only a full GC sees through them),
- * and what is remembered (loaders, pending reads) holds the context: every request's reads
- * survived into the old generation, to be marked and swept there. Scavenges took 8–10 ms instead
- * of 2, and a REST page of 20 messages nearly twice the CPU (286 µs against 152, in process).
+ * it: a scavenge keeps a WeakMap's values alive, so every request's reads would reach the old
+ * generation (docs/internals/performance.md).
  */
 
 /** A chat request's reads: its batch loaders, and the caller's row once read. */

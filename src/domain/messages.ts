@@ -117,6 +117,7 @@ export function deleteMessage({ ctx, id }: { ctx: ChatContext; id: string }): Pr
     const { caller } = await requireParticipation(ctx, q, row.conversationId)
     if (row.userId !== caller.id) throw forbidden(`only the author of message "${id}" may delete it`)
     await q.messages.delete(ctx.integration.id, id)
+    await q.erasure.messageTraces(ctx.integration.id, row.conversationId, id)
     after(() =>
       ctx.signals.publish(ctx.integration.id, { type: 'message_deleted', conversationId: row.conversationId, message: row }),
     )

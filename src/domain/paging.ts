@@ -64,10 +64,7 @@ export const withCursors = <T extends object>(sort: string, rows: T[], key: (row
 
 const encoding = Symbol('cursor encoding')
 
-/**
- * A row's columns with a lazy `cursor`, as a class: an object literal with a getter gets a new
- * function each and no shape in common with the others, which costs a page of rows tens of µs.
- */
+/** A row's columns with a lazy `cursor`, as a class: literals with a getter share no shape (docs/internals/performance.md). */
 class CursoredRow<T extends object> {
   private readonly [encoding]: { sort: string; key: (row: T) => readonly [string, string] }
   constructor(row: T, sort: string, key: (row: T) => readonly [string, string]) {

@@ -4,7 +4,7 @@ import type { Queries } from '../db/store.ts'
 import { now } from './clock.ts'
 import type { ChatContext } from './context.ts'
 import { alreadyExists, DomainError, forbidden, notFound, unauthorized } from './errors.ts'
-import { removeFileBytes } from './file-bytes.ts'
+import { eraseUser, refuseDeletedUserId } from './erasure.ts'
 import { assertClientId, newId } from './ids.ts'
 import { refuseUnsignedUsers, signingKeyOf } from './key-modes.ts'
 
@@ -47,7 +47,8 @@ export async function requireCaller(ctx: ChatContext, q: Queries): Promise<UserR
 export const getCaller = ({ ctx }: { ctx: ChatContext }): Promise<UserRow> =>
   ctx.store.read((q) => requireCaller(ctx, q))
 
-const newUser = (ctx: ChatContext, id: string, input: UserProfileInput): UserRow => {
+/** `idChosen`: the client chose the id (createUser), which Botpress' chat integration tags `fid` (getOrCreateUser does not). */
+const newUser = (ctx: ChatContext, id: string, input: UserProfileInput, idChosen = false): UserRow => {
   const at = now()
   return {
     integrationId: ctx.integration.id,
@@ -58,6 +59,7 @@ const newUser = (ctx: ChatContext, id: string, input: UserProfileInput): UserRow
     isBot: false,
     createdAt: at,
     updatedAt: at,
+    idChosen,
   }
 }
 
@@ -76,8 +78,9 @@ export async function createUser({
   refuseUnsignedUsers(ctx.integration)
   const id = input.id == null ? newId() : assertClientId(input.id, 'user id')
   return ctx.store.write(async (q) => {
-    const inserted = await q.users.insert(newUser(ctx, id, input))
+    const inserted = await q.users.insert(newUser(ctx, id, input, input.id != null))
     if (!inserted) throw alreadyExists('User', id)
+    await refuseDeletedUserId(q, ctx.integration.id, id, (message) => new DomainError('AlreadyExists', message))
     return inserted
   })
 }
@@ -94,32 +97,12 @@ export function updateUser({ ctx, input }: { ctx: ChatContext; input: UserProfil
   })
 }
 
-/**
- * Deletes the caller with everything that is theirs: the conversations they own (with their
- * messages, events and files), their participations, messages and files. Listeners of the conversations
- * they own are closed; the others learn that the user left.
- */
+/** Deletes the caller with everything that is theirs (see eraseUser); its keys then open nothing and re-create nothing. */
 export function deleteUser({ ctx }: { ctx: ChatContext }): Promise<void> {
   return ctx.store.write(async (q, after) => {
     const caller = await requireCaller(ctx, q)
-    const joined = await q.participants.conversationsOf(ctx.integration.id, caller.id)
-    const owned = joined.filter(({ ownerId }) => ownerId === caller.id)
-    // One statement after another: a unit of work is one connection's transaction.
-    const fileIds = await q.files.idsOfUser(ctx.integration.id, caller.id)
-    for (const { conversationId } of owned) fileIds.push(...(await q.files.idsOfConversation(ctx.integration.id, conversationId)))
-    await q.users.delete(ctx.integration.id, caller.id)
+    await eraseUser(ctx, q, after, ctx.integration, caller.id)
     ctx.memo.caller = undefined
-    after(() => {
-      removeFileBytes(ctx.store, fileIds)
-      for (const { conversationId, ownerId } of joined) {
-        ctx.signals.publish(
-          ctx.integration.id,
-          ownerId === caller.id
-            ? { type: 'conversation_deleted', conversationId }
-            : { type: 'participant_removed', conversationId, participantId: caller.id },
-        )
-      }
-    })
   })
 }
 
@@ -131,7 +114,12 @@ export async function getOrCreateUser({ ctx, input }: { ctx: ChatContext; input:
   const id = requireCallerId(ctx)
   const existing = await ctx.store.read((q) => q.users.find(ctx.integration.id, id))
   if (existing) return existing
-  return ctx.store.write(async (q) => (await q.users.insert(newUser(ctx, id, input))) ?? getUserIn(ctx, q, id))
+  return ctx.store.write(async (q) => {
+    const inserted = await q.users.insert(newUser(ctx, id, input))
+    if (!inserted) return getUserIn(ctx, q, id)
+    await refuseDeletedUserId(q, ctx.integration.id, id, unauthorized)
+    return inserted
+  })
 }
 
 /** A user's profile is visible to the user and to the users it shares a conversation with. */

@@ -1,6 +1,7 @@
 import SchemaBuilder from '@pothos/core'
 import { lexicographicSortSchema } from 'graphql'
 import { JSONObjectResolver } from 'graphql-scalars'
+import * as actions from '../domain/bot-api/actions.ts'
 import type { BotApiContext } from '../domain/bot-api/context.ts'
 import * as conversations from '../domain/bot-api/conversations.ts'
 import * as events from '../domain/bot-api/events.ts'
@@ -53,6 +54,7 @@ const writes: Record<string, Verb> = {
   getOrSetState: states.getOrSetBotApiState,
   patchState: states.patchBotApiState,
   deleteState: states.deleteBotApiState,
+  callAction: actions.callBotApiAction,
 }
 
 builder.queryType()

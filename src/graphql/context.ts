@@ -1,13 +1,13 @@
 import type { Logger } from 'pino'
 import { bearerToken } from '../auth/admin-token.ts'
-import { verifyUserKey } from '../auth/user-key.ts'
+import { verifyUserKeyWithAny } from '../auth/user-key.ts'
 import type { Store } from '../db/store.ts'
 import type { BotInbox } from '../domain/bots/delivery/inbox.ts'
 import { authenticateBot } from '../domain/bots/admin/api-keys.ts'
 import type { AdminContext, ChatContext, ChatLimits } from '../domain/context.ts'
 import type { BotApiContext } from '../domain/bot-api/context.ts'
 import { DomainError } from '../domain/errors.ts'
-import { signingKeyOf } from '../domain/key-modes.ts'
+import { verifyingKeysOf } from '../domain/key-modes.ts'
 import { authenticateAdmin, findChatIntegration } from '../domain/tenancy.ts'
 import type { SignalHub } from '../signals/hub.ts'
 import { failureToGraphQLError } from './errors.ts'
@@ -76,7 +76,7 @@ export function createBotApiContext(
 
 /**
  * Chat scope: the webhook id must name a chat integration (404), and an x-user-key, when given,
- * must verify against the key that integration signs with now, personal or shared (401). A missing key is left for the verbs
+ * must verify against the key that integration signs with now, personal or shared, or one a rotation still keeps (401). A missing key is left for the verbs
  * to refuse, because createUser needs none.
  */
 export async function createChatContext(
@@ -91,7 +91,7 @@ export async function createChatContext(
 ): Promise<GraphQLContext> {
   return refusingWithStatus(async () => {
     const integration = await findChatIntegration(deps.store, webhookId)
-    const callerId = userKey ? await verifyUserKey(userKey, signingKeyOf(integration)) : undefined
+    const callerId = userKey ? await verifyUserKeyWithAny(userKey, verifyingKeysOf(integration)) : undefined
     return {
       requestId,
       log: deps.log,

@@ -1,7 +1,7 @@
 /**
  * The URLPattern yoga matches each request against its endpoint with (`new URLPattern({ pathname })`,
  * then `test(url)`), for the endpoints here: a path whose `:name` segments each match one segment.
- * Node 20 has no URLPattern, and the polyfill yoga falls back on cost 5 % of a GraphQL read.
+ * Node 20 has no URLPattern, and the polyfill yoga falls back on is slow (docs/internals/performance.md).
  */
 export class EndpointPattern {
   private readonly path: RegExp

@@ -30,7 +30,8 @@ const tokenDigest = (request: Request | undefined) =>
  * operation through the same pipeline. Chat operations without a user key count per client address
  * (and those that make a user, once more on their own limit); with one, writes and streams count per
  * user, and user messages and events also per bot; reads with a key are not limited. Every
- * administration call counts per admin token, every bot API call per bot.
+ * administration call counts per admin token, every bot API call per bot, and the administration
+ * schema fetched without a token per client address.
  */
 const uncounted: readonly [RateLimitName, string][] = Object.freeze([])
 
@@ -52,7 +53,8 @@ export function countersOf(context: Counted, operation: OperationDefinitionNode)
   }
   if (admin) return [['admin', tokenDigest(context.request)]]
   if (botApi) return [['botApi', botApi.bot.id]]
-  return uncounted
+  // No scope: the administration schema asked for without credentials (graphiql.ts), a door of its own.
+  return [['anonymous', context.clientAddress ?? 'unknown']]
 }
 
 /** A refusal as GraphQL tells it: the whole request refused with 429, its headers on the HTTP response. */

@@ -13,12 +13,15 @@ import {
   type GraphQLContext,
 } from './context.ts'
 import type { ErrorPath } from './errors.ts'
-import { renderGraphiQL, useGraphiQLHeaders } from './graphiql.ts'
+import { asksOnlyForTheSchema, graphiqlWelcome, renderGraphiQL, useGraphiQLHeaders } from './graphiql.ts'
 import { useGraphQLSSE } from './graphql-sse.ts'
 import { operationOf, rootFields, rootFieldsLabel } from './operation.ts'
 import { useExplainedRefusals } from './refusals.ts'
 import { useRateLimits } from './rate-limits.ts'
+import { type ReplicaReads, type ReplicaThread, replicaReads, useReplicaReads } from './replica-reads.ts'
 import { useRequestId } from './request-id.ts'
+import { useTracing } from './tracing.ts'
+import { tracing } from '../tracing/tracing.ts'
 import { botApiSchema } from './bot-api-schema.ts'
 import { adminSchema, chatSchema } from './schema.ts'
 
@@ -36,10 +39,8 @@ export interface ServerContext {
 
 /**
  * Each request's server context, handed to yoga beside the request rather than as its argument: yoga
- * copies a given context, descriptor by descriptor, onto a new object whose prototype is the given
- * one, for every request; the context every resolver then reads is that slow object. Without it,
- * `useServerContext` adds two properties to the plain object yoga makes instead: a GraphQL page of
- * 20 messages took 7–10 % less CPU in process (alternated runs).
+ * copies a given context onto a slow new object for every request, which every resolver then reads
+ * (docs/internals/performance.md).
  */
 const serverContexts = new WeakMap<Request, ServerContext>()
 
@@ -61,6 +62,7 @@ const useServerContext = (): Plugin<Record<string, unknown>, ServerContext> => (
 /** What yoga passes the context factory: the request, or for a WebSocket its connection parameters. */
 export interface ContextInit extends ServerContext {
   request: Request
+  params?: { query?: unknown }
   connectionParams?: Record<string, unknown>
 }
 
@@ -69,6 +71,8 @@ export interface YogaDeps extends ContextDeps {
   errors: ErrorPath
   /** The rate limits every operation is counted against; none: nothing is counted. */
   limits?: RateLimits
+  /** On a read replica's thread: what it hands back the operations it may not serve by. */
+  replica?: ReplicaThread
 }
 
 /**
@@ -85,8 +89,9 @@ const yogaLogger = (log: Logger) => ({
 const yogaFor = (
   schema: GraphQLSchema,
   graphqlEndpoint: string,
-  { log, errors, limits }: YogaDeps,
-  headers: Record<string, string>,
+  { log, errors, limits, replica }: YogaDeps,
+  reads: ReplicaReads,
+  welcome: string,
   context: (init: ContextInit) => Promise<GraphQLContext>,
 ) =>
   createYoga<ServerContext>({
@@ -104,7 +109,8 @@ const yogaFor = (
     graphiql: (request) => ({
       title: 'Confab',
       endpoint: new URL(request.url).pathname,
-      headers: JSON.stringify(headers, null, 2),
+      defaultQuery: welcome,
+      defaultEditorToolsVisibility: 'headers',
     }),
     renderGraphiQL,
     landingPage: false,
@@ -118,10 +124,18 @@ const yogaFor = (
       useGraphiQLHeaders(),
       // Before execution is compiled or run: a refused operation costs a counter and nothing else.
       ...(limits ? [useRateLimits(limits)] : []),
+      ...(replica ? [useReplicaReads(reads, replica)] : []),
       useOperationLabel(),
       useCompiledExecution(log),
+      ...withTracing(),
     ],
   })
+
+/** A span for each execution, when traces are on (tracing/tracing.ts). */
+const withTracing = (): Plugin[] => {
+  const traces = tracing()
+  return traces ? [useTracing(traces)] : []
+}
 
 /** Tells the request's transport which operation ran: its kind and root fields, names of the schema only. */
 const useOperationLabel = (): Plugin<{ labelled?: { operation?: string } }> => {
@@ -144,7 +158,7 @@ const credential = ({ request, connectionParams }: ContextInit, name: string): s
 }
 
 export function createChatYoga(deps: YogaDeps) {
-  return yogaFor(chatSchema, '/:webhookId/graphql', deps, { 'x-user-key': '<user key>' }, (init) =>
+  return yogaFor(chatSchema, '/:webhookId/graphql', deps, replicaReads.chat, graphiqlWelcome.chat, (init) =>
     createChatContext(deps, {
       requestId: init.requestId,
       webhookId: init.webhookId ?? '',
@@ -156,21 +170,25 @@ export function createChatYoga(deps: YogaDeps) {
 }
 
 export function createAdminYoga(deps: YogaDeps) {
-  const headers = { authorization: 'Bearer <admin token>', 'x-workspace-id': '<workspace id>' }
-  return yogaFor(adminSchema, '/v1/admin/graphql', deps, headers, (init) =>
-    createAdminContext(deps, {
+  return yogaFor(adminSchema, '/v1/admin/graphql', deps, replicaReads.admin, graphiqlWelcome.admin, (init) => {
+    // GraphiQL fetches the schema before anyone typed a token: that much is public (schema/ holds it).
+    if (!credential(init, 'authorization') && asksOnlyForTheSchema(init.params?.query)) {
+      return Promise.resolve({ requestId: init.requestId, log: deps.log, signals: deps.signals })
+    }
+    return createAdminContext(deps, {
       requestId: init.requestId,
       authorization: credential(init, 'authorization'),
       workspaceId: credential(init, 'x-workspace-id'),
       baseUrl: init.publicUrl,
-    }),
-  )
+    })
+  })
 }
+
+const noReads: ReplicaReads = { operations: [], rootFields: [] }
 
 /** The bot API scope: served through its REST routes only (its GraphQL endpoint is not mounted). */
 export function createBotApiYoga(deps: YogaDeps) {
-  const headers = { authorization: 'Bearer <bot API key>', 'x-bot-id': '<bot id>' }
-  return yogaFor(botApiSchema, '/v1/chat/graphql', deps, headers, (init) =>
+  return yogaFor(botApiSchema, '/v1/chat/graphql', deps, noReads, '', (init) =>
     createBotApiContext(deps, {
       requestId: init.requestId,
       authorization: credential(init, 'authorization'),

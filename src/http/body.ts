@@ -52,7 +52,7 @@ const isJsonType = (contentType: string) => {
  * A REST body: empty means {}, anything else must be a JSON object sent as application/json.
  * DELETE bodies are read (for the limit) and ignored, as the official client sends `{}`. A GET's
  * is not read at all, only its declared length checked: node discards it, and asking whatwg-node
- * for it makes a stream, about 3 % of a page read.
+ * for it makes a stream.
  */
 export async function readJsonObject(request: Request, limit: number): Promise<Record<string, unknown>> {
   if (request.method === 'GET' || request.method === 'HEAD') {
@@ -80,8 +80,7 @@ export async function readJsonObject(request: Request, limit: number): Promise<R
 /**
  * The same request with its body read under the limit, for handlers that parse bodies themselves.
  * `signal` is the request's abort signal where what follows reads it (graphql-sse ends a stream on
- * it); elsewhere the copy goes without, as asking a request for its signal makes one (2 % of a
- * GraphQL read).
+ * it); elsewhere the copy goes without, as asking a request for its signal makes one.
  */
 export async function withLimitedBody(request: Request, limit: number, signal?: AbortSignal): Promise<Request> {
   if (request.method === 'GET' || request.method === 'HEAD') return request

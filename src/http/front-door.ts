@@ -14,6 +14,8 @@ const addresses = {
   chatGraphql: '{webhookId}/graphql',
   adminApi: 'v1/admin',
   adminGraphql: 'v1/admin/graphql',
+  openApi: 'openapi.json',
+  apiReference: 'docs/api',
 }
 
 const page = `<!doctype html>
@@ -28,6 +30,7 @@ const page = `<!doctype html>
 <li>the web chat: <code>/{webhookId}/</code></li>
 <li>the chat API (the <code>apiUrl</code> of <code>@botpress/chat</code>): <code>/{webhookId}</code>, and GraphQL (GraphiQL in a browser): <code>/{webhookId}/graphql</code></li>
 <li>the administration API: <code>/v1/admin</code>, and its GraphQL: <a href="v1/admin/graphql">/v1/admin/graphql</a></li>
+<li>the REST APIs' OpenAPI document: <a href="openapi.json">/openapi.json</a>, and as a page: <a href="docs/api">/docs/api</a></li>
 <li>health: <a href="healthz">/healthz</a>, readiness: <a href="readyz">/readyz</a></li>
 </ul>
 <p>The documentation is in the project's <code>docs/</code> folder.</p>

@@ -17,11 +17,15 @@ interface YogaServer {
 export function graphqlOverHttp(
   yoga: YogaServer,
   bodyLimit: number,
-  { methods = ['GET', 'POST'], streams = false }: { methods?: readonly string[]; streams?: boolean } = {},
+  {
+    methods = ['GET', 'POST'],
+    streams = false,
+    replicated = false,
+  }: { methods?: readonly string[]; streams?: boolean; replicated?: boolean } = {},
 ): Transport {
   return {
-    // A POST that runs queries only is a read; the graphql-sse endpoint's requests hold streams.
-    replicable: (method) => !streams && method === 'POST' && 'if-query',
+    // A POST of queries only may be a read (the replica checks its root fields: graphql/replica-reads.ts).
+    replicable: (method) => replicated && method === 'POST' && 'if-query',
     async serve(request, landing) {
       const { requestId, params, clientAddress, publicUrl } = landing
       if (!methods.includes(request.method)) {
@@ -29,7 +33,7 @@ export function graphqlOverHttp(
       }
       const limited = await withLimitedBody(request, bodyLimit, streams ? request.signal : undefined)
       // handleRequest, not fetch: the app's own server adapter has already followed this request's
-      // abort signal, which `fetch` would do again (4 % of a GraphQL read).
+      // abort signal, which `fetch` would do again.
       return yoga.handleRequest(withServerContext(limited, { requestId, webhookId: params.webhookId, clientAddress, publicUrl, labelled: landing }))
     },
     refuse: graphqlRefusal,

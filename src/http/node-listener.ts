@@ -1,11 +1,13 @@
 import type { IncomingMessage, ServerResponse } from 'node:http'
 import { createServerAdapter, sendNodeResponse } from '@whatwg-node/server'
 import type { Logger } from 'pino'
+import { onlyQueries } from '../graphql/replica-reads.ts'
 import { parsedUrl, type Replicable } from './mounts.ts'
 import { type Peer, peerOf } from './peer.ts'
 import { labelsOf, type RequestLabels } from './request-labels.ts'
-import { onlyQueries, type ReadReplicas } from './read-replicas.ts'
+import type { ReadReplicas } from './read-replicas.ts'
 import { takeOverEventStream } from './sse.ts'
+import { tracing } from '../tracing/tracing.ts'
 
 // The content type first: asking a string body for its stream makes it copy itself into a buffer.
 const isEventStream = (response: Response) =>
@@ -55,10 +57,7 @@ async function relay(reader: ReadableStreamDefaultReader<Uint8Array>, res: Serve
   }
 }
 
-/**
- * A GraphQL body read to tell whether it holds queries only; a larger one is served here, unread
- * (whatwg-node lists the keys of a body handed to it already read: a few µs for a few kB).
- */
+/** A GraphQL body read to tell whether it holds queries only; a larger one is served here (whatwg-node would copy it). */
 const classifiedBodyLimit = 16 * 1024
 
 /** The body of a request that declares a JSON body of a size worth reading before deciding where to serve it. */
@@ -102,10 +101,12 @@ export interface ListenerOptions {
    * Told of every request answered, here or by a replica (metrics): its labels, its status, and the
    * seconds to its whole answer (to its head, for an event stream).
    */
-  observe?: (labels: RequestLabels | undefined, status: number, seconds: number) => void
+  observe?: Observe
   /** Told when an event stream starts to be written; what it returns is called once it has ended. */
   streamOpened?: () => () => void
 }
+
+type Observe = (labels: RequestLabels | undefined, status: number, seconds: number) => void
 
 /** The headers the admission reads (a Headers of all of them would cost every replicated read a copy). */
 const admissionHeaders = (req: IncomingMessage): Headers => {
@@ -129,7 +130,7 @@ export function nodeListener(
   // whatwg-node hands a node request's own `req` to the fetch function as its server context.
   const adapter = createServerAdapter<{ req?: IncomingMessage }>((request, context) => fetch(request, peerOf(context.req)))
 
-  const serveHere = async (req: IncomingMessage, res: ServerResponse, began: number) => {
+  const serveHere = async (req: IncomingMessage, res: ServerResponse, began: number, observe: Observe | undefined) => {
     // The node request as the server context: the fetch function reads its peer from it.
     const response = await adapter.handleNodeRequestAndResponse(req, res, { req })
     const answered = (sent: Response) => observe?.(labelsOf(response), sent.status, (performance.now() - began) / 1000)
@@ -152,7 +153,7 @@ export function nodeListener(
   }
 
   /** True once a replica has answered; otherwise the request is the caller's, its body (if read) on `req.body`. */
-  const onReplica = async (req: IncomingMessage, res: ServerResponse, began: number): Promise<boolean> => {
+  const onReplica = async (req: IncomingMessage, res: ServerResponse, began: number, observe: Observe | undefined): Promise<boolean> => {
     if (!replicas || !replicable) return false
     // The path as the app will read it (node's adapter puts the target after the Host, and `//` is a
     // path there, not the start of an authority); a target that makes no URL is refused by the app.
@@ -160,16 +161,22 @@ export function nodeListener(
     if (!url) return false
     const where = replicable(req.method ?? 'GET', url.pathname)
     if (where === false) return false
-    if (!admission) return onReplicaAdmitted(req, res, where, began)
+    if (!admission) return onReplicaAdmitted(req, res, where, began, observe)
     const peer = peerOf(req)
     const headers = admissionHeaders(req)
     if (!admission.admits(peer, headers)) return false
-    const answered = await onReplicaAdmitted(req, res, where, began)
+    const answered = await onReplicaAdmitted(req, res, where, began, observe)
     if (answered) admission.answered(peer, headers, res.statusCode)
     return answered
   }
 
-  const onReplicaAdmitted = async (req: IncomingMessage, res: ServerResponse, where: Replicable, began: number): Promise<boolean> => {
+  const onReplicaAdmitted = async (
+    req: IncomingMessage,
+    res: ServerResponse,
+    where: Replicable,
+    began: number,
+    observe: Observe | undefined,
+  ): Promise<boolean> => {
     if (!replicas) return false
     const labelled = observe && ((labels: RequestLabels | undefined) => observe(labels, res.statusCode, (performance.now() - began) / 1000))
     if (where === true) return !(Number(req.headers['content-length']) > 0) && !req.headers['transfer-encoding'] && replicas.answer(req, res, undefined, labelled)
@@ -188,15 +195,35 @@ export function nodeListener(
     return onlyQueries(body) && replicas.answer(req, res, body, labelled)
   }
 
-  return (req: IncomingMessage, res: ServerResponse): void => {
-    void (async () => {
+  const serve = async (req: IncomingMessage, res: ServerResponse, observe: Observe | undefined) => {
+    try {
       const began = performance.now()
-      if (!(await onReplica(req, res, began))) await serveHere(req, res, began)
-    })().catch((error: unknown) => {
+      if (!(await onReplica(req, res, began, observe))) await serveHere(req, res, began, observe)
+    } catch (error) {
       // The app answers its own errors; this is the adapter or the socket failing.
       log.error({ err: error }, 'a response could not be sent')
       if (!res.headersSent) res.writeHead(500)
       res.end()
-    })
+    }
+  }
+
+  return (req: IncomingMessage, res: ServerResponse): void => {
+    const traces = tracing()
+    if (!traces) return void serve(req, res, observe)
+    // Named once answered, by the route's pattern (never the path, which holds ids); a live stream's span lasts as long as the stream.
+    const method = req.method ?? 'GET'
+    void traces.inSpan(method, { kind: 'server', continues: req.headers, attributes: { 'http.request.method': method } }, (span) =>
+      serve(req, res, (labels, status, seconds) => {
+        observe?.(labels, status, seconds)
+        span.updateName(`${method} ${labels?.route ?? labels?.operation ?? '(unknown)'}`)
+        span.setAttribute('http.response.status_code', status)
+        if (labels?.route) span.setAttribute('http.route', labels.route)
+        if (labels) {
+          span.setAttribute('confab.transport', labels.transport)
+          span.setAttribute('confab.operation', labels.operation)
+        }
+        if (status >= 500) traces.fail(span, `HTTP ${status}`)
+      }),
+    )
   }
 }

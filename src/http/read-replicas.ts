@@ -100,6 +100,8 @@ export class ReadReplicas {
   private idleSweep: NodeJS.Timeout | undefined
   /** Reads the replicas answered (tests, metrics). */
   served = 0
+  /** Requests a replica handed back to the main thread unanswered: it may not serve them, or failed (tests). */
+  handedBack = 0
 
   constructor(private readonly options: ReadReplicasOptions) {
     this.slots = Array.from({ length: options.count }, () => undefined)
@@ -147,14 +149,15 @@ export class ReadReplicas {
       replica.pending.set(id, resolve)
       replica.worker.postMessage({ id, request } satisfies ReplicaRequest)
     })
-    if (answer?.status === undefined) return false
+    if (answer?.status === undefined) {
+      this.handedBack++
+      return false
+    }
     this.served++
     res.writeHead(answer.status, answer.headers)
     res.end(answer.body)
     answered?.(answer.labels)
-    // Written, the page is let go of at once. Under load the answer objects stay reachable until the
-    // next scavenge (from where, a reduced copy of this path does not show), which then promoted
-    // every page body to the old generation: 2 MB per scavenge at 32 connections, 0.35 MB without them.
+    // Written, the page is let go of at once, or a scavenge promotes it (docs/internals/performance.md).
     answer.body = undefined
     answer.headers = undefined
     return true
@@ -174,9 +177,7 @@ export class ReadReplicas {
     const { source, corsOrigins, publicUrl, trustProxy, log, restartDelayMs = 1000, now = Date.now } = this.options
     if (now() < (this.downUntil[slot] ?? 0)) return undefined
     const worker = newThread({
-      // V8's own young generation (48 MB), not a smaller one: with 16 MB a replica scavenged three
-      // times as often under the list load, each pause holding every read under way, and a GraphQL
-      // page's p99 was higher in five of six alternated runs (14–29 ms against 12–25 ms).
+      // V8's own young generation, not a smaller one: each scavenge holds every read under way (docs/internals/performance.md).
       workerData: { source, corsOrigins, publicUrl, trustProxy, logLevel: log.level } satisfies ReplicaSetup,
     })
     worker.unref()
@@ -236,11 +237,3 @@ export class ReadReplicas {
     return this.closing
   }
 }
-
-/**
- * Whether a GraphQL request body holds queries only. A document names `mutation` and `subscription`
- * as keywords, and JSON can only hide a letter of them in a `\u` escape: a body with none of the
- * three can only be queries. A false "no" (a query that says "mutation" in a string) costs nothing
- * but a replica.
- */
-export const onlyQueries = (body: Uint8Array) => !/mutation|subscription|\\u/.test(Buffer.from(body.buffer, body.byteOffset, body.byteLength).toString('latin1'))

@@ -6,6 +6,8 @@
 export interface RequestLabels {
   transport: string
   operation: string
+  /** The route's pattern (`/:webhookId/conversations/:id`), which names the request's trace span; not a metric label. */
+  route?: string
 }
 
 /** The labels of the responses the app made, until the listener that sends them has read them. */

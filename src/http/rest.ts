@@ -12,6 +12,9 @@ import type { Logger } from 'pino'
 import { DomainError } from '../domain/errors.ts'
 import { runsOften } from '../graphql/compiled-execution.ts'
 import type { Failure } from '../graphql/errors.ts'
+import type { ReplicaReads } from '../graphql/replica-reads.ts'
+import { refusalWords } from '../rest/refusal-words.ts'
+import { type RequestSchema, requestSchema } from '../rest/request-schema.ts'
 import type { AnyRoute, RestRequest } from '../rest/route.ts'
 import { readJsonObject } from './body.ts'
 import { decodePathSegment } from './path.ts'
@@ -43,13 +46,16 @@ export interface RestTransportOptions {
    * subscribes outside the pipeline's subscribe (see stream-events.ts), whose plugin counts the others.
    */
   admitStream?: (args: ExecutionArgs) => Promise<GraphQLError | undefined> | undefined
+  /** The operations a read replica may serve (graphql/replica-reads.ts); none when absent. */
+  reads?: ReplicaReads
 }
 
 interface CompiledRoute {
   route: AnyRoute
   pattern: RegExp
   paramNames: string[]
-  variableNames: Set<string>
+  /** What a request may carry (rest/request-schema.ts): checked before the operation runs. */
+  request: RequestSchema
   /** Whether the route's operation is a query (a read). */
   query: boolean
   /** The route's path as the access log names it: `/conversations/:id`. */
@@ -74,25 +80,38 @@ function compile(schema: GraphQLSchema, route: AnyRoute): CompiledRoute {
     route,
     pattern: new RegExp(`^${source}/?$`),
     paramNames,
-    variableNames: new Set(operation?.variableDefinitions?.map((v) => v.variable.name.value) ?? []),
+    request: requestSchema(schema, route),
     query: operation?.operation === 'query',
     logged: route.path.replace(/\{(\w+)\}/g, ':$1'),
   }
 }
 
-/**
- * The default variable mapping: path parameters, then body properties, each by its name. A body
- * property the operation has no variable for, or that would override a path parameter, is refused
- * rather than dropped, so that a misspelt field never passes silently.
- */
-function pickVariables(compiled: CompiledRoute, request: RestRequest): Record<string, unknown> {
-  const variables: Record<string, unknown> = { ...request.params }
-  for (const [name, value] of Object.entries(request.body)) {
-    if (!compiled.variableNames.has(name) || name in request.params) {
-      throw new DomainError('InvalidPayload', `the request body has a property "${name}" that this operation does not take`)
-    }
-    variables[name] = value
+/** A request part as its schema reads it, or InvalidPayload naming each field at fault. */
+function checked(part: 'query' | 'body', schema: RequestSchema['query'], input: Record<string, unknown>): Record<string, unknown> {
+  const result = schema.safeParse(input)
+  if (!result.success) throw new DomainError('InvalidPayload', refusalWords(part, result.error, input))
+  return result.data
+}
+
+/** The query parameters a route declares, an empty one counting as absent. */
+function declaredQuery(route: AnyRoute, query: URLSearchParams): Record<string, unknown> {
+  const values: Record<string, unknown> = {}
+  for (const name of Object.keys(route.query ?? {})) {
+    const value = query.get(name)
+    if (value !== null && value !== '') values[name] = value
   }
+  return values
+}
+
+/**
+ * The default variable mapping, once the request is checked: path parameters, the query parameters
+ * onto the variables they name, and the body's properties by their names (a body property the
+ * operation does not take was refused by the body's schema, so that a misspelt field never passes
+ * silently).
+ */
+function pickVariables(route: AnyRoute, request: RestRequest, query: Record<string, unknown>): Record<string, unknown> {
+  const variables: Record<string, unknown> = { ...request.params, ...request.body }
+  for (const [name, variable] of Object.entries(route.query ?? {})) if (query[name] !== undefined) variables[variable] = query[name]
   return variables
 }
 
@@ -104,8 +123,12 @@ export const restRefusal = (_request: Request, failure: Failure, requestId: stri
  * validated here once; a request runs it through the same envelop pipeline as a GraphQL request
  * of that yoga server (context, error masking and every plugin), never through a second one.
  */
-export function restTransport({ schema, yoga, routes, bodyLimit, streams, log, admitStream }: RestTransportOptions): Transport {
+export function restTransport({ schema, yoga, routes, bodyLimit, streams, log, admitStream, reads }: RestTransportOptions): Transport {
   const compiled = routes.map((route) => compile(schema, route))
+  for (const name of reads?.operations ?? []) {
+    const found = compiled.find((c) => c.route.operation === name)
+    if (!found || found.route.kind !== 'call' || !found.query) throw new Error(`a read replica may serve ${name}, which is no REST read`)
+  }
   const streamEvents = createStreamEvents(log)
 
   const firstError = (result: ExecutionResult) => {
@@ -133,14 +156,14 @@ export function restTransport({ schema, yoga, routes, bodyLimit, streams, log, a
     landing.route = c.logged
     const params = Object.fromEntries(c.paramNames.map((name, i) => [name, decodePathSegment(match[i + 1] ?? '')]))
     const raw = await readJsonObject(request, bodyLimit)
+    const query = c.route.query ? checked('query', c.request.query, declaredQuery(c.route, url.searchParams)) : {}
+    if (c.request.body) checked('body', c.request.body, raw)
     const body = c.route.mapBody ? c.route.mapBody(raw) : raw
     const restRequest: RestRequest = { params, query: url.searchParams, body }
-    const variableValues = c.route.variables ? c.route.variables(restRequest) : pickVariables(c, restRequest)
+    const variableValues = c.route.variables ? c.route.variables(restRequest) : pickVariables(c.route, restRequest, query)
 
     // The same initial context yoga gives a GraphQL request: `mount` holds the webhook id of /{webhookId}/….
-    // A literal with the mount's properties added, not spread into it: V8 gave each context spread
-    // from a mount a hidden class of its own, then one more for each property envelop adds (seven per
-    // request, --log-maps), which took a REST page from 111–121 to 148–156 µs in process.
+    // Assigned, not spread: one object shape for every request (docs/internals/performance.md).
     const enveloped = yoga.getEnveloped(Object.assign({ requestId, request, clientAddress, publicUrl, params: { variables: variableValues } }, mount))
     const args: ExecutionArgs = {
       schema: enveloped.schema,
@@ -161,11 +184,10 @@ export function restTransport({ schema, yoga, routes, bodyLimit, streams, log, a
     return json(200, c.route.response(result.data), { 'x-request-id': requestId })
   }
 
-  /** A GET of a route that runs a query is a read; a stream's GET holds a live stream. */
   const replicable = (method: string, path: string) => {
-    if (method !== 'GET') return false
-    const found = compiled.find((c) => c.route.method === 'GET' && c.pattern.test(path))
-    return found !== undefined && found.route.kind === 'call' && found.query
+    if (!reads) return false
+    const found = compiled.find((c) => c.route.method === method && c.pattern.test(path))
+    return found !== undefined && reads.operations.includes(found.route.operation)
   }
 
   return { serve, refuse: restRefusal, replicable }

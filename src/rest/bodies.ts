@@ -22,15 +22,3 @@ export const nodes = <TNode extends Record<string, unknown>>(connection: Connect
 /** `meta.nextToken` is the connection's endCursor, and is left out on the last page. */
 export const toMeta = ({ pageInfo }: Connection<unknown>): { nextToken?: string } =>
   pageInfo.hasNextPage && pageInfo.endCursor ? { nextToken: pageInfo.endCursor } : {}
-
-/**
- * An optional integer query parameter. What does not read as an integer is passed on as it was
- * written, for GraphQL's Int coercion to refuse in its own words (400), as for any variable.
- */
-export function intParam(query: URLSearchParams, name: string): number | undefined {
-  const raw = query.get(name)
-  if (raw === null || raw === '') return undefined
-  return (/^-?\d+$/.test(raw) ? Number(raw) : raw) as number
-}
-
-export const stringParam = (query: URLSearchParams, name: string): string | undefined => query.get(name) ?? undefined

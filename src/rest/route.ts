@@ -1,4 +1,5 @@
 import type { TypedDocumentNode } from '@graphql-typed-document-node/core'
+import type { z } from 'zod'
 
 export type Method = 'GET' | 'POST' | 'PUT' | 'PATCH' | 'DELETE'
 
@@ -13,7 +14,19 @@ interface RouteBase<TData, TVariables> {
   method: Method
   path: string
   document: TypedDocumentNode<TData, TVariables>
+  /** What the operation does, for the OpenAPI document. */
+  summary: string
+  /** Query parameters, each onto the operation variable it names (`{ nextToken: 'after' }`). */
+  query?: Record<string, string>
+  /**
+   * Picks the variables itself (rather than by name from the path, the query and the body); the body
+   * is then any JSON object unless `body` declares it.
+   */
   variables?: (request: RestRequest) => TVariables
+  /** The JSON body, where it is not the operation's variables (see rest/request-schema.ts). */
+  body?: z.ZodObject
+  /** Body properties the REST form takes besides the operation's variables, which `mapBody` turns into them. */
+  accepts?: z.ZodRawShape
   /** Reshapes the JSON body before variables are picked from it (e.g. a payload onto its GraphQL input). */
   mapBody?: (body: Record<string, unknown>) => Record<string, unknown>
 }
@@ -26,12 +39,16 @@ interface RouteBase<TData, TVariables> {
 export interface Route<TData = any, TVariables = any> extends RouteBase<TData, TVariables> {
   kind: 'call'
   response: (data: TData) => unknown
+  /** The 200 body's schema, as the OpenAPI document publishes it. */
+  returns: z.ZodType
 }
 
 /** A REST operation answered as Server-Sent Events: one `data:` message per subscription result. */
 export interface StreamRoute<TData = any, TVariables = any> extends RouteBase<TData, TVariables> {
   kind: 'stream'
   event: (data: TData) => unknown
+  /** The schema of each message's data, as the OpenAPI document publishes it. */
+  emits: z.ZodType
 }
 
 export type AnyRoute = Route | StreamRoute

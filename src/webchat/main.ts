@@ -4,14 +4,16 @@ import {
   WebChatConversationDocument as ConversationView,
   WebChatCreateUserDocument as CreateUser,
   WebChatGetOrCreateConversationDocument as GetOrCreateConversation,
+  WebChatParticipantsDocument as Participants,
   WebChatSendTextDocument as SendText,
   WebChatSignalsDocument as ConversationSignals,
 } from './__generated__/graphql.ts'
-import { renderMessage } from './render.ts'
+import { avatar, displayName, renderMessage } from './render.ts'
 
 /*
  * The web chat served at /{webhookId}/: it keeps its user key and conversation id in localStorage,
- * shows the conversation live through the GraphQL subscription, and sends text.
+ * shows the conversation live through the GraphQL subscription (messages, their updates, who is
+ * typing), and sends text.
  */
 
 // Every URL relative to this script's, {base}/{webhookId}/webchat.js: behind a proxy that serves
@@ -24,21 +26,82 @@ const list = document.querySelector<HTMLOListElement>('#messages')
 const form = document.querySelector<HTMLFormElement>('#composer')
 const input = document.querySelector<HTMLInputElement>('#text')
 const status = document.querySelector<HTMLElement>('#status')
-if (!list || !form || !input || !status) throw new Error('the web chat page is missing its elements')
+const empty = document.querySelector<HTMLElement>('#empty')
+const typing = document.querySelector<HTMLElement>('#typing')
+const title = document.querySelector<HTMLElement>('#title')
+if (!list || !form || !input || !status || !empty || !typing || !title) throw new Error('the web chat page is missing its elements')
 
 let userId = ''
 let conversationId = ''
+/** The authors seen so far, by user id: who "is typing" names. */
+const authors = new Map<string, WebChatMessageFragment['author']>()
+/** Learns the participants' names (and the bot's, for the header) without waiting for their messages. */
+async function learnParticipants(): Promise<void> {
+  const { conversation } = await client.request(Participants, { id: conversationId })
+  for (const { node } of conversation.participants.edges) {
+    if (!authors.has(node.userId)) authors.set(node.userId, node)
+    introduce(node)
+  }
+}
+
+/** Who is typing now, each until its timeout. */
+const typists = new Map<string, ReturnType<typeof setTimeout>>()
+
+const messageElement = (messageId: string) => list?.querySelector(`[data-message-id="${CSS.escape(messageId)}"]`)
+
+function showTypists(): void {
+  const names = [...typists.keys()].map((id) => { const author = authors.get(id); return author ? displayName(author) : 'Someone' })
+  typing!.textContent = names.length === 0 ? '' : `${names.join(', ')} ${names.length === 1 ? 'is' : 'are'} typing…`
+  typing!.hidden = names.length === 0
+}
+
+function stoppedTyping(id: string): void {
+  clearTimeout(typists.get(id))
+  if (typists.delete(id)) showTypists()
+}
+
+function startedTyping(id: string, timeout: number): void {
+  if (id === userId) return
+  clearTimeout(typists.get(id))
+  typists.set(id, setTimeout(() => stoppedTyping(id), timeout))
+  showTypists()
+  if (!authors.has(id)) learnParticipants().then(showTypists, () => {})
+}
+
+/** The header names the bot, with its avatar, once one has spoken. */
+function introduce(author: WebChatMessageFragment['author']): void {
+  if (!author.isBot || title!.dataset.bot) return
+  title!.dataset.bot = 'shown'
+  title!.replaceChildren(avatar(author), document.createTextNode(displayName(author)))
+}
 
 function show(message: WebChatMessageFragment): void {
-  if (list?.querySelector(`[data-message-id="${CSS.escape(message.messageId)}"]`)) return
-  list?.appendChild(renderMessage(message, message.userId === userId, send))
+  authors.set(message.userId, message.author)
+  introduce(message.author)
+  stoppedTyping(message.userId)
+  const mine = message.userId === userId
+  const existing = messageElement(message.messageId)
+  if (existing) {
+    existing.replaceWith(renderMessage(message, mine, say))
+    return
+  }
+  empty!.hidden = true
+  list?.appendChild(renderMessage(message, mine, say))
   list?.lastElementChild?.scrollIntoView({ block: 'end' })
 }
 
-async function send(text: string): Promise<void> {
-  const { createMessage } = await client.request(SendText, { conversationId, text })
+/** Sends text as the user; a choice's label goes with its value, kept in the payload (`value`). */
+async function send(text: string, value?: string): Promise<void> {
+  const { createMessage } = await client.request(SendText, { conversationId, text, extra: value === undefined ? undefined : { value } })
   show(createMessage.message)
 }
+
+function reportSendError(error: unknown): void {
+  status!.textContent = `Not sent: ${error instanceof Error ? error.message : String(error)}`
+}
+
+/** What a choice, a dropdown or a card's button does. */
+const say = (label: string, value: string) => void send(label, value).catch(reportSendError)
 
 async function signIn(): Promise<void> {
   if (client.key) return
@@ -66,6 +129,8 @@ async function catchUp(): Promise<void> {
   const view = await client.request(ConversationView, { id: conversationId })
   userId = view.me.userId
   for (const edge of [...view.conversation.messages.edges].reverse()) show(edge.node)
+  empty!.hidden = list!.childElementCount > 0
+  await learnParticipants()
 }
 
 /** Keeps the live subscription open, catching up on what was missed each time it (re)opens. */
@@ -84,9 +149,18 @@ async function listen(opened: () => void): Promise<void> {
             })
           },
           onData: ({ conversationSignals: signal }) => {
-            if (signal.__typename === 'MessageCreatedSignal') show(signal.message)
-            if (signal.__typename === 'MessageDeletedSignal') {
-              list?.querySelector(`[data-message-id="${CSS.escape(signal.messageId)}"]`)?.remove()
+            switch (signal.__typename) {
+              case 'MessageCreatedSignal':
+              case 'MessageUpdatedSignal':
+                return show(signal.message)
+              case 'MessageDeletedSignal':
+                messageElement(signal.messageId)?.remove()
+                empty!.hidden = list!.childElementCount > 0
+                return
+              case 'TypingStartedSignal':
+                return startedTyping(signal.userId, signal.timeout)
+              case 'TypingStoppedSignal':
+                return stoppedTyping(signal.userId)
             }
           },
         },
@@ -125,9 +199,7 @@ async function start(): Promise<void> {
     const text = input!.value.trim()
     if (!text) return
     input!.value = ''
-    send(text).catch((error: unknown) => {
-      status!.textContent = `Not sent: ${error instanceof Error ? error.message : String(error)}`
-    })
+    send(text).catch(reportSendError)
   })
   input!.disabled = false
   input!.focus()

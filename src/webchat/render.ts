@@ -1,12 +1,12 @@
 import type { WebChatCardFragment, WebChatMessageFragment } from './__generated__/graphql.ts'
 import { renderMarkdown } from './markdown.ts'
-import { safeUrl } from './urls.ts'
+import { safeImageUrl, safeUrl } from './urls.ts'
 
 type Payload = WebChatMessageFragment['payload']
 type BlocItem = Extract<Payload, { __typename: 'BlocPayload' }>['blocItems'][number]
 
-/** What a button in a message does: send a reply on the user's behalf. */
-export type Say = (text: string) => void
+/** What a button in a message does: send its label as the user's reply, its value in the payload. */
+export type Say = (label: string, value: string) => void
 
 const element = <K extends keyof HTMLElementTagNameMap>(tag: K, className?: string, text?: string) => {
   const node = document.createElement(tag)
@@ -27,7 +27,7 @@ function link(href: string, label: string): HTMLElement {
 }
 
 function media(tag: 'img' | 'audio' | 'video', src: string): HTMLElement {
-  const url = safeUrl(src)
+  const url = tag === 'img' ? safeImageUrl(src) : safeUrl(src)
   if (!url) return element('span', 'unsafe-link', src)
   const node = element(tag)
   node.src = url
@@ -48,7 +48,7 @@ function card(payload: WebChatCardFragment, say: Say): HTMLElement {
     } else {
       const button = element('button', undefined, action.label)
       button.type = 'button'
-      button.addEventListener('click', () => say(action.value))
+      button.addEventListener('click', () => say(action.label, action.value))
       actions.appendChild(button)
     }
   }
@@ -104,7 +104,7 @@ export function renderPayload(payload: Payload, say: Say): HTMLElement {
       for (const option of payload.options) {
         const button = element('button', undefined, option.label)
         button.type = 'button'
-        button.addEventListener('click', () => say(option.value))
+        button.addEventListener('click', () => say(option.label, option.value))
         box.appendChild(button)
       }
       return box
@@ -113,6 +113,7 @@ export function renderPayload(payload: Payload, say: Say): HTMLElement {
       const box = element('div', 'dropdown')
       box.appendChild(element('div', 'text', payload.text))
       const select = element('select')
+      select.setAttribute('aria-label', payload.text)
       select.appendChild(element('option', undefined, 'Choose…'))
       for (const option of payload.options) {
         const choice = element('option', undefined, option.label)
@@ -120,7 +121,8 @@ export function renderPayload(payload: Payload, say: Say): HTMLElement {
         select.appendChild(choice)
       }
       select.addEventListener('change', () => {
-        if (select.selectedIndex > 0) say(select.value)
+        const chosen = select.selectedOptions[0]
+        if (select.selectedIndex > 0 && chosen) say(chosen.text, chosen.value)
       })
       box.appendChild(select)
       return box
@@ -135,12 +137,49 @@ export function renderPayload(payload: Payload, say: Say): HTMLElement {
   }
 }
 
+type Author = WebChatMessageFragment['author']
+
+/** A name to show for an author without one. */
+export const displayName = (author: Author) => author.name ?? (author.isBot ? 'Bot' : 'User')
+
+/** The author's picture, or the first letter of its name in a circle. */
+export function avatar(author: Author): HTMLElement {
+  const picture = author.pictureUrl ? safeImageUrl(author.pictureUrl) : undefined
+  if (picture) {
+    const img = element('img', 'avatar')
+    img.src = picture
+    img.alt = ''
+    return img
+  }
+  const initial = element('span', 'avatar', [...displayName(author)][0]?.toUpperCase() ?? '?')
+  initial.setAttribute('aria-hidden', 'true')
+  return initial
+}
+
+const timeFormat = new Intl.DateTimeFormat(undefined, { hour: 'numeric', minute: '2-digit' })
+const dateTimeFormat = new Intl.DateTimeFormat(undefined, { dateStyle: 'medium', timeStyle: 'short' })
+
+/** When a message was posted: its time, the full date on hover and for assistive technology. */
+function timestamp(createdAt: string): HTMLElement {
+  const at = new Date(createdAt)
+  const time = element('time', 'time', timeFormat.format(at))
+  time.setAttribute('datetime', createdAt)
+  time.title = dateTimeFormat.format(at)
+  return time
+}
+
 export function renderMessage(message: WebChatMessageFragment, mine: boolean, say: Say): HTMLElement {
   const row = element('li', mine ? 'message mine' : message.author.isBot ? 'message bot' : 'message other')
   row.dataset.messageId = message.messageId
-  if (!mine) row.appendChild(element('div', 'author', message.author.name ?? (message.author.isBot ? 'Bot' : 'User')))
+  if (!mine) row.appendChild(avatar(message.author))
+  const body = element('div', 'body')
+  const meta = element('div', 'meta')
+  meta.appendChild(element('span', 'author', mine ? 'You' : displayName(message.author)))
+  meta.appendChild(timestamp(message.createdAt))
+  body.appendChild(meta)
   const bubble = element('div', 'bubble')
   bubble.appendChild(renderPayload(message.payload, say))
-  row.appendChild(bubble)
+  body.appendChild(bubble)
+  row.appendChild(body)
   return row
 }

@@ -108,7 +108,7 @@ describe('getBotLogs through @botpress/client', () => {
       headers: { authorization: `Bearer ${ADMIN_TOKEN}`, 'x-workspace-id': WORKSPACE_ID },
     })
     expect(missing.status).toBe(400)
-    expect(await missing.json()).toMatchObject({ code: 400, type: 'InvalidPayload' })
+    expect(await missing.json()).toMatchObject({ code: 400, type: 'InvalidPayload', message: 'timeStart is required: expected a string' })
   })
 
   it('a deleted bot’s logs go with it', async () => {

@@ -39,7 +39,10 @@ describe('a bot’s protocol', () => {
     expect((await adminFetch('GET', `/bots/${bot.id}`)).body.bot.protocol).toBe('botpress')
     expect((await adminFetch('PUT', `/bots/${bot.id}`, { protocol: 'webhook' })).body.bot.protocol).toBe('webhook')
     const refused = await adminFetch('PUT', `/bots/${bot.id}`, { protocol: 'carrier-pigeon' })
-    expect(refused).toMatchObject({ status: 400, body: { code: 400, type: 'InvalidPayload' } })
+    expect(refused).toMatchObject({
+      status: 400,
+      body: { code: 400, type: 'InvalidPayload', message: 'protocol: expected one of botpress, webhook, got the string "carrier-pigeon"' },
+    })
     const created = await adminFetch('POST', '/bots', { name: 'direct', protocol: 'botpress' })
     expect(created).toMatchObject({ status: 200, body: { bot: { protocol: 'botpress' } } })
   })
@@ -88,11 +91,11 @@ describe('bot API keys', () => {
 
   it('createBotApiKey and deleteBotApiKey are admin GraphQL mutations too', async () => {
     const gql = (query: string) => adminFetch('POST', '/graphql', { query })
-    const created = await gql(`mutation { createBotApiKey(botId: "${s.botId}", note: "g") { id createdAt note value } }`)
-    const key = created.body.data.createBotApiKey
+    const created = await gql(`mutation { createBotApiKey(input: { botId: "${s.botId}", note: "g" }) { botApiKey { id createdAt note value } } }`)
+    const key = created.body.data.createBotApiKey.botApiKey
     expect(key).toEqual({ id: expect.any(String), createdAt: expect.stringMatching(ISO), note: 'g', value: expect.stringMatching(/^bak_/) })
     expect((await runtimeCall(key.value, s.botId)).status).toBe(404)
-    expect((await gql(`mutation { deleteBotApiKey(id: "${key.id}") }`)).body.data.deleteBotApiKey).toBe(key.id)
+    expect((await gql(`mutation { deleteBotApiKey(input: { id: "${key.id}" }) { botApiKeyId } }`)).body.data.deleteBotApiKey).toEqual({ botApiKeyId: key.id })
     expect((await runtimeCall(key.value, s.botId)).status).toBe(401)
   })
 

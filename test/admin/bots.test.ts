@@ -145,8 +145,16 @@ describe('createBot and getBot through @botpress/client', () => {
     }
     await expectApiError(admin.createBot({ tags: { n: 1 } as never }), InvalidPayloadError, 400, 'InvalidPayload')
     await expectApiError(admin.createBot({ dev: true }), InvalidPayloadError, 400, 'InvalidPayload')
-    for (const body of [{ tags: ['a'] }, { tags: 'a' }, { name: 5 }, { protocol: 'carrier-pigeon' }, { name: '' }]) {
-      expect(await adminFetch('POST', '/bots', body)).toEqual({ status: 400, body: errorBody(400, 'InvalidPayload') })
+    const refusals: [object, string][] = [
+      [{ tags: ['a'] }, 'tags: expected an object, got a list'],
+      [{ tags: 'a' }, 'tags: expected an object, got the string "a"'],
+      [{ name: 5 }, 'name: expected a string, got the number 5'],
+      [{ protocol: 'carrier-pigeon' }, 'protocol: expected one of botpress, webhook, got the string "carrier-pigeon"'],
+      [{ name: '' }, 'name must be 1-255 characters, got 0'],
+      [{ dev: true }, 'the request body has a property "dev" that this operation does not take'],
+    ]
+    for (const [body, message] of refusals) {
+      expect(await adminFetch('POST', '/bots', body)).toEqual({ status: 400, body: { ...errorBody(400, 'InvalidPayload'), message } })
     }
     const { bots } = await admin.listBots({})
     expect(bots).toHaveLength(1)
@@ -211,8 +219,15 @@ describe('updateBot', () => {
     const { bot } = await admin.createBot({ name: 'Kept', url: 'https://bot.example/kept' })
     await expectApiError(admin.updateBot({ id: bot.id, url: 'mailto:bot@example.com' }), InvalidPayloadError, 400, 'InvalidPayload')
     await expectApiError(admin.updateBot({ id: bot.id, blocked: true }), InvalidPayloadError, 400, 'InvalidPayload')
-    for (const body of [{ tags: ['x'] }, { tags: { n: 2 } }, { url: 'http//no' }, { protocol: 'grpc' }]) {
-      expect(await adminFetch('PUT', `/bots/${bot.id}`, body)).toEqual({ status: 400, body: errorBody(400, 'InvalidPayload') })
+    const refusals: [object, string][] = [
+      [{ tags: ['x'] }, 'tags: expected an object, got a list'],
+      [{ tags: { n: 2 } }, 'tags.n must be a string, got number'],
+      [{ url: 'http//no' }, 'url must be an absolute http or https URL, got "http//no"'],
+      [{ protocol: 'grpc' }, 'protocol: expected one of botpress, webhook, got the string "grpc"'],
+      [{ blocked: true }, 'the request body has a property "blocked" that this operation does not take'],
+    ]
+    for (const [body, message] of refusals) {
+      expect(await adminFetch('PUT', `/bots/${bot.id}`, body)).toEqual({ status: 400, body: { ...errorBody(400, 'InvalidPayload'), message } })
     }
     expect(await admin.getBot({ id: bot.id })).toEqual({ bot })
   })
@@ -343,8 +358,8 @@ describe('admin GraphQL', () => {
     )
     expect(rotated.body.data.rotateBotSigningSecrets.newSigningSecret).toMatch(SIGNING_SECRET)
 
-    const deleted = await adminGraphql(`mutation ($id: String!) { deleteBot(id: $id) }`, { id: bot.botId })
-    expect(deleted.body).toEqual({ data: { deleteBot: bot.botId } })
+    const deleted = await adminGraphql(`mutation ($id: String!) { deleteBot(input: { id: $id }) { botId } }`, { id: bot.botId })
+    expect(deleted.body).toEqual({ data: { deleteBot: { botId: bot.botId } } })
     const gone = await adminGraphql(`query ($id: String!) { bot(id: $id) { botId } }`, { id: bot.botId })
     expect(gone.body).toEqual({
       data: null,

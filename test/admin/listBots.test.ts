@@ -203,12 +203,18 @@ describe('listBots', () => {
       expect(res.headers.get('content-type')).toMatch(/^application\/json/)
     })
 
-    it.each([['pageSize=0'], ['pageSize=101'], ['pageSize=abc'], ['pageSize=1.5'], ['pageSize=-1'], ['sortField=name'], ['sortDirection=up'], ['nextToken=not-a-token']])(
-      'answers 400 InvalidPayload for %s',
-      async (query) => {
-        expectRefusal(await t.admin('GET', `/bots?${query}`), 'REST', 400, 'InvalidPayload', null)
-      },
-    )
+    it.each([
+      ['pageSize=0', 'first (page size) must be from 1 to 100, got 0'],
+      ['pageSize=101', 'first (page size) must be from 1 to 100, got 101'],
+      ['pageSize=abc', 'pageSize: expected a number, got the string "abc"'],
+      ['pageSize=1.5', 'pageSize: expected an integer, got the string "1.5"'],
+      ['pageSize=-1', 'first (page size) must be from 1 to 100, got -1'],
+      ['sortField=name', 'sortField: expected one of createdAt, updatedAt, got the string "name"'],
+      ['sortDirection=up', 'sortDirection: expected one of asc, desc, got the string "up"'],
+      ['nextToken=not-a-token', 'nextToken is not a token this list issued'],
+    ])('answers 400 InvalidPayload for %s, saying why', async (query, message) => {
+      expectRefusal(await t.admin('GET', `/bots?${query}`), 'REST', 400, 'InvalidPayload', null, message)
+    })
   })
 
   describe('GraphQL bots', () => {

@@ -66,7 +66,14 @@ describe('botpress delivery format', () => {
             tags: {},
           },
           user: { id: 'alice', createdAt: iso, updatedAt: iso, tags: {} },
-          conversation: { id: 'c1', createdAt: iso, updatedAt: iso, channel: 'channel', integration: 'chat', tags: {} },
+          conversation: {
+            id: 'c1',
+            createdAt: iso,
+            updatedAt: iso,
+            channel: 'channel',
+            integration: 'chat',
+            tags: { 'chat:owner': 'alice', 'chat:fid': 'c1' },
+          },
         },
         conversationId: 'c1',
         userId: 'alice',
@@ -77,17 +84,32 @@ describe('botpress delivery format', () => {
     })
   })
 
-  it('POSTs a custom event with its payload type as x-bp-type and event.type, its payload as sent', async () => {
+  it('POSTs a message with metadata, which the payload carries, as the chat integration does', async () => {
+    const alice = await start()
+    const sent = await t.chat('POST', '/messages', {
+      key: alice.key,
+      body: { conversationId: 'c1', payload: { type: 'image', imageUrl: 'https://x.test/a.png' }, metadata: { lang: 'fr' } },
+    })
+    expect(sent.status).toBe(200)
+    await vi.waitFor(() => expect(receiver.received).toHaveLength(1))
+    expect(receiver.received[0]!.json.event.payload.message).toMatchObject({
+      type: 'image',
+      payload: { imageUrl: 'https://x.test/a.png', metadata: { lang: 'fr' } },
+    })
+  })
+
+  it('POSTs a custom event as the chat integration\'s chat:custom, the payload as sent inside {userId, conversationId, payload}', async () => {
     const alice = await start()
     const sent = await t.chat('POST', '/events', { key: alice.key, body: { conversationId: 'c1', payload: { type: 'ping', n: 1 } } })
     expect(sent.status).toBe(200)
     await vi.waitFor(() => expect(receiver.received).toHaveLength(1))
     const [request] = receiver.received
-    expect(request!.headers['x-bp-type']).toBe('ping')
-    expect(request!.json.event).toMatchObject({
+    expect(request!.headers['x-bp-type']).toBe('chat:custom')
+    expect(request!.json.event).toEqual({
       id: sent.body.event.id,
-      type: 'ping',
-      payload: { type: 'ping', n: 1 },
+      createdAt: sent.body.event.createdAt,
+      type: 'chat:custom',
+      payload: { userId: 'alice', conversationId: 'c1', payload: { type: 'ping', n: 1 } },
       conversationId: 'c1',
       userId: 'alice',
       messageId: null,

@@ -69,7 +69,7 @@ describe('an @botpress/sdk bot on Confab', () => {
     await other.listener.disconnect()
   }, 60_000)
 
-  it('hands a custom event to bot.on.event by its payload type', async () => {
+  it("hands a custom event to bot.on.event('chat:custom')", async () => {
     const { user, listener, botTexts } = await chatting('sdk-c3')
     await user.createEvent({ conversationId: 'sdk-c3', payload: { type: 'ping', nonce: 'n1' } })
     await vi.waitFor(() => expect(botTexts()).toEqual(['pong n1']), waitLong)

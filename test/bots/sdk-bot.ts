@@ -24,10 +24,13 @@ export interface SdkBot {
   stop: () => Promise<void>
 }
 
-/** Starts test/bots/sdk-bot/bot.ts (a stock @botpress/sdk bot) as a user would: its own process, BP_API_URL and BP_TOKEN. */
-export async function startSdkBot(env: { BP_API_URL: string; BP_TOKEN: string }): Promise<SdkBot> {
+/**
+ * Starts a stock @botpress/sdk bot (test/bots/sdk-bot/bot.ts unless another is named) as a user
+ * would: its own process, BP_API_URL and BP_TOKEN.
+ */
+export async function startSdkBot(env: { BP_API_URL: string; BP_TOKEN: string }, script = 'test/bots/sdk-bot/bot.ts'): Promise<SdkBot> {
   const port = await freePort()
-  const child: ChildProcess = spawn(`${root}node_modules/.bin/tsx`, ['test/bots/sdk-bot/bot.ts'], {
+  const child: ChildProcess = spawn(`${root}node_modules/.bin/tsx`, [script], {
     cwd: root,
     env: { ...process.env, ...env, PORT: String(port) },
     stdio: ['ignore', 'pipe', 'pipe'],

@@ -68,6 +68,39 @@ async function runInGraphiQL(path: string, headers: Record<string, string>, quer
   await page.getByRole('button', { name: /^Execute query/ }).click()
 }
 
+/** Every response the page got with a status of 400 or more, as `status path`. */
+function failedResponses(): string[] {
+  const failed: string[] = []
+  page.on('response', (response) => {
+    if (response.status() >= 400) failed.push(`${response.status()} ${new URL(response.url()).pathname}`)
+  })
+  return failed
+}
+
+/** The text of GraphiQL's operation editor (Monaco renders its lines as separate elements). */
+const operationText = async () => (await editor('operation.graphql').locator('.view-lines').innerText()).replaceAll('\u00a0', ' ')
+
+describe('GraphiQL opens without an error, asking for the credentials in its own words', () => {
+  it.each([
+    ['the chat endpoint', `/${WEBHOOK_ID}/graphql`, /put its key in the Headers tab below,\s+#\s+\{"x-user-key": "<user key>"\}/, 'Me'],
+    ['the admin endpoint', '/v1/admin/graphql', /Put the admin token and the workspace id in the Headers tab below/, 'Bot'],
+  ])('on %s: the schema loads with no credential, nothing answers 4xx, the welcome text is Confab\'s', { timeout: 90_000 }, async (_name, path, welcome, typeName) => {
+    const failed = failedResponses()
+    await page.goto(`${listening.baseUrl}${path}`)
+    await editor('operation.graphql').waitFor({ timeout: PAGE_TIMEOUT })
+    await expect.poll(operationText, { timeout: PAGE_TIMEOUT }).toMatch(/^# Confab: /)
+    expect(await operationText()).toMatch(welcome)
+    expect(await operationText()).not.toMatch(/Welcome to GraphiQL/i)
+    // The schema arrived: the documentation explorer lists the schema's types.
+    await page.getByRole('button', { name: /Show Documentation Explorer/i }).click()
+    await page.getByText('Query', { exact: true }).first().click()
+    await expect.poll(() => page.locator('.graphiql-doc-explorer').innerText(), { timeout: PAGE_TIMEOUT }).toContain(typeName)
+    expect(failed).toEqual([])
+    expect(faults).toEqual([])
+    expect(attemptedOffline).toEqual([])
+  })
+})
+
 describe('GraphiQL', () => {
   it('runs a chat query with the x-user-key typed into its headers, with no network beyond 127.0.0.1', { timeout: 90_000 }, async () => {
     const { key } = await listening.t.user('alice')

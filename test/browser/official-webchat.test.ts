@@ -1,7 +1,8 @@
 import type { Browser, BrowserContext, Page } from 'playwright-core'
+import { pino } from 'pino'
 import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from 'vitest'
 // @ts-expect-error: the example page's server is plain JavaScript (built and served as it is).
-import { serveExample } from '../../src/examples/webchat/serve.mjs'
+import { serveExample } from '../../examples/webchat/serve.mjs'
 import { WEBHOOK_ID } from '../helpers/app.ts'
 import { launchChromium, offline, recordPageFaults } from '../helpers/browser.ts'
 import { type Listening, startListening } from '../helpers/listening.ts'
@@ -125,5 +126,36 @@ describe('the official @botpress/webchat against Confab', () => {
   it('shows an error for an image over 1 MB', async () => {
     await page.locator('input[type="file"]').setInputFiles({ name: 'big.png', mimeType: 'image/png', buffer: Buffer.alloc(1_048_577) })
     await expect.poll(() => page.locator('body').innerText(), { timeout: 15_000 }).toMatch(/1 MB/)
+  })
+})
+
+describe('the example page when Confab refuses its origin (CORS_ORIGINS does not list it)', () => {
+  it("shows what is wrong and the fix on the page, not a spinner; Confab logs the refused origin at info", async () => {
+    const logged: Record<string, unknown>[] = []
+    const refusing = await startListening({ log: pino({ level: 'info' }, { write: (line: string) => void logged.push(JSON.parse(line)) }) })
+    try {
+      Object.assign(target, { apiUrl: refusing.baseUrl, clientId: WEBHOOK_ID })
+      const tab = await context.newPage()
+      await tab.goto(example.url)
+      const origin = new URL(example.url).origin
+      await expect.poll(() => tab.getByRole('alert').textContent(), { timeout: 20_000 }).toBe(
+        `Confab at ${refusing.baseUrl} refuses this page's origin (CORS). Start it with CORS_ORIGINS=${origin} (a comma-separated list).`,
+      )
+      expect(await tab.getByRole('alert').isVisible()).toBe(true)
+      expect(logged.filter((line) => String(line.msg).startsWith('CORS: refused'))).toEqual([
+        expect.objectContaining({ level: 30, origin, path: `/${WEBHOOK_ID}/hello` }),
+      ])
+    } finally {
+      await refusing.close()
+    }
+  })
+
+  it('says so when the webhook id is unknown', async () => {
+    Object.assign(target, { apiUrl: listening.baseUrl, clientId: 'no-such-webhook' })
+    const tab = await context.newPage()
+    await tab.goto(example.url)
+    await expect.poll(() => tab.getByRole('alert').textContent(), { timeout: 20_000 }).toBe(
+      `Confab at ${listening.baseUrl} has no chat integration with the webhook id "no-such-webhook".`,
+    )
   })
 })

@@ -1,8 +1,18 @@
+import { mkdirSync } from 'node:fs'
+import { tmpdir } from 'node:os'
+import { join } from 'node:path'
 import type { Browser, Page } from 'playwright-core'
 import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from 'vitest'
 import { WEBHOOK_ID } from '../helpers/app.ts'
 import { launchChromium } from '../helpers/browser.ts'
 import { type Listening, startListening } from '../helpers/listening.ts'
+
+// Screenshots to look at by eye (not committed): SCREENSHOT_DIR, else a folder of the temporary directory.
+const screenshots = process.env.SCREENSHOT_DIR ?? join(tmpdir(), 'confab-webchat-screenshots')
+mkdirSync(screenshots, { recursive: true })
+const screenshot = (name: string) => page.screenshot({ path: join(screenshots, `${name}.png`) })
+
+const PNG_1X1 = 'data:image/png;base64,iVBORw0KGgoAAAANSUhEUgAAAAEAAAABCAYAAAAfFcSJAAAADUlEQVR42mNk+M9QDwADhgGAWjR9awAAAABJRU5ErkJggg=='
 
 let browser: Browser
 let listening: Listening
@@ -120,8 +130,106 @@ describe('web chat at /{webhookId}/', () => {
     expect(await bubble(ids.dropdown).locator('select option').allTextContents()).toEqual(['Choose…', 'Blue'])
     expect(await bubble(ids.bloc).locator('.text').textContent()).toBe('in a bloc')
 
-    // A choice button answers with its value, as the user.
-    await bubble(ids.choice).locator('button').click()
-    await expect.poll(() => page.locator('.message.mine .bubble').last().textContent(), { timeout: 10_000 }).toBe('yes')
+    await screenshot('payload-kinds')
+  })
+})
+
+describe('web chat: what a finished chat widget shows', () => {
+  it('an empty state until the first message, then each message with its author, avatar and time', async () => {
+    expect(await page.locator('#empty').isVisible()).toBe(true)
+    expect(await page.locator('#empty').textContent()).toBe('No messages yet' + 'Say hello: the bot answers here.')
+    await screenshot('empty')
+    await page.fill('#text', 'Hello there')
+    await page.press('#text', 'Enter')
+    await expect.poll(() => page.locator('.message.bot .bubble').allTextContents(), { timeout: 10_000 }).toEqual(['Hello there'])
+    expect(await page.locator('#empty').isVisible()).toBe(false)
+    const { key, conversationId } = await pageSession()
+    const stored = (await t.chat('GET', `/conversations/${conversationId}/messages`, { key })).body.messages as { id: string; createdAt: string }[]
+    for (const message of stored) {
+      expect(await page.locator(`[data-message-id="${message.id}"] time`).getAttribute('datetime')).toBe(message.createdAt)
+    }
+    expect(await page.locator('.message.bot .author').textContent()).toBe('Echo bot')
+    expect(await page.locator('.message.bot .avatar').textContent()).toBe('E')
+    expect(await page.locator('.message.mine .author').textContent()).toBe('You')
+    expect(await page.locator('.message time').first().textContent()).toMatch(/\d{1,2}:\d\d/)
+    // The header names the bot once it has spoken.
+    expect(await page.locator('#title').textContent()).toBe('EEcho bot')
+    await screenshot('conversation')
+  })
+
+  it("shows another participant's typing, named, until it stops", async () => {
+    const { key, conversationId } = await pageSession()
+    const bob = await t.user('bob', { name: 'Bob' })
+    expect((await t.chat('POST', `/conversations/${conversationId}/participants`, { key, body: { userId: 'bob' } })).status).toBe(200)
+    await postAsPageUser({ type: 'text', text: 'Bob, are you there?' })
+    expect((await t.chat('POST', `/conversations/${conversationId}/typing`, { key: bob.key, body: {} })).status).toBe(200)
+    await expect.poll(() => page.locator('#typing').textContent(), { timeout: 10_000 }).toBe('Bob is typing…')
+    expect(await page.locator('#typing').getAttribute('aria-live')).toBe('polite')
+    await screenshot('typing')
+    expect((await t.chat('DELETE', `/conversations/${conversationId}/typing`, { key: bob.key, body: {} })).status).toBe(200)
+    await expect.poll(() => page.locator('#typing').isVisible(), { timeout: 10_000 }).toBe(false)
+  })
+
+  it('renders markdown as CommonMark: emphasis with _ and *, strong, code, lists, links; HTML stays text', async () => {
+    const id = await postAsPageUser({
+      type: 'markdown',
+      markdown: '_italic_ and *also italic*, **bold**, `code` <b>not bold</b>\n\n1. one\n2. two\n\n> quoted\n\n[docs](https://example.com/docs)',
+    })
+    await expect.poll(() => bubble(id).locator('em').allTextContents(), { timeout: 10_000 }).toEqual(['italic', 'also italic'])
+    expect(await bubble(id).locator('strong').allTextContents()).toEqual(['bold'])
+    expect(await bubble(id).locator('code').allTextContents()).toEqual(['code'])
+    expect(await bubble(id).locator('b').count()).toBe(0)
+    expect(await bubble(id).locator('p').first().textContent()).toContain('<b>not bold</b>')
+    expect(await bubble(id).locator('ol li').allTextContents()).toEqual(['one', 'two'])
+    expect(await bubble(id).locator('blockquote').textContent()).toContain('quoted')
+    const link = bubble(id).locator('a')
+    expect([await link.getAttribute('href'), await link.getAttribute('target'), await link.getAttribute('rel')]).toEqual([
+      'https://example.com/docs',
+      '_blank',
+      'noopener noreferrer',
+    ])
+  })
+
+  it('shows data: and https images', async () => {
+    const dataImage = await postAsPageUser({ type: 'image', imageUrl: PNG_1X1 })
+    const httpsImage = await postAsPageUser({ type: 'image', imageUrl: 'https://example.com/photo.png' })
+    const svg = await postAsPageUser({ type: 'image', imageUrl: 'data:image/svg+xml;base64,PHN2Zz48L3N2Zz4=' })
+    await expect.poll(() => bubble(svg).count(), { timeout: 10_000 }).toBe(1)
+    expect(await bubble(dataImage).locator('img').getAttribute('src')).toBe(PNG_1X1)
+    await expect.poll(() => bubble(dataImage).locator('img').evaluate((img) => (img as HTMLImageElement).naturalWidth)).toBe(1)
+    expect(await bubble(httpsImage).locator('img').getAttribute('src')).toBe('https://example.com/photo.png')
+    // Only raster data: images: an SVG one shows as its URL.
+    expect(await bubble(svg).locator('img').count()).toBe(0)
+  })
+
+  it('a choice posts its label as the text and keeps its value in the payload; so does a dropdown', async () => {
+    const choice = await postAsPageUser({ type: 'choice', text: 'Favourite colour?', options: [{ label: 'Blue', value: 'blue' }, { label: 'Red', value: 'red' }] })
+    await bubble(choice).getByRole('button', { name: 'Blue' }).click()
+    await expect.poll(() => page.locator('.message.mine .bubble').last().textContent(), { timeout: 10_000 }).toBe('Blue')
+    const dropdown = await postAsPageUser({ type: 'dropdown', text: 'Size?', options: [{ label: 'Large', value: 'L' }] })
+    await bubble(dropdown).getByRole('combobox', { name: 'Size?' }).selectOption('L')
+    await expect.poll(() => page.locator('.message.mine .bubble').last().textContent(), { timeout: 10_000 }).toBe('Large')
+    const { key, conversationId } = await pageSession()
+    const { messages } = (await t.chat('GET', `/conversations/${conversationId}/messages`, { key })).body
+    const sent = messages.filter((m: { payload: { type: string; value?: string } }) => m.payload.type === 'text' && m.payload.value)
+    expect(sent.map((m: { payload: unknown }) => m.payload)).toEqual(
+      expect.arrayContaining([
+        { type: 'text', text: 'Blue', value: 'blue' },
+        { type: 'text', text: 'Large', value: 'L' },
+      ]),
+    )
+  })
+
+  it('works from the keyboard, and announces new messages (role=log, aria-live=polite)', async () => {
+    expect(await page.locator('#messages').getAttribute('role')).toBe('log')
+    expect(await page.locator('#messages').getAttribute('aria-live')).toBe('polite')
+    expect(await page.getByLabel('Message', { exact: true }).evaluate((el) => el === document.activeElement)).toBe(true)
+    await page.keyboard.type('typed, not clicked')
+    await page.keyboard.press('Enter')
+    await expect.poll(() => page.locator('.message.bot .bubble').allTextContents(), { timeout: 10_000 }).toEqual(['typed, not clicked'])
+    const choice = await postAsPageUser({ type: 'choice', text: 'Pick', options: [{ label: 'Keyboard', value: 'kb' }] })
+    await bubble(choice).getByRole('button', { name: 'Keyboard' }).focus()
+    await page.keyboard.press('Enter')
+    await expect.poll(() => page.locator('.message.mine .bubble').last().textContent(), { timeout: 10_000 }).toBe('Keyboard')
   })
 })

@@ -61,9 +61,9 @@ describe('createConversation', () => {
       expect(createdId.REST(await createConversation.REST(t, alice.key, body))).not.toBe(first.body.conversation.id)
     })
 
-    it('refuses an id that is not a string with 400 InvalidPayload', async () => {
+    it('refuses an id that is not a string with 400 InvalidPayload, saying so', async () => {
       const alice = await t.user('alice')
-      expectRefusal(await createConversation.REST(t, alice.key, { id: 42 }), 'REST', 400, 'InvalidPayload', null)
+      expectRefusal(await createConversation.REST(t, alice.key, { id: 42 }), 'REST', 400, 'InvalidPayload', null, 'id: expected a string, got the number 42')
     })
   })
 

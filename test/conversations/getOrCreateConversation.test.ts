@@ -63,12 +63,12 @@ describe('getOrCreateConversation', () => {
   })
 
   it.each([
-    ['no id', {}],
-    ['an id that is not a string', { id: 5 }],
-    ['a property the operation does not take', { id: 'c1', owner: 'bob' }],
-  ])('REST refuses a body with %s with 400 InvalidPayload, creating nothing', async (_what, body) => {
+    ['no id', {}, 'id is required: expected a string'],
+    ['an id that is not a string', { id: 5 }, 'id: expected a string, got the number 5'],
+    ['a property the operation does not take', { id: 'c1', owner: 'bob' }, 'the request body has a property "owner" that this operation does not take'],
+  ])('REST refuses a body with %s with 400 InvalidPayload, saying so, creating nothing', async (_what, body, message) => {
     const alice = await t.user('alice')
-    expectRefusal(await getOrCreateConversation.REST(alice.key, body), 'REST', 400, 'InvalidPayload', null)
+    expectRefusal(await getOrCreateConversation.REST(alice.key, body), 'REST', 400, 'InvalidPayload', null, message)
     expect(await conversations()).toBe(0)
   })
 

@@ -57,26 +57,26 @@ describe('createEvent', () => {
     })
 
     it.each([
-      ['a string', 'ping'],
-      ['a number', 42],
-      ['an array', [{ a: 1 }]],
-      ['null', null],
-    ])('refuses a payload that is %s, writing nothing', async (_what, payload) => {
+      ['a string', 'ping', 'payload: expected an object, got the string "ping"'],
+      ['a number', 42, 'payload: expected an object, got the number 42'],
+      ['an array', [{ a: 1 }], 'payload: expected an object, got a list'],
+      ['null', null, 'payload: expected an object, got null'],
+    ])('refuses a payload that is %s, writing nothing', async (_what, payload, message) => {
       const { alice } = await aliceAndBobInC1()
       const res = await createEvent[transport](alice.key, { conversationId: 'c1', payload })
-      if (transport === 'REST') expectRefusal(res, 'REST', 400, 'InvalidPayload', null)
+      if (transport === 'REST') expectRefusal(res, 'REST', 400, 'InvalidPayload', null, message)
       else expectRequestError(res.body)
       expect(await events()).toBe(0)
     })
   })
 
   it.each([
-    ['without conversationId', { payload: { a: 1 } }],
-    ['without payload', { conversationId: 'c1' }],
-    ['with a conversationId that is a number', { conversationId: 1, payload: { a: 1 } }],
-  ])('REST refuses a body %s with 400 InvalidPayload, writing nothing', async (_what, body) => {
+    ['without conversationId', { payload: { a: 1 } }, 'conversationId is required: expected a string'],
+    ['without payload', { conversationId: 'c1' }, 'payload is required: expected an object'],
+    ['with a conversationId that is a number', { conversationId: 1, payload: { a: 1 } }, 'conversationId: expected a string, got the number 1'],
+  ])('REST refuses a body %s with 400 InvalidPayload, saying so, writing nothing', async (_what, body, message) => {
     const { alice } = await aliceAndBobInC1()
-    expectRefusal(await t.chat('POST', '/events', { key: alice.key, body }), 'REST', 400, 'InvalidPayload', null)
+    expectRefusal(await t.chat('POST', '/events', { key: alice.key, body }), 'REST', 400, 'InvalidPayload', null, message)
     expect(await events()).toBe(0)
   })
 

@@ -82,6 +82,8 @@ export async function seedWorld(t: TestApp) {
     sentinel: { key: bob.key, conversationId: 'c2' },
     /** Puts back alice and her conversation, should a fuzzed request have deleted them. */
     restore: async () => {
+      // A deleted user stays deleted (no API brings one back): the fixture forgets that she was.
+      await t.query('delete from deleted_users')
       await t.user('alice', { name: 'Alice' })
       await t.chat('POST', '/conversations/get-or-create', { key: alice.key, body: { id: 'c1' } })
     },

@@ -1,5 +1,5 @@
 import { beforeEach, describe, expect, it } from 'vitest'
-import { WebChatConversationDocument, WebChatSendTextDocument } from '../../src/webchat/__generated__/graphql.ts'
+import { WebChatConversationDocument, WebChatParticipantsDocument, WebChatSendTextDocument } from '../../src/webchat/__generated__/graphql.ts'
 import { type JsonResponse, useC1, useTestApp } from '../helpers/app.ts'
 import { USER_FIELDS } from '../helpers/graphql.ts'
 
@@ -132,7 +132,7 @@ describe('execution limits', () => {
                     messageId: expect.any(String),
                     userId: 'alice',
                     createdAt: expect.any(String),
-                    author: { isBot: false, name: 'Alice' },
+                    author: { isBot: false, name: 'Alice', pictureUrl: null },
                     payload: { __typename: 'TextPayload', text: 'hello' },
                   },
                 },
@@ -148,6 +148,15 @@ describe('execution limits', () => {
       expect(response.status).toBe(200)
       expect(response.body.errors).toBeUndefined()
       expect(response.body.data.createMessage.message.payload).toEqual({ __typename: 'TextPayload', text: 'hi' })
+    })
+
+    it("the web chat's send-text mutation with a choice's value, and its participants query", async () => {
+      const sent = await run(WebChatSendTextDocument.toString(), { conversationId: 'c1', text: 'Blue', extra: { value: 'blue' } })
+      expect(sent.response.body.errors).toBeUndefined()
+      const participants = await run(WebChatParticipantsDocument.toString(), { id: 'c1' })
+      expect(participants.response.body).toEqual({
+        data: { conversation: { participants: { edges: [{ node: { userId: 'alice', isBot: false, name: 'Alice', pictureUrl: null } }] } } },
+      })
     })
 
     it('the deepest path the REST layer reads: conversations → messages → author', async () => {

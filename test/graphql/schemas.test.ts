@@ -1,4 +1,6 @@
+import { isNonNullType, isObjectType } from 'graphql'
 import { describe, expect, it } from 'vitest'
+import { adminSchema, chatSchema } from '../../src/graphql/schema.ts'
 import { BASE, useTestApp, WEBHOOK_ID } from '../helpers/app.ts'
 import { expectRequestError } from '../helpers/graphql.ts'
 
@@ -40,12 +42,23 @@ describe('chat and admin schemas', () => {
 
   it('the admin schema has the admin fields and no chat field', async () => {
     const res = await t.adminGraphql(FIELDS)
-    expect(names(res.body.data.__schema.queryType)).toEqual(['bot', 'botApiKeys', 'botLogs', 'bots', 'node', 'nodes'])
+    expect(names(res.body.data.__schema.queryType)).toEqual([
+      'bot',
+      'botApiKeys',
+      'botConversations',
+      'botLogs',
+      'botUserExport',
+      'botUsers',
+      'bots',
+      'node',
+      'nodes',
+    ])
     expect(names(res.body.data.__schema.mutationType)).toEqual([
       'createBot',
       'createBotApiKey',
       'deleteBot',
       'deleteBotApiKey',
+      'deleteBotUser',
       'rotateBotSigningSecrets',
       'updateBot',
     ])
@@ -80,5 +93,24 @@ describe('chat and admin schemas', () => {
     expect(html).not.toMatch(/<script[^>]*\ssrc=|<link[^>]*\shref=["']?(https?:)?\/\//i)
     expect(response.headers.get('content-security-policy')).toContain("default-src 'none'")
     expect(response.headers.get('content-security-policy')).toContain("connect-src 'self'")
+  })
+})
+
+describe('mutation payloads of one shape', () => {
+  // Every chat and admin mutation takes one `input: <Name>Input!` (none when it needs nothing) and
+  // answers a `<Name>Payload!` object naming what it affected: the node (`message`, `bot`…), or the id
+  // of what it deleted (`messageId`, `botId`…). The bot API's schema is Botpress's JSON bodies instead.
+  it.each([
+    ['chat', chatSchema],
+    ['admin', adminSchema],
+  ] as const)('the %s schema', (_name, schema) => {
+    const outliers = Object.values(schema.getMutationType()!.getFields()).flatMap((field) => {
+      const name = field.name[0]!.toUpperCase() + field.name.slice(1)
+      const payload = isNonNullType(field.type) && isObjectType(field.type.ofType) && field.type.ofType.name === `${name}Payload`
+      const args = field.args.map((arg) => `${arg.name}: ${String(arg.type)}`)
+      const input = args.length === 0 || (args.length === 1 && args[0] === `input: ${name}Input!`)
+      return payload && input ? [] : [`${field.name}(${args.join(', ')}): ${String(field.type)}`]
+    })
+    expect(outliers).toEqual([])
   })
 })

@@ -6,6 +6,7 @@ import { bootstrap, firstTenant } from '../../src/bootstrap.ts'
 import { createTenant } from '../../src/domain/tenancy.ts'
 import type { Peer } from '../../src/http/peer.ts'
 import { openTestStore, type TestStore } from './engine.ts'
+import { checkConformance } from './openapi.ts'
 import { testOutbound } from './resolver.ts'
 
 export const WEBHOOK_ID = 'test-webhook'
@@ -84,7 +85,9 @@ export function createTestApp(
     // The peer passes through: the rate limits and the access log name the client by it.
     fetch: async (request: Request, peer?: Peer) => {
       await ready
-      return created.fetch(request, peer)
+      const response = await created.fetch(request, peer)
+      await checkConformance(request, response)
+      return response
     },
   }
 

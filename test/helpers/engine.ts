@@ -1,6 +1,6 @@
 import { randomBytes } from 'node:crypto'
 import * as postgresTables from '../../src/db/postgres/schema.ts'
-import * as sqliteTables from '../../src/db/schema.ts'
+import * as sqliteTables from '../../src/db/sqlite/schema.ts'
 import { isPostgresUrl } from '../../src/db/open.ts'
 import { PostgresStore } from '../../src/db/postgres/store.ts'
 import type { SqliteDb } from '../../src/db/sqlite/connection.ts'
@@ -24,7 +24,7 @@ export interface TestStore {
   opened: Promise<void> | undefined
   /**
    * The engine's drizzle handle, to look at the tables directly. Typed as SQLite's so that tests
-   * import the tables of src/db/schema.ts; on PostgreSQL it is the PostgreSQL handle, and the
+   * import the tables of src/db/sqlite/schema.ts; on PostgreSQL it is the PostgreSQL handle, and the
    * tables a test names are mapped by `tables` in test/helpers/tables.ts. Use it with `await`
    * only (never .all()/.get()/.run(), which only SQLite has).
    */

@@ -152,7 +152,7 @@ export const INVALID_PAYLOADS: [string, string, unknown][] = [
   ['bloc', 'items', { type: 'bloc' }],
   ['bloc', 'items', { type: 'bloc', items: { type: 'text', text: 'x' } }],
   ['bloc', 'text', { type: 'bloc', items: [{ type: 'text' }] }],
-  ['bloc', 'items', { type: 'bloc', items: [validCard] }],
+  ['bloc', 'type', { type: 'bloc', items: [validCard] }],
   ['an unknown', 'type', { type: 'sticker', stickerId: 'x' }],
   ['a missing', 'type', { text: 'hello' }],
   ['a non-string', 'type', { type: 5, text: 'hello' }],

@@ -1,5 +1,5 @@
 import * as postgres from '../../src/db/postgres/schema.ts'
-import * as sqlite from '../../src/db/schema.ts'
+import * as sqlite from '../../src/db/sqlite/schema.ts'
 import { onPostgres } from './engine.ts'
 
 /**

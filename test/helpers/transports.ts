@@ -12,12 +12,21 @@ export type Transport = (typeof TRANSPORTS)[number]
  * refused as a whole (`path` null: its user key, its webhook id), the status itself with the error
  * and no data at all.
  */
-export function expectRefusal(res: JsonResponse, transport: Transport, code: number, type: string, path: (string | number)[] | null) {
+export function expectRefusal(
+  res: JsonResponse,
+  transport: Transport,
+  code: number,
+  type: string,
+  path: (string | number)[] | null,
+  /** The REST message, where the test says it (the caller's words: field path, what was expected). */
+  message?: string | RegExp,
+) {
   if (transport === 'REST') {
+    const expected = message === undefined ? expect.any(String) : typeof message === 'string' ? message : expect.stringMatching(message)
     expect({ status: res.status, contentType: res.headers.get('content-type'), body: res.body }).toEqual({
       status: code,
       contentType: 'application/json',
-      body: errorBody(code, type),
+      body: { ...errorBody(code, type), message: expected },
     })
   } else if (path === null) {
     expect({ status: res.status, body: res.body }).toEqual({ status: code, body: requestError(type, code) })

@@ -14,20 +14,22 @@ describe('request bodies', () => {
     t.chat('POST', path, { key: users.alice.key, rawBody, headers: { 'content-type': contentType } })
 
   describe('JSON only', () => {
+    const notJson = 'the request body is not valid JSON'
+    const notObject = 'the request body must be a JSON object'
     it.each([
-      ['a truncated object', '{"userId": "alice"'],
-      ['a trailing comma', '{"userId": "alice",}'],
-      ['single quotes', "{'userId': 'alice'}"],
-      ['plain text', 'userId=alice'],
-      ['a body that is not UTF-8', new Uint8Array([0x7b, 0x22, 0xff, 0xfe, 0x22, 0x3a, 0x31, 0x7d])],
-      ['an array', JSON.stringify([{ userId: 'alice' }])],
-      ['a string', JSON.stringify('alice')],
-      ['a number', '5'],
-      ['true', 'true'],
-      ['null', 'null'],
-    ])('answers 400 InvalidPayload to %s, writing nothing', async (_what, body) => {
+      ['a truncated object', '{"userId": "alice"', notJson],
+      ['a trailing comma', '{"userId": "alice",}', notJson],
+      ['single quotes', "{'userId': 'alice'}", notJson],
+      ['plain text', 'userId=alice', notJson],
+      ['a body that is not UTF-8', new Uint8Array([0x7b, 0x22, 0xff, 0xfe, 0x22, 0x3a, 0x31, 0x7d]), notJson],
+      ['an array', JSON.stringify([{ userId: 'alice' }]), notObject],
+      ['a string', JSON.stringify('alice'), notObject],
+      ['a number', '5', notObject],
+      ['true', 'true', notObject],
+      ['null', 'null', notObject],
+    ])('answers 400 InvalidPayload to %s, saying so, writing nothing', async (_what, body, message) => {
       const before = await t.rows()
-      expectRefusal(await raw('/conversations/c1/participants', body), 'REST', 400, 'InvalidPayload', null)
+      expectRefusal(await raw('/conversations/c1/participants', body), 'REST', 400, 'InvalidPayload', null, message)
       expect(await t.rows()).toEqual(before)
     })
 

@@ -1,5 +1,7 @@
+import { pino } from 'pino'
 import { describe, expect, it } from 'vitest'
 import { loadConfig } from '../../src/config.ts'
+import { createCors } from '../../src/http/cors.ts'
 import { BASE, type TestApp, useTestApp, WEBHOOK_ID } from '../helpers/app.ts'
 
 // CORS for REST and GraphQL alike (CORS_ORIGINS): an allowed origin gets the CORS headers and its
@@ -150,6 +152,58 @@ describe('CORS by default (no CORS_ORIGINS)', () => {
     expect(response.status).toBe(405)
     expect(response.body).toEqual({ id: `err_${response.headers.get('x-request-id')}`, code: 405, type: 'MethodNotFound', message: expect.any(String) })
     expect(corsHeaders(await t.send('OPTIONS', `${BASE}/${WEBHOOK_ID}/conversations`))).toEqual({})
+  })
+})
+
+describe('a refused origin in the server log', () => {
+  const logged: Record<string, unknown>[] = []
+  const t = useTestApp({ log: pino({ level: 'info' }, { write: (line: string) => void logged.push(JSON.parse(line)) }) })
+  const refusals = () => logged.filter((line) => String(line.msg).startsWith('CORS: refused'))
+
+  it("is logged at info with the origin and the path, once for the preflight and the page's requests after it", async () => {
+    await preflight(t, `/${WEBHOOK_ID}/hello`, ALLOWED, 'GET')
+    await t.send('GET', `${BASE}/${WEBHOOK_ID}/hello`, { headers: { origin: ALLOWED } })
+    await t.send('GET', `${BASE}/${WEBHOOK_ID}/hello`, { headers: { origin: ALLOWED } })
+    expect(refusals()).toEqual([expect.objectContaining({ level: 30, origin: ALLOWED, path: `/${WEBHOOK_ID}/hello` })])
+  })
+
+  it("is not logged for the server's own origin (a same-origin POST carries an Origin too) or a request without one", async () => {
+    logged.length = 0
+    await t.send('GET', `${BASE}/${WEBHOOK_ID}/hello`, { headers: { origin: BASE } })
+    await t.send('GET', `${BASE}/${WEBHOOK_ID}/hello`)
+    expect(refusals()).toEqual([])
+  })
+})
+
+describe('the refusal log is bounded (createCors with a clock)', () => {
+  const request = (origin: string) => new Request('http://confab.test/w/hello', { headers: { origin } })
+  const setUp = () => {
+    const lines: Record<string, unknown>[] = []
+    let now = 0
+    const cors = createCors([], pino({ level: 'info' }, { write: (line: string) => void lines.push(JSON.parse(line)) }), () => now)
+    return { lines, cors, at: (ms: number) => (now = ms) }
+  }
+
+  it('logs one origin again only after 10 minutes', () => {
+    const { lines, cors, at } = setUp()
+    for (const ms of [0, 1000, 599_999]) {
+      at(ms)
+      cors.responseHeaders(request(OTHER))
+    }
+    expect(lines).toHaveLength(1)
+    at(600_000)
+    cors.responseHeaders(request(OTHER))
+    expect(lines.map((line) => line.origin)).toEqual([OTHER, OTHER])
+  })
+
+  it('logs at most 20 origins in 10 minutes, and the next line says how many were left out', () => {
+    const { lines, cors, at } = setUp()
+    for (let i = 0; i < 500; i++) cors.responseHeaders(request(`https://o${i}.example`))
+    expect(lines).toHaveLength(20)
+    at(600_000)
+    cors.responseHeaders(request('https://late.example'))
+    expect(lines).toHaveLength(21)
+    expect(lines[20]).toMatchObject({ origin: 'https://late.example', otherRefusalsNotLogged: 480 })
   })
 })
 

@@ -36,6 +36,8 @@ describe('GET /', () => {
         chatGraphql: '{webhookId}/graphql',
         adminApi: 'v1/admin',
         adminGraphql: 'v1/admin/graphql',
+        openApi: 'openapi.json',
+        apiReference: 'docs/api',
       },
     })
   })

@@ -8,6 +8,7 @@ import {
   parse,
 } from 'graphql'
 import pino from 'pino'
+import { z } from 'zod'
 import { beforeEach, describe, expect, it } from 'vitest'
 import { createStreamEvents } from '../../src/http/stream-events.ts'
 import type { StreamRoute } from '../../src/rest/route.ts'
@@ -60,6 +61,8 @@ const schema = new GraphQLSchema({
 const route: StreamRoute = {
   kind: 'stream',
   operation: 'tick',
+  summary: 'Ticks.',
+  emits: z.object({ type: z.literal('tick'), n: z.int() }),
   method: 'GET',
   path: '/tick',
   document: parse('subscription ($channel: String) { tick(channel: $channel) { n } }'),

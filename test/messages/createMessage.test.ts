@@ -103,8 +103,12 @@ describe('createMessage', () => {
       const alice = await aliceInC1()
       const res = await createMessage[transport](alice.key, { conversationId: 'c1', payload })
       if (transport === 'REST') {
+        // The field path from the body down (`payload.actions[0].label`), ending at the field at fault, then what was expected.
         expect({ status: res.status, body: res.body }).toEqual({ status: 400, body: errorBody(400, 'InvalidPayload') })
-        expect(res.body.message).toContain(field)
+        const [path = ''] = res.body.message.split(/:| is required/)
+        expect(path).toMatch(/^payload(\.\w+|\[\d+\])*$/)
+        expect(path.split('.').at(-1)).toBe(field)
+        expect(res.body.message).toContain('expected')
       } else {
         // The @oneOf input does not take it: refused before execution.
         expectRequestError(res.body)
@@ -114,14 +118,14 @@ describe('createMessage', () => {
   })
 
   it.each([
-    ['without conversationId', { payload: text('hi') }],
-    ['without payload', { conversationId: 'c1' }],
-    ['with a conversationId that is a number', { conversationId: 1, payload: text('hi') }],
-    ['with metadata that is a string', { conversationId: 'c1', payload: text('hi'), metadata: 'm' }],
-    ['with metadata that is an array', { conversationId: 'c1', payload: text('hi'), metadata: [1] }],
-  ])('REST refuses a body %s with 400 InvalidPayload, writing nothing', async (_what, body) => {
+    ['without conversationId', { payload: text('hi') }, 'conversationId is required: expected a string'],
+    ['without payload', { conversationId: 'c1' }, 'payload is required: expected an object'],
+    ['with a conversationId that is a number', { conversationId: 1, payload: text('hi') }, 'conversationId: expected a string, got the number 1'],
+    ['with metadata that is a string', { conversationId: 'c1', payload: text('hi'), metadata: 'm' }, 'metadata: expected an object, got the string "m"'],
+    ['with metadata that is an array', { conversationId: 'c1', payload: text('hi'), metadata: [1] }, 'metadata: expected an object, got a list'],
+  ])('REST refuses a body %s with 400 InvalidPayload, saying so, writing nothing', async (_what, body, message) => {
     const alice = await aliceInC1()
-    expectRefusal(await t.chat('POST', '/messages', { key: alice.key, body }), 'REST', 400, 'InvalidPayload', null)
+    expectRefusal(await t.chat('POST', '/messages', { key: alice.key, body }), 'REST', 400, 'InvalidPayload', null, message)
     expect(await messages()).toBe(0)
   })
 
@@ -182,10 +186,14 @@ describe('createMessage', () => {
       }
     })
 
-    it('reports a payload that does not fit its kind as InvalidPayloadError', async () => {
+    it('reports a payload that does not fit its kind as InvalidPayloadError, its message naming the field', async () => {
       const alice = await client.connect('alice')
       await alice.createConversation({ id: 'c1' })
-      await expectApiError(alice.createMessage({ conversationId: 'c1', payload: { type: 'text' } as never }), InvalidPayloadError, 400, 'InvalidPayload')
+      const sent = alice.createMessage({ conversationId: 'c1', payload: { type: 'text' } as never })
+      await expectApiError(sent, InvalidPayloadError, 400, 'InvalidPayload')
+      await expect(alice.createMessage({ conversationId: 'c1', payload: { type: 'text' } as never })).rejects.toMatchObject({
+        message: 'payload.text is required: expected a string',
+      })
     })
   })
 

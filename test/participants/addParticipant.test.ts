@@ -38,19 +38,20 @@ describe('addParticipant', () => {
       expect(res.body.participant.createdAt).toEqual(iso)
     })
 
+    const takes = (name: string) => `the request body has a property "${name}" that this operation does not take`
     it.each([
-      ['an extra property', { userId: 'bob', role: 'admin' }],
-      ['the conversationId in the body', { userId: 'bob', conversationId: 'c1' }],
-      ['no userId', {}],
-      ['a userId that is a number', { userId: 5 }],
-      ['a userId that is null', { userId: null }],
-      ['a userId that is an array', { userId: ['bob'] }],
-      ['a userId that is an object', { userId: { id: 'bob' } }],
-    ])('refuses a body with %s with 400 InvalidPayload and adds nobody', async (_what, body) => {
+      ['an extra property', { userId: 'bob', role: 'admin' }, takes('role')],
+      ['the conversationId in the body', { userId: 'bob', conversationId: 'c1' }, takes('conversationId')],
+      ['no userId', {}, 'userId is required: expected a string'],
+      ['a userId that is a number', { userId: 5 }, 'userId: expected a string, got the number 5'],
+      ['a userId that is null', { userId: null }, 'userId: expected a string, got null'],
+      ['a userId that is an array', { userId: ['bob'] }, 'userId: expected a string, got a list'],
+      ['a userId that is an object', { userId: { id: 'bob' } }, 'userId: expected a string, got an object'],
+    ])('refuses a body with %s with 400 InvalidPayload, saying so, and adds nobody', async (_what, body, message) => {
       const alice = await t.user('alice')
       await t.user('bob')
       await t.conversation(alice.key, 'c1')
-      expectRefusal(await addParticipant.REST(alice.key, 'c1', body), 'REST', 400, 'InvalidPayload', null)
+      expectRefusal(await addParticipant.REST(alice.key, 'c1', body), 'REST', 400, 'InvalidPayload', null, message)
       expect(await t.participantIds(alice.key, 'c1')).toEqual(['alice'])
     })
   })

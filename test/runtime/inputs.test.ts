@@ -49,6 +49,12 @@ describe('runtime inputs', () => {
     expect(await call('POST', '/messages', { ...message, type: '' })).toMatchObject(invalid('type must be a non-empty string'))
     const { type: _, ...untyped } = message
     expect(await call('POST', '/messages', untyped)).toMatchObject(invalid('type must be a non-empty string'))
+    expect(await call('POST', '/messages', { ...message, payload: { text: 'hi', metadata: 'x' } })).toMatchObject(
+      invalid('payload.metadata must be an object'),
+    )
+    expect(await call('POST', '/messages', { ...message, type: 'bloc', payload: { items: [{ type: 'text', text: 'flat' }] } })).toMatchObject(
+      invalid('payload.items.0.payload must be an object'),
+    )
     expect(await call('POST', '/messages', { ...message, schedule: { delay: 1 } })).toMatchObject(
       invalid('scheduled messages are not supported'),
     )
@@ -74,5 +80,30 @@ describe('runtime inputs', () => {
     })
     expect(await call('POST', `/states/bot/${botId}/counter`, { payload: null })).toMatchObject({ status: 200 })
     expect((await call('GET', `/states/bot/${botId}/counter`)).status).toBe(404)
+  })
+
+  it('callAction: names an action it does not have, and what is wrong with an input', async () => {
+    const action = (body: unknown) => call('POST', '/actions', body)
+    expect(await action({ type: 'chat:publishMessageStream', input: {} })).toMatchObject(
+      invalid('type names no action: "chat:publishMessageStream" is not one of "chat:sendEvent"'),
+    )
+    expect(await action({ type: 'sendEvent', input: { conversationId: 'c1', payload: {} } })).toMatchObject(
+      invalid('type names no action: "sendEvent" is not one of "chat:sendEvent"'),
+    )
+    expect(await action({ input: {} })).toMatchObject(invalid('type must be a non-empty string'))
+    expect(await action({ type: 'chat:sendEvent' })).toMatchObject(invalid('input must be an object'))
+    expect(await action({ type: 'chat:sendEvent', input: { payload: {} } })).toMatchObject(
+      invalid('input.conversationId must be a non-empty string'),
+    )
+    expect(await action({ type: 'chat:sendEvent', input: { conversationId: 'c1', payload: 'hi' } })).toMatchObject(
+      invalid('input.payload must be an object'),
+    )
+    expect(await action({ type: 'chat:sendEvent', input: { conversationId: 'c1', payload: {} }, when: 'now' })).toMatchObject(
+      invalid('the request has a property "when" that this operation does not take'),
+    )
+    expect(await action({ type: 'chat:sendEvent', input: { conversationId: 'nowhere', payload: {} } })).toMatchObject({
+      status: 404,
+      body: { code: 404, type: 'ResourceNotFound' },
+    })
   })
 })

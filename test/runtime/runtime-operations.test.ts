@@ -3,7 +3,7 @@ import { Client, PayloadTooLargeError, ResourceNotFoundError, UnauthorizedError 
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest'
 import type { BotContext } from '../../src/bots/handler.ts'
 import { iso } from '../helpers/app.ts'
-import { type Listening, startListening } from '../helpers/listening.ts'
+import { type Listening, recordSignals, startListening } from '../helpers/listening.ts'
 import { adminClient } from '../bots/sdk-bot.ts'
 
 // Every runtime operation (/v1/chat/…) through @botpress/client as a bot calls it: a bot API key
@@ -42,9 +42,16 @@ async function webhookIdOf(id: string): Promise<string> {
 }
 
 describe('runtime API through @botpress/client', () => {
-  it('getConversation answers the conversation of the bot’s integration', async () => {
+  it('getConversation answers the conversation of the bot’s integration, with the chat integration’s tags', async () => {
     const { conversation } = await bot.getConversation({ id: 'c1' })
-    expect(conversation).toEqual({ id: 'c1', createdAt: iso, updatedAt: iso, channel: 'channel', integration: 'chat', tags: {} })
+    expect(conversation).toEqual({
+      id: 'c1',
+      createdAt: iso,
+      updatedAt: iso,
+      channel: 'channel',
+      integration: 'chat',
+      tags: { 'chat:owner': 'alice', 'chat:fid': 'c1' },
+    })
   })
 
   it('createMessage as the bot stores a Chat API payload; chat clients read it, runtime clients read type beside payload', async () => {
@@ -107,6 +114,10 @@ describe('runtime API through @botpress/client', () => {
     const { message: updated } = await bot.updateMessage({ id: message.id, tags: {}, payload: { text: 'final' } })
     expect(updated).toMatchObject({ id: message.id, type: 'text', payload: { text: 'final' } })
     expect((await alice.getMessage({ id: message.id })).message.payload).toEqual({ type: 'text', text: 'final' })
+    // The metadata is in the runtime payload: replacing the payload replaces it.
+    await bot.updateMessage({ id: message.id, tags: {}, payload: { text: 'final', metadata: { edited: true } } })
+    expect((await alice.getMessage({ id: message.id })).message).toMatchObject({ payload: { type: 'text', text: 'final' }, metadata: { edited: true } })
+    expect((await bot.getMessage({ id: message.id })).message.payload).toEqual({ text: 'final', metadata: { edited: true } })
   })
 
   it('users: get and update', async () => {
@@ -128,6 +139,22 @@ describe('runtime API through @botpress/client', () => {
     const { event } = await bot.createEvent({ type: 'ping', conversationId: 'c1', payload: { nonce: 'x' } })
     expect(event).toMatchObject({ id: expect.any(String), type: 'ping', payload: { type: 'ping', nonce: 'x' }, conversationId: 'c1', userId: botId })
     expect((await bot.getEvent({ id: event.id })).event).toMatchObject({ id: event.id, type: 'ping' })
+  })
+
+  it('callAction chat:sendEvent: an event of the bot in the conversation, its payload as given; answers {output: {}, meta}', async () => {
+    const listener = await alice.listenConversation({ id: 'c1' })
+    const { received } = recordSignals(listener)
+    const answer = await bot.callAction({ type: 'chat:sendEvent', input: { conversationId: 'c1', payload: { hello: 'world' } } })
+    expect(answer).toEqual({ output: {}, meta: { cached: false } })
+    await vi.waitFor(() =>
+      expect(received.filter((s) => s.type === 'event_created')).toEqual([
+        {
+          type: 'event_created',
+          data: { id: expect.any(String), createdAt: iso, conversationId: 'c1', userId: botId, payload: { hello: 'world' }, isBot: true },
+        },
+      ]),
+    )
+    await listener.disconnect()
   })
 
   it('states: an unset state is 404; set, getOrSet, patch (shallow merge) and delete', async () => {

@@ -4,13 +4,14 @@ import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { getTableColumns, getTableName } from 'drizzle-orm'
 import { drizzle } from 'drizzle-orm/node-postgres'
+import type { PgTable } from 'drizzle-orm/pg-core'
 import pg from 'pg'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { pino } from 'pino'
 import { createApp } from '../../src/app.ts'
 import * as pgTables from '../../src/db/postgres/schema.ts'
 import { openPostgresStore } from '../../src/db/postgres/store.ts'
-import * as sqliteTables from '../../src/db/schema.ts'
+import * as sqliteTables from '../../src/db/sqlite/schema.ts'
 import { openSqliteStore } from '../../src/db/sqlite/store.ts'
 import { createTestApp } from '../helpers/app.ts'
 import { ROOT, START_TIMEOUT } from '../helpers/server.ts'
@@ -109,7 +110,7 @@ describe('npm run db:copy', () => {
         const pgTable = pgTables[key as keyof typeof pgTables]
         const name = getTableName(table as typeof sqliteTables.users)
         const before = await source.db.select().from(table as typeof sqliteTables.users)
-        const after = (await db.select().from(pgTable as typeof pgTables.users)) as Record<string, unknown>[]
+        const after = (await db.select().from(pgTable as unknown as PgTable)) as Record<string, unknown>[]
         const shared = Object.keys(getTableColumns(table as typeof sqliteTables.users))
         const pick = (rows: Record<string, unknown>[]) =>
           rows.map((row) => JSON.stringify(Object.fromEntries(shared.map((column) => [column, row[column]])))).sort()
@@ -118,7 +119,7 @@ describe('npm run db:copy', () => {
           expect(before.length, name).toBeGreaterThan(0)
         }
       }
-      expect((await db.select().from(pgTables.messages)).map((m) => m.feedback)).toContainEqual({ value: 'positive', comment: 'ok' })
+      expect(((await db.select().from(pgTables.messages as unknown as PgTable)) as { feedback: unknown }[]).map((m) => m.feedback)).toContainEqual({ value: 'positive', comment: 'ok' })
       const bytes = await db.select().from(pgTables.fileBytes)
       expect(bytes.map((row) => [row.id, new Uint8Array(row.bytes)])).toEqual([[fileId, png]])
       // The outbox's heads, kept by PostgreSQL's triggers as its rows arrive: one per conversation waiting.

@@ -14,6 +14,7 @@ const added = (participantId: string): ConversationSignal => ({
     pictureUrl: null,
     profile: null,
     isBot: false,
+    idChosen: false,
     createdAt: '2026-01-01T00:00:00.000Z',
     updatedAt: '2026-01-01T00:00:00.000Z',
   },

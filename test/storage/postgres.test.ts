@@ -45,8 +45,8 @@ async function queueDeliveries(store: Store, webhookId: string, conversationId: 
   const integration = await findChatIntegration(store, webhookId)
   const bot = await store.read((q) => q.bots.ofIntegration(integration.id))
   await store.write(async (q) => {
-    await q.users.insert({ integrationId: integration.id, id: 'u', name: null, pictureUrl: null, profile: null, isBot: false, createdAt: at, updatedAt: at })
-    await q.conversations.insert({ integrationId: integration.id, id: conversationId, ownerId: 'u', createdAt: at, updatedAt: at })
+    await q.users.insert({ integrationId: integration.id, id: 'u', name: null, pictureUrl: null, profile: null, isBot: false, createdAt: at, updatedAt: at, idChosen: false })
+    await q.conversations.insert({ integrationId: integration.id, id: conversationId, ownerId: 'u', createdAt: at, updatedAt: at, idChosen: false })
   }).catch(() => undefined)
   for (let i = 0; i < count; i++) {
     await store.write((q) =>
@@ -134,14 +134,14 @@ describe('PostgreSQL engine, several instances on one database', () => {
     const at = '2026-01-01T00:00:00.000Z'
     await expect(
       a!.write(async (q) => {
-        await q.users.insert({ integrationId: integration.id, id: 'gone', name: null, pictureUrl: null, profile: null, isBot: false, createdAt: at, updatedAt: at })
+        await q.users.insert({ integrationId: integration.id, id: 'gone', name: null, pictureUrl: null, profile: null, isBot: false, createdAt: at, updatedAt: at, idChosen: false })
         throw new Error('refused')
       }),
     ).rejects.toThrow('refused')
     expect(await a!.read((q) => q.users.find(integration.id, 'gone'))).toBeUndefined()
     await a!.write(async (q) => {
-      await q.users.insert({ integrationId: integration.id, id: 'u', name: null, pictureUrl: null, profile: null, isBot: false, createdAt: at, updatedAt: at })
-      await q.conversations.insert({ integrationId: integration.id, id: 'c', ownerId: 'u', createdAt: at, updatedAt: at })
+      await q.users.insert({ integrationId: integration.id, id: 'u', name: null, pictureUrl: null, profile: null, isBot: false, createdAt: at, updatedAt: at, idChosen: false })
+      await q.conversations.insert({ integrationId: integration.id, id: 'c', ownerId: 'u', createdAt: at, updatedAt: at, idChosen: false })
       await q.messages.insert({ integrationId: integration.id, id: 'm', conversationId: 'c', userId: 'u', payload: { z: 1, type: 'text', a: { y: 2, b: 3 } }, metadata: null, feedback: null, createdAt: at })
     })
     const message = await a!.read((q) => q.messages.find(integration.id, 'm'))
@@ -183,7 +183,7 @@ describe('PostgreSQL engine, several instances on one database', () => {
     const integration = await findChatIntegration(a!, planned.webhookId)
     const at = '2026-01-01T00:00:00.000Z'
     await a!.write((q) =>
-      q.users.insert({ integrationId: integration.id, id: 'u', name: null, pictureUrl: null, profile: null, isBot: false, createdAt: at, updatedAt: at }),
+      q.users.insert({ integrationId: integration.id, id: 'u', name: null, pictureUrl: null, profile: null, isBot: false, createdAt: at, updatedAt: at, idChosen: false }),
     )
     const written = a!.write((q) =>
       q.messages.insert({ integrationId: integration.id, id: 'm', conversationId: 'gone', userId: 'u', payload: { type: 'text', text: 'x' }, metadata: null, feedback: null, createdAt: at }),

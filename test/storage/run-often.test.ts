@@ -1,7 +1,7 @@
 import { and, eq, sql } from 'drizzle-orm'
 import { afterEach, beforeEach, describe, expect, it } from 'vitest'
 import { bootstrap, firstTenant } from '../../src/bootstrap.ts'
-import { chatIntegrations, conversations, messages, participants, users } from '../../src/db/schema.ts'
+import { chatIntegrations, conversations, messages, participants, users } from '../../src/db/sqlite/schema.ts'
 import { runOften } from '../../src/db/sqlite/statement.ts'
 import { openSqliteStore, type SqliteStore } from '../../src/db/sqlite/store.ts'
 

@@ -42,10 +42,10 @@ describe('createUser', () => {
     })
 
     it.each([
-      ['a property the operation does not take', { id: 'dave', isBot: true }],
-      ['a name that is not a string', { id: 'dave', name: 5 }],
-    ])('refuses a body with %s with 400 InvalidPayload, creating nobody', async (_what, body) => {
-      expectRefusal(await createUser.REST(body), 'REST', 400, 'InvalidPayload', null)
+      ['a property the operation does not take', { id: 'dave', isBot: true }, 'the request body has a property "isBot" that this operation does not take'],
+      ['a name that is not a string', { id: 'dave', name: 5 }, 'name: expected a string, got the number 5'],
+    ])('refuses a body with %s with 400 InvalidPayload, saying so, creating nobody', async (_what, body, message) => {
+      expectRefusal(await createUser.REST(body), 'REST', 400, 'InvalidPayload', null, message)
       expect(await humans()).toBe(0)
     })
   })

@@ -6,7 +6,7 @@ import { fieldError } from '../helpers/graphql.ts'
 import { expectApiError, useOfficialClient } from '../helpers/listening.ts'
 import { TRANSPORTS } from '../helpers/transports.ts'
 
-const DELETE_USER = 'mutation { deleteUser }'
+const DELETE_USER = 'mutation { deleteUser { userId } }'
 
 describe('deleteUser', () => {
   const t = useTestApp({ handlers: {} })
@@ -14,7 +14,7 @@ describe('deleteUser', () => {
     REST: (key?: string) => t.chat('DELETE', '/users/me', { key, body: {} }),
     GraphQL: (key?: string) => t.graphql(DELETE_USER, {}, { key }),
   }
-  const answers = { REST: {}, GraphQL: { data: { deleteUser: 'alice' } } }
+  const answers = { REST: {}, GraphQL: { data: { deleteUser: { userId: 'alice' } } } }
 
   describe.each(TRANSPORTS)('%s', (transport) => {
     it('deletes the user, whose key then opens nothing', async () => {

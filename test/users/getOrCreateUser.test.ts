@@ -54,12 +54,12 @@ describe('getOrCreateUser', () => {
     })
 
     it.each([
-      ['name', { name: 5 }],
-      ['pictureUrl', { pictureUrl: true }],
-      ['profile', { profile: { tier: 'gold' } }],
-    ])('refuses a %s of the wrong type with 400 InvalidPayload and creates no user', async (_field, body) => {
+      ['name', { name: 5 }, 'name: expected a string, got the number 5'],
+      ['pictureUrl', { pictureUrl: true }, 'pictureUrl: expected a string, got true'],
+      ['profile', { profile: { tier: 'gold' } }, 'profile: expected a string, got an object'],
+    ])('refuses a %s of the wrong type with 400 InvalidPayload, naming it, and creates no user', async (_field, body, message) => {
       const key = await t.keyFor('erin')
-      expectRefusal(await getOrCreateUser.REST(t, key, body), 'REST', 400, 'InvalidPayload', null)
+      expectRefusal(await getOrCreateUser.REST(t, key, body), 'REST', 400, 'InvalidPayload', null, message)
       expect(await t.count("select count(*) as n from users where id = 'erin'")).toBe(0)
       expect((await getOrCreateUser.REST(t, key, { name: 'Erin' })).body.user).toEqual({ id: 'erin', name: 'Erin', createdAt: iso, updatedAt: iso })
     })

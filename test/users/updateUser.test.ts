@@ -42,11 +42,11 @@ describe('updateUser', () => {
     })
 
     it.each([
-      ['a property the operation does not take', { id: 'mallory' }],
-      ['a name that is not a string', { name: 5 }],
-    ])('refuses a body with %s with 400 InvalidPayload and changes nothing', async (_what, body) => {
+      ['a property the operation does not take', { id: 'mallory' }, 'the request body has a property "id" that this operation does not take'],
+      ['a name that is not a string', { name: 5 }, 'name: expected a string, got the number 5'],
+    ])('refuses a body with %s with 400 InvalidPayload, saying so, and changes nothing', async (_what, body, message) => {
       const alice = await t.user('alice', { name: 'Alice' })
-      expectRefusal(await t.chat('PUT', '/users/me', { key: alice.key, body }), 'REST', 400, 'InvalidPayload', null)
+      expectRefusal(await t.chat('PUT', '/users/me', { key: alice.key, body }), 'REST', 400, 'InvalidPayload', null, message)
       expect(await t.me(alice.key)).toEqual(alice.user)
     })
   })

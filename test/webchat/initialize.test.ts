@@ -69,6 +69,32 @@ describe('initialize', () => {
     await again.sse!.cancel()
   })
 
+  it('carries a bloc with its items as {type, payload}, as the web chat reads them, live and in init', async () => {
+    const first = await initialize(t)
+    const key = first.init!.data.user.userKey as string
+    const conversationId = first.init!.data.conversation.id as string
+    const items = [
+      { type: 'text', text: 'first' },
+      { type: 'image', imageUrl: 'https://files.test/a.png' },
+    ]
+    const asWebchat = { type: 'bloc', items: [{ type: 'text', payload: { text: 'first' } }, { type: 'image', payload: { imageUrl: 'https://files.test/a.png' } }] }
+    expect((await t.chat('POST', '/messages', { key, body: { conversationId, payload: { type: 'bloc', items } } })).status).toBe(200)
+    const created: Signal[] = []
+    while (created.length < 2) {
+      const signal = await first.signal!()
+      if (signal.type === 'message_created') created.push(signal)
+    }
+    // The user's bloc, then the echo bot's.
+    expect(created.map((s) => s.data.payload)).toEqual([asWebchat, asWebchat])
+    await first.sse!.cancel()
+    const again = await initialize(t, { key, conversationId })
+    expect(again.init!.data.messages.map((m: { payload: unknown }) => m.payload)).toEqual([asWebchat, asWebchat])
+    await again.sse!.cancel()
+    // The Chat API keeps them as they were sent.
+    const listed = await t.chat('GET', `/conversations/${conversationId}/messages`, { key })
+    expect(listed.body.messages[0].payload).toEqual({ type: 'bloc', items })
+  })
+
   it('with a key and no conversation (or one that is gone) opens a new conversation for the same user', async () => {
     const first = await initialize(t)
     const key = first.init!.data.user.userKey as string
@@ -133,7 +159,7 @@ describe('initialize', () => {
     expect(await signal!()).toEqual({ type: 'custom', data: { event: { type: 'promo', code: 'X' } } })
 
     const tooLong = await t.chat('POST', `/conversations/${conversationId}/typing`, { key, body: { timeout: 600_000 } })
-    expect(tooLong).toMatchObject({ status: 400, body: errorBody(400, 'InvalidPayload') })
+    expect(tooLong).toMatchObject({ status: 400, body: { ...errorBody(400, 'InvalidPayload'), message: 'timeout must be from 1 to 60000 milliseconds' } })
     const outsider = await t.user('mallory')
     const forbidden = await t.chat('POST', `/conversations/${conversationId}/typing`, { key: outsider.key, body: {} })
     expect(forbidden).toMatchObject({ status: 403, body: errorBody(403, 'Forbidden') })

@@ -13,6 +13,7 @@ import { type BotState, getBotState, type StateKey } from '../../domain/bots/cha
 import type { ChatContext } from '../../domain/context.ts'
 import { DomainError } from '../../domain/errors.ts'
 import type { SignalPublisher } from '../../domain/signals.ts'
+import { tracing } from '../../tracing/tracing.ts'
 import type { BotApiActivity } from '../bot-api-activity.ts'
 import type { BotHandler } from '../handler.ts'
 import { botpressPost } from '../protocols/botpress.ts'
@@ -57,7 +58,25 @@ const dead = (message: string): Settlement => ({ lines: [{ level: 'error', messa
  * `botpress`), or its in-process handler when it has none. Its outcome is what the settlement
  * records: the bot's answer, a retry on the schedule, or a dead or gone delivery.
  */
-export async function attemptDelivery(deps: AttemptDeps, delivery: PendingDelivery): Promise<Settlement> {
+export function attemptDelivery(deps: AttemptDeps, delivery: PendingDelivery): Promise<Settlement> {
+  const traces = tracing()
+  if (!traces) return attempt(deps, delivery)
+  const { protocol, url } = delivery.target
+  const attributes = {
+    'confab.bot.protocol': url ? (protocol ?? 'webhook') : 'in-process',
+    'confab.delivery.attempt': delivery.attempts + 1,
+    'confab.event.type': delivery.event.type,
+  }
+  // A trace of its own: an attempt runs for no request (a retry, from a timer), whichever request woke the worker.
+  return traces.inSpan('bot delivery', { kind: 'client', root: true, attributes }, async (span) => {
+    const settlement = await attempt(deps, delivery)
+    const failed = settlement.retryAt !== undefined || settlement.lines.some((line) => line.level === 'error')
+    if (failed) traces.fail(span, settlement.lines.at(-1)?.message ?? 'not delivered')
+    return settlement
+  })
+}
+
+async function attempt(deps: AttemptDeps, delivery: PendingDelivery): Promise<Settlement> {
   const state = await getBotState(deps.store, stateKey(delivery))
   const event: BotEvent = { ...delivery.event, state: { ...state } }
   const { url, protocol } = delivery.target
@@ -85,7 +104,8 @@ async function attemptPost(
     url,
     id: delivery.id,
     body: post.body,
-    headers: post.headers,
+    // The attempt's trace goes on in the bot, when traces are on (W3C traceparent).
+    headers: { ...post.headers, ...tracing()?.contextHeaders() },
     secrets: delivery.target.signingSecrets,
     now: clock(),
     timeoutMs: deps.timeoutMs,

@@ -1,7 +1,7 @@
 import { eq, inArray, sql } from 'drizzle-orm'
 import type { FileBytes } from '../file-bytes.ts'
-import type { PgDb } from './queries.ts'
-import { fileBytes, files } from './schema.ts'
+import type { PgDb } from './run.ts'
+import { fileBytes, pgFiles as files } from './schema.ts'
 
 /**
  * The bytes of uploaded files in the database (`file_bytes`), so that every instance sharing it

@@ -6,9 +6,9 @@ import { drizzle, type NodePgDatabase } from 'drizzle-orm/node-postgres'
 import pg from 'pg'
 import type { FileBytes } from '../file-bytes.ts'
 import { type After, type Queries, type Store, unitEffects } from '../store.ts'
-import { withHeadsOfOutbox } from './delivery-claim.ts'
 import { databaseFileBytes } from './file-bytes.ts'
-import { type PgDb, postgresQueries } from './queries.ts'
+import { postgresQueries } from './queries.ts'
+import type { PgDb } from './run.ts'
 import { named } from './named-statements.ts'
 import { conflictOf, racedCodes } from './write-conflicts.ts'
 import * as schema from './schema.ts'
@@ -91,7 +91,7 @@ export class PostgresStore implements Store {
     // Transaction control is not a statement of the storage API (SQLite's group commit does not log it either).
     const logQuery = onQuery && ((query: string, params: unknown[]) => void (/^(begin|commit|rollback)\b/i.test(query) || onQuery(query, params)))
     this.db = drizzle(this.pool, { schema, logger: logQuery ? { logQuery } : undefined })
-    this.readQueries = withHeadsOfOutbox(postgresQueries(this.db as unknown as PgDb, { inUnit: false }), this.db as unknown as PgDb)
+    this.readQueries = postgresQueries(this.db as unknown as PgDb, { inUnit: false })
     this.files = databaseFileBytes(this.db as unknown as PgDb)
     this.onEffectError =
       onEffectError ??
@@ -145,7 +145,7 @@ export class PostgresStore implements Store {
     for (let attempt = 1; ; attempt++) {
       const effects = unitEffects()
       try {
-        const value = await this.db.transaction((tx) => work(withHeadsOfOutbox(postgresQueries(tx as unknown as PgDb, { inUnit: true }), tx as unknown as PgDb), effects.after))
+        const value = await this.db.transaction((tx) => work(postgresQueries(tx as unknown as PgDb, { inUnit: true }), effects.after))
         effects.run(this.onEffectError)
         return value
       } catch (error) {

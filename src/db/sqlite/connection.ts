@@ -3,7 +3,7 @@ import { dirname, resolve } from 'node:path'
 import { fileURLToPath } from 'node:url'
 import { type BetterSQLite3Database, drizzle } from 'drizzle-orm/better-sqlite3'
 import { migrate } from 'drizzle-orm/better-sqlite3/migrator'
-import * as schema from '../schema.ts'
+import * as schema from './schema.ts'
 import { Database } from './driver.ts'
 
 export type SqliteDb = BetterSQLite3Database<typeof schema> & { $client: Database }

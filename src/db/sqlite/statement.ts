@@ -109,3 +109,27 @@ export function runOften<T extends object>(prepared: T): T {
     values: (values?: Values) => stmt.raw().all(...bind(values)),
   }) as T
 }
+
+/**
+ * The rows of a prepared query whose selection leaves out columns its call names (see Given in
+ * src/db/query.ts), made whole straight from SQLite's positional values: one object per row, its
+ * keys in the table's order, the left-out ones from the call's values.
+ */
+export function wholeRows(prepared: object, plan: { keys: readonly string[]; fromValues: readonly boolean[] }) {
+  const { fields = [] } = prepared as unknown as DrizzlePrepared
+  const decoders = fields.map(({ field }) => decoderOf(field))
+  const { keys, fromValues } = plan
+  return (row: unknown[], values: Values) => {
+    const result: Record<string, unknown> = {}
+    for (let i = 0, j = 0; i < keys.length; i++) {
+      const key = keys[i] as string
+      if (fromValues[i]) result[key] = values[key]
+      else {
+        const raw = row[j]
+        result[key] = raw === null ? null : (decoders[j] as Decoder).mapFromDriverValue(raw)
+        j++
+      }
+    }
+    return result
+  }
+}

@@ -22,15 +22,15 @@ function makeBotApiConversation(ctx: BotApiContext, input: Json, orGet: boolean)
   return ctx.store.write(async (q, after) => {
     if (chosen !== undefined) {
       const existing = await q.conversations.find(ctx.integration.id, chosen)
-      if (existing && orGet) return { conversation: botApiConversation(existing) }
+      if (existing && orGet) return { conversation: botApiConversation(existing, ctx.bot.id) }
       if (existing) throw alreadyExists('Conversation', chosen)
     }
     const at = now()
-    const row = { integrationId: ctx.integration.id, id: chosen ?? newId(), ownerId: ctx.bot.id, createdAt: at, updatedAt: at }
+    const row = { integrationId: ctx.integration.id, id: chosen ?? newId(), ownerId: ctx.bot.id, createdAt: at, updatedAt: at, idChosen: false }
     const inserted = await q.conversations.insert(row)
     if (!inserted) throw alreadyExists('Conversation', row.id)
     await joinConversation(asChat(ctx), q, after, row.id, ctx.bot.id)
-    return { conversation: botApiConversation(inserted) }
+    return { conversation: botApiConversation(inserted, ctx.bot.id) }
   })
 }
 
@@ -41,7 +41,7 @@ const getInput = z.object({ id: str })
 
 export function getBotApiConversation(ctx: BotApiContext, input: Json) {
   const { id } = parseInput(getInput, input)
-  return ctx.store.read(async (q) => ({ conversation: botApiConversation(await findConversation(ctx, q, id)) }))
+  return ctx.store.read(async (q) => ({ conversation: botApiConversation(await findConversation(ctx, q, id), ctx.bot.id) }))
 }
 
 const conversationsSort = 'conversations'
@@ -53,6 +53,6 @@ export function listBotApiConversations(ctx: BotApiContext, input: Json) {
   return ctx.store.read(async (q) => {
     const rows = await q.conversations.pageOfParticipant(ctx.integration.id, ctx.bot.id, botApiWindow(conversationsSort, nextToken))
     const { page, meta } = botApiPage(conversationsSort, rows, (c) => [c.createdAt, c.id])
-    return { conversations: page.map(botApiConversation), meta }
+    return { conversations: page.map((c) => botApiConversation(c, ctx.bot.id)), meta }
   })
 }

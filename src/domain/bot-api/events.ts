@@ -19,7 +19,7 @@ export function createBotApiEvent(ctx: BotApiContext, input: Json) {
     await findConversation(ctx, q, conversationId)
     const author = await findUser(ctx, q, userId)
     if (author.id === ctx.bot.id) await joinConversation(asChat(ctx), q, after, conversationId, author.id)
-    return { event: botApiEvent(await postEvent(asChat(ctx, author.id), q, after, event)) }
+    return { event: botApiEvent(await postEvent(asChat(ctx, author.id), q, after, event), ctx.bot.id) }
   })
 }
 
@@ -30,6 +30,6 @@ export function getBotApiEvent(ctx: BotApiContext, input: Json) {
   return ctx.store.read(async (q) => {
     const row = await q.events.find(ctx.integration.id, id)
     if (!row) throw notFound('Event', id)
-    return { event: botApiEvent(row) }
+    return { event: botApiEvent(row, ctx.bot.id) }
   })
 }

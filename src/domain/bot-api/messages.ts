@@ -8,6 +8,7 @@ import { joinConversation } from '../participants.ts'
 import { type BotApiContext, asChat, findConversation, findUser } from './context.ts'
 import { type Json, any, obj, optStr, parseInput, str } from './inputs.ts'
 import { botApiMessage } from './shapes.ts'
+import { toChatMessage } from './chat-messages.ts'
 
 async function findMessage(ctx: BotApiContext, q: Queries, id: string): Promise<MessageRow> {
   const row = await q.messages.find(ctx.integration.id, id)
@@ -20,15 +21,15 @@ const createInput = z
   .strict()
 
 /**
- * The SDK sends a message's `type` beside its `payload` (`{type: "text", payload: {text}}`): it is
- * stored as the Chat API payload (`{type: "text", text}`), so chat clients see the same message.
- * Its author is the bot, or a user of the integration who participates.
+ * The SDK sends a message's `type` beside its `payload` (`{type: "text", payload: {text, metadata?}}`):
+ * it is stored as the Chat API message the chat integration makes of it (`{type: "text", text}`
+ * and its metadata, chat-messages.ts), so chat clients see the same message. Its author is the
+ * bot, or a user of the integration who participates.
  */
 export function createBotApiMessage(ctx: BotApiContext, input: Json) {
   const { type, payload, conversationId, userId, schedule } = parseInput(createInput, input)
   if (schedule !== undefined) throw invalidPayload('scheduled messages are not supported')
-  const { type: _, ...fields } = payload
-  const message = checkMessage({ conversationId, payload: { type, ...fields } })
+  const message = checkMessage({ conversationId, ...toChatMessage({ type, payload }) })
   return ctx.store.write(async (q, after) => {
     await findConversation(ctx, q, conversationId)
     const author = await findUser(ctx, q, userId)
@@ -48,17 +49,20 @@ export function getBotApiMessage(ctx: BotApiContext, input: Json) {
 const updateInput = z.object({ id: str, tags: any, payload: obj.optional() }).strict()
 
 /**
- * Replaces a message's payload (its type is kept: the SDK sends the payload without it); tags are
- * not stored. Listeners are not told: the Chat API has no signal for a changed message.
+ * Replaces a message's payload, its metadata included (its type is kept: the SDK sends the payload
+ * without it); tags are not stored. Listeners are not told: the Chat API has no signal for a
+ * changed message.
  */
 export function updateBotApiMessage(ctx: BotApiContext, input: Json) {
   const { id, payload: sent } = parseInput(updateInput, input)
   return ctx.store.write(async (q) => {
     const row = await findMessage(ctx, q, id)
     if (sent === undefined) return { message: botApiMessage(row, ctx.bot.id) }
-    const { type: _, ...fields } = sent
-    const { payload } = checkMessage({ conversationId: row.conversationId, payload: { type: row.payload.type, ...fields } })
-    const changed = (await q.messages.updatePayload(ctx.integration.id, row.id, payload)) ?? row
+    const { payload, metadata } = checkMessage({
+      conversationId: row.conversationId,
+      ...toChatMessage({ type: String(row.payload.type), payload: sent }),
+    })
+    const changed = (await q.messages.update(ctx.integration.id, row.id, { payload, metadata })) ?? row
     return { message: botApiMessage(changed, ctx.bot.id) }
   })
 }

@@ -41,6 +41,8 @@ export function listBotApiParticipants(ctx: BotApiContext, input: Json) {
     const window = botApiWindow(participantsSort, nextToken)
     const rows = (await q.participants.pages(ctx.integration.id, [conversation.id], window)).get(conversation.id) ?? []
     const { page, meta } = botApiPage(participantsSort, rows, (e) => [e.joinedAt, e.joinId])
-    return { participants: page.map((e) => botApiUser(e.user)), meta }
+    // A participant page's user rows leave out whether the id was chosen (the `chat:fid` tag): the users are read whole.
+    const users = new Map((await q.users.findMany(ctx.integration.id, page.map((e) => e.user.id))).map((u) => [u.id, u]))
+    return { participants: page.map((e) => botApiUser(users.get(e.user.id) ?? e.user)), meta }
   })
 }

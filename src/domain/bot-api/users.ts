@@ -1,7 +1,8 @@
 import { z } from 'zod'
 import type { UserRow } from '../../db/schema.ts'
 import { now } from '../clock.ts'
-import { alreadyExists } from '../errors.ts'
+import { refuseDeletedUserId } from '../erasure.ts'
+import { alreadyExists, DomainError } from '../errors.ts'
 import { newId } from '../ids.ts'
 import { type BotApiContext, findUser } from './context.ts'
 import { type Json, any, chosenId, chosenTags, optStr, parseInput, str } from './inputs.ts'
@@ -28,6 +29,7 @@ function makeBotApiUser(ctx: BotApiContext, input: Json, orGet: boolean) {
       const existing = await q.users.find(ctx.integration.id, chosen)
       if (existing && orGet) return { user: botApiUser(existing) }
       if (existing) throw alreadyExists('User', chosen)
+      await refuseDeletedUserId(q, ctx.integration.id, chosen, (message) => new DomainError('AlreadyExists', message))
     }
     const at = now()
     const row = {
@@ -39,6 +41,7 @@ function makeBotApiUser(ctx: BotApiContext, input: Json, orGet: boolean) {
       isBot: false,
       createdAt: at,
       updatedAt: at,
+      idChosen: false,
     }
     const inserted = await q.users.insert(row)
     if (!inserted) throw alreadyExists('User', row.id)

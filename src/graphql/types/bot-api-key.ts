@@ -35,24 +35,28 @@ builder.queryField('botApiKeys', (t) =>
   }),
 )
 
-builder.mutationField('createBotApiKey', (t) =>
-  t.field({
+builder.relayMutationField(
+  'createBotApiKey',
+  {
     subGraphs: ['admin'],
-    type: BotApiKey,
-    args: { botId: t.arg.string({ required: true }), note: t.arg.string() },
-    resolve: (_root, input, ctx) => createBotApiKey({ ctx: adminScope(ctx), input }),
-  }),
+    inputFields: (t) => ({ botId: t.string({ required: true }), note: t.string() }),
+  },
+  {
+    description: 'A new API key of a bot; its value is shown this once.',
+    resolve: async (_root, { input }, ctx) => ({ botApiKey: await createBotApiKey({ ctx: adminScope(ctx), input }) }),
+  },
+  { subGraphs: ['admin'], outputFields: (t) => ({ botApiKey: t.expose('botApiKey', { type: BotApiKey }) }) },
 )
 
-builder.mutationField('deleteBotApiKey', (t) =>
-  t.field({
-    subGraphs: ['admin'],
-    type: 'String',
-    description: 'Deletes a bot API key; returns its id.',
-    args: { id: t.arg.string({ required: true }) },
-    resolve: async (_root, { id }, ctx) => {
+builder.relayMutationField(
+  'deleteBotApiKey',
+  { subGraphs: ['admin'], inputFields: (t) => ({ id: t.string({ required: true }) }) },
+  {
+    description: 'Deletes a bot API key.',
+    resolve: async (_root, { input: { id } }, ctx) => {
       await deleteBotApiKey({ ctx: adminScope(ctx), id })
-      return id
+      return { botApiKeyId: id }
     },
-  }),
+  },
+  { subGraphs: ['admin'], outputFields: (t) => ({ botApiKeyId: t.exposeString('botApiKeyId') }) },
 )

@@ -123,17 +123,17 @@ builder.relayMutationField(
   { subGraphs: ['admin'], outputFields: (t) => ({ bot: t.expose('bot', { type: Bot }) }) },
 )
 
-builder.mutationField('deleteBot', (t) =>
-  t.field({
-    subGraphs: ['admin'],
-    type: 'String',
-    description: 'Deletes the bot with its chat integration, users, conversations and logs; returns its bot id.',
-    args: { id: t.arg.string({ required: true }) },
-    resolve: async (_root, { id }, ctx) => {
+builder.relayMutationField(
+  'deleteBot',
+  { subGraphs: ['admin'], inputFields: (t) => ({ id: t.string({ required: true }) }) },
+  {
+    description: 'Deletes the bot with its chat integration, users, conversations and logs.',
+    resolve: async (_root, { input: { id } }, ctx) => {
       await deleteBot({ ctx: adminScope(ctx), id })
-      return id
+      return { botId: id }
     },
-  }),
+  },
+  { subGraphs: ['admin'], outputFields: (t) => ({ botId: t.exposeString('botId') }) },
 )
 
 builder.relayMutationField(

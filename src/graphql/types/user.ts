@@ -18,7 +18,7 @@ import { visibleOrNull } from '../nodes.ts'
 /**
  * A user as the schema resolves it: its row, or only its id where that is all the parent holds (a
  * message's author). A field that needs more than the id loads the row then (batched per request),
- * so that `author { userId }` reads nothing: loading it was a fifth of a GraphQL page of messages.
+ * so that `author { userId }` reads nothing.
  */
 export type UserSource = UserRow | { id: string }
 
@@ -112,18 +112,19 @@ builder.relayMutationField(
   { subGraphs: ['chat'], outputFields: (t) => ({ user: t.expose('user', { type: User }) }) },
 )
 
-builder.mutationField('deleteUser', (t) =>
-  t.field({
+builder.relayMutationField(
+  'deleteUser',
+  null,
+  {
     subGraphs: ['chat'],
-    type: 'String',
-    description:
-      'Deletes the user the x-user-key names, the conversations it owns and its messages; returns its user id.',
+    description: 'Deletes the user the x-user-key names, the conversations it owns and its messages.',
     resolve: async (_root, _args, ctx) => {
       const chat = chatScope(ctx)
       await deleteUser({ ctx: chat })
-      return chat.callerId ?? ''
+      return { userId: chat.callerId ?? '' }
     },
-  }),
+  },
+  { subGraphs: ['chat'], outputFields: (t) => ({ userId: t.exposeString('userId') }) },
 )
 
 builder.relayMutationField(

@@ -1,5 +1,4 @@
 import {
-  type BotSortField,
   CreateBotApiKeyDocument,
   CreateBotDocument,
   DeleteBotApiKeyDocument,
@@ -10,11 +9,13 @@ import {
   ListBotApiKeysDocument,
   ListBotsDocument,
   RotateBotSigningSecretsDocument,
-  type SortDirection,
   UpdateBotDocument,
 } from '../../__generated__/admin-operations.ts'
-import { compact, intParam, nodes, stringParam, toMeta } from '../bodies.ts'
+import { compact, nodes, toMeta } from '../bodies.ts'
+import { Empty } from '../chat/resources.ts'
 import { route } from '../route.ts'
+import { Bot, BotApiKey, BotList, BotLogPage } from './resources.ts'
+import { z } from 'zod'
 
 type BotBody = GetBotQuery['bot']
 
@@ -31,19 +32,18 @@ const botBody = (bot: BotBody) => {
 export const botRoutes = [
   route({
     operation: 'listBots',
+    summary: 'The bots of the workspace, a page at a time.',
+    query: { nextToken: 'after', pageSize: 'first', sortField: 'sortField', sortDirection: 'sortDirection' },
+    returns: BotList,
     method: 'GET',
     path: '/bots',
     document: ListBotsDocument,
-    variables: ({ query }) => ({
-      after: stringParam(query, 'nextToken'),
-      first: intParam(query, 'pageSize'),
-      sortField: stringParam(query, 'sortField') as BotSortField | undefined,
-      sortDirection: stringParam(query, 'sortDirection') as SortDirection | undefined,
-    }),
     response: (d) => ({ bots: nodes(d.bots), meta: toMeta(d.bots) }),
   }),
   route({
     operation: 'createBot',
+    summary: 'Creates a bot with its chat integration (its signing secret is in the answer, and in getBot).',
+    returns: z.object({ bot: Bot }),
     method: 'POST',
     path: '/bots',
     document: CreateBotDocument,
@@ -51,21 +51,27 @@ export const botRoutes = [
   }),
   route({
     operation: 'listBotApiKeys',
+    summary: 'The API keys of a bot (never their values).',
+    query: { botId: 'botId' },
+    returns: z.object({ baks: z.array(BotApiKey) }),
     method: 'GET',
     path: '/bots/baks',
     document: ListBotApiKeysDocument,
-    variables: ({ query }) => ({ botId: stringParam(query, 'botId') as string }),
     response: (d) => ({ baks: d.botApiKeys.map(compact) }),
   }),
   route({
     operation: 'createBotApiKey',
+    summary: 'Creates an API key for a bot; its value is shown this once.',
+    returns: BotApiKey.extend({ value: z.string() }),
     method: 'POST',
     path: '/bots/baks',
     document: CreateBotApiKeyDocument,
-    response: (d) => compact(d.createBotApiKey),
+    response: (d) => compact(d.createBotApiKey.botApiKey),
   }),
   route({
     operation: 'deleteBotApiKey',
+    summary: 'Revokes a bot API key.',
+    returns: Empty,
     method: 'DELETE',
     path: '/bots/baks/{id}',
     document: DeleteBotApiKeyDocument,
@@ -73,6 +79,8 @@ export const botRoutes = [
   }),
   route({
     operation: 'getBot',
+    summary: 'A bot of the workspace.',
+    returns: z.object({ bot: Bot }),
     method: 'GET',
     path: '/bots/{id}',
     document: GetBotDocument,
@@ -80,6 +88,8 @@ export const botRoutes = [
   }),
   route({
     operation: 'updateBot',
+    summary: 'Updates a bot.',
+    returns: z.object({ bot: Bot }),
     method: 'PUT',
     path: '/bots/{id}',
     document: UpdateBotDocument,
@@ -87,6 +97,8 @@ export const botRoutes = [
   }),
   route({
     operation: 'deleteBot',
+    summary: 'Deletes a bot and its chat integration.',
+    returns: Empty,
     method: 'DELETE',
     path: '/bots/{id}',
     document: DeleteBotDocument,
@@ -94,6 +106,8 @@ export const botRoutes = [
   }),
   route({
     operation: 'rotateBotSigningSecrets',
+    summary: 'A new signing secret; the old one stays valid for an overlap.',
+    returns: z.object({ newSigningSecret: z.string() }),
     method: 'POST',
     path: '/bots/{id}/signing-secrets/rotate',
     document: RotateBotSigningSecretsDocument,
@@ -101,18 +115,12 @@ export const botRoutes = [
   }),
   route({
     operation: 'getBotLogs',
+    summary: 'The log lines of a bot between two times, a page at a time.',
+    query: { timeStart: 'timeStart', timeEnd: 'timeEnd', conversationId: 'conversationId', userId: 'userId', level: 'level', nextToken: 'after' },
+    returns: BotLogPage,
     method: 'GET',
     path: '/bots/{id}/logs',
     document: GetBotLogsDocument,
-    variables: ({ params, query }) => ({
-      id: params.id ?? '',
-      timeStart: stringParam(query, 'timeStart') as string,
-      timeEnd: stringParam(query, 'timeEnd'),
-      conversationId: stringParam(query, 'conversationId'),
-      userId: stringParam(query, 'userId'),
-      level: stringParam(query, 'level'),
-      after: stringParam(query, 'nextToken'),
-    }),
     response: (d) => ({ logs: nodes(d.botLogs), ...toMeta(d.botLogs) }),
   }),
 ]

@@ -1,4 +1,5 @@
 import { botRoutes } from './bots.ts'
+import { botUserRoutes } from './users.ts'
 
 /** Every administration operation, relative to /v1/admin. */
-export const adminRoutes = [...botRoutes]
+export const adminRoutes = [...botRoutes, ...botUserRoutes]

@@ -7,12 +7,16 @@ import {
   StartTypingDocument,
   StopTypingDocument,
 } from '../../__generated__/chat-operations.ts'
-import { nodes, stringParam, toMeta } from '../bodies.ts'
+import { nodes, toMeta } from '../bodies.ts'
 import { route } from '../route.ts'
+import { Conversation, Empty, Meta } from './resources.ts'
+import { z } from 'zod'
 
 export const conversationRoutes = [
   route({
     operation: 'createConversation',
+    summary: 'Creates a conversation the caller owns.',
+    returns: z.object({ conversation: Conversation }),
     method: 'POST',
     path: '/conversations',
     document: CreateConversationDocument,
@@ -20,6 +24,8 @@ export const conversationRoutes = [
   }),
   route({
     operation: 'getConversation',
+    summary: 'A conversation the caller takes part in.',
+    returns: z.object({ conversation: Conversation }),
     method: 'GET',
     path: '/conversations/{id}',
     document: GetConversationDocument,
@@ -27,6 +33,8 @@ export const conversationRoutes = [
   }),
   route({
     operation: 'getOrCreateConversation',
+    summary: 'The conversation with this id, created if it does not exist.',
+    returns: z.object({ conversation: Conversation }),
     method: 'POST',
     path: '/conversations/get-or-create',
     document: GetOrCreateConversationDocument,
@@ -34,14 +42,18 @@ export const conversationRoutes = [
   }),
   route({
     operation: 'listConversations',
+    summary: 'The conversations the caller takes part in, a page at a time.',
+    query: { nextToken: 'after' },
+    returns: z.object({ conversations: z.array(Conversation), meta: Meta }),
     method: 'GET',
     path: '/conversations',
     document: ListConversationsDocument,
-    variables: ({ query }) => ({ after: stringParam(query, 'nextToken') }),
     response: (d) => ({ conversations: nodes(d.conversations), meta: toMeta(d.conversations) }),
   }),
   route({
     operation: 'deleteConversation',
+    summary: 'Deletes a conversation the caller owns.',
+    returns: Empty,
     method: 'DELETE',
     path: '/conversations/{id}',
     document: DeleteConversationDocument,
@@ -49,6 +61,8 @@ export const conversationRoutes = [
   }),
   route({
     operation: 'startTyping',
+    summary: 'Tells the other participants the caller is typing.',
+    returns: Empty,
     method: 'POST',
     path: '/conversations/{id}/typing',
     document: StartTypingDocument,
@@ -56,6 +70,8 @@ export const conversationRoutes = [
   }),
   route({
     operation: 'stopTyping',
+    summary: 'Tells the other participants the caller stopped typing.',
+    returns: Empty,
     method: 'DELETE',
     path: '/conversations/{id}/typing',
     document: StopTypingDocument,

@@ -1,6 +1,7 @@
 import { type ChatSignalBodyFragment, ListenConversationDocument } from '../../__generated__/chat-operations.ts'
 import { compact, compactMessage } from '../bodies.ts'
 import { stream } from '../route.ts'
+import { ChatSignal } from './resources.ts'
 
 type Signal = ChatSignalBodyFragment
 
@@ -31,6 +32,8 @@ export function toChatSignal(signal: Signal) {
 export const listenRoutes = [
   stream({
     operation: 'listenConversation',
+    summary: 'The live signals of a conversation, as Server-Sent Events.',
+    emits: ChatSignal,
     method: 'GET',
     path: '/conversations/{id}/listen',
     document: ListenConversationDocument,

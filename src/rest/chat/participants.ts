@@ -4,12 +4,16 @@ import {
   ListParticipantsDocument,
   RemoveParticipantDocument,
 } from '../../__generated__/chat-operations.ts'
-import { compact, nodes, stringParam, toMeta } from '../bodies.ts'
+import { compact, nodes, toMeta } from '../bodies.ts'
 import { route } from '../route.ts'
+import { Empty, Meta, User } from './resources.ts'
+import { z } from 'zod'
 
 export const participantRoutes = [
   route({
     operation: 'addParticipant',
+    summary: 'Adds a user to a conversation.',
+    returns: z.object({ participant: User }),
     method: 'POST',
     path: '/conversations/{conversationId}/participants',
     document: AddParticipantDocument,
@@ -17,13 +21,12 @@ export const participantRoutes = [
   }),
   route({
     operation: 'listParticipants',
+    summary: 'The participants of a conversation, a page at a time.',
+    query: { nextToken: 'after' },
+    returns: z.object({ participants: z.array(User), meta: Meta }),
     method: 'GET',
     path: '/conversations/{conversationId}/participants',
     document: ListParticipantsDocument,
-    variables: ({ params, query }) => ({
-      conversationId: params.conversationId ?? '',
-      after: stringParam(query, 'nextToken'),
-    }),
     response: (d) => ({
       participants: nodes(d.conversation.participants),
       meta: toMeta(d.conversation.participants),
@@ -31,6 +34,8 @@ export const participantRoutes = [
   }),
   route({
     operation: 'getParticipant',
+    summary: 'A participant of a conversation.',
+    returns: z.object({ participant: User }),
     method: 'GET',
     path: '/conversations/{conversationId}/participants/{userId}',
     document: GetParticipantDocument,
@@ -38,6 +43,8 @@ export const participantRoutes = [
   }),
   route({
     operation: 'removeParticipant',
+    summary: 'Removes a user from a conversation.',
+    returns: Empty,
     method: 'DELETE',
     path: '/conversations/{conversationId}/participants/{userId}',
     document: RemoveParticipantDocument,

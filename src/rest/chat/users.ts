@@ -8,6 +8,8 @@ import {
 } from '../../__generated__/chat-operations.ts'
 import { compact } from '../bodies.ts'
 import { route } from '../route.ts'
+import { Empty, User } from './resources.ts'
+import { z } from 'zod'
 
 /** The web chat's `userData` (an object, or a signed token as a string) is the Chat API's `profile`. */
 function userDataAsProfile({ userData, ...body }: Record<string, unknown>): Record<string, unknown> {
@@ -18,6 +20,8 @@ function userDataAsProfile({ userData, ...body }: Record<string, unknown>): Reco
 export const userRoutes = [
   route({
     operation: 'createUser',
+    summary: 'Creates a user and returns its user key.',
+    returns: z.object({ user: User, key: z.string() }),
     method: 'POST',
     path: '/users',
     document: CreateUserDocument,
@@ -25,6 +29,8 @@ export const userRoutes = [
   }),
   route({
     operation: 'getUser',
+    summary: 'The user the key names.',
+    returns: z.object({ user: User }),
     method: 'GET',
     path: '/users/me',
     document: GetUserDocument,
@@ -32,6 +38,8 @@ export const userRoutes = [
   }),
   route({
     operation: 'getOrCreateUser',
+    summary: 'The user the key names, created with this profile if it does not exist.',
+    returns: z.object({ user: User }),
     method: 'POST',
     path: '/users/get-or-create',
     document: GetOrCreateUserDocument,
@@ -39,14 +47,19 @@ export const userRoutes = [
   }),
   route({
     operation: 'updateUser',
+    summary: 'Updates the user the key names.',
+    returns: z.object({ user: User }),
     method: 'PUT',
     path: '/users/me',
     document: UpdateUserDocument,
+    accepts: { userData: z.union([z.record(z.string(), z.unknown()), z.string()]).nullish().describe("The web chat's name for `profile`: an object (stored as its JSON) or a signed token.") },
     mapBody: userDataAsProfile,
     response: (d) => ({ user: compact(d.updateUser.user) }),
   }),
   route({
     operation: 'deleteUser',
+    summary: 'Deletes the user the key names.',
+    returns: Empty,
     method: 'DELETE',
     path: '/users/me',
     document: DeleteUserDocument,
@@ -54,6 +67,8 @@ export const userRoutes = [
   }),
   route({
     operation: 'generateUserKey',
+    summary: 'A new user key for the user the key names.',
+    returns: z.object({ key: z.string() }),
     method: 'POST',
     path: '/users/key',
     document: GenerateUserKeyDocument,

@@ -317,6 +317,11 @@ export type DeleteMessagePayload = {
   messageId: Scalars['String']['output'];
 };
 
+export type DeleteUserPayload = {
+  __typename?: 'DeleteUserPayload';
+  userId: Scalars['String']['output'];
+};
+
 export type DropdownPayload = {
   __typename?: 'DropdownPayload';
   options: Array<ChoiceOption>;
@@ -573,8 +578,8 @@ export type Mutation = {
   deleteConversation: DeleteConversationPayload;
   /** Deletes a message; only its author may. */
   deleteMessage: DeleteMessagePayload;
-  /** Deletes the user the x-user-key names, the conversations it owns and its messages; returns its user id. */
-  deleteUser: Scalars['String']['output'];
+  /** Deletes the user the x-user-key names, the conversations it owns and its messages. */
+  deleteUser: DeleteUserPayload;
   /** A user key for an existing user, for the holder of x-admin-secret (the key the integration signs user keys with). */
   generateUserKey: GenerateUserKeyPayload;
   /** Returns the conversation with this id (the caller must participate), creating it if it does not exist. */
@@ -913,7 +918,7 @@ export type VideoPayloadInput = {
 /** What the official web chat's stream carries: `init`, then the conversation's signals. */
 export type WebchatSignal = EventCreatedSignal | InitSignal | MessageCreatedSignal | MessageDeletedSignal | MessageStatusChangedSignal | MessageUpdatedSignal | ParticipantAddedSignal | ParticipantRemovedSignal | TypingStartedSignal | TypingStoppedSignal;
 
-export type WebChatMessageFragment = { __typename?: 'Message', messageId: string, userId: string, createdAt: string, author: { __typename?: 'User', isBot: boolean, name?: string | null }, payload:
+export type WebChatMessageFragment = { __typename?: 'Message', messageId: string, userId: string, createdAt: string, author: { __typename?: 'User', isBot: boolean, name?: string | null, pictureUrl?: string | null }, payload:
     | { __typename: 'AudioPayload', audioUrl: string }
     | { __typename: 'BlocPayload', blocItems: Array<
         | { __typename: 'AudioPayload', audioUrl: string }
@@ -955,7 +960,7 @@ export type WebChatConversationQueryVariables = Exact<{
 }>;
 
 
-export type WebChatConversationQuery = { __typename?: 'Query', me: { __typename?: 'User', userId: string }, conversation: { __typename?: 'Conversation', messages: { __typename?: 'ConversationMessagesConnection', edges: Array<{ __typename?: 'ConversationMessagesConnectionEdge', node: { __typename?: 'Message', messageId: string, userId: string, createdAt: string, author: { __typename?: 'User', isBot: boolean, name?: string | null }, payload:
+export type WebChatConversationQuery = { __typename?: 'Query', me: { __typename?: 'User', userId: string }, conversation: { __typename?: 'Conversation', messages: { __typename?: 'ConversationMessagesConnection', edges: Array<{ __typename?: 'ConversationMessagesConnectionEdge', node: { __typename?: 'Message', messageId: string, userId: string, createdAt: string, author: { __typename?: 'User', isBot: boolean, name?: string | null, pictureUrl?: string | null }, payload:
             | { __typename: 'AudioPayload', audioUrl: string }
             | { __typename: 'BlocPayload', blocItems: Array<
                 | { __typename: 'AudioPayload', audioUrl: string }
@@ -981,10 +986,11 @@ export type WebChatConversationQuery = { __typename?: 'Query', me: { __typename?
 export type WebChatSendTextMutationVariables = Exact<{
   conversationId: Scalars['String']['input'];
   text: Scalars['String']['input'];
+  extra?: InputMaybe<Scalars['JSONObject']['input']>;
 }>;
 
 
-export type WebChatSendTextMutation = { __typename?: 'Mutation', createMessage: { __typename?: 'CreateMessagePayload', message: { __typename?: 'Message', messageId: string, userId: string, createdAt: string, author: { __typename?: 'User', isBot: boolean, name?: string | null }, payload:
+export type WebChatSendTextMutation = { __typename?: 'Mutation', createMessage: { __typename?: 'CreateMessagePayload', message: { __typename?: 'Message', messageId: string, userId: string, createdAt: string, author: { __typename?: 'User', isBot: boolean, name?: string | null, pictureUrl?: string | null }, payload:
         | { __typename: 'AudioPayload', audioUrl: string }
         | { __typename: 'BlocPayload', blocItems: Array<
             | { __typename: 'AudioPayload', audioUrl: string }
@@ -1014,7 +1020,7 @@ export type WebChatSignalsSubscriptionVariables = Exact<{
 
 export type WebChatSignalsSubscription = { __typename?: 'Subscription', conversationSignals:
     | { __typename: 'EventCreatedSignal' }
-    | { __typename: 'MessageCreatedSignal', message: { __typename?: 'Message', messageId: string, userId: string, createdAt: string, author: { __typename?: 'User', isBot: boolean, name?: string | null }, payload:
+    | { __typename: 'MessageCreatedSignal', message: { __typename?: 'Message', messageId: string, userId: string, createdAt: string, author: { __typename?: 'User', isBot: boolean, name?: string | null, pictureUrl?: string | null }, payload:
           | { __typename: 'AudioPayload', audioUrl: string }
           | { __typename: 'BlocPayload', blocItems: Array<
               | { __typename: 'AudioPayload', audioUrl: string }
@@ -1038,12 +1044,40 @@ export type WebChatSignalsSubscription = { __typename?: 'Subscription', conversa
          } }
     | { __typename: 'MessageDeletedSignal', messageId: string }
     | { __typename: 'MessageStatusChangedSignal' }
-    | { __typename: 'MessageUpdatedSignal' }
+    | { __typename: 'MessageUpdatedSignal', message: { __typename?: 'Message', messageId: string, userId: string, createdAt: string, author: { __typename?: 'User', isBot: boolean, name?: string | null, pictureUrl?: string | null }, payload:
+          | { __typename: 'AudioPayload', audioUrl: string }
+          | { __typename: 'BlocPayload', blocItems: Array<
+              | { __typename: 'AudioPayload', audioUrl: string }
+              | { __typename: 'FilePayload', fileUrl: string, fileTitle?: string | null }
+              | { __typename: 'ImagePayload', image: string }
+              | { __typename: 'LocationPayload', latitude: number, longitude: number, address?: string | null, locationTitle?: string | null }
+              | { __typename: 'MarkdownPayload', markdown: string }
+              | { __typename: 'TextPayload', text: string }
+              | { __typename: 'VideoPayload', videoUrl: string }
+            > }
+          | { __typename: 'CardPayload', title: string, subtitle?: string | null, cardImage?: string | null, actions: Array<{ __typename?: 'CardAction', action: CardActionKind, label: string, value: string }> }
+          | { __typename: 'CarouselPayload', cards: Array<{ __typename?: 'CardPayload', title: string, subtitle?: string | null, cardImage?: string | null, actions: Array<{ __typename?: 'CardAction', action: CardActionKind, label: string, value: string }> }> }
+          | { __typename: 'ChoicePayload', text: string, options: Array<{ __typename?: 'ChoiceOption', label: string, value: string }> }
+          | { __typename: 'DropdownPayload', text: string, options: Array<{ __typename?: 'ChoiceOption', label: string, value: string }> }
+          | { __typename: 'FilePayload', fileUrl: string, fileTitle?: string | null }
+          | { __typename: 'ImagePayload', image: string }
+          | { __typename: 'LocationPayload', latitude: number, longitude: number, address?: string | null, locationTitle?: string | null }
+          | { __typename: 'MarkdownPayload', markdown: string }
+          | { __typename: 'TextPayload', text: string }
+          | { __typename: 'VideoPayload', videoUrl: string }
+         } }
     | { __typename: 'ParticipantAddedSignal' }
     | { __typename: 'ParticipantRemovedSignal' }
-    | { __typename: 'TypingStartedSignal' }
-    | { __typename: 'TypingStoppedSignal' }
+    | { __typename: 'TypingStartedSignal', userId: string, timeout: number }
+    | { __typename: 'TypingStoppedSignal', userId: string }
    };
+
+export type WebChatParticipantsQueryVariables = Exact<{
+  id: Scalars['String']['input'];
+}>;
+
+
+export type WebChatParticipantsQuery = { __typename?: 'Query', conversation: { __typename?: 'Conversation', participants: { __typename?: 'ConversationParticipantsConnection', edges: Array<{ __typename?: 'ConversationParticipantsConnectionEdge', node: { __typename?: 'User', userId: string, isBot: boolean, name?: string | null, pictureUrl?: string | null } }> } } };
 
 export class TypedDocumentString<TResult, TVariables>
   extends String
@@ -1083,6 +1117,7 @@ export const WebChatMessageFragmentDoc = new TypedDocumentString(`
   author {
     isBot
     name
+    pictureUrl
   }
   payload {
     __typename
@@ -1216,6 +1251,7 @@ export const WebChatConversationDocument = new TypedDocumentString(`
   author {
     isBot
     name
+    pictureUrl
   }
   payload {
     __typename
@@ -1309,9 +1345,9 @@ fragment WebChatCard on CardPayload {
   }
 }`) as unknown as TypedDocumentString<WebChatConversationQuery, WebChatConversationQueryVariables>;
 export const WebChatSendTextDocument = new TypedDocumentString(`
-    mutation WebChatSendText($conversationId: String!, $text: String!) {
+    mutation WebChatSendText($conversationId: String!, $text: String!, $extra: JSONObject) {
   createMessage(
-    input: {conversationId: $conversationId, payload: {text: {text: $text}}}
+    input: {conversationId: $conversationId, payload: {text: {text: $text, extra: $extra}}}
   ) {
     message {
       ...WebChatMessage
@@ -1325,6 +1361,7 @@ export const WebChatSendTextDocument = new TypedDocumentString(`
   author {
     isBot
     name
+    pictureUrl
   }
   payload {
     __typename
@@ -1429,6 +1466,18 @@ export const WebChatSignalsDocument = new TypedDocumentString(`
     ... on MessageDeletedSignal {
       messageId
     }
+    ... on MessageUpdatedSignal {
+      message {
+        ...WebChatMessage
+      }
+    }
+    ... on TypingStartedSignal {
+      userId
+      timeout
+    }
+    ... on TypingStoppedSignal {
+      userId
+    }
   }
 }
     fragment WebChatMessage on Message {
@@ -1438,6 +1487,7 @@ export const WebChatSignalsDocument = new TypedDocumentString(`
   author {
     isBot
     name
+    pictureUrl
   }
   payload {
     __typename
@@ -1530,3 +1580,19 @@ fragment WebChatCard on CardPayload {
     value
   }
 }`) as unknown as TypedDocumentString<WebChatSignalsSubscription, WebChatSignalsSubscriptionVariables>;
+export const WebChatParticipantsDocument = new TypedDocumentString(`
+    query WebChatParticipants($id: String!) {
+  conversation(id: $id) {
+    participants(first: 50) {
+      edges {
+        node {
+          userId
+          isBot
+          name
+          pictureUrl
+        }
+      }
+    }
+  }
+}
+    `) as unknown as TypedDocumentString<WebChatParticipantsQuery, WebChatParticipantsQueryVariables>;

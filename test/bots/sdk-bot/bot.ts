@@ -1,8 +1,9 @@
 import * as sdk from '@botpress/sdk'
 
 // A stock @botpress/sdk bot, written as its users write one: it echoes each text with a counter
-// kept in conversation state, answers its custom `ping` event, and throws on "fail" (once per
-// conversation), so that the delivery is retried. Started with BP_API_URL and BP_TOKEN set.
+// kept in conversation state, answers a custom event `{type: "ping"}` (which the chat integration
+// hands it as `chat:custom`), and throws on "fail" (once per conversation), so that the delivery is
+// retried. Started with BP_API_URL and BP_TOKEN set.
 const bot = new sdk.Bot({ actions: {}, plugins: {} })
 
 bot.on.message('*', async ({ message, client, ctx }) => {
@@ -26,13 +27,15 @@ bot.on.message('*', async ({ message, client, ctx }) => {
   })
 })
 
-bot.on.event('ping', async ({ event, client, ctx }) => {
+bot.on.event('chat:custom', async ({ event, client, ctx }) => {
+  const { conversationId, payload } = event.payload as { conversationId: string; payload: { type?: string; nonce?: string } }
+  if (payload.type !== 'ping') return
   await client.createMessage({
-    conversationId: event.conversationId as string,
+    conversationId,
     userId: ctx.botId,
     tags: {},
     type: 'text',
-    payload: { text: `pong ${event.payload.nonce}` },
+    payload: { text: `pong ${payload.nonce}` },
   })
 })
 

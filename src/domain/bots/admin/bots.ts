@@ -144,6 +144,7 @@ export async function insertBot(q: Queries, input: NewBot): Promise<BotRow> {
     encryptionKey: input.encryptionKey ?? newSecret(32),
     personalEncryptionKey: input.personalEncryptionKey ?? null,
     createdAt: at,
+    previousEncryptionKeys: null,
   })
   await q.users.insert({
     integrationId,
@@ -154,6 +155,7 @@ export async function insertBot(q: Queries, input: NewBot): Promise<BotRow> {
     isBot: true,
     createdAt: at,
     updatedAt: at,
+    idChosen: false,
   })
   return bot
 }

@@ -1,5 +1,6 @@
 import type { Store } from '../../../db/store.ts'
 import type { PendingDelivery } from './outbox.ts'
+import { toRuntimeCustomEvent } from '../../bot-api/chat-messages.ts'
 import { botApiConversation, botApiMessage, botApiUser } from '../../bot-api/shapes.ts'
 
 /** What an @botpress/sdk bot is POSTed for one event: its headers (besides the signature's) and body. */
@@ -11,7 +12,8 @@ export interface BotpressDelivery {
 /**
  * The delivery in the SDK's format (operation `event_received`): a user's message is a
  * `message_created` event carrying the message, its author and the conversation as the bot API
- * shows them; a custom event keeps its payload as sent, its type being the payload's `type`.
+ * shows them; a custom event is the chat integration's event `chat:custom`, its payload
+ * `{userId, conversationId, payload}` (the payload as the user sent it), which `bot.on.event('chat:custom')` gets.
  * Undefined when what it is about is gone (the message, its author or its conversation deleted).
  */
 export async function botpressDelivery(store: Store, delivery: PendingDelivery): Promise<BotpressDelivery | undefined> {
@@ -41,11 +43,12 @@ export async function botpressDelivery(store: Store, delivery: PendingDelivery):
       payload: {
         message: botApiMessage(found.message, botId),
         user: botApiUser(found.user),
-        conversation: botApiConversation(found.conversation),
+        conversation: botApiConversation(found.conversation, botId),
       },
     }
   } else {
-    body = { ...common, type: event.type, messageId: null, payload: event.payload }
+    const custom = toRuntimeCustomEvent({ userId: delivery.userId, conversationId: delivery.conversationId, payload: event.payload })
+    body = { ...common, ...custom, messageId: null }
   }
   return {
     headers: {

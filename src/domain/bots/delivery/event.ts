@@ -84,9 +84,7 @@ export function previewOf(payload: MessagePayload): string {
 export const customEventType = (payload: Record<string, unknown>): string =>
   typeof payload.type === 'string' && payload.type !== '' ? payload.type : 'custom'
 
-// The fields of every incoming event. An event is these with its own assigned onto them, not spread
-// from them: V8 gave each event spread from them a hidden class of its own, then one more per field
-// added after (seven per event, --log-maps).
+// The fields of every incoming event, its own assigned onto them, not spread: one object shape (docs/internals/performance.md).
 const common = (botId: string, id: string) => ({
   botId,
   id,

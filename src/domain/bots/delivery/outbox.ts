@@ -1,4 +1,3 @@
-import type {} from '../../../db/lease.ts'
 import type { BotEventRow, BotRow, ChatIntegrationRow, MessageRow } from '../../../db/schema.ts'
 import type { After, DueDelivery, Queries, Store } from '../../../db/store.ts'
 import type { BotEvent } from './event.ts'

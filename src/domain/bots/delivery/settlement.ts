@@ -52,7 +52,7 @@ export function settleDelivery(
       userId: delivery.userId,
       timestamp: at.toISOString(),
     }
-    // Not `{ ...where, ...line }`: a spread followed by more fields makes V8 a new hidden class per line.
+    // Assigned, not `{ ...where, ...line }`: one object shape for every line (docs/internals/performance.md).
     for (const line of settlement.lines) await recordBotLog(q, Object.assign({}, where, line))
     if (settlement.goneUrl !== undefined) await q.bots.markUrlGone(delivery.target.botId, settlement.goneUrl)
     await settlement.answer?.apply(q, after, at)

@@ -1,16 +1,15 @@
-// The example page of the official web chat against Confab: built with esbuild from main.jsx when
-// it starts (nothing built is committed) and served on its own origin, as a site embedding the chat
-// would be. `npm run example:webchat` runs it; Confab must list this origin in CORS_ORIGINS.
+// The example page of the official web chat against Confab: built with esbuild from main.jsx (or
+// events.jsx, the same window with the bot's custom events beside it) when it starts (nothing built
+// is committed) and served on its own origin, as a site embedding the chat would be.
+// `npm run example:webchat` runs it; Confab must list this origin in CORS_ORIGINS.
 import { createServer } from 'node:http'
 import { fileURLToPath } from 'node:url'
 import * as esbuild from 'esbuild'
 
-const entry = fileURLToPath(new URL('./main.jsx', import.meta.url))
-
-/** The page's script and stylesheet, bundled and minified. */
-export async function buildExample() {
+/** The page's script and stylesheet, bundled and minified from `entry` (a file of this folder). */
+export async function buildExample(entry = 'main.jsx') {
   const result = await esbuild.build({
-    entryPoints: [entry],
+    entryPoints: [fileURLToPath(new URL(`./${entry}`, import.meta.url))],
     bundle: true,
     minify: true,
     write: false,
@@ -31,6 +30,7 @@ const page = ({ apiUrl, clientId }) => `<!doctype html>
     <meta charset="utf-8" />
     <title>Confab: the official Botpress web chat</title>
     <link rel="stylesheet" href="/main.css" />
+    <style>.confab-error { font: 1rem system-ui, sans-serif; color: #9f1239; background: #fff1f2; border: 1px solid #fecdd3; border-radius: .5rem; padding: 1rem; max-width: 40rem; }</style>
     <script>window.CONFAB = ${JSON.stringify({ apiUrl, clientId }).replace(/</g, '\\u003c')}</script>
   </head>
   <body>
@@ -41,11 +41,11 @@ const page = ({ apiUrl, clientId }) => `<!doctype html>
 `
 
 /**
- * Serves the page on `port` (0: any free one) of `host`; resolves with its URL and a close().
- * `target` ({apiUrl, clientId}) is read at each request of the page, so it may be filled in later.
+ * Serves the page of `entry` on `port` (0: any free one) of `host`; resolves with its URL and a
+ * close(). `target` ({apiUrl, clientId}) is read at each request of the page, so it may be filled in later.
  */
-export async function serveExample({ target, port = 0, host = '127.0.0.1' }) {
-  const { js, css } = await buildExample()
+export async function serveExample({ target, entry, port = 0, host = '127.0.0.1' }) {
+  const { js, css } = await buildExample(entry)
   const files = {
     '/': ['text/html; charset=utf-8', () => page(target)],
     '/main.js': ['text/javascript; charset=utf-8', () => js],
@@ -70,12 +70,14 @@ export async function serveExample({ target, port = 0, host = '127.0.0.1' }) {
 
 if (process.argv[1] === fileURLToPath(import.meta.url)) {
   const apiUrl = process.env.CONFAB_URL ?? 'http://127.0.0.1:3000'
-  const clientId = process.env.CONFAB_WEBHOOK_ID
+  const clientId = process.env.WEBHOOK_ID
   if (!clientId) {
-    console.error('Set CONFAB_WEBHOOK_ID to the webhook id Confab printed (and CONFAB_URL if it is not http://127.0.0.1:3000).')
+    console.error('Set WEBHOOK_ID to the webhook id Confab printed (and CONFAB_URL to its address, if not http://127.0.0.1:3000).')
     process.exit(1)
   }
-  const { url } = await serveExample({ target: { apiUrl, clientId }, port: Number(process.env.PORT ?? 8080) })
+  // A port of its own (not PORT, which Confab reads): both run side by side from one shell.
+  const port = Number(process.env.WEBCHAT_PORT ?? 8080)
+  const { url } = await serveExample({ target: { apiUrl, clientId }, entry: process.env.ENTRY, port })
   console.log(`The official web chat against ${apiUrl}/${clientId}: ${url}`)
-  console.log(`Start Confab with CORS_ORIGINS=${url.slice(0, -1)} so that the page may call it.`)
+  console.log(`Confab must have been started with CORS_ORIGINS=${url.slice(0, -1)} so that the page may call it.`)
 }

@@ -1,0 +1,1 @@
+ALTER TABLE `chat_integrations` ADD `previous_encryption_keys` text;

@@ -1,0 +1,1 @@
+ALTER TABLE "chat_integrations" ADD COLUMN "previous_encryption_keys" json;

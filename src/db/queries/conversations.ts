@@ -1,0 +1,91 @@
+import { and, eq, inArray, type SQL } from 'drizzle-orm'
+import { byShape, keyset, limitOf, type On, query, rowValues, type Run, windowValues, type WindowValues } from '../query.ts'
+import type { ConversationRow, UserRow } from '../schema.ts'
+import type { ConversationQueries, Participation } from '../store.ts'
+import { idsKey } from './users.ts'
+
+type Id = { integrationId: string; id: string }
+
+const find = query(({ db, t: { conversations } }, v: Id) =>
+  db.select().from(conversations).where(and(eq(conversations.integrationId, v.integrationId), eq(conversations.id, v.id))),
+)
+
+const insert = query(({ db, t: { conversations } }, row: ConversationRow) =>
+  db.insert(conversations).values(rowValues(conversations, row)).onConflictDoNothing().returning(),
+)
+
+const remove = query(({ db, t: { conversations } }, v: Id) =>
+  db.delete(conversations).where(and(eq(conversations.integrationId, v.integrationId), eq(conversations.id, v.id))),
+)
+
+/** Conversations, each with the caller's user row when the caller participates in it. */
+const participationOf = (
+  { db, t: { conversations, participants, users } }: On,
+  v: { integrationId: string; userId: string },
+  which: (id: typeof conversations.id) => SQL,
+) =>
+  db
+    .select({ conversation: conversations, participant: users })
+    .from(conversations)
+    .leftJoin(
+      participants,
+      and(
+        eq(participants.integrationId, conversations.integrationId),
+        eq(participants.conversationId, conversations.id),
+        eq(participants.userId, v.userId),
+      ),
+    )
+    .leftJoin(users, and(eq(users.integrationId, participants.integrationId), eq(users.id, participants.userId)))
+    .where(and(eq(conversations.integrationId, v.integrationId), which(conversations.id)))
+
+const participation = query((on, v: { integrationId: string; userId: string; conversationId: string }) =>
+  participationOf(on, v, (id) => eq(id, v.conversationId)),
+)
+
+const participations = query(
+  (on, v: { integrationId: string; userId: string; conversationIds: string[] }) =>
+    participationOf(on, v, (id) => inArray(id, v.conversationIds)),
+  (v) => idsKey(v.conversationIds),
+)
+
+const pageOfParticipant = query(
+  ({ db, t: { conversations, participants } }, v: { integrationId: string; userId: string } & WindowValues, key) => {
+    const page = keyset([conversations.createdAt, conversations.id], 'desc', v, key)
+    return db
+      .select({ conversation: conversations })
+      .from(participants)
+      .innerJoin(
+        conversations,
+        and(eq(conversations.integrationId, participants.integrationId), eq(conversations.id, participants.conversationId)),
+      )
+      .where(and(eq(participants.integrationId, v.integrationId), eq(participants.userId, v.userId), page.where))
+      .orderBy(...page.orderBy)
+      .limit(limitOf(v.limit))
+  },
+  byShape,
+)
+
+const toParticipation = (row: { conversation: ConversationRow; participant: UserRow | null } | undefined): Participation => ({
+  conversation: row?.conversation,
+  participant: row?.participant ?? undefined,
+})
+
+export const conversationQueries = (run: Run): ConversationQueries => ({
+  find: (integrationId, id) => run.one(find, { integrationId, id }),
+  insert: (row) => run.one(insert, row),
+  delete: (integrationId, id) => run.run(remove, { integrationId, id }),
+  participation: async (integrationId, conversationId, userId) =>
+    toParticipation(await run.one(participation, { integrationId, conversationId, userId })),
+  participations: async (integrationId, conversationIds, userId) => {
+    const found = new Map<string, Participation>()
+    if (conversationIds.length === 0) return found
+    for (const row of await run.all(participations, { integrationId, userId, conversationIds: [...conversationIds] })) {
+      found.set(row.conversation.id, toParticipation(row))
+    }
+    return found
+  },
+  pageOfParticipant: async (integrationId, userId, window) =>
+    (await run.all(pageOfParticipant, { integrationId, userId, ...windowValues(window) })).map(
+      (row) => row.conversation,
+    ),
+})

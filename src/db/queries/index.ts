@@ -1,0 +1,42 @@
+import type { Run } from '../query.ts'
+import type { Queries } from '../store.ts'
+import { botApiKeyQueries } from './bot-api-keys.ts'
+import { botDeliveryQueries } from './bot-deliveries.ts'
+import { botLogQueries } from './bot-logs.ts'
+import { botQueries } from './bots.ts'
+import { botStateQueries } from './bot-states.ts'
+import { conversationQueries } from './conversations.ts'
+import { botEventQueries, eventQueries } from './events.ts'
+import { erasureQueries } from './erasure.ts'
+import { fileQueries } from './files.ts'
+import { messageQueries } from './messages.ts'
+import { participantQueries } from './participants.ts'
+import { retentionQueries } from './retention.ts'
+import { tenancyQueries } from './tenancy.ts'
+import { userRecordQueries } from './user-records.ts'
+import { userQueries } from './users.ts'
+
+/** What an engine says itself: how it finds the deliveries that are due (see BotDeliveryQueries). */
+export type EngineDeliveries = Pick<Queries['botDeliveries'], 'due' | 'claim' | 'following' | 'nextDueAfter' | 'renew'>
+
+/** Every named query of the storage API, as `run` runs their shapes, with the engine's own parts. */
+export function queriesOf(run: Run, deliveries: EngineDeliveries): Queries {
+  return {
+    users: userQueries(run),
+    conversations: conversationQueries(run),
+    participants: participantQueries(run),
+    messages: messageQueries(run),
+    events: eventQueries(run),
+    files: fileQueries(run),
+    bots: botQueries(run),
+    botEvents: botEventQueries(run),
+    botDeliveries: { ...botDeliveryQueries(run), ...deliveries },
+    botLogs: botLogQueries(run),
+    botStates: botStateQueries(run),
+    botApiKeys: botApiKeyQueries(run),
+    tenancy: tenancyQueries(run),
+    erasure: erasureQueries(run),
+    userRecords: userRecordQueries(run),
+    retention: retentionQueries(run),
+  }
+}

@@ -1,0 +1,116 @@
+import { type SQL, sql } from 'drizzle-orm'
+import type { Built, Key, On, Query, Run } from '../query.ts'
+import type { SqliteDb } from './connection.ts'
+import * as tables from './schema.ts'
+import { runOften, wholeRows } from './statement.ts'
+
+/** A drizzle prepared query as runOften runs it. */
+interface Prepared {
+  get(values: object): unknown
+  all(values: object): unknown[]
+  run(values: object): unknown
+  values(values: object): unknown[][]
+}
+
+/** `one`, answered at once (SQLite runs synchronously): for the TenancyCache, which loads what it keeps so. */
+type SyncOne = <V, R>(query: Query<V, R>, values: V) => R | undefined
+
+interface Statement {
+  prepared: Prepared
+  /** The values as the placeholders name them: lists item by item. */
+  bind: (values: Record<string, unknown>) => Record<string, unknown>
+  /** Whether it writes a table the tenancy cache keeps rows of. */
+  changesTenancy: boolean
+  /** Rows made whole from SQLite's values and the call's (a query with columns given: see Given). */
+  whole: ((row: unknown[], values: Record<string, unknown>) => unknown) | undefined
+}
+
+/** Statements that write these tables change what a TenancyCache keeps. */
+const tenancyWrite = /^\s*(insert into|update|delete from)\s+"(bots|chat_integrations)"/i
+
+/** Placeholders standing for values of this structure: a list's items each, every other value whole. */
+function placeholdersFor(values: Record<string, unknown>): Record<string, unknown> {
+  const result: Record<string, unknown> = {}
+  for (const [name, value] of Object.entries(values)) {
+    if (value === undefined) result[name] = undefined
+    else if (Array.isArray(value)) result[name] = value.map((_, i) => sql.placeholder(`${name}.${i}`))
+    else result[name] = sql.placeholder(name)
+  }
+  return result
+}
+
+/** How values of this structure are bound: as they are, or with their lists spread item by item. */
+function binderFor(values: Record<string, unknown>): Statement['bind'] {
+  const lists = Object.keys(values).filter((name) => Array.isArray(values[name]))
+  if (lists.length === 0) return (v) => v
+  return (v) => {
+    const bound: Record<string, unknown> = { ...v }
+    for (const name of lists) (v[name] as unknown[]).forEach((item, i) => (bound[`${name}.${i}`] = item))
+    return bound
+  }
+}
+
+/**
+ * The shapes of src/db/queries/ on one SQLite connection: each built once per key with placeholders
+ * and prepared on first use (a reading connection never prepares the writes it will not run), then
+ * run by runOften. A statement that writes a bot or a chat integration tells `onTenancyChange`, before
+ * it runs: that is how the threads' TenancyCache learns to drop what it keeps.
+ */
+export function sqliteRun(db: SqliteDb, onTenancyChange: () => void): Run & { oneNow: SyncOne } {
+  const on: On = { db, t: tables }
+  const statements = new Map<Query<never, unknown>, Map<Key, Statement>>()
+
+  const statement = <V, R>(query: Query<V, R>, values: V): Statement | Built => {
+    const key = query.key ? query.key(values) : 0
+    if (key === null) {
+      const built = query.build(on, values, null)
+      if (tenancyWrite.test((built as unknown as { toSQL(): { sql: string } }).toSQL().sql)) onTenancyChange()
+      return built
+    }
+    let byKey = statements.get(query as Query<never, unknown>)
+    if (!byKey) statements.set(query as Query<never, unknown>, (byKey = new Map()))
+    let made = byKey.get(key)
+    if (!made) {
+      const record = values as Record<string, unknown>
+      const built = query.build(on, placeholdersFor(record) as V, key) as unknown as { prepare(): Prepared; toSQL(): { sql: string } }
+      const prepared = built.prepare()
+      made = {
+        prepared: runOften(prepared),
+        bind: binderFor(record),
+        changesTenancy: tenancyWrite.test(built.toSQL().sql),
+        whole: query.given && wholeRows(prepared, query.given.plan(on.t)),
+      }
+      byKey.set(key, made)
+    }
+    if (made.changesTenancy) onTenancyChange()
+    return made
+  }
+  const isStatement = (made: Statement | Built): made is Statement => 'prepared' in made
+
+  const oneNow: SyncOne = (query, values) => {
+    const made = statement(query, values)
+    if (!isStatement(made)) return (made as unknown as { get(): never }).get()
+    return made.prepared.get(made.bind(values as Record<string, unknown>)) as never
+  }
+  return {
+    on,
+    oneNow,
+    one: async (query, values) => oneNow(query, values),
+    all: async (query, values) => {
+      const made = statement(query, values)
+      if (!isStatement(made)) return (made as unknown as { all(): never[] }).all()
+      const record = values as Record<string, unknown>
+      const { whole } = made
+      if (whole) return made.prepared.values(made.bind(record)).map((row) => whole(row, record)) as never[]
+      return made.prepared.all(made.bind(record)) as never[]
+    },
+    run: async (query, values) => {
+      const made = statement(query, values)
+      if (isStatement(made)) made.prepared.run(made.bind(values as Record<string, unknown>))
+      else (made as unknown as { run(): unknown }).run()
+    },
+    raw: async (statement: SQL) => db.all<Record<string, unknown>>(statement),
+    exec: async (statement: SQL) => db.run(statement).changes,
+  }
+}
+

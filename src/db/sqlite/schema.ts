@@ -1,0 +1,9 @@
+import { defineTables } from '../schema.ts'
+import { sqliteDialect } from './dialect.ts'
+
+/** The tables on SQLite (drizzle-kit reads this file: npm run db:generate). */
+export const {
+  workspaces, adminTokens, chatIntegrations,
+  bots, botApiKeys, botEvents, botDeliveries, botLogs, botStates, deletedUsers,
+  users, conversations, participants, messages, events, files,
+} = defineTables(sqliteDialect)

@@ -1,0 +1,72 @@
+import type { PrunedTable, Store } from '../db/store.ts'
+
+/** What retention prunes, in this order: the bot's records of a message go before (or with) the message. */
+const prunedTables: readonly PrunedTable[] = ['botEvents', 'botLogs', 'events', 'messages']
+
+const dayMs = 86_400_000
+
+export interface RetentionOptions {
+  /** RETENTION_DAYS: messages, events, bot events and bot logs older than this many days are deleted. */
+  days: number
+  /** The clock the age is counted by (tests move it instead of waiting). */
+  clock?: () => Date
+  /** Rows deleted per unit of work: small, so that the writes queued behind a batch barely wait. */
+  batchSize?: number
+  /** How often a cycle runs; hourly by default. The first runs at once. */
+  intervalMs?: number
+  /** Told of each cycle's failure (the next cycle tries again). */
+  onError?: (error: unknown) => void
+}
+
+export type PruneCounts = Record<PrunedTable, number>
+
+/**
+ * One retention cycle: every row older than `days` deleted, table by table, oldest first, in units
+ * of `batchSize` rows; each batch is a unit of its own, queued with the others' writes (never one
+ * long transaction holding them back). Ends when a batch comes back short. How many rows went.
+ */
+export async function pruneOnce(store: Store, { days, clock = () => new Date(), batchSize = 500 }: RetentionOptions): Promise<PruneCounts> {
+  const before = new Date(clock().getTime() - days * dayMs).toISOString()
+  const counts = { messages: 0, events: 0, botEvents: 0, botLogs: 0 }
+  for (const table of prunedTables) {
+    for (;;) {
+      const deleted = await store.write((q) => q.retention.prune(table, before, batchSize))
+      counts[table] += deleted
+      if (deleted < batchSize) break
+      // The event loop serves what came in meanwhile before the next batch is queued.
+      await new Promise((resolve) => setImmediate(resolve))
+    }
+  }
+  return counts
+}
+
+export interface Retention {
+  /** Runs a cycle now (after the one under way, if any); what it deleted. */
+  runOnce(): Promise<PruneCounts>
+  /** Stops the schedule, once the cycle under way (if any) has ended. */
+  stop(): Promise<void>
+}
+
+/** Retention on a schedule: a cycle at once, then every `intervalMs`, never two at a time. */
+export function startRetention(store: Store, options: RetentionOptions): Retention {
+  const { intervalMs = 3_600_000, onError = () => {} } = options
+  let running: Promise<PruneCounts | undefined> = Promise.resolve(undefined)
+  let stopped = false
+  const runOnce = () => {
+    const cycle = running.catch(() => undefined).then(() => pruneOnce(store, options))
+    running = cycle
+    return cycle
+  }
+  const tick = () => void runOnce().catch(onError)
+  const timer = setInterval(tick, intervalMs)
+  timer.unref()
+  tick()
+  return {
+    runOnce: () => (stopped ? Promise.reject(new Error('retention was stopped')) : runOnce()),
+    async stop() {
+      stopped = true
+      clearInterval(timer)
+      await running.catch(() => undefined)
+    },
+  }
+}

@@ -1,0 +1,70 @@
+import { z } from 'zod'
+import { Meta, timestamp } from '../chat/resources.ts'
+
+/* The administration API's bodies (the fragments of bots.graphql as the routes shape them). */
+
+const botSummaryShape = {
+  id: z.string(),
+  createdAt: timestamp,
+  updatedAt: timestamp,
+  name: z.string(),
+  deployedAt: timestamp.optional(),
+  tags: z.record(z.string(), z.string()),
+}
+
+export const BotSummary = z.object(botSummaryShape).meta({ id: 'BotSummary' })
+
+export const Bot = z
+  .object({
+    ...botSummaryShape,
+    url: z.string().optional(),
+    protocol: z.enum(['botpress', 'webhook']),
+    signingSecret: z.string(),
+    integrations: z.object({
+      chat: z.object({
+        enabled: z.boolean(),
+        webhookId: z.string(),
+        webhookUrl: z.string(),
+        encryptionMode: z.enum(['shared', 'personal']),
+        configuration: z.object({}).describe('Always empty: no encryption key is ever shown.'),
+      }),
+    }),
+  })
+  .meta({ id: 'Bot' })
+
+export const BotApiKey = z.object({ id: z.string(), createdAt: timestamp, note: z.string().optional() }).meta({ id: 'BotApiKey' })
+
+export const BotLog = z
+  .object({
+    timestamp,
+    level: z.string(),
+    message: z.string(),
+    conversationId: z.string().optional(),
+    userId: z.string().optional(),
+  })
+  .meta({ id: 'BotLog' })
+
+export const BotList = z.object({ bots: z.array(BotSummary), meta: Meta })
+export const BotLogPage = z.object({ logs: z.array(BotLog), nextToken: z.string().optional() })
+
+export const BotUser = z
+  .object({
+    id: z.string(),
+    name: z.string().optional(),
+    pictureUrl: z.string().optional(),
+    profile: z.string().optional(),
+    createdAt: timestamp,
+    updatedAt: timestamp,
+  })
+  .meta({ id: 'BotUser' })
+
+export const BotConversation = z
+  .object({ id: z.string(), ownerId: z.string(), createdAt: timestamp, updatedAt: timestamp })
+  .meta({ id: 'BotConversation' })
+
+export const BotUserList = z.object({ users: z.array(BotUser), meta: Meta })
+export const BotConversationList = z.object({ conversations: z.array(BotConversation), meta: Meta })
+/** Everything Confab holds about one user (docs/guides/running-on-the-internet.md, "Deletion, export and retention"). */
+export const BotUserExport = z
+  .looseObject({ user: z.looseObject({ id: z.string() }), conversations: z.array(z.looseObject({})), files: z.array(z.looseObject({})) })
+  .meta({ id: 'BotUserExport' })

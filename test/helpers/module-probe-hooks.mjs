@@ -1,0 +1,13 @@
+// The loader hooks of module-probe.mjs: each ES module loaded, its URL a line of the probe's file.
+import { appendFileSync } from 'node:fs'
+
+let file
+
+export function initialize(data) {
+  file = data.file
+}
+
+export async function load(url, context, nextLoad) {
+  appendFileSync(file, `${url}\n`)
+  return nextLoad(url, context)
+}

@@ -1,0 +1,69 @@
+import { readFileSync } from 'node:fs'
+import { createRequire } from 'node:module'
+import { dirname, join } from 'node:path'
+import { eq, getTableName, is, Param, Placeholder, SQL, sql } from 'drizzle-orm'
+import { afterEach, beforeEach, describe, expect, it } from 'vitest'
+import { Database } from '../../src/db/sqlite/driver.ts'
+import { chatIntegrations, messages, users } from '../../src/db/sqlite/schema.ts'
+import { openSqliteStore, type SqliteStore } from '../../src/db/sqlite/store.ts'
+
+// src/db/sqlite/statement.ts (runOften) reads what drizzle's better-sqlite3 prepared query keeps
+// privately. drizzle is pinned to an exact version; this fails when an upgrade changes what it reads.
+
+const project = join(import.meta.dirname, '../..')
+const pinned = (name: string) => JSON.parse(readFileSync(join(project, 'package.json'), 'utf8')).dependencies[name] ?? JSON.parse(readFileSync(join(project, 'package.json'), 'utf8')).devDependencies[name]
+const installed = (name: string) => {
+  const entry = createRequire(join(project, 'package.json')).resolve(name)
+  let dir = dirname(entry)
+  while (!JSON.parse(readFileSync(join(dir, 'package.json'), 'utf8')).version) dir = dirname(dir)
+  return JSON.parse(readFileSync(join(dir, 'package.json'), 'utf8')).version as string
+}
+
+let store: SqliteStore
+beforeEach(() => {
+  store = openSqliteStore(':memory:')
+})
+afterEach(() => store.close())
+
+describe('drizzle internals the statement cache relies on', () => {
+  it('drizzle-orm and drizzle-kit are pinned to exact versions, the ones installed', () => {
+    expect(pinned('drizzle-orm')).toMatch(/^\d+\.\d+\.\d+$/)
+    expect(pinned('drizzle-kit')).toMatch(/^\d+\.\d+\.\d+$/)
+    expect(installed('drizzle-orm')).toBe(pinned('drizzle-orm'))
+  })
+
+  it('a prepared query keeps its statement, query, logger, selected fields and join nullability', () => {
+    const prepared = store.db
+      .select({ user: users, integration: chatIntegrations })
+      .from(users)
+      .leftJoin(chatIntegrations, eq(chatIntegrations.id, users.integrationId))
+      .where(eq(users.id, sql.placeholder('id')))
+      .prepare() as unknown as Record<string, unknown>
+    expect(prepared.stmt).toBeInstanceOf(Object.getPrototypeOf(new Database(':memory:').prepare('select 1')).constructor)
+    const query = prepared.query as { sql: string; params: unknown[] }
+    expect(query.sql).toMatch(/^select /)
+    expect(is(query.params[0], Placeholder)).toBe(true)
+    expect(typeof (prepared.logger as { logQuery: unknown }).logQuery).toBe('function')
+    const fields = prepared.fields as { path: string[]; field: unknown }[]
+    expect(fields[0]).toEqual({ path: ['user', 'integrationId'], field: users.integrationId })
+    expect(getTableName((fields.at(-1)!.field as { table: never }).table)).toBe('chat_integrations')
+    expect(prepared.joinsNotNullableMap).toEqual({ users: true, chat_integrations: false })
+    expect(prepared.customResultMapper).toBeUndefined()
+  })
+
+  it('a placeholder of a typed column is a Param holding it with the column as its encoder', () => {
+    const prepared = store.db.insert(messages).values({
+      integrationId: 'i', id: 'm', conversationId: 'c', userId: 'u', payload: sql.placeholder('payload') as never, createdAt: 'now',
+    }).prepare() as unknown as { query: { params: unknown[] } }
+    const param = prepared.query.params.find((p) => is(p, Param)) as Param
+    expect(is(param.value, Placeholder)).toBe(true)
+    expect(param.encoder.mapToDriverValue({ a: 1 })).toBe('{"a":1}')
+  })
+
+  it('an SQL expression keeps its decoder (mapWith), an aliased one under .sql', () => {
+    const mapped = sql`${messages.payload}`.mapWith(messages.payload)
+    expect(is(mapped, SQL)).toBe(true)
+    expect((mapped as unknown as { decoder: unknown }).decoder).toBe(messages.payload)
+    expect((mapped.as('payload') as unknown as { sql: { decoder: unknown } }).sql.decoder).toBe(messages.payload)
+  })
+})
