@@ -1,9 +1,9 @@
 /*
  * Confab benchmark: every figure of issue 8's goal table that needs no floor server.
  *   npm run bench [-- --duration 8 --warmup 2 --connections 32 --starts 5 --listeners 1000
- *                    --fanout-messages 20 --idle 10000 --deep 1000000 --bot-messages 200
- *                    --only startup,http,fanout,botreply,idle,paging,scale]
- * The scale phase needs PostgreSQL (BENCH_DATABASE_URL, 127.0.0.1:5432 by default: a database is
+ *                    --fanout-messages 20 --idle 10000 --deep 1000000 --bot-messages 200 --burst 3
+ *                    --only startup,http,fanout,botreply,botlag,idle,paging,scale]
+ * The botlag and scale phases need PostgreSQL (BENCH_DATABASE_URL, 127.0.0.1:5432 by default: a database is
  * made and dropped) and Redis (BENCH_REDIS_URL, 127.0.0.1:6379).
  * Builds if src/ changed, then runs the built server on temporary databases. The ratios to the floor
  * come from `bash ../shared/perf/compare.sh`; this prints absolute figures only.
@@ -28,7 +28,7 @@ const arg = (name: string, fallback: number) => {
   return i >= 0 ? Number(process.argv[i + 1]) : fallback
 }
 const onlyAt = process.argv.indexOf('--only')
-const phases = new Set((onlyAt >= 0 ? (process.argv[onlyAt + 1] ?? '') : 'startup,http,fanout,botreply,idle,paging,scale').split(','))
+const phases = new Set((onlyAt >= 0 ? (process.argv[onlyAt + 1] ?? '') : 'startup,http,fanout,botreply,botlag,idle,paging,scale').split(','))
 const options = {
   seconds: arg('duration', 8),
   warmupSeconds: arg('warmup', 2),
@@ -39,6 +39,7 @@ const options = {
   idle: arg('idle', 10_000),
   deep: arg('deep', 1_000_000),
   botMessages: arg('bot-messages', 200),
+  burstSeconds: arg('burst', 3),
   shallow: 1_000,
   signals: arg('signals', 100),
 }
@@ -235,6 +236,78 @@ async function botReplyPhase(server: Server) {
   }
 }
 
+/**
+ * The echo bot's lag after a burst: `connections` users' connections post createMessage as fast as
+ * they are answered for `burstSeconds` (the peak create rate), then the time from the last 200 to
+ * the arrival at a listener of the bot's reply to every message (issue 32: within 1 s).
+ */
+async function burstLag(server: Server, label: string) {
+  const key = await user(server, 'bench-burst')
+  await call(server, key, 'POST', '/conversations', { id: 'bench-burst' })
+  const listener = await listen(`${server.base}/${WEBHOOK}/conversations/bench-burst/listen`, key)
+  // The bot joins on its first reply: that one first, so that every measured one is alike.
+  const joined = listener.expect('burst-join', 2)
+  await call(server, key, 'POST', '/messages', text('bench-burst', 'burst-join'))
+  await joined
+  const replies: Promise<number>[] = []
+  let sent = 0
+  let lastAnswer = 0
+  const end = performance.now() + options.burstSeconds * 1000
+  await Promise.all(
+    Array.from({ length: options.connections }, async () => {
+      while (performance.now() < end) {
+        // The user's message and the bot's copy of it both carry the marker: the second arrival is the reply.
+        const marker = `burst-${sent++}-${Math.random().toString(36).slice(2)}.`
+        replies.push(listener.expect(marker, 2))
+        await call(server, key, 'POST', '/messages', text('bench-burst', marker))
+        lastAnswer = performance.now()
+      }
+    }),
+  )
+  const rate = sent / options.burstSeconds
+  let missed = 0
+  let cancel = () => {}
+  const timeout = new Promise<undefined>((resolve) => {
+    const timer = setTimeout(resolve, 120_000)
+    cancel = () => clearTimeout(timer)
+  })
+  const arrivals: number[] = []
+  for (const reply of replies) {
+    const at = await Promise.race([reply, timeout])
+    if (at === undefined) missed++
+    else arrivals.push(at)
+  }
+  cancel()
+  listener.close()
+  const last = arrivals.length > 0 ? Math.max(...arrivals) : lastAnswer
+  row(
+    `${label}: echo bot's last reply after a burst of ${sent} createMessage (${rate.toFixed(0)}/s for ${options.burstSeconds} s)`,
+    `${ms(last - lastAnswer)} after the last 200${missed ? `, ${missed} replies not in 120 s` : ''}`,
+    '≤ 1 s',
+  )
+}
+
+async function botLagPhase() {
+  console.log(`bot lag: ${options.connections} connections post for ${options.burstSeconds} s; the echo bot answers each, on SQLite and on PostgreSQL`)
+  const sqlite = (await startBuilt(freshDatabase())).server
+  try {
+    await burstLag(sqlite, 'SQLite')
+  } finally {
+    await sqlite.stop()
+  }
+  const database = await freshPostgres()
+  try {
+    const { server } = await startBuilt(database.url)
+    try {
+      await burstLag(server, 'PostgreSQL')
+    } finally {
+      await server.stop()
+    }
+  } finally {
+    await database.drop()
+  }
+}
+
 async function idlePhase(server: Server) {
   const perConversation = 100
   const conversations = Math.ceil(options.idle / perConversation)
@@ -395,6 +468,7 @@ async function main() {
       await server.stop()
     }
   }
+  if (phases.has('botlag')) await botLagPhase()
   if (phases.has('paging')) await pagingPhase()
   if (phases.has('scale')) await scalePhase()
 

@@ -34,6 +34,9 @@ const order: PgTable[] = [
 /** Tables SQLite does not have, filled from elsewhere: file bytes are files in `<SQLite file>.files/`. */
 const fromDisk: PgTable[] = [tables.fileBytes]
 
+/** Tables PostgreSQL's triggers keep as the rows above are copied: each conversation's oldest delivery. */
+const keptByTriggers: PgTable[] = [tables.botDeliveryHeads]
+
 /** Rows per INSERT (PostgreSQL takes at most 65,535 parameters per statement). */
 const batch = 500
 
@@ -52,7 +55,7 @@ export interface CopyOptions {
  */
 export async function copySqliteToPostgres(sqlitePath: string, postgresUrl: string, { schema, onTable }: CopyOptions = {}) {
   const all = Object.values(tables as Record<string, unknown>).filter((value: unknown): value is PgTable => is(value, PgTable))
-  const missing = all.filter((table) => !order.includes(table) && !fromDisk.includes(table))
+  const missing = all.filter((table) => !order.includes(table) && !fromDisk.includes(table) && !keptByTriggers.includes(table))
   if (missing.length > 0) throw new Error(`copy-to-postgres does not know the tables ${missing.map((t) => getTableName(t)).join(', ')}`)
   if (isPostgresUrl(sqlitePath)) throw new Error('the source must be an SQLite file path')
   if (!isPostgresUrl(postgresUrl)) throw new Error('the target must be a postgres:// URL')

@@ -36,6 +36,8 @@ export interface WiringOptions {
   signalBus?: SignalBus
   /** How long a claimed bot delivery stays this instance's (several instances on PostgreSQL). */
   botLeaseMs?: number
+  /** How often the delivery worker looks for due deliveries on a database several instances share; 2 s by default. */
+  botSweepMs?: number
   /**
    * A read replica (http/read-replicas.ts): the same app over a store that only reads, serving the
    * reads the main thread hands it (graphql/replica-reads.ts), and handing back what it may not serve.
@@ -76,6 +78,7 @@ export function wire({
   sseTiming = defaultSseTiming,
   signalBus,
   botLeaseMs,
+  botSweepMs,
   replica,
   outbound,
   caps = defaultLimits,
@@ -102,6 +105,7 @@ export function wire({
         retrySchedule: botRetrySchedule,
         clock,
         leaseMs: botLeaseMs,
+        sweepMs: botSweepMs,
         outbound,
         observer: deliveryObserver,
       })

@@ -197,6 +197,13 @@ export interface BotDeliveryQueries {
   remove(id: string): Promise<boolean>
   /** The outbox as an operator watches it (metrics): how many deliveries wait, and since when the oldest. */
   backlog(): Promise<{ pending: number; oldestCreatedAt: string | undefined }>
+  /**
+   * Keeps a claimed delivery its holder's until `leaseUntil`, while it still holds it until
+   * `heldUntil` (the lease its claim or last renewal set): false when it does not (settled,
+   * rescheduled, gone, or its lease ran out and another instance took it). Only an engine several
+   * instances share holds leases (PostgreSQL); on SQLite a claim is a read, and there is none.
+   */
+  renew?(id: string, heldUntil: string, leaseUntil: string): Promise<boolean>
 }
 
 export interface BotStateQueries {

@@ -1,3 +1,5 @@
+import { WriteConflict } from '../db/write-conflict.ts'
+
 /** The error types of @botpress/chat, with the HTTP status each one travels with. */
 export const errorStatus = {
   InvalidPayload: 400,
@@ -49,3 +51,7 @@ export const alreadyExists = (entity: string, id: string) =>
 export const errorTypeOf = (status: number): ErrorType =>
   (Object.entries(errorStatus).find(([, code]) => code === status)?.[0] as ErrorType | undefined) ??
   (status >= 500 ? 'Internal' : 'InvalidPayload')
+
+/** A write that lost a race with another instance's (db/write-conflict.ts) as the failure it is, 404 or 409; else undefined. */
+export const writeConflictError = (error: unknown): DomainError | undefined =>
+  error instanceof WriteConflict ? new DomainError(error.kind === 'gone' ? 'ResourceNotFound' : 'AlreadyExists', error.message) : undefined

@@ -1,6 +1,6 @@
 import { GraphQLError } from 'graphql'
 import type { Logger } from 'pino'
-import { DomainError, type ErrorType, errorTypeOf } from '../domain/errors.ts'
+import { DomainError, type ErrorType, errorTypeOf, writeConflictError } from '../domain/errors.ts'
 
 /** How a failure is told over any transport: the contract's type, its HTTP status and a safe message. */
 export interface Failure {
@@ -18,13 +18,16 @@ const httpStatusOf = (error: GraphQLError): number | undefined =>
 
 /**
  * What an error says to the caller, or undefined when it is unexpected: a DomainError (raised by
- * a verb, or wrapped by GraphQL around one), a GraphQL error that already carries its type, or an
- * error of the GraphQL request itself (syntax, validation, variables, the HTTP request yoga parsed).
+ * a verb, or wrapped by GraphQL around one), a write that lost a race with another instance's
+ * (WriteConflict), a GraphQL error that already carries its type, or an error of the GraphQL
+ * request itself (syntax, validation, variables, the HTTP request yoga parsed).
  */
 function expectedFailure(error: unknown): Failure | undefined {
   if (error instanceof DomainError) {
     return { type: error.type, status: error.status, message: error.message, headers: error.headers }
   }
+  const conflict = writeConflictError(error)
+  if (conflict) return expectedFailure(conflict)
   if (!(error instanceof GraphQLError)) return undefined
   const { type, status } = error.extensions
   if (typeof type === 'string' && typeof status === 'number') {
@@ -32,7 +35,7 @@ function expectedFailure(error: unknown): Failure | undefined {
     const headers = (error.extensions.http as { headers?: Record<string, string> } | undefined)?.headers
     return { type: type as ErrorType, status, message: error.message, ...(headers && { headers }) }
   }
-  if (error.originalError instanceof DomainError) return expectedFailure(error.originalError)
+  if (error.originalError instanceof DomainError || writeConflictError(error.originalError)) return expectedFailure(error.originalError)
   if (error.originalError && !(error.originalError instanceof GraphQLError)) return undefined
   const requestStatus = httpStatusOf(error) ?? 400
   if (requestStatus >= 500) return undefined

@@ -5,7 +5,7 @@ import { signUserKey } from '../../src/auth/user-key.ts'
 import { bootstrap, firstTenant } from '../../src/bootstrap.ts'
 import { createTenant } from '../../src/domain/tenancy.ts'
 import type { Peer } from '../../src/http/peer.ts'
-import { openTestStore } from './engine.ts'
+import { openTestStore, type TestStore } from './engine.ts'
 import { checkConformance } from './openapi.ts'
 import { testOutbound } from './resolver.ts'
 
@@ -54,9 +54,12 @@ export const toJson = async <T>(response: Response): Promise<JsonResponse<T>> =>
  * bootstrap commits asynchronously: requests wait for it (`ready`), and `tenant` is known at once.
  */
 export function createTestApp(
-  options: { databaseUrl?: string; onQuery?: (sql: string) => void } & Partial<Omit<AppOptions, 'store'>> = {},
+  options: { databaseUrl?: string; onQuery?: (sql: string) => void; besides?: { engine: TestStore; ready: Promise<unknown> } } & Partial<
+    Omit<AppOptions, 'store'>
+  > = {},
 ) {
-  const engine = openTestStore({ databaseUrl: options.databaseUrl, onQuery: options.onQuery })
+  // `besides`: another instance on the first app's database (PostgreSQL), its tenant already made.
+  const engine = options.besides ? options.besides.engine.another() : openTestStore({ databaseUrl: options.databaseUrl, onQuery: options.onQuery })
   const { store } = engine
   /** The engine's drizzle handle, to look at the tables directly (see openTestStore: `await` only). */
   const db = engine.db
@@ -68,9 +71,13 @@ export function createTestApp(
     webhookId: WEBHOOK_ID,
     encryptionKey: ENCRYPTION_KEY,
   })
-  const ready = engine.opened ? engine.opened.then(() => bootstrap(store, planned)) : bootstrap(store, planned)
+  const ready = options.besides
+    ? options.besides.ready
+    : engine.opened
+      ? engine.opened.then(() => bootstrap(store, planned))
+      : bootstrap(store, planned)
   const tenant: typeof planned | undefined = planned
-  const { databaseUrl: _, onQuery: __, ...appOptions } = options
+  const { databaseUrl: _, onQuery: __, besides: ___, ...appOptions } = options
   // Names resolve without real DNS (test/helpers/resolver.ts) unless the test brings its own policy.
   const created = createApp({ store, outbound: testOutbound(), ...appOptions, log: appOptions.log ?? pino({ level: 'silent' }) })
   const app = {
@@ -210,6 +217,7 @@ export function createTestApp(
   return {
     app,
     store,
+    engine,
     db,
     tables,
     ready,

@@ -35,13 +35,19 @@ export interface TestStore {
   query<T = Record<string, unknown>>(sql: string, ...params: unknown[]): Promise<T[]>
   /** Closes the store (and drops the PostgreSQL schema). */
   dispose(): Promise<void>
+  /** Another store on the same database, as another instance's (PostgreSQL only); its dispose closes it alone. */
+  another(): TestStore
 }
 
 let counter = 0
 
-/** A store for one test app, on the suite's engine (`databaseUrl` forces an SQLite file). */
+/**
+ * A store for one test app, on the suite's engine; `databaseUrl` forces one: an SQLite file, or a
+ * PostgreSQL server (`postgres://…`, a schema of its own there).
+ */
 export function openTestStore(options: { databaseUrl?: string; onQuery?: (sql: string) => void } = {}): TestStore {
-  if (!onPostgres || options.databaseUrl !== undefined) {
+  const postgresUrl = options.databaseUrl === undefined ? (onPostgres ? TEST_DATABASE_URL : undefined) : isPostgresUrl(options.databaseUrl) ? options.databaseUrl : undefined
+  if (postgresUrl === undefined) {
     const store = openSqliteStore(options.databaseUrl ?? ':memory:', { onQuery: options.onQuery })
     return {
       store,
@@ -55,12 +61,20 @@ export function openTestStore(options: { databaseUrl?: string; onQuery?: (sql: s
         return []
       },
       dispose: () => store.close(),
+      another: () => {
+        throw new Error('one process owns an SQLite database: another instance needs PostgreSQL')
+      },
     }
   }
   const schema = `test_${process.pid}_${++counter}_${randomBytes(4).toString('hex')}`
-  const pg = new PostgresStore(TEST_DATABASE_URL as string, { schema, poolSize: 4, onQuery: options.onQuery })
-  const opened = pg.migrate().catch((error: unknown) => {
-    throw new Error(`TEST_DATABASE_URL=${TEST_DATABASE_URL}: PostgreSQL is required and did not answer: ${String(error)}`, {
+  return postgresTestStore(postgresUrl, schema, options.onQuery)
+}
+
+/** A store on `schema` (migrated first when no `migrated` is given: the first instance's), dropped by the first's dispose. */
+function postgresTestStore(postgresUrl: string, schema: string, onQuery?: (sql: string) => void, migrated?: Promise<void>): TestStore {
+  const pg = new PostgresStore(postgresUrl, { schema, poolSize: 4, onQuery })
+  const opened = (migrated ?? pg.migrate()).catch((error: unknown) => {
+    throw new Error(`${postgresUrl}: PostgreSQL is required and did not answer: ${String(error)}`, {
       cause: error,
     })
   })
@@ -91,11 +105,13 @@ export function openTestStore(options: { databaseUrl?: string; onQuery?: (sql: s
     db: pg.db as unknown as SqliteDb,
     tables: postgresTables as unknown as typeof sqliteTables,
     query,
+    another: () => postgresTestStore(postgresUrl, schema, undefined, opened),
     dispose: async () => {
       await opened.catch(() => undefined)
       await pg.close()
+      if (migrated) return
       const { Client } = (await import('pg')).default
-      const admin = new Client({ connectionString: TEST_DATABASE_URL })
+      const admin = new Client({ connectionString: postgresUrl })
       await admin.connect()
       try {
         await admin.query(`drop schema if exists "${schema}" cascade`)

@@ -122,6 +122,12 @@ describe('npm run db:copy', () => {
       expect(((await db.select().from(pgTables.messages as unknown as PgTable)) as { feedback: unknown }[]).map((m) => m.feedback)).toContainEqual({ value: 'positive', comment: 'ok' })
       const bytes = await db.select().from(pgTables.fileBytes)
       expect(bytes.map((row) => [row.id, new Uint8Array(row.bytes)])).toEqual([[fileId, png]])
+      // The outbox's heads, kept by PostgreSQL's triggers as its rows arrive: one per conversation waiting.
+      const { rows } = await pool.query(
+        'select (select count(*) from bot_delivery_heads)::int as heads, (select count(distinct (integration_id, conversation_id)) from bot_deliveries)::int as waiting',
+      )
+      expect(rows[0].waiting).toBeGreaterThan(0)
+      expect(rows[0].heads).toBe(rows[0].waiting)
     } finally {
       await pool.end()
       await source.close()

@@ -4,6 +4,7 @@ import { afterEach, describe, expect, it } from 'vitest'
 import { bootstrap, firstTenant } from '../../src/bootstrap.ts'
 import { PostgresStore, openPostgresStore } from '../../src/db/postgres/store.ts'
 import type { Store } from '../../src/db/store.ts'
+import { WriteConflict } from '../../src/db/write-conflict.ts'
 import { findChatIntegration } from '../../src/domain/tenancy.ts'
 
 /*
@@ -146,5 +147,48 @@ describe('PostgreSQL engine, several instances on one database', () => {
     const message = await a!.read((q) => q.messages.find(integration.id, 'm'))
     expect(JSON.stringify(message?.payload)).toBe('{"z":1,"type":"text","a":{"y":2,"b":3}}')
     expect(message?.metadata).toBeNull()
+  })
+
+  it("keeps each conversation's head: the next delivery once one leaves, none once all are gone, a cascade included", async () => {
+    const [a] = await instances(1)
+    const planned = tenant()
+    await bootstrap(a!, planned)
+    const now = '2026-01-01T00:00:00.000Z'
+    const lease = '2026-01-01T00:00:30.000Z'
+    await queueDeliveries(a!, planned.webhookId, 'c1', 3, now)
+    await queueDeliveries(a!, planned.webhookId, 'c2', 2, now)
+    const heads = async () =>
+      (await a!.pool.query('select d.id from bot_delivery_heads h join bot_deliveries d on d.seq = h.seq order by d.id')).rows.map((row) => row.id)
+    expect(await heads()).toEqual(['c1-0', 'c2-0'])
+    // One taken out of its turn (its bot deleted it, say): the head stays the oldest.
+    expect(await a!.write((q) => q.botDeliveries.remove('c1-1'))).toBe(true)
+    expect(await heads()).toEqual(['c1-0', 'c2-0'])
+    await a!.write((q) => q.botDeliveries.claim(now, 10, lease))
+    expect(await a!.write((q) => q.botDeliveries.remove('c1-0'))).toBe(true)
+    expect(await heads()).toEqual(['c1-2', 'c2-0'])
+    expect((await a!.write((q) => q.botDeliveries.claim(now, 10, lease))).map((due) => due.delivery.id)).toEqual(['c1-2'])
+    expect(await a!.write((q) => q.botDeliveries.remove('c1-2'))).toBe(true)
+    expect(await heads()).toEqual(['c2-0'])
+    // The conversation deleted: its deliveries go (cascade), and its head with them.
+    const integration = await findChatIntegration(a!, planned.webhookId)
+    await a!.write((q) => q.conversations.delete(integration.id, 'c2'))
+    expect(await heads()).toEqual([])
+    expect(await a!.read((q) => q.botDeliveries.nextDueAfter(now))).toBeUndefined()
+  })
+
+  it('tells a write that still meets a row deleted meanwhile, when run again, as a WriteConflict (404), never a database error', async () => {
+    const [a] = await instances(1)
+    const planned = tenant()
+    await bootstrap(a!, planned)
+    const integration = await findChatIntegration(a!, planned.webhookId)
+    const at = '2026-01-01T00:00:00.000Z'
+    await a!.write((q) =>
+      q.users.insert({ integrationId: integration.id, id: 'u', name: null, pictureUrl: null, profile: null, isBot: false, createdAt: at, updatedAt: at, idChosen: false }),
+    )
+    const written = a!.write((q) =>
+      q.messages.insert({ integrationId: integration.id, id: 'm', conversationId: 'gone', userId: 'u', payload: { type: 'text', text: 'x' }, metadata: null, feedback: null, createdAt: at }),
+    )
+    await expect(written).rejects.toThrow(WriteConflict)
+    await expect(written).rejects.toMatchObject({ kind: 'gone', message: 'Conversation "gone" does not exist' })
   })
 })

@@ -42,7 +42,7 @@ function shapeOf(config: Config) {
 }
 
 /** What only PostgreSQL has (see docs/internals/storage.md). */
-const postgresOnly = { columns: { bot_deliveries: ['leased_until'] }, indexes: { files: ['files_id_idx'] }, tables: ['file_bytes'] }
+const postgresOnly = { columns: { bot_deliveries: ['leased_until'] }, indexes: { files: ['files_id_idx'] }, tables: ['file_bytes', 'bot_delivery_heads'] }
 
 const tablesOf = (module: Record<string, unknown>, isTable: (value: unknown) => boolean) =>
   [...new Set(Object.values(module).filter(isTable))]

@@ -1,6 +1,7 @@
 import { performance } from 'node:perf_hooks'
 import type { Logger } from 'pino'
 import type { Store } from '../../db/store.ts'
+import { WriteConflict } from '../../db/write-conflict.ts'
 import { answerApplier, type BotAnswer, checkBotAnswer } from '../../domain/bots/chat/answers.ts'
 import type { PendingDelivery } from '../../domain/bots/delivery/outbox.ts'
 import type { BotEvent } from '../../domain/bots/delivery/event.ts'
@@ -188,7 +189,8 @@ export async function settleAttempt(deps: AttemptDeps, delivery: PendingDelivery
   try {
     await settleDelivery(store, signals, delivery, settlement, clock())
   } catch (error) {
-    if (!settlement.answer || !(error instanceof DomainError)) throw error
+    // A conversation deleted on another instance meanwhile refuses the answer as the domain would.
+    if (!settlement.answer || !(error instanceof DomainError || error instanceof WriteConflict)) throw error
     const refused = { level: 'warn', message: `answer refused, nothing of it applied: ${error.message}` } as const
     await settleDelivery(store, signals, delivery, { ...settlement, answer: undefined, lines: [...settlement.lines, refused] }, clock())
   }

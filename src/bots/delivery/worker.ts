@@ -7,6 +7,7 @@ import {
   followingDelivery,
   nextDeliveryAfter,
   type PendingDelivery,
+  renewDeliveryLease,
 } from '../../domain/bots/delivery/outbox.ts'
 import type { BotInbox } from '../../domain/bots/delivery/inbox.ts'
 import type { OutboundPolicy } from '../../domain/outbound-policy.ts'
@@ -49,8 +50,8 @@ export interface DeliveryWorkerOptions {
   activity?: BotApiActivity
   /**
    * How long a claimed delivery stays this instance's: another instance sharing the database takes
-   * it once this has run out (its holder died). Longer than an attempt may take: `timeoutMs` + 20 s
-   * by default.
+   * it once this has run out (its holder died). Renewed every third of it while the attempt goes
+   * on, however long that is; `timeoutMs` + 20 s by default.
    */
   leaseMs?: number
   /**
@@ -93,7 +94,6 @@ class Worker implements DeliveryWorker {
   private readonly concurrency: number
   private readonly leaseMs: number
   private readonly sweepMs: number
-  private readonly timeoutMs: number
   private readonly attempts: AttemptDeps
   private readonly shutdown = new AbortController()
 
@@ -138,7 +138,6 @@ class Worker implements DeliveryWorker {
     this.concurrency = concurrency
     this.leaseMs = leaseMs
     this.sweepMs = sweepMs
-    this.timeoutMs = timeoutMs
     this.outbound = outbound
     this.observer = observer
     const shutdown = this.shutdown.signal
@@ -146,12 +145,6 @@ class Worker implements DeliveryWorker {
   }
 
   start() {
-    if (this.store.shared && this.leaseMs <= this.timeoutMs) {
-      this.log.warn(
-        { leaseMs: this.leaseMs, timeoutMs: this.timeoutMs },
-        'the bot delivery lease is not longer than an attempt may take: another instance may start a delivery still under way here',
-      )
-    }
     // Alone on its database, this instance learns of every delivery from its own writes; sharing it,
     // it also looks now and then for the deliveries of others (a lease run out, a dead instance's).
     this.sweep = this.store.shared ? setInterval(() => this.wake(), this.sweepMs) : undefined
@@ -215,14 +208,15 @@ class Worker implements DeliveryWorker {
       // attempts under way again (skipped below): either way, no more than there is room for.
       const room = this.concurrency - this.underWay.size
       const limit = this.store.shared ? room : room + this.underWay.size
-      const due = room > 0 ? await claimDeliveries(this.store, at, limit, new Date(at.getTime() + this.leaseMs)) : []
+      const leaseUntil = new Date(at.getTime() + this.leaseMs)
+      const due = room > 0 ? await claimDeliveries(this.store, at, limit, leaseUntil) : []
       this.starved = room <= 0
       for (const delivery of due) {
         if (this.underWay.size >= this.concurrency) {
           this.starved = true
           break
         }
-        if (!this.underWay.has(delivery.id)) this.startAttempt(delivery)
+        if (!this.underWay.has(delivery.id)) this.startAttempt(delivery, this.store.shared ? leaseUntil : undefined)
       }
       const next = await nextDeliveryAfter(this.store, at)
       clearTimeout(this.timer)
@@ -233,10 +227,16 @@ class Worker implements DeliveryWorker {
     } while (this.again && !this.stopped)
   }
 
-  /** Starts an attempt of the delivery; once it ends, the conversation's next delivery follows. */
-  private startAttempt(delivery: PendingDelivery) {
+  /**
+   * Starts an attempt of the delivery; once it ends, the conversation's next delivery follows. A
+   * delivery claimed on a shared store until `leaseUntil` is held by renewing its lease while the
+   * attempt goes on.
+   */
+  private startAttempt(delivery: PendingDelivery, leaseUntil?: Date) {
     const key = conversationKey(delivery)
+    const release = leaseUntil && this.holdLease(delivery, leaseUntil)
     const attempt = this.deliver(delivery)
+      .finally(release)
       .catch((error: unknown) => {
         if (!(error instanceof AttemptAbandoned)) {
           this.log.error({ err: error, deliveryId: delivery.id, conversationId: delivery.conversationId }, 'bot delivery failed')
@@ -263,6 +263,40 @@ class Worker implements DeliveryWorker {
       })
     this.underWay.set(delivery.id, attempt)
     this.busy.set(key, delivery.id)
+  }
+
+  /**
+   * Renews the lease of a delivery under way every third of the lease, each time for a whole lease
+   * from then, until the returned release: an attempt held open past its lease (a `botpress` bot
+   * calling the bot API back) stays this instance's, where another instance would take it again.
+   * An attempt shorter than a third of the lease costs nothing.
+   */
+  private holdLease(delivery: PendingDelivery, leaseUntil: Date): () => void {
+    let held = leaseUntil
+    let released = false
+    let renewing = false
+    const renew = async () => {
+      const next = new Date(this.clock().getTime() + this.leaseMs)
+      if (await renewDeliveryLease(this.store, delivery.id, held, next)) held = next
+      else if (!released) {
+        // Its lease ran out before it was renewed (the process stalled): another instance may make the attempt again.
+        clearInterval(timer)
+        this.log.warn({ deliveryId: delivery.id, conversationId: delivery.conversationId }, 'bot delivery lease lost while its attempt was under way')
+      }
+    }
+    const timer = setInterval(() => {
+      // One renewal at a time: the next one renews the lease this one sets.
+      if (renewing) return
+      renewing = true
+      renew()
+        .catch((error: unknown) => this.log.warn({ err: error, deliveryId: delivery.id }, 'bot delivery lease not renewed'))
+        .finally(() => (renewing = false))
+    }, this.leaseMs / 3)
+    timer.unref()
+    return () => {
+      released = true
+      clearInterval(timer)
+    }
   }
 
   /** Makes one attempt and settles it: true when the delivery left the outbox (taken, dead or gone). */

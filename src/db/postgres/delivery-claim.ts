@@ -1,56 +1,53 @@
-import { and, asc, eq, gt, inArray, isNull, lte, min, or, sql } from 'drizzle-orm'
+import { and, eq, lte, sql, type SQL } from 'drizzle-orm'
+import type { PgTable } from 'drizzle-orm/pg-core'
 import { deliveryOn, dueDeliveries } from '../queries/bot-deliveries.ts'
 import type { EngineDeliveries } from '../queries/index.ts'
-import type { Run } from '../query.ts'
+import type { On, Run } from '../query.ts'
 import type { DueDelivery } from '../store.ts'
-import type { PgTable } from 'drizzle-orm/pg-core'
 import type { PgDb } from './run.ts'
-import { leasedUntil } from './schema.ts'
+import { botDeliveryHeads, leasedUntil } from './schema.ts'
 
 /*
- * Finding the due deliveries among several instances: a delivery is claimed with FOR UPDATE SKIP
- * LOCKED and leased until `leaseUntil`, so that two instances never hold it at once; another
- * instance may take it once the lease has run out (its holder died).
+ * The outbox's due deliveries on PostgreSQL, read from bot_delivery_heads: one row per conversation
+ * with deliveries queued, its oldest (schema.ts, kept by the triggers of drizzle/postgres/0007). A
+ * conversation's order is the table's shape, not a search: the claim walks the heads' `due_at` index
+ * and locks the rows it takes (FOR UPDATE SKIP LOCKED: another instance's claim under way is
+ * skipped, never waited for), so it reads O(limit) rows whatever the backlog behind them. The lease
+ * (until `leaseUntil`) keeps two instances from holding a delivery at once; another instance may
+ * take it once the lease has run out (its holder died), or never while its holder renews it.
  */
 
-/** A table as PostgreSQL's own types see it, for what only PostgreSQL has (FOR UPDATE, the lease). */
+/** A table as PostgreSQL's own types see it, for what only PostgreSQL has (the lease). */
 const own = (table: object) => table as PgTable
 
-/** The deliveries the storage API's `due`, `claim`, `following` and `nextDueAfter` find on PostgreSQL. */
+/** The deliveries the storage API's `due`, `claim`, `following`, `nextDueAfter` and `renew` find on PostgreSQL. */
 export function postgresDeliveries(run: Run, pg: PgDb): EngineDeliveries {
   const { on } = run
   const { botDeliveries, bots } = on.t
-  /** The head of its conversation (none older), to a bot whose delivery is on. */
-  const deliverable = and(
-    sql`not exists (select 1 from ${botDeliveries} as earlier where earlier.integration_id = ${botDeliveries.integrationId}
-      and earlier.conversation_id = ${botDeliveries.conversationId} and earlier.seq < ${botDeliveries.seq})`,
-    deliveryOn(on.t),
-  )
-  /** Nobody holds it: never claimed, or its holder's lease has run out. */
-  const unleased = (now: string) => or(isNull(leasedUntil), lte(leasedUntil, now))
-  const inTurn = [asc(botDeliveries.nextAttemptAt), asc(botDeliveries.seq)]
+  const h = botDeliveryHeads
+
+  /** Up to `limit` heads due at `now`, the most overdue first; `locked`: each locked, those locked elsewhere skipped. */
+  const dueHeads = (now: string, limit: number, locked: boolean): SQL => sql`
+    select ${h.seq} from ${h} join ${bots} on ${bots.id} = ${h.botId}
+    where ${h.dueAt} <= ${now} and ${deliveryOn(on.t)}
+    order by ${h.dueAt}, ${h.seq} limit ${limit}${locked ? sql` for update of ${h} skip locked` : sql``}`
+  const inTurn = sql`${botDeliveries.nextAttemptAt}, ${botDeliveries.seq}`
 
   return {
     due: async (now, limit) =>
       (await dueDeliveries(on)
-        .where(and(lte(botDeliveries.nextAttemptAt, now), unleased(now), deliverable))
-        .orderBy(...inTurn)
-        .limit(limit)) as DueDelivery[],
+        .where(sql`${botDeliveries.seq} in (${dueHeads(now, limit, false)})`)
+        .orderBy(inTurn)) as DueDelivery[],
     claim: async (now, limit, leaseUntil) => {
-      // The rows are locked, those another instance is claiming skipped; a row claimed and
-      // committed meanwhile is re-checked against `unleased` once its lock is granted.
-      const claimed = await pg
-        .select({ seq: sql<number>`${botDeliveries.seq}` })
-        .from(own(botDeliveries))
-        .innerJoin(own(bots), eq(bots.id, botDeliveries.botId))
-        .where(and(lte(botDeliveries.nextAttemptAt, now), unleased(now), deliverable))
-        .orderBy(...inTurn)
-        .limit(limit)
-        .for('update', { of: own(botDeliveries), skipLocked: true })
-      if (claimed.length === 0) return []
-      const seqs = claimed.map((row) => Number(row.seq))
-      await pg.update(own(botDeliveries)).set({ leasedUntil: leaseUntil }).where(inArray(botDeliveries.seq, seqs))
-      return (await dueDeliveries(on).where(inArray(botDeliveries.seq, seqs)).orderBy(...inTurn)) as DueDelivery[]
+      // One statement: the lease is set on the deliveries (their update trigger carries it to their
+      // heads), and the select reads them as they were before it (one snapshot), lease aside.
+      const leased = pg.$with('leased', { seq: sql<number>`seq` }).as(
+        sql`update ${botDeliveries} set leased_until = ${leaseUntil} where ${botDeliveries.seq} = any(array(${dueHeads(now, limit, true)})) returning ${botDeliveries.seq}`,
+      )
+      const withLeased = { db: pg.with(leased) as unknown as On['db'], t: on.t }
+      return (await dueDeliveries(withLeased)
+        .where(sql`${botDeliveries.seq} in (select seq from leased)`)
+        .orderBy(inTurn)) as DueDelivery[]
     },
     following: async (integrationId, conversationId, afterSeq, now) =>
       (
@@ -64,14 +61,18 @@ export function postgresDeliveries(run: Run, pg: PgDb): EngineDeliveries {
         )) as DueDelivery[]
       )[0],
     nextDueAfter: async (now) => {
-      // A delivery another instance holds comes due for the others when its lease runs out.
-      const dueAt = sql<string>`greatest(${botDeliveries.nextAttemptAt}, coalesce(${leasedUntil}, ''))`
-      const [row] = (await on.db
-        .select({ at: min(dueAt) })
-        .from(botDeliveries)
-        .innerJoin(bots, eq(bots.id, botDeliveries.botId))
-        .where(and(gt(dueAt, now), deliverable))) as { at: string | null }[]
-      return row?.at ?? undefined
+      const { rows } = await pg.execute<{ at: string }>(sql`
+        select ${h.dueAt} as at from ${h} join ${bots} on ${bots.id} = ${h.botId}
+        where ${h.dueAt} > ${now} and ${deliveryOn(on.t)} order by ${h.dueAt} limit 1`)
+      return rows[0]?.at
     },
+    renew: async (id, heldUntil, leaseUntil) =>
+      (
+        await pg
+          .update(own(botDeliveries))
+          .set({ leasedUntil: leaseUntil })
+          .where(and(eq(botDeliveries.id, id), eq(leasedUntil, heldUntil)))
+          .returning({ id: sql<string>`${botDeliveries.id}` })
+      ).length > 0,
   }
 }

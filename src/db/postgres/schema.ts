@@ -1,4 +1,5 @@
-import { customType, foreignKey, type PgColumn, type PgTable, pgTable } from 'drizzle-orm/pg-core'
+import { sql } from 'drizzle-orm'
+import { bigint, customType, foreignKey, index, type PgColumn, type PgTable, pgTable, primaryKey } from 'drizzle-orm/pg-core'
 import { defineTables } from '../schema.ts'
 import { postgresTablesDialect, text } from './dialect.ts'
 
@@ -31,4 +32,27 @@ export const fileBytes = pgTable(
   (t) => [
     foreignKey({ columns: [t.integrationId, t.id], foreignColumns: [pgFiles.integrationId, pgFiles.id] }).onDelete('cascade'),
   ],
+)
+
+/**
+ * PostgreSQL only: the delivery each conversation waits on (its oldest in the outbox), one row per
+ * conversation with deliveries queued, kept by triggers on bot_deliveries (drizzle/postgres, the
+ * migration after this table's). A claim walks the due heads in `due_at` order (delivery-claim.ts),
+ * so it touches the rows it takes whatever the backlog behind them, and never two of a conversation.
+ * `due_at` is when the head may be taken: its next attempt, or its holder's lease running out.
+ */
+export const botDeliveryHeads = pgTable(
+  'bot_delivery_heads',
+  {
+    integrationId: text('integration_id').notNull(),
+    conversationId: text('conversation_id').notNull(),
+    seq: bigint('seq', { mode: 'number' }).notNull(),
+    botId: text('bot_id').notNull(),
+    nextAttemptAt: text('next_attempt_at').notNull(),
+    leasedUntil: text('leased_until'),
+    dueAt: text('due_at')
+      .notNull()
+      .generatedAlwaysAs(sql`greatest(next_attempt_at, coalesce(leased_until, ''))`),
+  },
+  (t) => [primaryKey({ columns: [t.integrationId, t.conversationId] }), index('bot_delivery_heads_due_idx').on(t.dueAt, t.seq)],
 )

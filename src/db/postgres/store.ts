@@ -9,6 +9,8 @@ import { type After, type Queries, type Store, unitEffects } from '../store.ts'
 import { databaseFileBytes } from './file-bytes.ts'
 import { postgresQueries } from './queries.ts'
 import type { PgDb } from './run.ts'
+import { named } from './named-statements.ts'
+import { conflictOf, racedCodes } from './write-conflicts.ts'
 import * as schema from './schema.ts'
 
 // src/db/postgres and dist/db/postgres are both three levels below the project root.
@@ -29,16 +31,20 @@ export interface PostgresStoreOptions {
 }
 
 /**
- * A pg client whose string parameters never carry U+0000: PostgreSQL's text cannot hold it (SQLite's
- * can), so it is sent as U+FFFD, the replacement character. A lookup by such a value finds nothing
- * (as no stored id has it) instead of failing; a stored name keeps every other character. JSON
- * columns are not concerned: their text escapes it (`\u0000`), which `json` keeps.
+ * A pg client that prepares drizzle's parameterized queries (named-statements.ts), and whose
+ * string parameters never carry U+0000: PostgreSQL's text cannot hold it (SQLite's can), so it is
+ * sent as U+FFFD, the replacement character. A lookup by such a value finds nothing (as no stored
+ * id has it) instead of failing; a stored name keeps every other character. JSON columns are not
+ * concerned: their text escapes it (`\u0000`), which `json` keeps.
  */
 class NulSafeClient extends pg.Client {
   override query(...args: unknown[]): never {
     const [first, second] = args
-    if (Array.isArray(second)) args[1] = second.map(withoutNul)
-    else if (first && typeof first === 'object' && Array.isArray((first as { values?: unknown }).values)) {
+    if (Array.isArray(second)) {
+      args[1] = second.map(withoutNul)
+      // drizzle's queries (a config and its values): prepared once per connection (named-statements.ts).
+      if (first && typeof first === 'object') args[0] = named(this, first, second)
+    } else if (first && typeof first === 'object' && Array.isArray((first as { values?: unknown }).values)) {
       const config = first as { values: unknown[] }
       args[0] = { ...config, values: config.values.map(withoutNul) }
     }
@@ -135,6 +141,7 @@ export class PostgresStore implements Store {
   }
 
   private async runUnit<T>(work: (q: Queries, after: After) => Promise<T>): Promise<T> {
+    let reran = false
     for (let attempt = 1; ; attempt++) {
       const effects = unitEffects()
       try {
@@ -144,7 +151,13 @@ export class PostgresStore implements Store {
       } catch (error) {
         effects.close()
         if (attempt < maxAttempts && retryable.has(codeOf(error))) continue
-        throw error
+        // Another instance's write broke a constraint (a row deleted or made meanwhile): run once
+        // more, where the unit's own checks see what it committed and answer 404 or 409.
+        if (!reran && racedCodes.has(codeOf(error))) {
+          reran = true
+          continue
+        }
+        throw conflictOf(error) ?? error
       }
     }
   }

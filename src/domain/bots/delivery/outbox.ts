@@ -109,6 +109,14 @@ export const claimDeliveries = (store: Store, at: Date, limit: number, leaseUnti
   )
 
 /**
+ * Keeps a claimed delivery this instance's until `leaseUntil` while its attempt goes on (a `botpress`
+ * bot calling the bot API back holds it open past any lease): false when this instance no longer
+ * holds it since `heldUntil` (see BotDeliveryQueries.renew). True where the engine holds no leases.
+ */
+export const renewDeliveryLease = (store: Store, id: string, heldUntil: Date, leaseUntil: Date): Promise<boolean> =>
+  store.write(async (q) => (await q.botDeliveries.renew?.(id, heldUntil.toISOString(), leaseUntil.toISOString())) ?? true)
+
+/**
  * The delivery right after `delivery` in its conversation, if it is due at `at`: read while
  * `delivery` is being settled, for a process that owns the database (see BotDeliveryQueries.following).
  */

@@ -1,0 +1,173 @@
+import pg from 'pg'
+import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest'
+import type { ConversationSignal } from '../../src/domain/signals.ts'
+import { createTestApp, type TestApp } from '../helpers/app.ts'
+
+/*
+ * Round trips to PostgreSQL per hot request: every query a pg client sends (BEGIN and COMMIT
+ * included) is one exchange with the server, counted where node-postgres sends it. The ceilings are
+ * today's counts: the test fails if a change adds one. They are far above the target of issue 32,
+ * which a change that lowers them brings each ceiling down towards (never up):
+ *  - createMessage on the request path: at most 2 (one transaction sent at once), where the floor
+ *    (../shared/perf/floor-pg.mjs) needs 3 with the echo's claim and settlement;
+ *  - a page of messages: at most the floor's, 1.
+ * This file always runs on PostgreSQL (TEST_DATABASE_URL, or 127.0.0.1:5432): it fails if the
+ * database does not answer.
+ */
+const url = process.env.TEST_DATABASE_URL || 'postgres://postgres@127.0.0.1:5432/postgres'
+
+/** Today's counts, as ceilings (see above for the targets). */
+const ceiling = {
+  /**
+   * A REST createMessage, from the request to its answer (the delivery worker stopped): the chat
+   * integration by webhook id, BEGIN, the participation, the message, its bot event, its delivery, COMMIT.
+   */
+  createMessage: 7,
+  /**
+   * The same with the echo bot's work, up to the commit of its answer: the claim (BEGIN, the claim,
+   * COMMIT), the look for the next due delivery, the bot's state, and the settlement in one transaction
+   * of 9 statements (delivery, log line, participant, participation, message, bot event, …).
+   */
+  createMessageWithEcho: 21,
+  /** A REST listMessages page, first and next: the chat integration, the participation, the page. */
+  page: 3,
+}
+
+let t: TestApp
+let key: string
+let sent: string[] = []
+/** The statements sent with parameters, and the name each had (none: not prepared). */
+let parameterized: { sql: string; name: string | undefined }[] = []
+let counting = false
+
+beforeEach(async () => {
+  // The worker's timer is left out: it looks for other instances' deliveries, not this test's.
+  t = createTestApp({ databaseUrl: url, botSweepMs: 3_600_000 })
+  key = (await t.user('alice')).key
+  await t.conversation(key, 'c1')
+  const publish = t.app.signals.publish.bind(t.app.signals)
+  vi.spyOn(t.app.signals, 'publish').mockImplementation((integrationId: string, signal: ConversationSignal) => {
+    publish(integrationId, signal)
+    onSignal?.(signal)
+  })
+  const query = pg.Client.prototype.query
+  vi.spyOn(pg.Client.prototype, 'query').mockImplementation(function (this: pg.Client, ...args: unknown[]) {
+    const [first, values] = args
+    const sql = typeof first === 'string' ? first : String((first as { text?: string }).text)
+    if (counting) sent.push(sql)
+    if (counting && Array.isArray(values) && values.length > 0) parameterized.push({ sql, name: (first as { name?: string }).name })
+    return (query as (...a: unknown[]) => unknown).apply(this, args)
+  } as never)
+})
+
+afterEach(async () => {
+  vi.restoreAllMocks()
+  await t.close()
+})
+
+/** The statements `work` sends, in order. */
+async function roundTrips(work: () => Promise<unknown>): Promise<string[]> {
+  sent = []
+  parameterized = []
+  counting = true
+  try {
+    await work()
+  } finally {
+    counting = false
+  }
+  return sent
+}
+
+/** Told of each signal the app publishes, once published. */
+let onSignal: ((signal: ConversationSignal) => void) | undefined
+
+/** Resolves on the signal that the echo bot's answer to `text` has committed (the user's message processed). */
+function echoed(text: string): Promise<void> {
+  return new Promise((resolve) => {
+    onSignal = (signal) => {
+      // Synchronous with the settlement's commit: what the worker does after it is not counted.
+      if (signal.type === 'message_status_changed' && signal.newStatus === 'processed' && (signal.message.payload as { text?: string }).text === text) {
+        counting = false
+        onSignal = undefined
+        resolve()
+      }
+    }
+  })
+}
+
+const post = async (text: string) => {
+  const res = await t.chat('POST', '/messages', { key, body: { conversationId: 'c1', payload: { type: 'text', text } } })
+  expect(res.status, JSON.stringify(res.body)).toBe(200)
+}
+
+/** A message and its echo, once the bot has joined (its first answer adds it to the conversation). */
+const warmUp = async () => {
+  const done = echoed('warm-up')
+  await post('warm-up')
+  await done
+  await t.app.bots.idle()
+}
+
+describe('round trips to PostgreSQL', () => {
+  it('createMessage with its echo (request, claim, attempt, settlement) stays within its ceiling', async () => {
+    await warmUp()
+    for (const n of [1, 2, 3]) {
+      const text = `with echo ${n}`
+      const done = echoed(text)
+      const statements = await roundTrips(async () => {
+        await post(text)
+        await done
+      })
+      expect(statements.length, statements.join('\n')).toBeLessThanOrEqual(ceiling.createMessageWithEcho)
+      await t.app.bots.idle()
+    }
+  })
+
+  it('createMessage on the request path stays within its ceiling', async () => {
+    await warmUp()
+    // Nothing but the request then talks to the database.
+    await t.app.bots.stop()
+    for (const n of [1, 2, 3]) {
+      const statements = await roundTrips(() => post(`request ${n}`))
+      expect(statements.length, statements.join('\n')).toBeLessThanOrEqual(ceiling.createMessage)
+    }
+  })
+
+  it('a page of listMessages, first and next, stays within its ceiling', async () => {
+    await warmUp()
+    await t.app.bots.stop()
+    for (let i = 0; i < 25; i++) await post(`m${i}`)
+    let nextToken: string | undefined
+    const first = await roundTrips(async () => {
+      const res = await t.chat('GET', '/conversations/c1/messages', { key })
+      expect(res.status).toBe(200)
+      nextToken = res.body.meta.nextToken
+    })
+    expect(nextToken).toEqual(expect.any(String))
+    const next = await roundTrips(async () => {
+      const res = await t.chat('GET', `/conversations/c1/messages?nextToken=${encodeURIComponent(nextToken as string)}`, { key })
+      expect(res.status).toBe(200)
+      expect(res.body.messages.length).toBeGreaterThan(0)
+    })
+    expect(first.length, first.join('\n')).toBeLessThanOrEqual(ceiling.page)
+    expect(next.length, next.join('\n')).toBeLessThanOrEqual(ceiling.page)
+  })
+
+  it('sends every parameterized statement of createMessage, its echo and a page as a prepared (named) one', async () => {
+    await warmUp()
+    const done = echoed('named')
+    await roundTrips(async () => {
+      await post('named')
+      await done
+    })
+    const echo = parameterized
+    await t.app.bots.idle()
+    await roundTrips(() => t.chat('GET', '/conversations/c1/messages', { key }))
+    const statements = [...echo, ...parameterized]
+    expect(statements.length).toBeGreaterThan(10)
+    expect(statements.filter((statement) => statement.name === undefined).map((statement) => statement.sql)).toEqual([])
+    // One name per text, one text per name.
+    const texts = new Map(statements.map((statement) => [statement.name, statement.sql]))
+    expect(new Set(texts.values()).size).toBe(texts.size)
+  })
+})
