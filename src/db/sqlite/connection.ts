@@ -28,10 +28,8 @@ export function openWriter(path: string, onQuery?: QueryLog): SqliteDb {
   connection.pragma('synchronous = NORMAL')
   connection.pragma('foreign_keys = ON')
   connection.pragma('busy_timeout = 5000')
-  // A group commit runs each request's writes in a savepoint, whose journal holds the first copy
-  // of every page it changes: one createMessage with its bot's work changes more than the 64 KiB
-  // SQLite keeps in memory, and the rest went to a temporary file, write by write. In memory, the
-  // journal is emptied as each savepoint is released: inserts took 10 µs instead of 30.
+  // A group commit's savepoint journals go beyond SQLite's 64 KiB in memory: keep the rest in
+  // memory too, not in a temporary file written write by write (docs/internals/performance.md).
   connection.pragma('temp_store = MEMORY')
   const db = withDrizzle(connection, onQuery)
   migrate(db, { migrationsFolder })

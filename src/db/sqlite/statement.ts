@@ -84,8 +84,8 @@ function rowMapper(fields: NonNullable<DrizzlePrepared['fields']>, joins: Drizzl
 /**
  * A drizzle prepared query that runs as drizzle's does, with the work drizzle repeats on every run
  * done once when it is made: which parameter takes which value, and how a row becomes an object.
- * That repeated work (an entity check per parameter and per column, and the row bookkeeping) was
- * about 6 % of a createMessage's main thread.
+ * That repeated work is an entity check per parameter and per column, and the row bookkeeping
+ * (its cost: docs/internals/performance.md, lab notes).
  */
 export function runOften<T extends object>(prepared: T): T {
   const { stmt, query, logger, fields, joinsNotNullableMap, customResultMapper } = prepared as unknown as DrizzlePrepared

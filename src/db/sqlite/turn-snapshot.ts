@@ -3,9 +3,9 @@ import type Database from 'better-sqlite3'
 /**
  * One read transaction for the reads of a turn of the event loop, on a read-only connection.
  *
- * A statement run outside a transaction takes WAL's read lock and lets it go again: two `fcntl`
- * calls, about 4 µs, as much as a fifth of a page of 20 messages; and every GraphQL or REST read
- * runs two such statements (the participation, then the page). Reads that start in the same turn share one
+ * A statement run outside a transaction takes WAL's read lock and lets it go again (two `fcntl`
+ * calls: docs/internals/performance.md, lab notes), and every GraphQL or REST read runs two such
+ * statements (the participation, then the page). Reads that start in the same turn share one
  * snapshot instead, and it ends when the turn does, so a checkpoint is never held back longer.
  *
  * A snapshot is only reused while no commit has become durable since it opened (`durableCount`,
