@@ -1,5 +1,5 @@
 import { z } from 'zod'
-import { Meta, timestamp } from '../chat/resources.ts'
+import { Meta, timestamp, User } from '../chat/resources.ts'
 
 /* The administration API's bodies (the fragments of bots.graphql as the routes shape them). */
 
@@ -47,22 +47,12 @@ export const BotLog = z
 export const BotList = z.object({ bots: z.array(BotSummary), meta: Meta })
 export const BotLogPage = z.object({ logs: z.array(BotLog), nextToken: z.string().optional() })
 
-export const BotUser = z
-  .object({
-    id: z.string(),
-    name: z.string().optional(),
-    pictureUrl: z.string().optional(),
-    profile: z.string().optional(),
-    createdAt: timestamp,
-    updatedAt: timestamp,
-  })
-  .meta({ id: 'BotUser' })
-
 export const BotConversation = z
   .object({ id: z.string(), ownerId: z.string(), createdAt: timestamp, updatedAt: timestamp })
   .meta({ id: 'BotConversation' })
 
-export const BotUserList = z.object({ users: z.array(BotUser), meta: Meta })
+/** A bot's users read as the chat API shows a user. */
+export const BotUserList = z.object({ users: z.array(User), meta: Meta })
 export const BotConversationList = z.object({ conversations: z.array(BotConversation), meta: Meta })
 /** Everything Confab holds about one user (docs/guides/running-on-the-internet.md, "Deletion, export and retention"). */
 export const BotUserExport = z
