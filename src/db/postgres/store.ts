@@ -9,6 +9,7 @@ import { type After, type Queries, type Store, unitEffects } from '../store.ts'
 import { databaseFileBytes } from './file-bytes.ts'
 import { postgresQueries } from './queries.ts'
 import type { PgDb } from './run.ts'
+import { withHeld } from './deferred-writes.ts'
 import { named } from './named-statements.ts'
 import { conflictOf, racedCodes } from './write-conflicts.ts'
 import * as schema from './schema.ts'
@@ -39,6 +40,18 @@ export interface PostgresStoreOptions {
  */
 class NulSafeClient extends pg.Client {
   override query(...args: unknown[]): never {
+    const [first, second, callback] = args
+    const text = typeof first === 'string' ? first : (first as { text?: unknown } | null)?.text
+    // A unit's held inserts go with its next statement, or just before it (deferred-writes.ts).
+    const sending = typeof text === 'string' && Array.isArray(second) && callback === undefined ? withHeld(this, text, second) : undefined
+    if (!sending) return this.send(args)
+    const config = typeof first === 'string' ? { text: sending.text } : { ...(first as object), text: sending.text }
+    const { before } = sending
+    if (!before) return this.send([config, sending.values])
+    return (this.send([{ text: before.text }, before.values]) as Promise<unknown>).then(() => this.send([config, sending.values])) as never
+  }
+
+  private send(args: unknown[]): never {
     const [first, second] = args
     if (Array.isArray(second)) {
       args[1] = second.map(withoutNul)
