@@ -1,13 +1,19 @@
 /*
- * Inserts a unit of work makes without reading their rows back, sent together with the unit's next
- * statement instead of each in a round trip of its own (node-postgres sends a connection's queries
- * one after the other, each waiting for the last one's answer). A unit's connection holds them
- * until the unit sends anything else:
- *  - an INSERT into none of the tables they write: they go with it, as data-modifying CTEs of the
- *    same statement (PostgreSQL runs them all, and checks foreign keys once the statement ends);
- *  - anything else (a read, which must see them; an update, a delete; COMMIT): they go first, as
- *    one statement of CTEs, and the next statement only once they succeeded;
- *  - ROLLBACK: they are dropped, never sent.
+ * What a unit of work's connection sends, in fewer round trips (node-postgres sends a connection's
+ * queries one after the other, each waiting for the last one's answer):
+ *
+ * - BEGIN waits until the unit writes. The plain reads before its first write (a SELECT that locks
+ *   nothing) run on their own: at READ COMMITTED, the store's isolation (PostgreSQL's default), each
+ *   statement of a transaction sees what was committed when it started, as a statement on its own
+ *   does. A unit whose writes all go out as one statement at its end sends neither BEGIN nor COMMIT:
+ *   that statement is atomic and durable by itself once answered. A unit that writes nothing sends
+ *   neither either.
+ * - Inserts that nothing reads back are held until the unit's next statement:
+ *   - an INSERT into none of the tables they write: they go with it, as data-modifying CTEs of the
+ *     same statement (PostgreSQL runs them all, and checks foreign keys once the statement ends);
+ *   - anything else (a read, which must see them; an update, a delete; COMMIT): they go first, as
+ *     one statement of CTEs, and the next statement only once they succeeded;
+ *   - ROLLBACK: they are dropped, never sent.
  * A held insert that fails (a constraint, a deleted parent) fails the statement it went with, so the
  * unit fails as it would have a statement earlier: its effects and answer come only after its commit.
  */
@@ -19,42 +25,68 @@ interface Held {
   table: string
 }
 
-const heldBy = new WeakMap<object, Held[]>()
-
-const insertInto = /^insert into ("[^"]+")/
-
-/** Holds an insert of the unit on `client` (its connection) until the unit's next statement: false if `text` is not one it holds. */
-export function holdInsert(client: object, text: string, values: unknown[]): boolean {
-  const table = insertInto.exec(text)?.[1]
-  if (table === undefined) return false
-  let held = heldBy.get(client)
-  if (!held) heldBy.set(client, (held = []))
-  held.push({ text, values, table })
-  return true
+interface Unit {
+  /** Whether BEGIN was sent. */
+  begun: boolean
+  held: Held[]
 }
 
-export interface Sending {
-  /** Sent first, alone: the held inserts that could not go with the statement. */
-  before?: { text: string; values: unknown[] }
-  /** The statement, with the held inserts it carries. */
+export interface Statement {
   text: string
   values: unknown[]
 }
 
-/** The statement `text` as `client` sends it, with what the unit holds (see above); undefined when it holds nothing. */
-export function withHeld(client: object, text: string, values: unknown[]): Sending | undefined {
-  const held = heldBy.get(client)
-  if (!held || held.length === 0) return undefined
-  heldBy.delete(client)
-  if (/^rollback\b/i.test(text)) return { text, values }
-  if (insertInto.test(text) && !held.some((h) => text.includes(h.table))) return joined(held, { text, values })
-  const last = held.pop() as Held
-  return { before: joined(held, last), text, values }
+/** The units under way, by their connection. */
+const units = new WeakMap<object, Unit>()
+
+const insertInto = /^insert into ("[^"]+")/
+/** A read that takes no lock (a row lock, an advisory lock) and so may run before BEGIN. */
+const plainRead = /^select\b/i
+const takesLock = /\bfor (update|share|no key update|key share)\b|pg_advisory/i
+
+/** Holds an insert of the unit on `client` (its connection) until the unit's next statement: false if `text` is not one it holds. */
+export function holdInsert(client: object, text: string, values: unknown[]): boolean {
+  const unit = units.get(client)
+  const table = insertInto.exec(text)?.[1]
+  if (!unit || table === undefined) return false
+  unit.held.push({ text, values, table })
+  return true
+}
+
+/**
+ * What `client` sends for the statement `text`, in order (the last one's answer is the statement's);
+ * none: it is answered at once, with nothing sent (a BEGIN not yet due, a COMMIT or ROLLBACK of nothing).
+ * Undefined: the statement is sent as it is.
+ */
+export function sendingOf(client: object, text: string, values: unknown[]): Statement[] | undefined {
+  if (text === 'begin') {
+    units.set(client, { begun: false, held: [] })
+    return []
+  }
+  const unit = units.get(client)
+  if (!unit) return undefined
+  const { held } = unit
+  if (/^rollback\b/i.test(text)) {
+    units.delete(client)
+    return unit.begun ? [{ text, values }] : []
+  }
+  if (/^commit\b/i.test(text)) {
+    units.delete(client)
+    if (!unit.begun) return held.length === 0 ? [] : [joined(held.slice(0, -1), held.at(-1) as Held)]
+    return held.length === 0 ? [{ text, values }] : [joined(held.slice(0, -1), held.at(-1) as Held), { text, values }]
+  }
+  if (!unit.begun && held.length === 0 && plainRead.test(text) && !takesLock.test(text)) return undefined
+  const sending: Statement[] = unit.begun ? [] : [{ text: 'begin', values: [] }]
+  unit.begun = true
+  unit.held = []
+  if (held.length === 0) return [...sending, { text, values }]
+  if (insertInto.test(text) && !held.some((h) => text.includes(h.table))) return [...sending, joined(held, { text, values })]
+  return [...sending, joined(held.slice(0, -1), held.at(-1) as Held), { text, values }]
 }
 
 /** One statement: `held` as CTEs, then `main`, its parameters numbered after theirs. */
-function joined(held: readonly Held[], main: { text: string; values: unknown[] }): { text: string; values: unknown[] } {
-  if (held.length === 0) return main
+function joined(held: readonly Held[], main: Statement): Statement {
+  if (held.length === 0) return { text: main.text, values: main.values }
   const values: unknown[] = []
   const parts: string[] = []
   const renumbered = (text: string) => {

@@ -9,7 +9,7 @@ import { type After, type Queries, type Store, unitEffects } from '../store.ts'
 import { databaseFileBytes } from './file-bytes.ts'
 import { postgresQueries } from './queries.ts'
 import type { PgDb } from './run.ts'
-import { withHeld } from './deferred-writes.ts'
+import { sendingOf } from './deferred-writes.ts'
 import { named } from './named-statements.ts'
 import { conflictOf, racedCodes } from './write-conflicts.ts'
 import * as schema from './schema.ts'
@@ -42,13 +42,19 @@ class NulSafeClient extends pg.Client {
   override query(...args: unknown[]): never {
     const [first, second, callback] = args
     const text = typeof first === 'string' ? first : (first as { text?: unknown } | null)?.text
-    // A unit's held inserts go with its next statement, or just before it (deferred-writes.ts).
-    const sending = typeof text === 'string' && Array.isArray(second) && callback === undefined ? withHeld(this, text, second) : undefined
+    // A unit's BEGIN waits for its first write, its inserts for its next statement (deferred-writes.ts).
+    const sending = typeof text === 'string' && Array.isArray(second) && callback === undefined ? sendingOf(this, text, second) : undefined
     if (!sending) return this.send(args)
-    const config = typeof first === 'string' ? { text: sending.text } : { ...(first as object), text: sending.text }
-    const { before } = sending
-    if (!before) return this.send([config, sending.values])
-    return (this.send([{ text: before.text }, before.values]) as Promise<unknown>).then(() => this.send([config, sending.values])) as never
+    if (sending.length === 0) return Promise.resolve({ command: text, rowCount: null, rows: [], fields: [] }) as never
+    const config = typeof first === 'string' ? {} : (first as object)
+    const sent = (i: number) => {
+      const { text: sql, values } = sending[i] as { text: string; values: unknown[] }
+      return this.send([i === sending.length - 1 ? { ...config, text: sql } : { text: sql }, values]) as Promise<unknown>
+    }
+    // The first at once (in the order the unit asked), each next once the last succeeded: a failure is told as it was.
+    let answer = sent(0)
+    for (let i = 1; i < sending.length; i++) answer = answer.then(() => sent(i))
+    return answer as never
   }
 
   private send(args: unknown[]): never {
