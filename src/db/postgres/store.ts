@@ -80,7 +80,8 @@ const maxAttempts = 5
 /**
  * The storage API on PostgreSQL (node-postgres: the driver drizzle's migrator, pg-boss and most of
  * the ecosystem use, with a plain connection pool and no hidden statement cache). A unit of work is
- * one transaction on one pooled connection; reads run on the pool. Several instances may share the
+ * one transaction on one pooled connection, its BEGIN sent with its first write and its held inserts
+ * with its next statement (deferred-writes.ts); reads run on the pool. Several instances may share the
  * database: migrations are applied under an advisory lock, bot deliveries are leased.
  */
 export class PostgresStore implements Store {
