@@ -346,9 +346,19 @@ export interface Store {
    * The work must reach the database through `q` only, and must not wait on another unit.
    */
   write<T>(work: (q: Queries, after: After) => Promise<T>): Promise<T>
+  /**
+   * A unit of work of one statement, atomic by itself (a claim, a lease's renewal): the work sends
+   * exactly one statement through `q`. PostgreSQL runs it without BEGIN and COMMIT, two round trips
+   * fewer; absent, it is `write` (see writeStatement).
+   */
+  writeStatement?<T>(work: (q: Queries) => Promise<T>): Promise<T>
   /** Finishes the units already submitted, then closes; later calls are refused. */
   close(): Promise<void>
 }
+
+/** Runs a unit of one statement (Store.writeStatement), as a unit of work where the engine has no cheaper way. */
+export const writeStatement = <T>(store: Store, work: (q: Queries) => Promise<T>): Promise<T> =>
+  store.writeStatement ? store.writeStatement(work) : store.write((q) => work(q))
 
 /* Erasure, a user's records and retention (src/db/queries/erasure.ts, user-records.ts, retention.ts). */
 

@@ -92,6 +92,7 @@ function postgresTestStore(postgresUrl: string, schema: string, onQuery?: (sql: 
     check: gate(() => pg.check()),
     read: gate((work) => pg.read(work)),
     write: gate((work) => pg.write(work)),
+    writeStatement: gate((work) => pg.writeStatement(work)),
     close: () => pg.close(),
   } as Store
   const query = async <T>(sql: string, ...params: unknown[]) => {

@@ -64,8 +64,9 @@ describe('a write racing a delete on another instance', () => {
     const b = secondInstance(a)
     const alice = await a.user('alice')
     await a.conversation(alice.key, 'c1')
-    // A has found the conversation and alice in it; its message is about to be inserted.
-    const held = holdStatement((sql) => sql.startsWith('insert into "messages"'))
+    // A has found the conversation and alice in it; its message is about to be inserted (with its
+    // bot event and delivery, in one statement: src/db/postgres/deferred-writes.ts).
+    const held = holdStatement((sql) => sql.includes('insert into "messages"'))
     const creating = a.chat('POST', '/messages', { key: alice.key, body: { conversationId: 'c1', payload: { type: 'text', text: 'late' } } })
     await held.reached
     expect((await b.chat('DELETE', '/conversations/c1', { key: alice.key })).status).toBe(200)

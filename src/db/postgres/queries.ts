@@ -14,7 +14,7 @@ const bootstrapLock = 0x636f6e66_61622d62n
  * instances starting at once on an empty database make one first tenant, not N.
  */
 export function postgresQueries(db: PgDb, { inUnit }: { inUnit: boolean }): Queries {
-  const run = postgresRun(db)
+  const run = postgresRun(db, { holdInserts: inUnit })
   const shared = queriesOf(run, postgresDeliveries(run, db))
   if (!inUnit) return shared
   return {

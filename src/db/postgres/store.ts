@@ -9,6 +9,7 @@ import { type After, type Queries, type Store, unitEffects } from '../store.ts'
 import { databaseFileBytes } from './file-bytes.ts'
 import { postgresQueries } from './queries.ts'
 import type { PgDb } from './run.ts'
+import { sendingOf } from './deferred-writes.ts'
 import { named } from './named-statements.ts'
 import { conflictOf, racedCodes } from './write-conflicts.ts'
 import * as schema from './schema.ts'
@@ -39,6 +40,24 @@ export interface PostgresStoreOptions {
  */
 class NulSafeClient extends pg.Client {
   override query(...args: unknown[]): never {
+    const [first, second, callback] = args
+    const text = typeof first === 'string' ? first : (first as { text?: unknown } | null)?.text
+    // A unit's BEGIN waits for its first write, its inserts for its next statement (deferred-writes.ts).
+    const sending = typeof text === 'string' && Array.isArray(second) && callback === undefined ? sendingOf(this, text, second) : undefined
+    if (!sending) return this.send(args)
+    if (sending.length === 0) return Promise.resolve({ command: text, rowCount: null, rows: [], fields: [] }) as never
+    const config = typeof first === 'string' ? {} : (first as object)
+    const sent = (i: number) => {
+      const { text: sql, values } = sending[i] as { text: string; values: unknown[] }
+      return this.send([i === sending.length - 1 ? { ...config, text: sql } : { text: sql }, values]) as Promise<unknown>
+    }
+    // The first at once (in the order the unit asked), each next once the last succeeded: a failure is told as it was.
+    let answer = sent(0)
+    for (let i = 1; i < sending.length; i++) answer = answer.then(() => sent(i))
+    return answer as never
+  }
+
+  private send(args: unknown[]): never {
     const [first, second] = args
     if (Array.isArray(second)) {
       args[1] = second.map(withoutNul)
@@ -61,7 +80,8 @@ const maxAttempts = 5
 /**
  * The storage API on PostgreSQL (node-postgres: the driver drizzle's migrator, pg-boss and most of
  * the ecosystem use, with a plain connection pool and no hidden statement cache). A unit of work is
- * one transaction on one pooled connection; reads run on the pool. Several instances may share the
+ * one transaction on one pooled connection, its BEGIN sent with its first write and its held inserts
+ * with its next statement (deferred-writes.ts); reads run on the pool. Several instances may share the
  * database: migrations are applied under an advisory lock, bot deliveries are leased.
  */
 export class PostgresStore implements Store {
@@ -134,18 +154,33 @@ export class PostgresStore implements Store {
 
   write<T>(work: (q: Queries, after: After) => Promise<T>): Promise<T> {
     if (this.closing) return Promise.reject(closedError())
-    const unit = this.runUnit(work)
+    return this.tracked(this.runUnit(work, true))
+  }
+
+  /**
+   * One statement commits by itself: sent on the pool, without BEGIN and COMMIT (two round trips of
+   * three), and as atomic as the same statement in a transaction of its own.
+   */
+  writeStatement<T>(work: (q: Queries) => Promise<T>): Promise<T> {
+    if (this.closing) return Promise.reject(closedError())
+    return this.tracked(this.runUnit(work, false))
+  }
+
+  /** A unit under way, which close() lets finish. */
+  private tracked<T>(unit: Promise<T>): Promise<T> {
     this.units.add(unit)
     void unit.catch(() => undefined).finally(() => this.units.delete(unit))
     return unit
   }
 
-  private async runUnit<T>(work: (q: Queries, after: After) => Promise<T>): Promise<T> {
+  private async runUnit<T>(work: (q: Queries, after: After) => Promise<T>, inTransaction: boolean): Promise<T> {
     let reran = false
     for (let attempt = 1; ; attempt++) {
       const effects = unitEffects()
       try {
-        const value = await this.db.transaction((tx) => work(postgresQueries(tx as unknown as PgDb, { inUnit: true }), effects.after))
+        const value = inTransaction
+          ? await this.db.transaction((tx) => work(postgresQueries(tx as unknown as PgDb, { inUnit: true }), effects.after))
+          : await work(this.readQueries, effects.after)
         effects.run(this.onEffectError)
         return value
       } catch (error) {

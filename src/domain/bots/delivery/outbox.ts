@@ -1,5 +1,5 @@
 import type { BotEventRow, BotRow, ChatIntegrationRow, MessageRow } from '../../../db/schema.ts'
-import type { After, DueDelivery, Queries, Store } from '../../../db/store.ts'
+import { type After, type DueDelivery, type Queries, type Store, writeStatement } from '../../../db/store.ts'
 import type { BotEvent } from './event.ts'
 import { signingSecretsOf } from '../admin/secrets.ts'
 import type { ChatContext } from '../../context.ts'
@@ -104,7 +104,7 @@ export const dueDeliveries = (store: Store, at: Date, limit: number): Promise<Pe
  * one whose holder died is taken by another once the lease has run out.
  */
 export const claimDeliveries = (store: Store, at: Date, limit: number, leaseUntil: Date): Promise<PendingDelivery[]> =>
-  store.write(async (q) =>
+  writeStatement(store, async (q) =>
     (await q.botDeliveries.claim(at.toISOString(), limit, leaseUntil.toISOString())).map((due) => pendingOf(due, at)),
   )
 
@@ -114,7 +114,7 @@ export const claimDeliveries = (store: Store, at: Date, limit: number, leaseUnti
  * holds it since `heldUntil` (see BotDeliveryQueries.renew). True where the engine holds no leases.
  */
 export const renewDeliveryLease = (store: Store, id: string, heldUntil: Date, leaseUntil: Date): Promise<boolean> =>
-  store.write(async (q) => (await q.botDeliveries.renew?.(id, heldUntil.toISOString(), leaseUntil.toISOString())) ?? true)
+  writeStatement(store, async (q) => (await q.botDeliveries.renew?.(id, heldUntil.toISOString(), leaseUntil.toISOString())) ?? true)
 
 /**
  * The delivery right after `delivery` in its conversation, if it is due at `at`: read while

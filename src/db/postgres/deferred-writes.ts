@@ -1,0 +1,103 @@
+/*
+ * What a unit of work's connection sends, in fewer round trips (node-postgres sends a connection's
+ * queries one after the other, each waiting for the last one's answer):
+ *
+ * - BEGIN waits until the unit writes. The plain reads before its first write (a SELECT that locks
+ *   nothing) run on their own: at READ COMMITTED, the store's isolation (PostgreSQL's default), each
+ *   statement of a transaction sees what was committed when it started, as a statement on its own
+ *   does. A unit whose writes all go out as one statement at its end sends neither BEGIN nor COMMIT:
+ *   that statement is atomic and durable by itself once answered. A unit that writes nothing sends
+ *   neither either.
+ * - Inserts that nothing reads back are held until the unit's next statement:
+ *   - an INSERT into none of the tables they write: they go with it, as data-modifying CTEs of the
+ *     same statement (PostgreSQL runs them all, and checks foreign keys once the statement ends);
+ *   - anything else (a read, which must see them; an update, a delete; COMMIT): they go first, as
+ *     one statement of CTEs, and the next statement only once they succeeded;
+ *   - ROLLBACK: they are dropped, never sent.
+ * A held insert that fails (a constraint, a deleted parent) fails the statement it went with, so the
+ * unit fails as it would have a statement earlier: its effects and answer come only after its commit.
+ */
+
+interface Held {
+  text: string
+  values: unknown[]
+  /** The table it writes, as its text quotes it (`"messages"`). */
+  table: string
+}
+
+interface Unit {
+  /** Whether BEGIN was sent. */
+  begun: boolean
+  held: Held[]
+}
+
+export interface Statement {
+  text: string
+  values: unknown[]
+}
+
+/** The units under way, by their connection. */
+const units = new WeakMap<object, Unit>()
+
+const insertInto = /^insert into ("[^"]+")/
+/** A read that takes no lock (a row lock, an advisory lock) and so may run before BEGIN. */
+const plainRead = /^select\b/i
+const takesLock = /\bfor (update|share|no key update|key share)\b|pg_advisory/i
+
+/** Holds an insert of the unit on `client` (its connection) until the unit's next statement: false if `text` is not one it holds. */
+export function holdInsert(client: object, text: string, values: unknown[]): boolean {
+  const unit = units.get(client)
+  const table = insertInto.exec(text)?.[1]
+  if (!unit || table === undefined) return false
+  unit.held.push({ text, values, table })
+  return true
+}
+
+/**
+ * What `client` sends for the statement `text`, in order (the last one's answer is the statement's);
+ * none: it is answered at once, with nothing sent (a BEGIN not yet due, a COMMIT or ROLLBACK of nothing).
+ * Undefined: the statement is sent as it is.
+ */
+export function sendingOf(client: object, text: string, values: unknown[]): Statement[] | undefined {
+  if (text === 'begin') {
+    units.set(client, { begun: false, held: [] })
+    return []
+  }
+  const unit = units.get(client)
+  if (!unit) return undefined
+  const { held } = unit
+  if (/^rollback\b/i.test(text)) {
+    units.delete(client)
+    return unit.begun ? [{ text, values }] : []
+  }
+  if (/^commit\b/i.test(text)) {
+    units.delete(client)
+    if (!unit.begun) return held.length === 0 ? [] : [joined(held.slice(0, -1), held.at(-1) as Held)]
+    return held.length === 0 ? [{ text, values }] : [joined(held.slice(0, -1), held.at(-1) as Held), { text, values }]
+  }
+  if (!unit.begun && held.length === 0 && plainRead.test(text) && !takesLock.test(text)) return undefined
+  const sending: Statement[] = unit.begun ? [] : [{ text: 'begin', values: [] }]
+  unit.begun = true
+  unit.held = []
+  if (held.length === 0) return [...sending, { text, values }]
+  if (insertInto.test(text) && !held.some((h) => text.includes(h.table))) return [...sending, joined(held, { text, values })]
+  return [...sending, joined(held.slice(0, -1), held.at(-1) as Held), { text, values }]
+}
+
+/** One statement: `held` as CTEs, then `main`, its parameters numbered after theirs. */
+function joined(held: readonly Held[], main: Statement): Statement {
+  if (held.length === 0) return { text: main.text, values: main.values }
+  const values: unknown[] = []
+  const parts: string[] = []
+  const renumbered = (text: string) => {
+    const offset = values.length
+    return offset === 0 ? text : text.replace(/\$(\d+)/g, (_, n: string) => `$${Number(n) + offset}`)
+  }
+  held.forEach((h, i) => {
+    parts.push(`confab_held_${i} as (${renumbered(h.text)})`)
+    values.push(...h.values)
+  })
+  const text = `with ${parts.join(', ')} ${renumbered(main.text)}`
+  values.push(...main.values)
+  return { text, values }
+}
