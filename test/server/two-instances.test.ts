@@ -65,7 +65,7 @@ afterAll(async () => {
   await Promise.allSettled([a?.stop(), b?.stop()])
   await receiver.close()
   await pgAdmin(`drop database if exists "${database}" with (force)`)
-}, 60_000)
+}, 2 * START_TIMEOUT)
 
 const chatUrl = (server: RunningServer) => `${server.baseUrl}/${env.CONFAB_WEBHOOK_ID}`
 const admin = (server: RunningServer) =>
