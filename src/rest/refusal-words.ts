@@ -66,12 +66,14 @@ function wordsOf(issue: Issue, input: unknown, where: string): string {
     case 'too_small': {
       if (issue.origin === 'number' || issue.origin === 'int') {
         const bound = issue.code === 'too_big' ? `at most ${issue.maximum}` : `at least ${issue.minimum}`
-        return `${where}: expected a number ${bound}, got ${described(got)}`
+        // A query parameter's number arrives as text: it is told as the number it was read as.
+        return `${where}: expected a number ${bound}, got ${described(typeof got === 'string' ? Number(got) : got)}`
       }
       return `${where}: ${issue.message}`
     }
     case 'invalid_format':
-      return `${where}: expected ${article(issue.format)}, got ${described(got)}`
+      // A pattern's words are its schema's message (graphql/input-bounds.ts), not the pattern.
+      return `${where}: expected ${issue.format === 'regex' ? issue.message : article(issue.format)}, got ${described(got)}`
     default:
       return `${where}: ${issue.message}`
   }

@@ -51,6 +51,14 @@ describe('the OpenAPI document', () => {
     const createBot = document.paths['/v1/admin/bots']?.post as { requestBody: { description: string } }
     expect(createBot.requestBody.description).toBe('At most 50 MB (else 413 PayloadTooLarge).')
   })
+
+  it('publishes the bounds the domain checks: page sizes and the ids a client chooses', () => {
+    const listBots = document.paths['/v1/admin/bots']?.get as { parameters: { name: string; schema: unknown }[] }
+    expect(listBots.parameters.find((p) => p.name === 'pageSize')?.schema).toMatchObject({ type: 'integer', minimum: 1, maximum: 100 })
+    const createUser = document.paths['/{webhookId}/users']?.post as { requestBody: { content: Record<string, { schema: any }> } }
+    const id = createUser.requestBody.content['application/json']?.schema.properties.id
+    expect(JSON.stringify(id)).toContain('"pattern":"^[A-Za-z0-9._:-]{1,64}$"')
+  })
 })
 
 describe('GET /openapi.json and GET /docs/api', () => {
