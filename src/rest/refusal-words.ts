@@ -69,11 +69,16 @@ function wordsOf(issue: Issue, input: unknown, where: string): string {
         // A query parameter's number arrives as text: it is told as the number it was read as.
         return `${where}: expected a number ${bound}, got ${described(typeof got === 'string' ? Number(got) : got)}`
       }
+      if (issue.origin === 'string') {
+        const count = Number(issue.code === 'too_big' ? issue.maximum : issue.minimum)
+        const bound = `${issue.code === 'too_big' ? 'at most' : 'at least'} ${count} character${count === 1 ? '' : 's'}`
+        return `${where}: expected ${bound}, got ${typeof got === 'string' ? got.length : described(got)}`
+      }
       return `${where}: ${issue.message}`
     }
     case 'invalid_format':
-      // A pattern's words are its schema's message (graphql/input-bounds.ts), not the pattern.
-      return `${where}: expected ${issue.format === 'regex' ? issue.message : article(issue.format)}, got ${described(got)}`
+      // A pattern's or a URL's words are its schema's message (graphql/input-bounds.ts).
+      return `${where}: expected ${issue.format === 'regex' || issue.format === 'url' ? issue.message : article(issue.format)}, got ${described(got)}`
     default:
       return `${where}: ${issue.message}`
   }

@@ -10,7 +10,7 @@ import { addParticipant, getParticipant, listParticipants, removeParticipant } f
 import { loadUser } from '../../domain/loaders.ts'
 import { setTyping } from '../../domain/typing.ts'
 import { builder } from '../builder.ts'
-import { clientIdBounds } from '../input-bounds.ts'
+import { clientIdBounds, typingTimeoutBounds } from '../input-bounds.ts'
 import { chatScope } from '../context.ts'
 import { visibleOrNull } from '../nodes.ts'
 import { pageConnection } from '../paging.ts'
@@ -155,7 +155,7 @@ builder.relayMutationField(
     subGraphs: ['chat'],
     inputFields: (t) => ({
       conversationId: t.string({ required: true }),
-      timeout: t.int({ description: 'How long the indicator lasts, in milliseconds (5,000 by default, 60,000 at most).' }),
+      timeout: t.int({ description: 'How long the indicator lasts, in milliseconds (5,000 by default, 60,000 at most).', extensions: typingTimeoutBounds }),
     }),
   },
   {
