@@ -27,14 +27,10 @@ import {
 import { type Method, route } from '../route.ts'
 import type { TypedDocumentNode } from '@graphql-typed-document-node/core'
 import { z } from 'zod'
+import { BotConversation, BotEvent, BotMessage, BotState, BotUser } from './resources.ts'
 
-/** A resource of the bot API, in @botpress/client's shape (the operation checks its input itself, in its own words). */
-const resources = new Map<string, z.ZodType>()
-const resource = (name: string) => {
-  let schema = resources.get(name)
-  if (!schema) resources.set(name, (schema = z.record(z.string(), z.unknown()).meta({ id: `Bot${name}` })))
-  return schema
-}
+const resources: Record<string, z.ZodType> = { Conversation: BotConversation, User: BotUser, Message: BotMessage, Event: BotEvent, State: BotState }
+const resource = (name: string) => resources[name] as z.ZodType
 const one = (name: string) => z.looseObject({ [name.toLowerCase()]: resource(name) })
 const page = (name: string, key: string) => z.looseObject({ [key]: z.array(resource(name)), meta: z.object({ nextToken: z.string().optional() }) })
 const nothing = z.object({})
