@@ -59,6 +59,19 @@ describe('the OpenAPI document', () => {
     const id = createUser.requestBody.content['application/json']?.schema.properties.id
     expect(JSON.stringify(id)).toContain('"pattern":"^[A-Za-z0-9._:-]{1,64}$"')
   })
+
+  it("publishes the bot API's inputs (the schemas its operations read them with) and its resources' fields", () => {
+    const create = document.paths['/v1/chat/messages']?.post as { requestBody: { content: Record<string, { schema: any }> } }
+    expect(create.requestBody.content['application/json']?.schema).toMatchObject({
+      required: ['payload', 'userId', 'conversationId', 'type'],
+      additionalProperties: false,
+    })
+    const list = document.paths['/v1/chat/messages']?.get as { parameters: { name: string; required: boolean }[] }
+    expect(list.parameters.map(({ name, required }) => [name, required])).toEqual([['conversationId', true], ['nextToken', false]])
+    for (const name of ['BotConversation', 'BotUser', 'BotMessage', 'BotEvent', 'BotState']) {
+      expect(document.components.schemas[name], name).toMatchObject({ type: 'object', required: expect.arrayContaining(['id']) })
+    }
+  })
 })
 
 describe('GET /openapi.json and GET /docs/api', () => {

@@ -27,6 +27,7 @@ import {
 import { type Method, route } from '../route.ts'
 import type { TypedDocumentNode } from '@graphql-typed-document-node/core'
 import { z } from 'zod'
+import { botApiInputs } from '../../contracts/bot-api-inputs.ts'
 import { BotConversation, BotEvent, BotMessage, BotState, BotUser } from './resources.ts'
 
 const resources: Record<string, z.ZodType> = { Conversation: BotConversation, User: BotUser, Message: BotMessage, Event: BotEvent, State: BotState }
@@ -39,7 +40,7 @@ const nothing = z.object({})
  * An operation of the bot API as @botpress/client calls it: its input is the path parameters,
  * the query parameters and the JSON body together, and its response body is the operation's result.
  */
-const botApiRoute = <TName extends string>(
+const botApiRoute = <TName extends keyof typeof botApiInputs>(
   operation: TName,
   method: Method,
   path: string,
@@ -55,6 +56,7 @@ const botApiRoute = <TName extends string>(
     path,
     document,
     body: z.looseObject({}),
+    input: botApiInputs[operation],
     variables: ({ params, query, body }) => ({ input: { ...body, ...Object.fromEntries(query), ...params } }),
     response: (d) => d[operation],
   })
