@@ -93,7 +93,7 @@ function importsOf(file: string): Import[] {
 const allImports = sourceFiles(src).flatMap(importsOf)
 const describeAll = (imports: Import[]) => imports.map(({ file, specifier }) => `${file} -> ${specifier}`)
 
-describe('import direction: config → db/tracing → domain → auth/signals/bots → graphql → rest → http/app/openapi → main', () => {
+describe('import direction: config/contracts → db/tracing → domain → auth/signals/bots → graphql → rest → http/app/openapi → main', () => {
   it.each(Object.keys(layers))('%s imports only from its own layer or below', (layer) => {
     const upward = allImports.filter(
       (i) => layerOf(join(src, i.file)) === layer && i.layer !== undefined && (layers[i.layer] ?? 0) > (layers[layer] ?? 0),
