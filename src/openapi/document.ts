@@ -71,7 +71,10 @@ function jsonSchema(schema: z.ZodType, io: 'input' | 'output', components: Compo
   }
   const text = JSON.stringify(body).replaceAll('"#/$defs/', '"#/components/schemas/')
   for (const [name, part] of Object.entries($defs ?? {})) {
-    components[name] = JSON.parse(JSON.stringify(part).replaceAll('"#/$defs/', '"#/components/schemas/'))
+    const named = JSON.stringify(part).replaceAll('"#/$defs/', '"#/components/schemas/')
+    // Two schemas under one name would leave one API documented by the other's.
+    if (components[name] !== undefined && JSON.stringify(components[name]) !== named) throw new Error(`two OpenAPI schemas are named ${name}`)
+    components[name] = JSON.parse(named)
   }
   return JSON.parse(text)
 }

@@ -68,7 +68,7 @@ describe('the OpenAPI document', () => {
     })
     const list = document.paths['/v1/chat/messages']?.get as { parameters: { name: string; required: boolean }[] }
     expect(list.parameters.map(({ name, required }) => [name, required])).toEqual([['conversationId', true], ['nextToken', false]])
-    for (const name of ['BotConversation', 'BotUser', 'BotMessage', 'BotEvent', 'BotState']) {
+    for (const name of ['BotApiConversation', 'BotApiUser', 'BotApiMessage', 'BotApiEvent', 'BotApiState']) {
       expect(document.components.schemas[name], name).toMatchObject({ type: 'object', required: expect.arrayContaining(['id']) })
     }
   })

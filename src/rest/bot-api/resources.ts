@@ -12,7 +12,7 @@ const tags = z.record(z.string(), z.string()).describe("The chat integration's t
 
 export const BotConversation = z
   .looseObject({ id: z.string(), createdAt: timestamp, updatedAt: timestamp, channel: z.string(), integration: z.string(), tags })
-  .meta({ id: 'BotConversation' })
+  .meta({ id: 'BotApiConversation' })
 
 export const BotUser = z
   .looseObject({
@@ -23,7 +23,7 @@ export const BotUser = z
     name: z.string().optional(),
     pictureUrl: z.string().optional(),
   })
-  .meta({ id: 'BotUser' })
+  .meta({ id: 'BotApiUser' })
 
 export const BotMessage = z
   .looseObject({
@@ -37,7 +37,7 @@ export const BotMessage = z
     conversationId: z.string(),
     tags: json,
   })
-  .meta({ id: 'BotMessage' })
+  .meta({ id: 'BotApiMessage' })
 
 export const BotEvent = z
   .looseObject({
@@ -51,7 +51,7 @@ export const BotEvent = z
     status: z.string(),
     failureReason: z.string().nullable(),
   })
-  .meta({ id: 'BotEvent' })
+  .meta({ id: 'BotApiEvent' })
 
 export const BotState = z
   .looseObject({
@@ -65,4 +65,4 @@ export const BotState = z
     createdAt: timestamp,
     updatedAt: timestamp,
   })
-  .meta({ id: 'BotState' })
+  .meta({ id: 'BotApiState' })
