@@ -2,12 +2,14 @@ import { randomBytes, randomFillSync } from 'node:crypto'
 import { monotonicFactory } from 'ulid'
 import { invalidPayload } from './errors.ts'
 
-const clientIdPattern = /^[A-Za-z0-9._:-]{1,64}$/
+/** Ids a client chooses: 1–64 characters of [A-Za-z0-9._:-]. */
+export const clientIdPattern = /^[A-Za-z0-9._:-]{1,64}$/
+export const clientIdWords = '1-64 characters from [A-Za-z0-9._:-]'
 
-/** Ids a client chooses (users, conversations): 1–64 characters of [A-Za-z0-9._:-]. */
+/** Ids a client chooses (users, conversations). */
 export function assertClientId(id: string, what: string): string {
   if (!clientIdPattern.test(id)) {
-    throw invalidPayload(`${what} must be 1-64 characters from [A-Za-z0-9._:-], got ${JSON.stringify(id)}`)
+    throw invalidPayload(`${what} must be ${clientIdWords}, got ${JSON.stringify(id)}`)
   }
   return id
 }

@@ -15,6 +15,8 @@ async function authoredByBot(ctx: ChatContext, q: Queries, message: MessageRow):
   return (await q.users.find(ctx.integration.id, message.userId))?.isBot ?? false
 }
 
+export const feedbackValues = ['positive', 'negative'] as const
+
 /** Feedback is `{value: "positive" | "negative", comment?}` (400 otherwise). */
 export function checkFeedback(input: { value: unknown; comment?: unknown }): MessageFeedback {
   if (input.value !== 'positive' && input.value !== 'negative') {

@@ -71,20 +71,39 @@ function jsonSchema(schema: z.ZodType, io: 'input' | 'output', components: Compo
   }
   const text = JSON.stringify(body).replaceAll('"#/$defs/', '"#/components/schemas/')
   for (const [name, part] of Object.entries($defs ?? {})) {
-    components[name] = JSON.parse(JSON.stringify(part).replaceAll('"#/$defs/', '"#/components/schemas/'))
+    const named = JSON.stringify(part).replaceAll('"#/$defs/', '"#/components/schemas/')
+    // Two schemas under one name would leave one API documented by the other's.
+    if (components[name] !== undefined && JSON.stringify(components[name]) !== named) throw new Error(`two OpenAPI schemas are named ${name}`)
+    components[name] = JSON.parse(named)
   }
   return JSON.parse(text)
 }
 
-function operationOf(api: RestApi, route: AnyRoute, components: Components) {
+/**
+ * What a request of the route carries, as the document states it: the checked request schema, or for
+ * an operation that checks its whole input itself (route.input), that input less its path parameters,
+ * as the query of a GET or DELETE and the body of the others.
+ */
+function requestOf(api: RestApi, route: AnyRoute): { parameters: Record<string, z.ZodType>; body: z.ZodObject | undefined } {
   const request = requestSchema(api.schema, route)
+  if (!route.input) return request
+  const inPath = new Set(pathParams(route.path))
+  const rest = Object.fromEntries(Object.entries(route.input.shape).filter(([name]) => !inPath.has(name))) as Record<string, z.ZodType>
+  if (request.body === undefined) return { parameters: rest, body: undefined }
+  const omitted = Object.fromEntries([...inPath].filter((name) => name in route.input!.shape).map((name) => [name, true] as const))
+  return { parameters: {}, body: route.input.omit(omitted as never) }
+}
+
+function operationOf(api: RestApi, route: AnyRoute, components: Components) {
+  const request = requestOf(api, route)
   const parameters = [
     ...pathParams(`${api.prefix}${route.path}`).map((name) => ({ name, in: 'path', required: true, schema: { type: 'string' } })),
     ...Object.entries(request.parameters).map(([name, schema]) => ({
       name,
       in: 'query',
       required: !schema.safeParse(undefined).success,
-      schema: jsonSchema(schema, 'output', components),
+      // As the caller sends it (an input's defaults and transforms are the server's business).
+      schema: jsonSchema(schema, 'input', components),
     })),
   ]
   const limit = `At most ${api.bodyLimit / MB} MB (else 413 PayloadTooLarge).`

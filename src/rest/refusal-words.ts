@@ -66,12 +66,19 @@ function wordsOf(issue: Issue, input: unknown, where: string): string {
     case 'too_small': {
       if (issue.origin === 'number' || issue.origin === 'int') {
         const bound = issue.code === 'too_big' ? `at most ${issue.maximum}` : `at least ${issue.minimum}`
-        return `${where}: expected a number ${bound}, got ${described(got)}`
+        // A query parameter's number arrives as text: it is told as the number it was read as.
+        return `${where}: expected a number ${bound}, got ${described(typeof got === 'string' ? Number(got) : got)}`
+      }
+      if (issue.origin === 'string') {
+        const count = Number(issue.code === 'too_big' ? issue.maximum : issue.minimum)
+        const bound = `${issue.code === 'too_big' ? 'at most' : 'at least'} ${count} character${count === 1 ? '' : 's'}`
+        return `${where}: expected ${bound}, got ${typeof got === 'string' ? got.length : described(got)}`
       }
       return `${where}: ${issue.message}`
     }
     case 'invalid_format':
-      return `${where}: expected ${article(issue.format)}, got ${described(got)}`
+      // A pattern's or a URL's words are its schema's message (graphql/input-bounds.ts).
+      return `${where}: expected ${issue.format === 'regex' || issue.format === 'url' ? issue.message : article(issue.format)}, got ${described(got)}`
     default:
       return `${where}: ${issue.message}`
   }

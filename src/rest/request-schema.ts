@@ -10,9 +10,13 @@ import {
   isNonNullType,
   Kind,
   type OperationDefinitionNode,
+  TypeInfo,
   typeFromAST,
+  visit,
+  visitWithTypeInfo,
 } from 'graphql'
 import { z } from 'zod'
+import { boundsOf } from '../graphql/input-bounds.ts'
 import type { AnyRoute } from './route.ts'
 
 /*
@@ -82,7 +86,7 @@ function objectSchema(type: GraphQLInputObjectType, kinds: Kinds): z.ZodObject {
   const fields = Object.values(type.getFields())
   const kind = kinds.get(type)
   const shape: Record<string, z.core.$ZodType> = kind === undefined ? {} : { type: z.literal(kind) }
-  for (const field of fields) if (field.name !== 'extra') shape[field.name] = schemaOf(field.type, kinds)
+  for (const field of fields) if (field.name !== 'extra') shape[field.name] = schemaOf(field.type, kinds, boundsOf(field))
   const loose = fields.some((field) => field.name === 'extra')
   return loose ? z.looseObject(shape) : z.strictObject(shape)
 }
@@ -106,9 +110,35 @@ function requiredSchemaOf(type: GraphQLInputType, kinds: Kinds): z.ZodType {
   return scalar()
 }
 
-/** A GraphQL input type as JSON: a nullable one may be left out or null. */
-function schemaOf(type: GraphQLInputType, kinds: Kinds): z.ZodType {
-  return isNonNullType(type) ? requiredSchemaOf(type.ofType, kinds) : requiredSchemaOf(type, kinds).nullish()
+/** A GraphQL input type as JSON (within its bounds, graphql/input-bounds.ts): a nullable one may be left out or null. */
+function schemaOf(type: GraphQLInputType, kinds: Kinds, bounds?: z.ZodType): z.ZodType {
+  const value = bounds ?? requiredSchemaOf(isNonNullType(type) ? type.ofType : type, kinds)
+  return isNonNullType(type) ? value : value.nullish()
+}
+
+/** The bounds of each variable the operation passes as a whole to an argument or input field that has some. */
+function variableBounds(schema: GraphQLSchema, operation: OperationDefinitionNode): Map<string, z.ZodType> {
+  const found = new Map<string, z.ZodType>()
+  const typeInfo = new TypeInfo(schema)
+  const note = (variable: string, bounds: z.ZodType | undefined) => {
+    if (bounds) found.set(variable, bounds)
+  }
+  visit(
+    operation,
+    visitWithTypeInfo(typeInfo, {
+      Argument(node) {
+        const argument = typeInfo.getArgument()
+        const field = typeInfo.getFieldDef()
+        if (node.value.kind === Kind.VARIABLE && argument) note(node.value.name.value, boundsOf(argument, field ?? undefined))
+      },
+      ObjectField(node) {
+        const parent = getNamedType(typeInfo.getParentInputType())
+        const input = isInputObjectType(parent) ? parent.getFields()[node.name.value] : undefined
+        if (node.value.kind === Kind.VARIABLE && input) note(node.value.name.value, boundsOf(input))
+      },
+    }),
+  )
+  return found
 }
 
 /** The `{name}` segments of a route's path. */
@@ -129,6 +159,7 @@ export function requestSchema(schema: GraphQLSchema, route: AnyRoute): RequestSc
       return [definition.variable.name.value, type] as const
     }),
   )
+  const bounds = operation ? variableBounds(schema, operation) : new Map<string, z.ZodType>()
   const params = pathParams(route.path)
   const queried = Object.entries(route.query ?? {})
   const parameters: Record<string, z.ZodType> = {}
@@ -137,7 +168,8 @@ export function requestSchema(schema: GraphQLSchema, route: AnyRoute): RequestSc
     const type = variables.get(variable)
     if (!type) throw new Error(`REST route ${route.operation}: query parameter ${name} names no variable`)
     // A query parameter is there or not: never null.
-    parameters[name] = isNonNullType(type) ? requiredSchemaOf(type.ofType, kinds) : requiredSchemaOf(type, kinds).optional()
+    const value = bounds.get(variable) ?? requiredSchemaOf(isNonNullType(type) ? type.ofType : type, kinds)
+    parameters[name] = isNonNullType(type) ? value : value.optional()
     query[name] = fromText(parameters[name], getNamedType(type).name)
   }
   const common = { parameters, query: z.object(query) }
@@ -145,6 +177,6 @@ export function requestSchema(schema: GraphQLSchema, route: AnyRoute): RequestSc
   if (route.body) return { ...common, body: route.body }
   const taken = new Set([...params, ...queried.map(([, variable]) => variable)])
   const shape: Record<string, z.core.$ZodType> = {}
-  for (const [name, type] of variables) if (!taken.has(name)) shape[name] = schemaOf(type, kinds)
+  for (const [name, type] of variables) if (!taken.has(name)) shape[name] = schemaOf(type, kinds, bounds.get(name))
   return { ...common, body: z.strictObject({ ...shape, ...route.accepts }) }
 }

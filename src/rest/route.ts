@@ -25,6 +25,11 @@ interface RouteBase<TData, TVariables> {
   variables?: (request: RestRequest) => TVariables
   /** The JSON body, where it is not the operation's variables (see rest/request-schema.ts). */
   body?: z.ZodObject
+  /**
+   * The whole input (path, query and body together) of an operation that checks it itself: the
+   * OpenAPI document publishes its query parameters or its body from it.
+   */
+  input?: z.ZodObject
   /** Body properties the REST form takes besides the operation's variables, which `mapBody` turns into them. */
   accepts?: z.ZodRawShape
   /** Reshapes the JSON body before variables are picked from it (e.g. a payload onto its GraphQL input). */

@@ -150,7 +150,10 @@ describe('createBot and getBot through @botpress/client', () => {
       [{ tags: 'a' }, 'tags: expected an object, got the string "a"'],
       [{ name: 5 }, 'name: expected a string, got the number 5'],
       [{ protocol: 'carrier-pigeon' }, 'protocol: expected one of botpress, webhook, got the string "carrier-pigeon"'],
-      [{ name: '' }, 'name must be 1-255 characters, got 0'],
+      [{ name: '' }, 'name: expected at least 1 character, got 0'],
+      [{ name: 'n'.repeat(256) }, 'name: expected at most 255 characters, got 256'],
+      [{ url: 'ftp://bot.example/hook' }, 'url: expected an absolute http or https URL, got the string "ftp://bot.example/hook"'],
+      [{ tags: { n: 1 } }, 'tags.n: expected a string, got the number 1'],
       [{ dev: true }, 'the request body has a property "dev" that this operation does not take'],
     ]
     for (const [body, message] of refusals) {
@@ -221,8 +224,8 @@ describe('updateBot', () => {
     await expectApiError(admin.updateBot({ id: bot.id, blocked: true }), InvalidPayloadError, 400, 'InvalidPayload')
     const refusals: [object, string][] = [
       [{ tags: ['x'] }, 'tags: expected an object, got a list'],
-      [{ tags: { n: 2 } }, 'tags.n must be a string, got number'],
-      [{ url: 'http//no' }, 'url must be an absolute http or https URL, got "http//no"'],
+      [{ tags: { n: 2 } }, 'tags.n: expected a string, got the number 2'],
+      [{ url: 'http//no' }, 'url: expected an absolute http or https URL, got the string "http//no"'],
       [{ protocol: 'grpc' }, 'protocol: expected one of botpress, webhook, got the string "grpc"'],
       [{ blocked: true }, 'the request body has a property "blocked" that this operation does not take'],
     ]

@@ -204,11 +204,11 @@ describe('listBots', () => {
     })
 
     it.each([
-      ['pageSize=0', 'first (page size) must be from 1 to 100, got 0'],
-      ['pageSize=101', 'first (page size) must be from 1 to 100, got 101'],
+      ['pageSize=0', 'pageSize: expected a number at least 1, got the number 0'],
+      ['pageSize=101', 'pageSize: expected a number at most 100, got the number 101'],
       ['pageSize=abc', 'pageSize: expected a number, got the string "abc"'],
       ['pageSize=1.5', 'pageSize: expected an integer, got the string "1.5"'],
-      ['pageSize=-1', 'first (page size) must be from 1 to 100, got -1'],
+      ['pageSize=-1', 'pageSize: expected a number at least 1, got the number -1'],
       ['sortField=name', 'sortField: expected one of createdAt, updatedAt, got the string "name"'],
       ['sortDirection=up', 'sortDirection: expected one of asc, desc, got the string "up"'],
       ['nextToken=not-a-token', 'nextToken is not a token this list issued'],

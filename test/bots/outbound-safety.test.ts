@@ -162,8 +162,8 @@ describe('createBot / updateBot — a url at a link-local or metadata address is
   })
 
   it('takes only http and https urls', async () => {
-    await expectInvalidPayload(admin.createBot({ url: 'ftp://127.0.0.1/bot' }), /url must use http or https, got "ftp"/)
-    await expectInvalidPayload(admin.createBot({ url: 'file:///etc/passwd' }), /url must use http or https/)
+    await expectInvalidPayload(admin.createBot({ url: 'ftp://127.0.0.1/bot' }), /^url: expected an absolute http or https URL, got the string "ftp:\/\/127\.0\.0\.1\/bot"$/)
+    await expectInvalidPayload(admin.createBot({ url: 'file:///etc/passwd' }), /^url: expected an absolute http or https URL/)
   })
 })
 

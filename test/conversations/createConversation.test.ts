@@ -2,7 +2,7 @@ import { describe, expect, it } from 'vitest'
 import { CLIENT_ID, iso, type TestApp, useTestApp } from '../helpers/app.ts'
 import { describeAccess } from '../helpers/access.ts'
 import { ownerOf } from '../helpers/graphql.ts'
-import { INVALID_IDS, LONGEST_ID } from '../helpers/ids.ts'
+import { INVALID_IDS, invalidIdWords, LONGEST_ID } from '../helpers/ids.ts'
 import { useOfficialClient, withoutKey } from '../helpers/listening.ts'
 import { expectRefusal, TRANSPORTS } from '../helpers/transports.ts'
 
@@ -120,7 +120,7 @@ describe('createConversation', () => {
 
     it.each(INVALID_IDS)('refuses an id that is %s with 400 InvalidPayload, creating nothing', async (_what, id) => {
       const alice = await t.user('alice')
-      expectRefusal(await createConversation[transport](t, alice.key, { id }), transport, 400, 'InvalidPayload', ['createConversation'])
+      expectRefusal(await createConversation[transport](t, alice.key, { id }), transport, 400, 'InvalidPayload', ['createConversation'], invalidIdWords('id', id))
       expect(await t.count('select count(*) as n from conversations')).toBe(0)
     })
 

@@ -3,7 +3,7 @@ import { describe, expect, it } from 'vitest'
 import { iso, useTestApp } from '../helpers/app.ts'
 import { describeAccess } from '../helpers/access.ts'
 import { ownerOf } from '../helpers/graphql.ts'
-import { INVALID_IDS } from '../helpers/ids.ts'
+import { INVALID_IDS, invalidIdWords } from '../helpers/ids.ts'
 import { expectApiError, useOfficialClient } from '../helpers/listening.ts'
 import { expectRefusal, TRANSPORTS } from '../helpers/transports.ts'
 
@@ -57,7 +57,7 @@ describe('getOrCreateConversation', () => {
 
     it.each(INVALID_IDS)('refuses an id that is %s with 400 InvalidPayload, creating nothing', async (_what, id) => {
       const alice = await t.user('alice')
-      expectRefusal(await getOrCreateConversation[transport](alice.key, { id }), transport, 400, 'InvalidPayload', ['getOrCreateConversation'])
+      expectRefusal(await getOrCreateConversation[transport](alice.key, { id }), transport, 400, 'InvalidPayload', ['getOrCreateConversation'], invalidIdWords('id', id))
       expect(await conversations()).toBe(0)
     })
   })

@@ -10,3 +10,7 @@ export const INVALID_IDS: readonly [what: string, id: string][] = [
 
 /** The longest id the rule allows, using every allowed character class. */
 export const LONGEST_ID = `Az09._:-${'z'.repeat(56)}`
+
+/** A REST refusal of such an id in the body's `field`: its path, the rule, and what came (a long string unquoted). */
+export const invalidIdWords = (field: string, id: string) =>
+  `${field}: expected 1-64 characters from [A-Za-z0-9._:-], got ${id.length > 40 ? 'a string' : `the string ${JSON.stringify(id)}`}`

@@ -51,6 +51,27 @@ describe('the OpenAPI document', () => {
     const createBot = document.paths['/v1/admin/bots']?.post as { requestBody: { description: string } }
     expect(createBot.requestBody.description).toBe('At most 50 MB (else 413 PayloadTooLarge).')
   })
+
+  it('publishes the bounds the domain checks: page sizes and the ids a client chooses', () => {
+    const listBots = document.paths['/v1/admin/bots']?.get as { parameters: { name: string; schema: unknown }[] }
+    expect(listBots.parameters.find((p) => p.name === 'pageSize')?.schema).toMatchObject({ type: 'integer', minimum: 1, maximum: 100 })
+    const createUser = document.paths['/{webhookId}/users']?.post as { requestBody: { content: Record<string, { schema: any }> } }
+    const id = createUser.requestBody.content['application/json']?.schema.properties.id
+    expect(JSON.stringify(id)).toContain('"pattern":"^[A-Za-z0-9._:-]{1,64}$"')
+  })
+
+  it("publishes the bot API's inputs (the schemas its operations read them with) and its resources' fields", () => {
+    const create = document.paths['/v1/chat/messages']?.post as { requestBody: { content: Record<string, { schema: any }> } }
+    expect(create.requestBody.content['application/json']?.schema).toMatchObject({
+      required: ['payload', 'userId', 'conversationId', 'type'],
+      additionalProperties: false,
+    })
+    const list = document.paths['/v1/chat/messages']?.get as { parameters: { name: string; required: boolean }[] }
+    expect(list.parameters.map(({ name, required }) => [name, required])).toEqual([['conversationId', true], ['nextToken', false]])
+    for (const name of ['BotApiConversation', 'BotApiUser', 'BotApiMessage', 'BotApiEvent', 'BotApiState']) {
+      expect(document.components.schemas[name], name).toMatchObject({ type: 'object', required: expect.arrayContaining(['id']) })
+    }
+  })
 })
 
 describe('GET /openapi.json and GET /docs/api', () => {

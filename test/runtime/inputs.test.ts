@@ -2,7 +2,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { type Listening, startListening } from '../helpers/listening.ts'
 import { adminClient } from '../bots/sdk-bot.ts'
 
-// The runtime operations' inputs (src/domain/bot-api/inputs.ts): a bad one is a 400 InvalidPayload
+// The runtime operations' inputs (src/contracts/bot-api-inputs.ts): a bad one is a 400 InvalidPayload
 // naming the field, and an operation refuses a property it does not take.
 
 let confab: Listening

@@ -3,7 +3,7 @@ import { decodeProtectedHeader } from 'jose'
 import { describe, expect, it } from 'vitest'
 import { CLIENT_ID, iso, useTestApp, WEBHOOK_ID } from '../helpers/app.ts'
 import { USER_FIELDS } from '../helpers/graphql.ts'
-import { INVALID_IDS, LONGEST_ID } from '../helpers/ids.ts'
+import { INVALID_IDS, invalidIdWords, LONGEST_ID } from '../helpers/ids.ts'
 import { expectApiError, useOfficialClient, verifiedClaims, withoutKey } from '../helpers/listening.ts'
 import { expectRefusal, TRANSPORTS } from '../helpers/transports.ts'
 
@@ -93,7 +93,7 @@ describe('createUser', () => {
     })
 
     it.each(INVALID_IDS)('refuses an id that is %s with 400 InvalidPayload, creating nobody', async (_what, id) => {
-      expectRefusal(await createUser[transport]({ id }), transport, 400, 'InvalidPayload', ['createUser'])
+      expectRefusal(await createUser[transport]({ id }), transport, 400, 'InvalidPayload', ['createUser'], invalidIdWords('id', id))
       expect(await humans()).toBe(0)
     })
   })

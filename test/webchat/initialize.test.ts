@@ -159,7 +159,7 @@ describe('initialize', () => {
     expect(await signal!()).toEqual({ type: 'custom', data: { event: { type: 'promo', code: 'X' } } })
 
     const tooLong = await t.chat('POST', `/conversations/${conversationId}/typing`, { key, body: { timeout: 600_000 } })
-    expect(tooLong).toMatchObject({ status: 400, body: { ...errorBody(400, 'InvalidPayload'), message: 'timeout must be from 1 to 60000 milliseconds' } })
+    expect(tooLong).toMatchObject({ status: 400, body: { ...errorBody(400, 'InvalidPayload'), message: 'timeout: expected a number at most 60000, got the number 600000' } })
     const outsider = await t.user('mallory')
     const forbidden = await t.chat('POST', `/conversations/${conversationId}/typing`, { key: outsider.key, body: {} })
     expect(forbidden).toMatchObject({ status: 403, body: errorBody(403, 'Forbidden') })

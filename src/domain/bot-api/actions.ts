@@ -3,7 +3,8 @@ import { invalidPayload } from '../errors.ts'
 import { checkEvent, postEvent } from '../events.ts'
 import { joinConversation } from '../participants.ts'
 import { type BotApiContext, asChat, findConversation } from './context.ts'
-import { type Json, obj, parseInput, str } from './inputs.ts'
+import { type Json, botApiInputs, obj, str } from '../../contracts/bot-api-inputs.ts'
+import { parseInput } from './inputs.ts'
 
 /*
  * callAction (POST /v1/chat/actions, `{type, input}` → `{output, meta}`): the actions of the chat
@@ -35,10 +36,9 @@ function sendEvent(ctx: BotApiContext, input: Json): Promise<Json> {
 
 const actions: Record<string, Action> = { 'chat:sendEvent': sendEvent }
 
-const callInput = z.object({ type: str, input: obj }).strict()
 
 export async function callBotApiAction(ctx: BotApiContext, input: Json): Promise<Json> {
-  const { type, input: actionInput } = parseInput(callInput, input)
+  const { type, input: actionInput } = parseInput(botApiInputs.callAction, input)
   const action = Object.hasOwn(actions, type) ? actions[type] : undefined
   if (!action) {
     throw invalidPayload(`type names no action: "${type}" is not one of ${Object.keys(actions).map((name) => `"${name}"`).join(', ')}`)

@@ -1,5 +1,5 @@
 import { invalidPayload } from '../errors.ts'
-import type { Json } from './inputs.ts'
+import type { Json } from '../../contracts/bot-api-inputs.ts'
 
 /*
  * How Botpress' chat integration (botpress/botpress, integrations/chat, src/api/message-payload.ts)

@@ -1,23 +1,19 @@
-import { z } from 'zod'
 import { now } from '../clock.ts'
 import { alreadyExists } from '../errors.ts'
 import { newId } from '../ids.ts'
 import { botApiPage, botApiWindow } from './pages.ts'
 import { joinConversation } from '../participants.ts'
 import { type BotApiContext, asChat, findConversation } from './context.ts'
-import { type Json, any, chosenId, chosenTags, optStr, parseInput, str } from './inputs.ts'
+import { type Json, botApiInputs } from '../../contracts/bot-api-inputs.ts'
+import { chosenId, parseInput } from './inputs.ts'
 import { botApiConversation } from './shapes.ts'
-
-const createInput = z
-  .object({ channel: any, tags: chosenTags, integrationName: any, properties: any, discriminateByTags: any })
-  .strict()
 
 /**
  * A conversation the bot owns and participates in; its id is `tags.id` when given. `getOrCreate`
  * answers the existing conversation of that id, `create` refuses it (409).
  */
 function makeBotApiConversation(ctx: BotApiContext, input: Json, orGet: boolean) {
-  const { tags } = parseInput(createInput, input)
+  const { tags } = parseInput(botApiInputs.createConversation, input)
   const chosen = chosenId(tags, 'conversation id')
   return ctx.store.write(async (q, after) => {
     if (chosen !== undefined) {
@@ -37,19 +33,17 @@ function makeBotApiConversation(ctx: BotApiContext, input: Json, orGet: boolean)
 export const createBotApiConversation = (ctx: BotApiContext, input: Json) => makeBotApiConversation(ctx, input, false)
 export const getOrCreateBotApiConversation = (ctx: BotApiContext, input: Json) => makeBotApiConversation(ctx, input, true)
 
-const getInput = z.object({ id: str })
 
 export function getBotApiConversation(ctx: BotApiContext, input: Json) {
-  const { id } = parseInput(getInput, input)
+  const { id } = parseInput(botApiInputs.getConversation, input)
   return ctx.store.read(async (q) => ({ conversation: botApiConversation(await findConversation(ctx, q, id), ctx.bot.id) }))
 }
 
 const conversationsSort = 'conversations'
-const listInput = z.object({ nextToken: optStr })
 
 /** The conversations the bot participates in (it joins one when it first posts in it), newest first, 20 a page. */
 export function listBotApiConversations(ctx: BotApiContext, input: Json) {
-  const { nextToken } = parseInput(listInput, input)
+  const { nextToken } = parseInput(botApiInputs.listConversations, input)
   return ctx.store.read(async (q) => {
     const rows = await q.conversations.pageOfParticipant(ctx.integration.id, ctx.bot.id, botApiWindow(conversationsSort, nextToken))
     const { page, meta } = botApiPage(conversationsSort, rows, (c) => [c.createdAt, c.id])

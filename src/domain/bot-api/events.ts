@@ -1,18 +1,14 @@
-import { z } from 'zod'
 import { invalidPayload, notFound } from '../errors.ts'
 import { checkEvent, postEvent } from '../events.ts'
 import { joinConversation } from '../participants.ts'
 import { type BotApiContext, asChat, findConversation, findUser } from './context.ts'
-import { type Json, any, obj, optStr, parseInput, str } from './inputs.ts'
+import { type Json, botApiInputs } from '../../contracts/bot-api-inputs.ts'
+import { parseInput } from './inputs.ts'
 import { botApiEvent } from './shapes.ts'
-
-const createInput = z
-  .object({ type: str, payload: obj, schedule: any, conversationId: str, userId: optStr, workflowId: any, messageId: any })
-  .strict()
 
 /** A custom event of the bot (or of a participating user): its payload carries its `type`, as the Chat API's do. */
 export function createBotApiEvent(ctx: BotApiContext, input: Json) {
-  const { type, payload: fields, schedule, conversationId, userId = ctx.bot.id } = parseInput(createInput, input)
+  const { type, payload: fields, schedule, conversationId, userId = ctx.bot.id } = parseInput(botApiInputs.createEvent, input)
   if (schedule !== undefined) throw invalidPayload('scheduled events are not supported')
   const event = checkEvent({ conversationId, payload: { type, ...fields } })
   return ctx.store.write(async (q, after) => {
@@ -23,10 +19,9 @@ export function createBotApiEvent(ctx: BotApiContext, input: Json) {
   })
 }
 
-const getInput = z.object({ id: str })
 
 export function getBotApiEvent(ctx: BotApiContext, input: Json) {
-  const { id } = parseInput(getInput, input)
+  const { id } = parseInput(botApiInputs.getEvent, input)
   return ctx.store.read(async (q) => {
     const row = await q.events.find(ctx.integration.id, id)
     if (!row) throw notFound('Event', id)

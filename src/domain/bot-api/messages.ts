@@ -1,4 +1,3 @@
-import { z } from 'zod'
 import type { MessageRow } from '../../db/schema.ts'
 import type { Queries } from '../../db/store.ts'
 import { invalidPayload, notFound } from '../errors.ts'
@@ -6,7 +5,8 @@ import { checkMessage, postMessage } from '../messages.ts'
 import { botApiPage, botApiWindow } from './pages.ts'
 import { joinConversation } from '../participants.ts'
 import { type BotApiContext, asChat, findConversation, findUser } from './context.ts'
-import { type Json, any, obj, optStr, parseInput, str } from './inputs.ts'
+import { type Json, botApiInputs } from '../../contracts/bot-api-inputs.ts'
+import { parseInput } from './inputs.ts'
 import { botApiMessage } from './shapes.ts'
 import { toChatMessage } from './chat-messages.ts'
 
@@ -16,10 +16,6 @@ async function findMessage(ctx: BotApiContext, q: Queries, id: string): Promise<
   return row
 }
 
-const createInput = z
-  .object({ payload: obj, userId: str, conversationId: str, type: str, tags: any, schedule: any, origin: any })
-  .strict()
-
 /**
  * The SDK sends a message's `type` beside its `payload` (`{type: "text", payload: {text, metadata?}}`):
  * it is stored as the Chat API message the chat integration makes of it (`{type: "text", text}`
@@ -27,7 +23,7 @@ const createInput = z
  * bot, or a user of the integration who participates.
  */
 export function createBotApiMessage(ctx: BotApiContext, input: Json) {
-  const { type, payload, conversationId, userId, schedule } = parseInput(createInput, input)
+  const { type, payload, conversationId, userId, schedule } = parseInput(botApiInputs.createMessage, input)
   if (schedule !== undefined) throw invalidPayload('scheduled messages are not supported')
   const message = checkMessage({ conversationId, ...toChatMessage({ type, payload }) })
   return ctx.store.write(async (q, after) => {
@@ -39,14 +35,11 @@ export function createBotApiMessage(ctx: BotApiContext, input: Json) {
   })
 }
 
-const idInput = z.object({ id: str })
-
 export function getBotApiMessage(ctx: BotApiContext, input: Json) {
-  const { id } = parseInput(idInput, input)
+  const { id } = parseInput(botApiInputs.getMessage, input)
   return ctx.store.read(async (q) => ({ message: botApiMessage(await findMessage(ctx, q, id), ctx.bot.id) }))
 }
 
-const updateInput = z.object({ id: str, tags: any, payload: obj.optional() }).strict()
 
 /**
  * Replaces a message's payload, its metadata included (its type is kept: the SDK sends the payload
@@ -54,7 +47,7 @@ const updateInput = z.object({ id: str, tags: any, payload: obj.optional() }).st
  * changed message.
  */
 export function updateBotApiMessage(ctx: BotApiContext, input: Json) {
-  const { id, payload: sent } = parseInput(updateInput, input)
+  const { id, payload: sent } = parseInput(botApiInputs.updateMessage, input)
   return ctx.store.write(async (q) => {
     const row = await findMessage(ctx, q, id)
     if (sent === undefined) return { message: botApiMessage(row, ctx.bot.id) }
@@ -68,7 +61,7 @@ export function updateBotApiMessage(ctx: BotApiContext, input: Json) {
 }
 
 export function deleteBotApiMessage(ctx: BotApiContext, input: Json) {
-  const { id } = parseInput(idInput, input)
+  const { id } = parseInput(botApiInputs.deleteMessage, input)
   return ctx.store.write(async (q, after) => {
     const row = await findMessage(ctx, q, id)
     await q.messages.delete(ctx.integration.id, row.id)
@@ -80,11 +73,10 @@ export function deleteBotApiMessage(ctx: BotApiContext, input: Json) {
 }
 
 const messagesSort = 'messages'
-const listInput = z.object({ conversationId: str, nextToken: optStr })
 
 /** A conversation's messages, newest first, 20 a page. */
 export function listBotApiMessages(ctx: BotApiContext, input: Json) {
-  const { conversationId, nextToken } = parseInput(listInput, input)
+  const { conversationId, nextToken } = parseInput(botApiInputs.listMessages, input)
   return ctx.store.read(async (q) => {
     const conversation = await findConversation(ctx, q, conversationId)
     const window = botApiWindow(messagesSort, nextToken)

@@ -1,16 +1,15 @@
-import { z } from 'zod'
 import { notFound } from '../errors.ts'
 import { botApiPage, botApiWindow } from './pages.ts'
 import { joinConversation } from '../participants.ts'
 import { type BotApiContext, asChat, findConversation, findUser } from './context.ts'
-import { type Json, optStr, parseInput, str } from './inputs.ts'
+import { type Json, botApiInputs } from '../../contracts/bot-api-inputs.ts'
+import { parseInput } from './inputs.ts'
 import { botApiUser } from './shapes.ts'
 
 /** `id` is the conversation's, `userId` the participant's. */
-const participantInput = z.object({ id: str, userId: str })
 
 export function addBotApiParticipant(ctx: BotApiContext, input: Json) {
-  const { id, userId } = parseInput(participantInput.strict(), input)
+  const { id, userId } = parseInput(botApiInputs.addParticipant, input)
   return ctx.store.write(async (q, after) => {
     const conversation = await findConversation(ctx, q, id)
     const user = await findUser(ctx, q, userId)
@@ -20,7 +19,7 @@ export function addBotApiParticipant(ctx: BotApiContext, input: Json) {
 }
 
 export function removeBotApiParticipant(ctx: BotApiContext, input: Json) {
-  const { id, userId } = parseInput(participantInput, input)
+  const { id, userId } = parseInput(botApiInputs.removeParticipant, input)
   return ctx.store.write(async (q, after) => {
     const conversation = await findConversation(ctx, q, id)
     if (!(await q.participants.delete(ctx.integration.id, conversation.id, userId))) throw notFound('Participant', userId)
@@ -32,10 +31,9 @@ export function removeBotApiParticipant(ctx: BotApiContext, input: Json) {
 }
 
 const participantsSort = 'participants'
-const listInput = z.object({ id: str, nextToken: optStr })
 
 export function listBotApiParticipants(ctx: BotApiContext, input: Json) {
-  const { id, nextToken } = parseInput(listInput, input)
+  const { id, nextToken } = parseInput(botApiInputs.listParticipants, input)
   return ctx.store.read(async (q) => {
     const conversation = await findConversation(ctx, q, id)
     const window = botApiWindow(participantsSort, nextToken)

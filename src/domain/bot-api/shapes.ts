@@ -1,7 +1,7 @@
 import type { ConversationRow, EventRow, MessageRow, UserRow } from '../../db/schema.ts'
 import { customEventType } from '../bots/delivery/event.ts'
 import { toRuntimeCustomEvent, toRuntimeMessage } from './chat-messages.ts'
-import type { Json } from './inputs.ts'
+import type { Json } from '../../contracts/bot-api-inputs.ts'
 
 /* The shapes of the bot API's answers: what @botpress/client reads. */
 

@@ -1,10 +1,10 @@
-import { z } from 'zod'
 import type { BotStateRow } from '../../db/schema.ts'
 import type { Queries } from '../../db/store.ts'
 import { now } from '../clock.ts'
 import { notFound } from '../errors.ts'
 import { type BotApiContext, findConversation, findUser } from './context.ts'
-import { type Json, any, obj, parseInput, str } from './inputs.ts'
+import { type Json, botApiInputs } from '../../contracts/bot-api-inputs.ts'
+import { parseInput } from './inputs.ts'
 
 /**
  * A named state of a conversation, a user or the bot itself: the `name` key of the same store as
@@ -15,21 +15,6 @@ interface StateAddress {
   id: string
   name: string
 }
-
-const scopes = ['conversation', 'user', 'bot'] as const satisfies readonly BotStateRow['scope'][]
-
-const address = {
-  type: str.pipe(
-    z.enum(scopes, { error: (issue) => `must be conversation, user or bot, got ${JSON.stringify(issue.input)}` }),
-  ),
-  id: str,
-  name: str,
-}
-const addressInput = z.object(address)
-/** What set, getOrSet and patch take: the address, the payload and an expiry (accepted, not kept). */
-const writeInput = <P extends z.ZodType>(payload: P) => z.object({ ...address, payload, expiry: any }).strict()
-const setInput = writeInput(obj.nullable())
-const mergeInput = writeInput(obj)
 
 /** The scope row's id: 404 for a conversation, user or bot not of this bot. */
 async function scopeIdOf(ctx: BotApiContext, q: Queries, at: StateAddress): Promise<string> {
@@ -78,7 +63,7 @@ function withState(
 const missing = (at: StateAddress) => notFound('State', `${at.type}/${at.id}/${at.name}`)
 
 export function getBotApiState(ctx: BotApiContext, input: Json) {
-  const at = parseInput(addressInput, input)
+  const at = parseInput(botApiInputs.getState, input)
   return ctx.store.read(async (q) => {
     const scopeId = await scopeIdOf(ctx, q, at)
     const row = await q.botStates.findScope(ctx.bot.id, at.type, scopeId)
@@ -90,12 +75,12 @@ export function getBotApiState(ctx: BotApiContext, input: Json) {
 
 /** Sets (replaces) the state; a null payload removes it. */
 export function setBotApiState(ctx: BotApiContext, input: Json) {
-  const { payload, expiry: _, ...at } = parseInput(setInput, input)
+  const { payload, expiry: _, ...at } = parseInput(botApiInputs.setState, input)
   return withState(ctx, at, () => ({ next: payload, answer: (state) => ({ state }) }))
 }
 
 export function getOrSetBotApiState(ctx: BotApiContext, input: Json) {
-  const { payload, expiry: _, ...at } = parseInput(mergeInput, input)
+  const { payload, expiry: _, ...at } = parseInput(botApiInputs.getOrSetState, input)
   return withState(ctx, at, (current) =>
     current === undefined
       ? { next: payload, answer: (state) => ({ state, meta: { cached: false } }) }
@@ -105,7 +90,7 @@ export function getOrSetBotApiState(ctx: BotApiContext, input: Json) {
 
 /** Merges the payload's properties into the stored one (shallowly); an unset state is 404. */
 export function patchBotApiState(ctx: BotApiContext, input: Json) {
-  const { payload, expiry: _, ...at } = parseInput(mergeInput, input)
+  const { payload, expiry: _, ...at } = parseInput(botApiInputs.patchState, input)
   return withState(ctx, at, (current) => {
     if (current === undefined) throw missing(at)
     return { next: { ...current, ...payload }, answer: (state) => ({ state }) }
@@ -113,7 +98,7 @@ export function patchBotApiState(ctx: BotApiContext, input: Json) {
 }
 
 export function deleteBotApiState(ctx: BotApiContext, input: Json) {
-  const at = parseInput(addressInput, input)
+  const at = parseInput(botApiInputs.deleteState, input)
   return withState(ctx, at, (current) => {
     if (current === undefined) throw missing(at)
     return { next: null, answer: () => ({}) }

@@ -1,28 +1,16 @@
-import { z } from 'zod'
 import type { UserRow } from '../../db/schema.ts'
 import { now } from '../clock.ts'
 import { refuseDeletedUserId } from '../erasure.ts'
 import { alreadyExists, DomainError } from '../errors.ts'
 import { newId } from '../ids.ts'
 import { type BotApiContext, findUser } from './context.ts'
-import { type Json, any, chosenId, chosenTags, optStr, parseInput, str } from './inputs.ts'
+import { type Json, botApiInputs } from '../../contracts/bot-api-inputs.ts'
+import { chosenId, parseInput } from './inputs.ts'
 import { botApiUser } from './shapes.ts'
-
-const createInput = z
-  .object({
-    tags: chosenTags,
-    integrationName: any,
-    name: optStr,
-    pictureUrl: optStr,
-    properties: any,
-    attributes: any,
-    discriminateByTags: any,
-  })
-  .strict()
 
 /** A user of the bot's integration; its id is `tags.id` when given (getOrCreate answers the existing one). */
 function makeBotApiUser(ctx: BotApiContext, input: Json, orGet: boolean) {
-  const { tags, name = null, pictureUrl = null } = parseInput(createInput, input)
+  const { tags, name = null, pictureUrl = null } = parseInput(botApiInputs.createUser, input)
   const chosen = chosenId(tags, 'user id')
   return ctx.store.write(async (q) => {
     if (chosen !== undefined) {
@@ -52,20 +40,15 @@ function makeBotApiUser(ctx: BotApiContext, input: Json, orGet: boolean) {
 export const createBotApiUser = (ctx: BotApiContext, input: Json) => makeBotApiUser(ctx, input, false)
 export const getOrCreateBotApiUser = (ctx: BotApiContext, input: Json) => makeBotApiUser(ctx, input, true)
 
-const getInput = z.object({ id: str })
 
 export function getBotApiUser(ctx: BotApiContext, input: Json) {
-  const { id } = parseInput(getInput, input)
+  const { id } = parseInput(botApiInputs.getUser, input)
   return ctx.store.read(async (q) => ({ user: botApiUser(await findUser(ctx, q, id)) }))
 }
 
-const updateInput = z
-  .object({ id: str, name: optStr, pictureUrl: optStr, tags: any, attributes: any, properties: any })
-  .strict()
-
 /** Changes the user's name and picture (absent or null: kept); tags, attributes and properties are not stored. */
 export function updateBotApiUser(ctx: BotApiContext, input: Json) {
-  const { id, name, pictureUrl } = parseInput(updateInput, input)
+  const { id, name, pictureUrl } = parseInput(botApiInputs.updateUser, input)
   return ctx.store.write(async (q) => {
     await findUser(ctx, q, id)
     const changes = { updatedAt: now(), ...(name !== undefined ? { name } : {}), ...(pictureUrl !== undefined ? { pictureUrl } : {}) }

@@ -2,6 +2,7 @@ import type { BotRow } from '../../db/schema.ts'
 import { createBot, deleteBot, getBot, listBots, updateBot } from '../../domain/bots/admin/bots.ts'
 import { rotateBotSigningSecrets } from '../../domain/bots/admin/secrets.ts'
 import { builder } from '../builder.ts'
+import { botNameBounds, botTagsBounds, botUrlBounds } from '../input-bounds.ts'
 import { adminScope } from '../context.ts'
 import { visibleOrNull } from '../nodes.ts'
 import { pageConnection } from '../paging.ts'
@@ -86,9 +87,9 @@ builder.relayMutationField(
   {
     subGraphs: ['admin'],
     inputFields: (t) => ({
-      name: t.string({ description: 'Generated when absent.' }),
-      url: t.string({ description: 'An http or https URL to deliver events to; without one the echo bot answers.' }),
-      tags: t.field({ type: 'JSONObject', description: 'An object of strings.' }),
+      name: t.string({ description: 'Generated when absent.', extensions: botNameBounds }),
+      url: t.string({ description: 'An http or https URL to deliver events to; without one the echo bot answers.', extensions: botUrlBounds }),
+      tags: t.field({ type: 'JSONObject', description: 'An object of strings.', extensions: botTagsBounds(false) }),
       protocol: t.field({ type: BotProtocol, description: 'webhook by default.' }),
       integrations: t.field({ type: BotIntegrationsInput, description: 'A personal encryption key from the start.' }),
     }),
@@ -106,9 +107,9 @@ builder.relayMutationField(
     subGraphs: ['admin'],
     inputFields: (t) => ({
       id: t.string({ required: true }),
-      name: t.string(),
-      url: t.string({ description: 'null removes the url (the bot then runs in process).' }),
-      tags: t.field({ type: 'JSONObject', description: "Merged into the bot's tags; a tag set to null or '' is removed." }),
+      name: t.string({ extensions: botNameBounds }),
+      url: t.string({ description: 'null removes the url (the bot then runs in process).', extensions: botUrlBounds }),
+      tags: t.field({ type: 'JSONObject', description: "Merged into the bot's tags; a tag set to null or '' is removed.", extensions: botTagsBounds(true) }),
       protocol: t.field({ type: BotProtocol }),
       integrations: t.field({
         type: BotIntegrationsInput,

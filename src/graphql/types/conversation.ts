@@ -10,6 +10,7 @@ import { addParticipant, getParticipant, listParticipants, removeParticipant } f
 import { loadUser } from '../../domain/loaders.ts'
 import { setTyping } from '../../domain/typing.ts'
 import { builder } from '../builder.ts'
+import { clientIdBounds, typingTimeoutBounds } from '../input-bounds.ts'
 import { chatScope } from '../context.ts'
 import { visibleOrNull } from '../nodes.ts'
 import { pageConnection } from '../paging.ts'
@@ -70,7 +71,7 @@ builder.relayMutationField(
   {
     subGraphs: ['chat'],
     inputFields: (t) => ({
-      id: t.string({ description: 'A chosen id (1-64 of [A-Za-z0-9._:-]); generated when absent.' }),
+      id: t.string({ description: 'A chosen id (1-64 of [A-Za-z0-9._:-]); generated when absent.', extensions: clientIdBounds }),
     }),
   },
   {
@@ -100,7 +101,7 @@ builder.relayMutationField(
 
 builder.relayMutationField(
   'getOrCreateConversation',
-  { subGraphs: ['chat'], inputFields: (t) => ({ id: t.string({ required: true }) }) },
+  { subGraphs: ['chat'], inputFields: (t) => ({ id: t.string({ required: true, extensions: clientIdBounds }) }) },
   {
     description: 'Returns the conversation with this id (the caller must participate), creating it if it does not exist.',
     resolve: async (_root, { input }, ctx) => ({
@@ -154,7 +155,7 @@ builder.relayMutationField(
     subGraphs: ['chat'],
     inputFields: (t) => ({
       conversationId: t.string({ required: true }),
-      timeout: t.int({ description: 'How long the indicator lasts, in milliseconds (5,000 by default, 60,000 at most).' }),
+      timeout: t.int({ description: 'How long the indicator lasts, in milliseconds (5,000 by default, 60,000 at most).', extensions: typingTimeoutBounds }),
     }),
   },
   {

@@ -3,6 +3,7 @@ import { checkFeedback, setMessageFeedback, updateMessage } from '../../domain/m
 import { createMessage, deleteMessage, getMessage, listMessages } from '../../domain/messages.ts'
 import { getConversation } from '../../domain/conversations.ts'
 import { builder } from '../builder.ts'
+import { feedbackValueBounds } from '../input-bounds.ts'
 import { chatScope } from '../context.ts'
 import { visibleOrNull } from '../nodes.ts'
 import { pageConnection } from '../paging.ts'
@@ -121,7 +122,7 @@ builder.relayMutationField(
     subGraphs: ['chat'],
     inputFields: (t) => ({
       id: t.string({ required: true, description: 'The message id.' }),
-      value: t.string({ required: true, description: '"positive" or "negative".' }),
+      value: t.string({ required: true, description: '"positive" or "negative".', extensions: feedbackValueBounds }),
       comment: t.string(),
     }),
   },

@@ -12,6 +12,7 @@ import {
   updateUser,
 } from '../../domain/users.ts'
 import { builder } from '../builder.ts'
+import { clientIdBounds } from '../input-bounds.ts'
 import { chatScope, type GraphQLContext } from '../context.ts'
 import { visibleOrNull } from '../nodes.ts'
 
@@ -75,7 +76,7 @@ builder.relayMutationField(
   {
     subGraphs: ['chat'],
     inputFields: (t) => ({
-      id: t.string({ description: 'A chosen id (1-64 of [A-Za-z0-9._:-]); generated when absent.' }),
+      id: t.string({ description: 'A chosen id (1-64 of [A-Za-z0-9._:-]); generated when absent.', extensions: clientIdBounds }),
       name: t.string(),
       pictureUrl: t.string(),
       profile: t.string(),

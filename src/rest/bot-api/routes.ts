@@ -27,14 +27,11 @@ import {
 import { type Method, route } from '../route.ts'
 import type { TypedDocumentNode } from '@graphql-typed-document-node/core'
 import { z } from 'zod'
+import { botApiInputs } from '../../contracts/bot-api-inputs.ts'
+import { BotConversation, BotEvent, BotMessage, BotState, BotUser } from './resources.ts'
 
-/** A resource of the bot API, in @botpress/client's shape (the operation checks its input itself, in its own words). */
-const resources = new Map<string, z.ZodType>()
-const resource = (name: string) => {
-  let schema = resources.get(name)
-  if (!schema) resources.set(name, (schema = z.record(z.string(), z.unknown()).meta({ id: `Bot${name}` })))
-  return schema
-}
+const resources: Record<string, z.ZodType> = { Conversation: BotConversation, User: BotUser, Message: BotMessage, Event: BotEvent, State: BotState }
+const resource = (name: string) => resources[name] as z.ZodType
 const one = (name: string) => z.looseObject({ [name.toLowerCase()]: resource(name) })
 const page = (name: string, key: string) => z.looseObject({ [key]: z.array(resource(name)), meta: z.object({ nextToken: z.string().optional() }) })
 const nothing = z.object({})
@@ -43,7 +40,7 @@ const nothing = z.object({})
  * An operation of the bot API as @botpress/client calls it: its input is the path parameters,
  * the query parameters and the JSON body together, and its response body is the operation's result.
  */
-const botApiRoute = <TName extends string>(
+const botApiRoute = <TName extends keyof typeof botApiInputs>(
   operation: TName,
   method: Method,
   path: string,
@@ -59,6 +56,7 @@ const botApiRoute = <TName extends string>(
     path,
     document,
     body: z.looseObject({}),
+    input: botApiInputs[operation],
     variables: ({ params, query, body }) => ({ input: { ...body, ...Object.fromEntries(query), ...params } }),
     response: (d) => d[operation],
   })

@@ -79,7 +79,7 @@ export interface NewBot {
   personalEncryptionKey?: string | null
 }
 
-const maxNameLength = 255
+export const maxNameLength = 255
 
 function checkName(name: string): string {
   if (name.length < 1 || name.length > maxNameLength) {
