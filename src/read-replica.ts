@@ -3,6 +3,7 @@
 import { parentPort, workerData } from 'node:worker_threads'
 import * as fetchAPI from '@whatwg-node/fetch'
 import { createApp } from './app.ts'
+import { loadCompiler } from './graphql/compiled-execution.ts'
 import { ReplicaStore } from './db/sqlite/replica-store.ts'
 import type { ForwardedRequest, ReplicaAnswer, ReplicaRequest, ReplicaSetup } from './http/read-replicas.ts'
 import { inProcessPeer } from './http/peer.ts'
@@ -60,4 +61,8 @@ port.on('message', (message: ReplicaRequest | 'close') => {
   }
   void serve(message).then((answer) => port.postMessage(answer))
 })
-port.postMessage('ready')
+// Ready once its reads run compiled: until then the main thread, where they already do, serves them
+// (a replica started under load would otherwise interpret hundreds while graphql-jit loads).
+void loadCompiler()
+  .catch(() => undefined)
+  .then(() => port.postMessage('ready'))

@@ -85,4 +85,20 @@ describe('runOften', () => {
     expect(() => theirs.get({})).toThrow('No value for placeholder "id" was provided')
     expect(() => ours.get({})).toThrow('No value for placeholder "id" was provided')
   })
+
+  it("reads a list's items from placeholders named `list.i` (src/db/sqlite/run.ts), and refuses a list too short", () => {
+    const byIds = () =>
+      store.db
+        .select({ id: users.id, name: users.name })
+        .from(users)
+        .where(and(eq(users.integrationId, p('i')), sql`${users.id} in (${p('ids.0')}, ${p('ids.1')})`))
+        .orderBy(users.id)
+        .prepare()
+    const ours = runOften(byIds())
+    expect(ours.all({ i: integrationId, ids: ['u2', 'u1'] })).toEqual([
+      { id: 'u1', name: 'One' },
+      { id: 'u2', name: null },
+    ])
+    expect(() => ours.all({ i: integrationId, ids: ['u1'] })).toThrow('No value for placeholder "ids.1" was provided')
+  })
 })

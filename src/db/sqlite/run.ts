@@ -17,8 +17,6 @@ type SyncOne = <V, R>(query: Query<V, R>, values: V) => R | undefined
 
 interface Statement {
   prepared: Prepared
-  /** The values as the placeholders name them: lists item by item. */
-  bind: (values: Record<string, unknown>) => Record<string, unknown>
   /** Whether it writes a table the tenancy cache keeps rows of. */
   changesTenancy: boolean
   /** Rows made whole from SQLite's values and the call's (a query with columns given: see Given). */
@@ -28,7 +26,7 @@ interface Statement {
 /** Statements that write these tables change what a TenancyCache keeps. */
 const tenancyWrite = /^\s*(insert into|update|delete from)\s+"(bots|chat_integrations)"/i
 
-/** Placeholders standing for values of this structure: a list's items each, every other value whole. */
+/** Placeholders standing for values of this structure: a list's items each (`name.i`, which runOften reads as the list's i-th item), every other value whole. */
 function placeholdersFor(values: Record<string, unknown>): Record<string, unknown> {
   const result: Record<string, unknown> = {}
   for (const [name, value] of Object.entries(values)) {
@@ -37,17 +35,6 @@ function placeholdersFor(values: Record<string, unknown>): Record<string, unknow
     else result[name] = sql.placeholder(name)
   }
   return result
-}
-
-/** How values of this structure are bound: as they are, or with their lists spread item by item. */
-function binderFor(values: Record<string, unknown>): Statement['bind'] {
-  const lists = Object.keys(values).filter((name) => Array.isArray(values[name]))
-  if (lists.length === 0) return (v) => v
-  return (v) => {
-    const bound: Record<string, unknown> = { ...v }
-    for (const name of lists) (v[name] as unknown[]).forEach((item, i) => (bound[`${name}.${i}`] = item))
-    return bound
-  }
 }
 
 /**
@@ -76,7 +63,6 @@ export function sqliteRun(db: SqliteDb, onTenancyChange: () => void): Run & { on
       const prepared = built.prepare()
       made = {
         prepared: runOften(prepared),
-        bind: binderFor(record),
         changesTenancy: tenancyWrite.test(built.toSQL().sql),
         whole: query.given && wholeRows(prepared, query.given.plan(on.t)),
       }
@@ -90,7 +76,7 @@ export function sqliteRun(db: SqliteDb, onTenancyChange: () => void): Run & { on
   const oneNow: SyncOne = (query, values) => {
     const made = statement(query, values)
     if (!isStatement(made)) return (made as unknown as { get(): never }).get()
-    return made.prepared.get(made.bind(values as Record<string, unknown>)) as never
+    return made.prepared.get(values as Record<string, unknown>) as never
   }
   return {
     on,
@@ -101,12 +87,12 @@ export function sqliteRun(db: SqliteDb, onTenancyChange: () => void): Run & { on
       if (!isStatement(made)) return (made as unknown as { all(): never[] }).all()
       const record = values as Record<string, unknown>
       const { whole } = made
-      if (whole) return made.prepared.values(made.bind(record)).map((row) => whole(row, record)) as never[]
-      return made.prepared.all(made.bind(record)) as never[]
+      if (whole) return made.prepared.values(record).map((row) => whole(row, record)) as never[]
+      return made.prepared.all(record) as never[]
     },
     run: async (query, values) => {
       const made = statement(query, values)
-      if (isStatement(made)) made.prepared.run(made.bind(values as Record<string, unknown>))
+      if (isStatement(made)) made.prepared.run(values as Record<string, unknown>)
       else (made as unknown as { run(): unknown }).run()
     },
     raw: async (statement: SQL) => db.all<Record<string, unknown>>(statement),

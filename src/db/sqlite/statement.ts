@@ -19,22 +19,58 @@ type Decoder = { mapFromDriverValue(value: unknown): unknown }
 
 /** How drizzle's fillPlaceholders reads one parameter, decided once: each run then only looks its value up. */
 function binder(param: unknown): (values: Values) => unknown {
-  if (is(param, Placeholder)) {
-    const { name } = param
-    return (values) => {
-      if (!(name in values)) throw new Error(`No value for placeholder "${name}" was provided`)
-      return values[name]
-    }
-  }
+  if (is(param, Placeholder)) return valueOf(param.name)
   if (is(param, Param) && is(param.value, Placeholder)) {
     const { encoder } = param
-    const { name } = param.value
-    return (values) => {
-      if (!(name in values)) throw new Error(`No value for placeholder "${name}" was provided`)
-      return encoder.mapToDriverValue(values[name])
-    }
+    const read = valueOf(param.value.name)
+    return (values) => encoder.mapToDriverValue(read(values))
   }
   return () => param
+}
+
+/** How a placeholder's value is found: by its name, or `list.i` for the i-th item of the list `list` (src/db/sqlite/run.ts). */
+function valueOf(name: string): (values: Values) => unknown {
+  const item = /^(.+)\.(\d+)$/.exec(name)
+  if (item) {
+    const list = item[1] as string
+    const index = Number(item[2])
+    return (values) => {
+      const items = values[list]
+      if (!Array.isArray(items) || index >= items.length) throw new Error(`No value for placeholder "${name}" was provided`)
+      return items[index]
+    }
+  }
+  return (values) => {
+    if (!(name in values)) throw new Error(`No value for placeholder "${name}" was provided`)
+    return values[name]
+  }
+}
+
+/** What drizzle's base Column does with a value read: nothing. */
+const asRead = Column.prototype.mapFromDriverValue
+
+/**
+ * The function that makes a row an object, derived from the columns it selects: one object literal
+ * (one shape for every row) and a call site per column, where a loop over the columns would make
+ * every decoder's call site see every column type (its cost: docs/internals/performance.md).
+ * `fields` are the row's values in order; a key from `values` is taken from the call's values.
+ */
+function rowMaker(keys: readonly string[], sources: readonly ({ decoder: Decoder } | 'values')[]) {
+  // A key is a property name of the literal, as the schema's keys all are.
+  if (keys.some((key) => key === '__proto__')) throw new Error('a column may not be named __proto__')
+  const decoders: (Decoder | undefined)[] = []
+  let column = 0
+  const parts = keys.map((key, i) => {
+    const name = JSON.stringify(key)
+    const source = sources[i] as { decoder: Decoder } | 'values'
+    if (source === 'values') return `${name}: v[${name}]`
+    const at = column++
+    if (source.decoder.mapFromDriverValue === asRead) return `${name}: r[${at}]`
+    decoders[at] = source.decoder
+    return `${name}: r[${at}] === null ? null : d[${at}].mapFromDriverValue(r[${at}])`
+  })
+  const make = new Function('d', `return function row(r, v) { return { ${parts.join(', ')} } }`)
+  return make(decoders) as (row: unknown[], values?: Values) => Record<string, unknown>
 }
 
 /** The decoder drizzle's mapResultRow picks for a selected field. */
@@ -67,6 +103,13 @@ function rowMapper(fields: NonNullable<DrizzlePrepared['fields']>, joins: Drizzl
       if (table !== false && !joins[table]) nullable.push({ object, firstColumn })
     }
   }
+  // A table's columns (the hot queries' rows): one derived function.
+  if (columns.every(({ object }) => object === undefined)) {
+    return rowMaker(
+      columns.map(({ key }) => key),
+      columns.map(({ decoder }) => ({ decoder })),
+    )
+  }
   return (row: unknown[]) => {
     const result: Record<string, unknown> = {}
     for (let i = 0; i < columns.length; i++) {
@@ -81,6 +124,22 @@ function rowMapper(fields: NonNullable<DrizzlePrepared['fields']>, joins: Drizzl
   }
 }
 
+/** drizzle's own prepared query, given each list's items under their placeholders' names (`list.i`) as well. */
+function withListItems<T extends object>(prepared: T): T {
+  const spread = (values: Values = {}) => {
+    const named: Values = { ...values }
+    for (const [name, value] of Object.entries(values)) if (Array.isArray(value)) value.forEach((item, i) => (named[`${name}.${i}`] = item))
+    return named
+  }
+  const own = prepared as unknown as Record<'run' | 'all' | 'get' | 'values', (values: Values) => unknown>
+  return Object.assign(Object.create(prepared), {
+    run: (values?: Values) => own.run(spread(values)),
+    all: (values?: Values) => own.all(spread(values)),
+    get: (values?: Values) => own.get(spread(values)),
+    values: (values?: Values) => own.values(spread(values)),
+  }) as T
+}
+
 /**
  * A drizzle prepared query that runs as drizzle's does, with the work drizzle repeats on every run
  * done once when it is made: which parameter takes which value, and how a row becomes an object.
@@ -90,7 +149,7 @@ function rowMapper(fields: NonNullable<DrizzlePrepared['fields']>, joins: Drizzl
 export function runOften<T extends object>(prepared: T): T {
   const { stmt, query, logger, fields, joinsNotNullableMap, customResultMapper } = prepared as unknown as DrizzlePrepared
   // Deeper selections, and drizzle's relational queries, keep drizzle's own mapping.
-  if (customResultMapper || fields?.some(({ path }) => path.length > 2)) return prepared
+  if (customResultMapper || fields?.some(({ path }) => path.length > 2)) return withListItems(prepared)
   const binders = query.params.map(binder)
   const bind = (values: Values = {}) => {
     const params = binders.map((read) => read(values))
@@ -118,18 +177,7 @@ export function runOften<T extends object>(prepared: T): T {
 export function wholeRows(prepared: object, plan: { keys: readonly string[]; fromValues: readonly boolean[] }) {
   const { fields = [] } = prepared as unknown as DrizzlePrepared
   const decoders = fields.map(({ field }) => decoderOf(field))
-  const { keys, fromValues } = plan
-  return (row: unknown[], values: Values) => {
-    const result: Record<string, unknown> = {}
-    for (let i = 0, j = 0; i < keys.length; i++) {
-      const key = keys[i] as string
-      if (fromValues[i]) result[key] = values[key]
-      else {
-        const raw = row[j]
-        result[key] = raw === null ? null : (decoders[j] as Decoder).mapFromDriverValue(raw)
-        j++
-      }
-    }
-    return result
-  }
+  let column = 0
+  const sources = plan.keys.map((_, i) => (plan.fromValues[i] ? ('values' as const) : { decoder: decoders[column++] as Decoder }))
+  return rowMaker(plan.keys, sources) as (row: unknown[], values: Values) => Record<string, unknown>
 }
