@@ -19,8 +19,8 @@ import type { KeysetWindow, SortDirection } from './store.ts'
 /*
  * A named query is said once, as a shape (src/db/queries/): what it selects, joins, filters and
  * orders, built from its values. Each engine runs the same shapes (src/db/sqlite/run.ts,
- * src/db/postgres/run.ts): SQLite builds a shape once per `key` with placeholders standing for the
- * values and keeps the prepared statement; PostgreSQL builds it with the values on every call. The
+ * src/db/postgres/run.ts): each builds a shape once per `key` with placeholders standing for the
+ * values and keeps the statement (SQLite's prepared, PostgreSQL's text and parameters). The
  * handle and tables are each engine's own, typed as SQLite's (the reference dialect).
  */
 

@@ -2,13 +2,17 @@ import { readFileSync } from 'node:fs'
 import { createRequire } from 'node:module'
 import { dirname, join } from 'node:path'
 import { eq, getTableName, is, Param, Placeholder, SQL, sql } from 'drizzle-orm'
+import { drizzle } from 'drizzle-orm/node-postgres'
+import pg from 'pg'
 import { afterEach, beforeEach, describe, expect, it } from 'vitest'
+import * as pgTables from '../../src/db/postgres/schema.ts'
+import type { SqliteDb } from '../../src/db/sqlite/connection.ts'
 import { Database } from '../../src/db/sqlite/driver.ts'
 import { chatIntegrations, messages, users } from '../../src/db/sqlite/schema.ts'
 import { openSqliteStore, type SqliteStore } from '../../src/db/sqlite/store.ts'
 
-// src/db/sqlite/statement.ts (runOften) reads what drizzle's better-sqlite3 prepared query keeps
-// privately. drizzle is pinned to an exact version; this fails when an upgrade changes what it reads.
+// src/db/sqlite/statement.ts (runOften) and src/db/postgres/run.ts read what drizzle's better-sqlite3
+// and node-postgres prepared queries keep privately. drizzle is pinned to an exact version; this fails when an upgrade changes what it reads.
 
 const project = join(import.meta.dirname, '../..')
 const pinned = (name: string) => JSON.parse(readFileSync(join(project, 'package.json'), 'utf8')).dependencies[name] ?? JSON.parse(readFileSync(join(project, 'package.json'), 'utf8')).devDependencies[name]
@@ -65,5 +69,32 @@ describe('drizzle internals the statement cache relies on', () => {
     expect(is(mapped, SQL)).toBe(true)
     expect((mapped as unknown as { decoder: unknown }).decoder).toBe(messages.payload)
     expect((mapped.as('payload') as unknown as { sql: { decoder: unknown } }).sql.decoder).toBe(messages.payload)
+  })
+
+  it('a node-postgres prepared query keeps its configs (rows as arrays, and as objects), parameters and selected fields', () => {
+    // Nothing is sent: a pool connects on its first query, and preparing builds the SQL only.
+    const pool = new pg.Pool({ connectionString: 'postgres://nobody@127.0.0.1:1/none' })
+    // PostgreSQL's tables are typed as SQLite's (src/db/postgres/schema.ts), and so is the handle here.
+    const db = drizzle(pool) as unknown as SqliteDb
+    const prepare = (query: object) => (query as { prepare(name?: string): Record<string, unknown> }).prepare(undefined)
+    const prepared = prepare(
+      db.select({ id: pgTables.messages.id, payload: pgTables.messages.payload }).from(pgTables.messages).where(eq(pgTables.messages.id, sql.placeholder('id'))),
+    )
+    const queryConfig = prepared.queryConfig as { name?: string; text: string; rowMode: string; types: { getTypeParser: unknown } }
+    expect(queryConfig).toMatchObject({ name: undefined, rowMode: 'array' })
+    expect(queryConfig.text).toMatch(/^select "id", "payload" from "messages" where "messages"."id" = \$1$/)
+    expect(typeof queryConfig.types.getTypeParser).toBe('function')
+    expect(prepared.rawQueryConfig).toMatchObject({ name: undefined, text: queryConfig.text })
+    expect((prepared.rawQueryConfig as { rowMode?: string }).rowMode).toBeUndefined()
+    expect(is((prepared.params as unknown[])[0], Placeholder)).toBe(true)
+    expect(prepared.fields).toEqual([
+      { path: ['id'], field: pgTables.messages.id },
+      { path: ['payload'], field: pgTables.messages.payload },
+    ])
+    expect(prepared.customResultMapper).toBeUndefined()
+    const insert = prepare(db.insert(pgTables.users).values({ integrationId: 'i', id: sql.placeholder('id') as never, createdAt: 'now', updatedAt: 'now' }))
+    expect(insert.fields).toBeUndefined()
+    expect((insert.params as unknown[]).filter((p) => is(p, Param) && is(p.value, Placeholder))).toHaveLength(1)
+    void pool.end()
   })
 })

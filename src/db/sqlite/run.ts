@@ -1,8 +1,10 @@
-import { type SQL, sql } from 'drizzle-orm'
+import type { SQL } from 'drizzle-orm'
 import type { Built, Key, On, Query, Run } from '../query.ts'
 import type { SqliteDb } from './connection.ts'
 import * as tables from './schema.ts'
-import { runOften, wholeRows } from './statement.ts'
+import { placeholdersFor } from '../placeholders.ts'
+import { wholeRows } from '../row-maker.ts'
+import { runOften, selectedFields } from './statement.ts'
 
 /** A drizzle prepared query as runOften runs it. */
 interface Prepared {
@@ -25,17 +27,6 @@ interface Statement {
 
 /** Statements that write these tables change what a TenancyCache keeps. */
 const tenancyWrite = /^\s*(insert into|update|delete from)\s+"(bots|chat_integrations)"/i
-
-/** Placeholders standing for values of this structure: a list's items each (`name.i`, which runOften reads as the list's i-th item), every other value whole. */
-function placeholdersFor(values: Record<string, unknown>): Record<string, unknown> {
-  const result: Record<string, unknown> = {}
-  for (const [name, value] of Object.entries(values)) {
-    if (value === undefined) result[name] = undefined
-    else if (Array.isArray(value)) result[name] = value.map((_, i) => sql.placeholder(`${name}.${i}`))
-    else result[name] = sql.placeholder(name)
-  }
-  return result
-}
 
 /**
  * The shapes of src/db/queries/ on one SQLite connection: each built once per key with placeholders
@@ -64,7 +55,7 @@ export function sqliteRun(db: SqliteDb, onTenancyChange: () => void): Run & { on
       made = {
         prepared: runOften(prepared),
         changesTenancy: tenancyWrite.test(built.toSQL().sql),
-        whole: query.given && wholeRows(prepared, query.given.plan(on.t)),
+        whole: query.given && wholeRows(selectedFields(prepared), query.given.plan(on.t)),
       }
       byKey.set(key, made)
     }
