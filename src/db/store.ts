@@ -411,7 +411,17 @@ export interface UserRecordQueries {
 /** The rows retention prunes by age. */
 export type PrunedTable = 'messages' | 'events' | 'botEvents' | 'botLogs'
 
+/** Where a prune cycle goes on in a table: the conversation (by key) its next batch starts with. */
+export interface PruneCursor {
+  integrationId: string
+  conversationId: string
+}
+
 export interface RetentionQueries {
-  /** Deletes up to `limit` of the rows of `table` made before `before`, oldest first; how many it deleted. */
-  prune(table: PrunedTable, before: string, limit: number): Promise<number>
+  /**
+   * Deletes up to `limit` of the rows of `table` made before `before`: of a conversation's tables,
+   * those of at most `limit` conversations from `from` on (the first, when absent); of bot logs, any
+   * bot's. How many it deleted, and where the next batch starts (none: nothing older is left).
+   */
+  prune(table: PrunedTable, before: string, limit: number, from?: PruneCursor): Promise<{ deleted: number; next: PruneCursor | undefined }>
 }

@@ -1,4 +1,4 @@
-import type { PrunedTable, Store } from '../db/store.ts'
+import type { PruneCursor, PrunedTable, Store } from '../db/store.ts'
 
 /** What retention prunes, in this order: the bot's records of a message go before (or with) the message. */
 const prunedTables: readonly PrunedTable[] = ['botEvents', 'botLogs', 'events', 'messages']
@@ -21,18 +21,19 @@ export interface RetentionOptions {
 export type PruneCounts = Record<PrunedTable, number>
 
 /**
- * One retention cycle: every row older than `days` deleted, table by table, oldest first, in units
- * of `batchSize` rows; each batch is a unit of its own, queued with the others' writes (never one
- * long transaction holding them back). Ends when a batch comes back short. How many rows went.
+ * One retention cycle: every row older than `days` deleted, table by table, in units of at most
+ * `batchSize` rows (and conversations looked at: RetentionQueries.prune); each batch is a unit of its
+ * own, queued with the others' writes (never one long transaction holding them back). How many rows went.
  */
 export async function pruneOnce(store: Store, { days, clock = () => new Date(), batchSize = 500 }: RetentionOptions): Promise<PruneCounts> {
   const before = new Date(clock().getTime() - days * dayMs).toISOString()
   const counts = { messages: 0, events: 0, botEvents: 0, botLogs: 0 }
   for (const table of prunedTables) {
-    for (;;) {
-      const deleted = await store.write((q) => q.retention.prune(table, before, batchSize))
-      counts[table] += deleted
-      if (deleted < batchSize) break
+    for (let from: PruneCursor | undefined; ; ) {
+      const batch = await store.write((q) => q.retention.prune(table, before, batchSize, from))
+      counts[table] += batch.deleted
+      if (!batch.next) break
+      from = batch.next
       // The event loop serves what came in meanwhile before the next batch is queued.
       await new Promise((resolve) => setImmediate(resolve))
     }

@@ -85,6 +85,32 @@ describe('retention', () => {
       expect(listed.every((message) => message.createdAt >= cutoff)).toBe(true)
       expect(await t.count("select count(*) as n from conversations where id = 'c1'")).toBe(1)
     })
+
+    it('prunes conversation after conversation, more of them than one batch looks at, old ones among new ones', async () => {
+      retentionNow = new Date()
+      const bob = await t.user('bob')
+      // Ten conversations (a batch of 4 looks at 4 of them): old messages in all but two, which are new only.
+      const ids = ['k0', 'k1', 'k2', 'k3', 'k4', 'k5', 'k6', 'k7', 'k8', 'k9']
+      for (const id of ids) await t.conversation(bob.key, id)
+      for (const id of ids.filter((id) => id !== 'k3' && id !== 'k4')) {
+        await t.message(bob.key, id, { type: 'text', text: `old in ${id}` })
+        await t.event(bob.key, id, { note: `old in ${id}` })
+      }
+      await deliveriesSettled(t)
+      const last = Date.now()
+      await eventually(() => expect(Date.now()).toBeGreaterThan(last + 1))
+      const cutoff = new Date(last + 1)
+      for (const id of ids) await t.message(bob.key, id, { type: 'text', text: `new in ${id}` })
+      await deliveriesSettled(t)
+      retentionNow = new Date(cutoff.getTime() + DAYS * DAY)
+
+      const old = await countOlder(t, cutoff.toISOString())
+      expect(old).toEqual({ messages: 16, events: 16, botEvents: 32, botLogs: 16 })
+      expect(await t.app.retention.runOnce()).toEqual(old)
+      expect(await countOlder(t, cutoff.toISOString())).toEqual({ messages: 0, events: 0, botEvents: 0, botLogs: 0 })
+      // Each conversation keeps its new message and the bot's answer to it.
+      for (const id of ids) expect(await t.count('select count(*) as n from messages where conversation_id = ?', id)).toBe(2)
+    })
   })
 
   describe('the schedule', () => {
