@@ -191,6 +191,13 @@ export interface BotDeliveryQueries {
    * being settled (never skipping one that is not due).
    */
   following(integrationId: string, conversationId: string, afterSeq: number, now: string): Promise<DueDelivery | undefined>
+  /**
+   * `following`, taken by this instance until `leaseUntil` (as `claim` takes a conversation's
+   * oldest): what an instance sharing the database goes on with while the one before it is being
+   * settled. Only one not held by another instance (its lease run out, if it had one) is taken.
+   * On an engine one process owns (SQLite) it is `following`.
+   */
+  claimFollowing(integrationId: string, conversationId: string, afterSeq: number, now: string, leaseUntil: string): Promise<DueDelivery | undefined>
   /** False when it was already gone (its bot or conversation deleted). */
   reschedule(id: string, attempts: number, nextAttemptAt: string): Promise<boolean>
   /** False when it was already gone (its bot or conversation deleted). */

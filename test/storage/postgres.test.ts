@@ -113,6 +113,38 @@ describe('PostgreSQL engine, several instances on one database', () => {
     expect((await a!.write((q) => q.botDeliveries.claim(later, 10, '2026-01-01T00:01:00.000Z'))).map((due) => due.delivery.id)).toEqual(['c1-1'])
   })
 
+  it("takes a conversation's next delivery while the one before it settles, and no other instance takes it then", async () => {
+    const [a, b] = await instances(2)
+    const planned = tenant()
+    await bootstrap(a!, planned)
+    const now = '2026-01-01T00:00:00.000Z'
+    const lease = '2026-01-01T00:00:30.000Z'
+    await queueDeliveries(a!, planned.webhookId, 'c1', 3, now)
+    const [head] = await a!.write((q) => q.botDeliveries.claim(now, 10, lease))
+    expect(head?.delivery.id).toBe('c1-0')
+    const next = await a!.write((q) => q.botDeliveries.claimFollowing(head!.delivery.integrationId, 'c1', head!.delivery.seq, now, lease))
+    expect([next?.delivery.id, next?.bot.id, next?.integration.id]).toEqual(['c1-1', head!.bot.id, head!.integration.id])
+    // Held by a: not taken again, by a nor b, before its lease runs out.
+    expect(await b!.write((q) => q.botDeliveries.claimFollowing(head!.delivery.integrationId, 'c1', head!.delivery.seq, now, lease))).toBeUndefined()
+    // The head settled: its lease passed to the next one, which b's claim does not take.
+    expect(await a!.write((q) => q.botDeliveries.remove('c1-0'))).toBe(true)
+    expect(await b!.write((q) => q.botDeliveries.claim(now, 10, lease))).toEqual([])
+    expect(await b!.read((q) => q.botDeliveries.nextDueAfter(now))).toBe(lease)
+    // Once it has run out, b takes it.
+    const taken = await b!.write((q) => q.botDeliveries.claim(lease, 10, '2026-01-01T00:01:00.000Z'))
+    expect(taken.map((due) => due.delivery.id)).toEqual(['c1-1'])
+  })
+
+  it('does not take a next delivery that is not due yet', async () => {
+    const [a] = await instances(1)
+    const planned = tenant()
+    await bootstrap(a!, planned)
+    await queueDeliveries(a!, planned.webhookId, 'c1', 2, '2026-01-01T00:00:05.000Z')
+    const [head] = await a!.write((q) => q.botDeliveries.claim('2026-01-01T00:00:05.000Z', 10, '2026-01-01T00:00:30.000Z'))
+    const early = '2026-01-01T00:00:04.000Z'
+    expect(await a!.write((q) => q.botDeliveries.claimFollowing(head!.delivery.integrationId, 'c1', head!.delivery.seq, early, '2026-01-01T00:00:30.000Z'))).toBeUndefined()
+  })
+
   it('a rescheduled delivery is free again at its next attempt', async () => {
     const [a, b] = await instances(2)
     const planned = tenant()

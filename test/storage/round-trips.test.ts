@@ -174,3 +174,52 @@ describe('round trips to PostgreSQL', () => {
     expect(new Set(texts.values()).size).toBe(texts.size)
   })
 })
+
+describe('a burst of messages in one conversation, on PostgreSQL', () => {
+  it('claims each next delivery while the one before settles (no look at the outbox between), the answers in order', async () => {
+    let open = () => {}
+    const gate = new Promise<void>((resolve) => (open = resolve))
+    const seen: string[] = []
+    const burst = createTestApp({
+      databaseUrl: url,
+      botSweepMs: 3_600_000,
+      handlers: {
+        echo: async ({ event }) => {
+          seen.push(event.preview)
+          // The first attempt is held until the rest of the burst is queued behind it.
+          if (seen.length === 1) await gate
+          return { messages: [{ payload: { type: 'text', text: `echo ${event.preview}` } }] }
+        },
+      },
+    })
+    try {
+      const bob = (await burst.user('bob')).key
+      await burst.conversation(bob, 'b1')
+      const send = async (text: string) => {
+        const res = await burst.chat('POST', '/messages', { key: bob, body: { conversationId: 'b1', payload: { type: 'text', text } } })
+        expect(res.status).toBe(200)
+      }
+      await send('m0')
+      await vi.waitFor(() => expect(seen).toEqual(['m0']))
+      for (const text of ['m1', 'm2', 'm3', 'm4']) await send(text)
+      const statements = await roundTrips(async () => {
+        open()
+        await vi.waitFor(() => expect(seen).toHaveLength(5))
+        await burst.app.bots.idle()
+      })
+      expect(seen).toEqual(['m0', 'm1', 'm2', 'm3', 'm4'])
+      const claims = statements.filter((statement) => /set leased_until = /.test(statement))
+      const following = claims.filter((statement) => /min\(next\.seq\)/.test(statement))
+      // Each of the four behind the first, claimed as the one before it settled; one look at the end finds none.
+      expect(following).toHaveLength(4)
+      expect(claims.length - following.length).toBeLessThanOrEqual(1)
+      const listed = (await burst.chat('GET', '/conversations/b1/messages', { key: bob })).body.messages as { payload: { text: string } }[]
+      const answers = listed.map((message) => message.payload.text).filter((text) => text.startsWith('echo'))
+      // Newest first.
+      expect(answers).toEqual(['echo m4', 'echo m3', 'echo m2', 'echo m1', 'echo m0'])
+    } finally {
+      open()
+      await burst.close()
+    }
+  })
+})

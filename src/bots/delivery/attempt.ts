@@ -58,9 +58,9 @@ const dead = (message: string): Settlement => ({ lines: [{ level: 'error', messa
  * `botpress`), or its in-process handler when it has none. Its outcome is what the settlement
  * records: the bot's answer, a retry on the schedule, or a dead or gone delivery.
  */
-export function attemptDelivery(deps: AttemptDeps, delivery: PendingDelivery): Promise<Settlement> {
+export function attemptDelivery(deps: AttemptDeps, delivery: PendingDelivery, after?: Promise<void>): Promise<Settlement> {
   const traces = tracing()
-  if (!traces) return attempt(deps, delivery)
+  if (!traces) return attempt(deps, delivery, after)
   const { protocol, url } = delivery.target
   const attributes = {
     'confab.bot.protocol': url ? (protocol ?? 'webhook') : 'in-process',
@@ -69,15 +69,22 @@ export function attemptDelivery(deps: AttemptDeps, delivery: PendingDelivery): P
   }
   // A trace of its own: an attempt runs for no request (a retry, from a timer), whichever request woke the worker.
   return traces.inSpan('bot delivery', { kind: 'client', root: true, attributes }, async (span) => {
-    const settlement = await attempt(deps, delivery)
+    const settlement = await attempt(deps, delivery, after)
     const failed = settlement.retryAt !== undefined || settlement.lines.some((line) => line.level === 'error')
     if (failed) traces.fail(span, settlement.lines.at(-1)?.message ?? 'not delivered')
     return settlement
   })
 }
 
-async function attempt(deps: AttemptDeps, delivery: PendingDelivery): Promise<Settlement> {
+/**
+ * `after`: the settlement of the conversation's delivery before this one, still committing (the
+ * worker claimed this one meanwhile). The bot's state is read at once (that settlement writes none:
+ * an answer with state holds the next attempt back), the bot is called only once it has committed,
+ * so that nothing this attempt writes comes before its answer.
+ */
+async function attempt(deps: AttemptDeps, delivery: PendingDelivery, after?: Promise<void>): Promise<Settlement> {
   const state = await getBotState(deps.store, stateKey(delivery))
+  await after
   const event: BotEvent = { ...delivery.event, state: { ...state } }
   const { url, protocol } = delivery.target
   if (!url) return attemptHandler(deps, delivery, event, state)

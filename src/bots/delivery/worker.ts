@@ -2,6 +2,7 @@ import type { Logger } from 'pino'
 import type { Store } from '../../db/store.ts'
 import {
   claimDeliveries,
+  claimFollowingDelivery,
   conversationHead,
   dueDeliveries,
   followingDelivery,
@@ -101,6 +102,11 @@ class Worker implements DeliveryWorker {
   private readonly underWay = new Map<string, Promise<void>>()
   /** The conversations with an attempt under way here, and its delivery's id. */
   private readonly busy = new Map<string, string>()
+  /**
+   * Of those, how many deliveries this instance recorded behind the one under way (its wake-ups):
+   * on a shared store, where the next one is claimed only if there is one, not looked for after each.
+   */
+  private readonly behind = new Map<string, number>()
   /** Look-ups of a conversation's head under way (see wake), which `idle` waits for as it does for a look at the outbox. */
   private readonly looking = new Set<Promise<void>>()
   /** The look at the outbox under way. */
@@ -156,7 +162,11 @@ class Worker implements DeliveryWorker {
     if (this.stopped) return
     // A new delivery behind one under way here waits for it: the look taken when that one ends finds
     // it. Under a stream of messages to one conversation this saves a look at the outbox per commit.
-    if (conversation && this.busy.has(conversationKey(conversation))) return
+    if (conversation && this.busy.has(conversationKey(conversation))) {
+      const key = conversationKey(conversation)
+      this.behind.set(key, (this.behind.get(key) ?? 0) + 1)
+      return
+    }
     if (this.polling) {
       this.again = true
       return
@@ -230,12 +240,12 @@ class Worker implements DeliveryWorker {
   /**
    * Starts an attempt of the delivery; once it ends, the conversation's next delivery follows. A
    * delivery claimed on a shared store until `leaseUntil` is held by renewing its lease while the
-   * attempt goes on.
+   * attempt goes on. `after`: the settlement of the delivery before it, which the bot waits for.
    */
-  private startAttempt(delivery: PendingDelivery, leaseUntil?: Date) {
+  private startAttempt(delivery: PendingDelivery, leaseUntil?: Date, after?: Promise<void>) {
     const key = conversationKey(delivery)
     const release = leaseUntil && this.holdLease(delivery, leaseUntil)
-    const attempt = this.deliver(delivery)
+    const attempt = this.deliver(delivery, after)
       .finally(release)
       .catch((error: unknown) => {
         if (!(error instanceof AttemptAbandoned)) {
@@ -253,6 +263,7 @@ class Worker implements DeliveryWorker {
           return
         }
         this.busy.delete(key)
+        this.behind.delete(key)
         // New deliveries of the conversation did not wake the worker while this one was under way:
         // the one right after it is looked up with one seek, rather than with a look at the whole outbox.
         if (!(left && (await this.startNextAfter(delivery)))) this.wake()
@@ -300,22 +311,27 @@ class Worker implements DeliveryWorker {
   }
 
   /** Makes one attempt and settles it: true when the delivery left the outbox (taken, dead or gone). */
-  private async deliver(delivery: PendingDelivery): Promise<boolean> {
+  private async deliver(delivery: PendingDelivery, after?: Promise<void>): Promise<boolean> {
     const began = performance.now()
-    const settlement = await attemptDelivery(this.attempts, delivery)
+    const settlement = await attemptDelivery(this.attempts, delivery, after)
     this.observer?.attempted(delivery.target.url ? delivery.target.protocol : 'in-process', outcomeOf(settlement), (performance.now() - began) / 1000)
     const settling = settleAttempt(this.attempts, delivery, settlement)
     // Starting the next one early is an optimisation: if it fails, the look taken when this attempt ends finds it.
-    await this.startNextWhileSettling(delivery, settlement).catch((error: unknown) =>
+    await this.startNextWhileSettling(delivery, settlement, settling).catch((error: unknown) =>
       this.log.warn({ err: error }, 'bot delivery worker could not go on with the conversation'),
     )
     await settling
     return !settlement.retryAt
   }
 
-  /** Whether this process may start a conversation's next delivery itself, without a look at the outbox. */
+  /** Whether there is room for one more attempt. */
+  private hasRoom(): boolean {
+    return !this.stopped && this.underWay.size < this.concurrency
+  }
+
+  /** Whether this process may start a conversation's next delivery itself, without a look at the outbox (or a claim). */
   private mayStartWithoutLook(): boolean {
-    return !this.store.shared && !this.stopped && this.underWay.size < this.concurrency
+    return !this.store.shared && this.hasRoom()
   }
 
   /** Starts the delivery a conversation waits on, if it is due and not under way yet. */
@@ -335,17 +351,34 @@ class Worker implements DeliveryWorker {
   }
 
   /**
-   * Starts the conversation's next delivery while this one's settlement commits. The settlement was
-   * submitted first, so it commits no later than anything the next attempt writes; the attempt that
+   * Starts the conversation's next delivery while this one's settlement commits; the attempt that
    * ended has succeeded or died, so order is kept. (A settlement lost to a failed commit leaves its
-   * delivery due again: at least once, as for a crash.) Only where this process owns the database:
-   * on a shared one, the next delivery is another instance's to claim as well.
+   * delivery due again: at least once, as for a crash.) Where this process owns the database, the
+   * settlement was submitted first, so it commits no later than anything the next attempt writes.
+   * On a shared one, the next delivery is claimed (another instance could take it once it is the
+   * conversation's oldest), and its bot called once this settlement has committed, which the pool's
+   * other connections would not otherwise wait for.
    */
-  private async startNextWhileSettling(delivery: PendingDelivery, settlement: Settlement) {
+  private async startNextWhileSettling(delivery: PendingDelivery, settlement: Settlement, settling: Promise<void>) {
     // An answer the next attempt reads back, or a 410, is the settlement's to apply before that attempt.
     const holdsTheNext = settlement.retryAt || settlement.answer?.holdsTheNext || settlement.goneUrl !== undefined
-    if (holdsTheNext || !this.mayStartWithoutLook()) return
-    await this.startNextAfter(delivery)
+    if (holdsTheNext || !this.hasRoom()) return
+    if (!this.store.shared) {
+      await this.startNextAfter(delivery)
+      return
+    }
+    const key = conversationKey(delivery)
+    const behind = this.behind.get(key) ?? 0
+    if (behind === 0) return
+    const at = this.clock()
+    const leaseUntil = new Date(at.getTime() + this.leaseMs)
+    const next = await claimFollowingDelivery(this.store, delivery, at, leaseUntil)
+    // Wake-ups may have come meanwhile: counted from what the map holds now. None found: the look
+    // taken when this attempt ends finds what came since.
+    if (next) this.behind.set(key, Math.max((this.behind.get(key) ?? 1) - 1, 0))
+    else this.behind.delete(key)
+    // Taken: its lease runs out unattempted only if this instance stopped meanwhile.
+    if (next && !this.stopped) this.startAttempt(next, leaseUntil, settling.catch(() => undefined))
   }
 
   /** Starts the delivery right after `delivery` in its conversation, if due; false when there was no room for it. */

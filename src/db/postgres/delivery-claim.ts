@@ -20,7 +20,7 @@ import { botDeliveryHeads, leasedUntil } from './schema.ts'
 /** A table as PostgreSQL's own types see it, for what only PostgreSQL has (the lease). */
 const own = (table: object) => table as PgTable
 
-/** The deliveries the storage API's `due`, `claim`, `following`, `nextDueAfter` and `renew` find on PostgreSQL. */
+/** The deliveries the storage API's `due`, `claim`, `following`, `claimFollowing`, `nextDueAfter` and `renew` find on PostgreSQL. */
 export function postgresDeliveries(run: Run, pg: PgDb): EngineDeliveries {
   const { on } = run
   const { botDeliveries, bots } = on.t
@@ -32,6 +32,10 @@ export function postgresDeliveries(run: Run, pg: PgDb): EngineDeliveries {
     where ${h.dueAt} <= ${now} and ${deliveryOn(on.t)}
     order by ${h.dueAt}, ${h.seq} limit ${limit}${locked ? sql` for update of ${h} skip locked` : sql``}`
   const inTurn = sql`${botDeliveries.nextAttemptAt}, ${botDeliveries.seq}`
+  /** The seq of the conversation's delivery right after `afterSeq`. */
+  const nextSeq = (integrationId: string, conversationId: string, afterSeq: number): SQL =>
+    sql`select min(next.seq) from ${botDeliveries} as next where next.integration_id = ${integrationId}
+      and next.conversation_id = ${conversationId} and next.seq > ${afterSeq}`
 
   return {
     due: async (now, limit) =>
@@ -53,13 +57,26 @@ export function postgresDeliveries(run: Run, pg: PgDb): EngineDeliveries {
       (
         (await dueDeliveries(on).where(
           and(
-            sql`${botDeliveries.seq} = (select min(next.seq) from ${botDeliveries} as next where next.integration_id = ${integrationId}
-              and next.conversation_id = ${conversationId} and next.seq > ${afterSeq})`,
+            sql`${botDeliveries.seq} = (${nextSeq(integrationId, conversationId, afterSeq)})`,
             lte(botDeliveries.nextAttemptAt, now),
             deliveryOn(on.t),
           ),
         )) as DueDelivery[]
       )[0],
+    claimFollowing: async (integrationId, conversationId, afterSeq, now, leaseUntil) => {
+      // As `claim`, one statement. The delivery is not a head yet (the one before it is, until its
+      // settlement removes it, which carries this lease to the head): no other instance's claim
+      // walks to it, and one that held it before is passed over until its lease has run out.
+      const leased = pg.$with('leased', { seq: sql<number>`seq` }).as(
+        sql`update ${botDeliveries} set leased_until = ${leaseUntil}
+          where ${botDeliveries.seq} = (${nextSeq(integrationId, conversationId, afterSeq)})
+            and ${botDeliveries.nextAttemptAt} <= ${now} and (${leasedUntil} is null or ${leasedUntil} <= ${now})
+            and ${botDeliveries.botId} in (select ${bots.id} from ${bots} where ${deliveryOn(on.t)})
+          returning ${botDeliveries.seq}`,
+      )
+      const withLeased = { db: pg.with(leased) as unknown as On['db'], t: on.t }
+      return ((await dueDeliveries(withLeased).where(sql`${botDeliveries.seq} in (select seq from leased)`)) as DueDelivery[])[0]
+    },
     nextDueAfter: async (now) => {
       const { rows } = await pg.execute<{ at: string }>(sql`
         select ${h.dueAt} as at from ${h} join ${bots} on ${bots.id} = ${h.botId}

@@ -63,17 +63,19 @@ export function sqliteQueries(db: SqliteDb, cache: TenancyCache): Queries {
   const run = sqliteRun(db, () => cache.botChanged())
   const botOfIntegration = (integrationId: string) =>
     cache.botOfIntegration(integrationId, () => run.oneNow(ofIntegration, { integrationId }))
+  const followingOf = async (integrationId: string, conversationId: string, afterSeq: number, now: string) => {
+    const next = await run.one(following, { integrationId, conversationId, afterSeq, now })
+    if (!next) return undefined
+    const target = botOfIntegration(integrationId)
+    if (!target || target.bot.id !== next.delivery.botId || !deliveryIsOn(target.bot)) return undefined
+    // Field by field, not spread: one object shape per delivery (docs/internals/performance.md).
+    return { delivery: next.delivery, message: next.message, bot: target.bot, integration: target.integration }
+  }
   const shared = queriesOf(run, {
     due: (now, limit) => run.all(due, { now, limit }) as Promise<DueDelivery[]>,
     claim: (now, limit) => run.all(due, { now, limit }) as Promise<DueDelivery[]>,
-    following: async (integrationId, conversationId, afterSeq, now) => {
-      const next = await run.one(following, { integrationId, conversationId, afterSeq, now })
-      if (!next) return undefined
-      const target = botOfIntegration(integrationId)
-      if (!target || target.bot.id !== next.delivery.botId || !deliveryIsOn(target.bot)) return undefined
-      // Field by field, not spread: one object shape per delivery (docs/internals/performance.md).
-      return { delivery: next.delivery, message: next.message, bot: target.bot, integration: target.integration }
-    },
+    following: followingOf,
+    claimFollowing: followingOf,
     nextDueAfter: async (now) => (await run.one(nextDueAfter, { now }))?.at ?? undefined,
   })
   return {

@@ -123,6 +123,23 @@ export const renewDeliveryLease = (store: Store, id: string, heldUntil: Date, le
 export const followingDelivery = (store: Store, delivery: PendingDelivery, at: Date): Promise<PendingDelivery | undefined> =>
   deliveryAfter(store, delivery, delivery.seq, at)
 
+/**
+ * `followingDelivery`, taken by this instance until `leaseUntil`: what an instance sharing the
+ * database goes on with while `delivery` is being settled (see BotDeliveryQueries.claimFollowing).
+ */
+export const claimFollowingDelivery = async (
+  store: Store,
+  delivery: PendingDelivery,
+  at: Date,
+  leaseUntil: Date,
+): Promise<PendingDelivery | undefined> => {
+  const { integrationId, conversationId, seq } = delivery
+  const next = await writeStatement(store, (q) =>
+    q.botDeliveries.claimFollowing(integrationId, conversationId, seq, at.toISOString(), leaseUntil.toISOString()),
+  )
+  return next && pendingOf(next, at)
+}
+
 /** The delivery a conversation waits on (its oldest), if it is due at `at`: one seek, for a process that owns the database. */
 export const conversationHead = (
   store: Store,
