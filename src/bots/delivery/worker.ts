@@ -315,13 +315,19 @@ class Worker implements DeliveryWorker {
     const began = performance.now()
     const settlement = await attemptDelivery(this.attempts, delivery, after)
     this.observer?.attempted(delivery.target.url ? delivery.target.protocol : 'in-process', outcomeOf(settlement), (performance.now() - began) / 1000)
+    // Going on with the conversation early is an optimisation: if it fails, the look taken when this attempt ends finds the next one.
+    const goesOn = !holdsTheNext(settlement) && this.hasRoom()
+    const claimed = goesOn && this.store.shared ? await this.claimNext(delivery).catch(this.couldNotGoOn) : undefined
     const settling = settleAttempt(this.attempts, delivery, settlement)
-    // Starting the next one early is an optimisation: if it fails, the look taken when this attempt ends finds it.
-    await this.startNextWhileSettling(delivery, settlement, settling).catch((error: unknown) =>
-      this.log.warn({ err: error }, 'bot delivery worker could not go on with the conversation'),
-    )
+    if (claimed) this.startAttempt(claimed.next, claimed.leaseUntil, settling.catch(() => undefined))
+    else if (goesOn && !this.store.shared) await this.startNextAfter(delivery).catch(this.couldNotGoOn)
     await settling
     return !settlement.retryAt
+  }
+
+  private readonly couldNotGoOn = (error: unknown) => {
+    this.log.warn({ err: error }, 'bot delivery worker could not go on with the conversation')
+    return undefined
   }
 
   /** Whether there is room for one more attempt. */
@@ -351,25 +357,18 @@ class Worker implements DeliveryWorker {
   }
 
   /**
-   * Starts the conversation's next delivery while this one's settlement commits; the attempt that
-   * ended has succeeded or died, so order is kept. (A settlement lost to a failed commit leaves its
-   * delivery due again: at least once, as for a crash.) Where this process owns the database, the
-   * settlement was submitted first, so it commits no later than anything the next attempt writes.
-   * On a shared one, the next delivery is claimed (another instance could take it once it is the
-   * conversation's oldest), and its bot called once this settlement has committed, which the pool's
-   * other connections would not otherwise wait for.
+   * On a shared database, claims the conversation's next delivery (under a lease) when this instance
+   * recorded one behind `delivery`: its attempt goes on while `delivery`'s settlement commits, and
+   * calls the bot once it has (the pool's connections would commit in any order), so that order is
+   * kept. Claimed before that settlement is sent: its removal of `delivery` makes the next one the
+   * conversation's head, which takes the lease the next one holds by then (the triggers of
+   * drizzle/postgres/0007); claimed after, the head could show it free to another instance. Where
+   * this process owns the database, the next one is started once the settlement is submitted
+   * (startNextAfter): it commits no later than anything the next attempt writes.
    */
-  private async startNextWhileSettling(delivery: PendingDelivery, settlement: Settlement, settling: Promise<void>) {
-    // An answer the next attempt reads back, or a 410, is the settlement's to apply before that attempt.
-    const holdsTheNext = settlement.retryAt || settlement.answer?.holdsTheNext || settlement.goneUrl !== undefined
-    if (holdsTheNext || !this.hasRoom()) return
-    if (!this.store.shared) {
-      await this.startNextAfter(delivery)
-      return
-    }
+  private async claimNext(delivery: PendingDelivery): Promise<{ next: PendingDelivery; leaseUntil: Date } | undefined> {
     const key = conversationKey(delivery)
-    const behind = this.behind.get(key) ?? 0
-    if (behind === 0) return
+    if (!this.behind.get(key)) return undefined
     const at = this.clock()
     const leaseUntil = new Date(at.getTime() + this.leaseMs)
     const next = await claimFollowingDelivery(this.store, delivery, at, leaseUntil)
@@ -378,7 +377,7 @@ class Worker implements DeliveryWorker {
     if (next) this.behind.set(key, Math.max((this.behind.get(key) ?? 1) - 1, 0))
     else this.behind.delete(key)
     // Taken: its lease runs out unattempted only if this instance stopped meanwhile.
-    if (next && !this.stopped) this.startAttempt(next, leaseUntil, settling.catch(() => undefined))
+    return next && !this.stopped ? { next, leaseUntil } : undefined
   }
 
   /** Starts the delivery right after `delivery` in its conversation, if due; false when there was no room for it. */
@@ -392,6 +391,10 @@ class Worker implements DeliveryWorker {
     return true
   }
 }
+
+/** Whether the next attempt of the conversation waits for this settlement: it reads back the answer, the bot's state, a 410, or is this one again. */
+const holdsTheNext = (settlement: Settlement) =>
+  settlement.retryAt !== undefined || settlement.answer?.holdsTheNext === true || settlement.goneUrl !== undefined
 
 /** An attempt's outcome as the metrics count it. */
 function outcomeOf(settlement: Settlement): 'delivered' | 'failed' | 'dead_lettered' {
