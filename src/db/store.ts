@@ -193,9 +193,9 @@ export interface BotDeliveryQueries {
   following(integrationId: string, conversationId: string, afterSeq: number, now: string): Promise<DueDelivery | undefined>
   /**
    * `following`, taken by this instance until `leaseUntil` (as `claim` takes a conversation's
-   * oldest): what an instance sharing the database goes on with, claimed before the one before it is
-   * settled (whose removal then hands the lease on to the conversation's head). Only one not held by
-   * another instance (its lease run out, if it had one) is taken.
+   * oldest): what an instance sharing the database goes on with, claimed in the unit that settles
+   * the one before it (whose removal hands the lease on to the conversation's head). Only one not
+   * held by another instance (its lease run out, if it had one) is taken.
    * On an engine one process owns (SQLite) it is `following`.
    */
   claimFollowing(integrationId: string, conversationId: string, afterSeq: number, now: string, leaseUntil: string): Promise<DueDelivery | undefined>

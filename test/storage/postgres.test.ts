@@ -113,7 +113,7 @@ describe('PostgreSQL engine, several instances on one database', () => {
     expect((await a!.write((q) => q.botDeliveries.claim(later, 10, '2026-01-01T00:01:00.000Z'))).map((due) => due.delivery.id)).toEqual(['c1-1'])
   })
 
-  it("takes a conversation's next delivery while the one before it settles, and no other instance takes it then", async () => {
+  it("takes a conversation's next delivery before the one before it is removed, and no other instance takes it then", async () => {
     const [a, b] = await instances(2)
     const planned = tenant()
     await bootstrap(a!, planned)

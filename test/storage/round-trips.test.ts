@@ -176,7 +176,7 @@ describe('round trips to PostgreSQL', () => {
 })
 
 describe('a burst of messages in one conversation, on PostgreSQL', () => {
-  it('claims each next delivery while the one before settles (no look at the outbox between), the answers in order', async () => {
+  it('claims each next delivery in the unit that settles the one before it (no look at the outbox between), the answers in order', async () => {
     let open = () => {}
     const gate = new Promise<void>((resolve) => (open = resolve))
     const seen: string[] = []
@@ -210,7 +210,7 @@ describe('a burst of messages in one conversation, on PostgreSQL', () => {
       expect(seen).toEqual(['m0', 'm1', 'm2', 'm3', 'm4'])
       const claims = statements.filter((statement) => /set leased_until = /.test(statement))
       const following = claims.filter((statement) => /min\(next\.seq\)/.test(statement))
-      // Each of the four behind the first, claimed as the one before it settled; one look at the end finds none.
+      // Each of the four behind the first, claimed by the settlement of the one before it; one look at the end finds none.
       expect(following).toHaveLength(4)
       expect(claims.length - following.length).toBeLessThanOrEqual(1)
       const listed = (await burst.chat('GET', '/conversations/b1/messages', { key: bob })).body.messages as { payload: { text: string } }[]

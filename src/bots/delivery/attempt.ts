@@ -8,7 +8,7 @@ import type { BotEvent } from '../../domain/bots/delivery/event.ts'
 import { botChatContext } from '../../domain/bots/chat/as-bot.ts'
 import type { BotInbox } from '../../domain/bots/delivery/inbox.ts'
 import type { OutboundPolicy } from '../../domain/outbound-policy.ts'
-import { type LogLine, type Settlement, settleDelivery } from '../../domain/bots/delivery/settlement.ts'
+import { type LogLine, type NextClaim, type Settlement, settleDelivery } from '../../domain/bots/delivery/settlement.ts'
 import { type BotState, getBotState, type StateKey } from '../../domain/bots/chat/state.ts'
 import type { ChatContext } from '../../domain/context.ts'
 import { DomainError } from '../../domain/errors.ts'
@@ -58,9 +58,9 @@ const dead = (message: string): Settlement => ({ lines: [{ level: 'error', messa
  * `botpress`), or its in-process handler when it has none. Its outcome is what the settlement
  * records: the bot's answer, a retry on the schedule, or a dead or gone delivery.
  */
-export function attemptDelivery(deps: AttemptDeps, delivery: PendingDelivery, after?: Promise<void>): Promise<Settlement> {
+export function attemptDelivery(deps: AttemptDeps, delivery: PendingDelivery): Promise<Settlement> {
   const traces = tracing()
-  if (!traces) return attempt(deps, delivery, after)
+  if (!traces) return attempt(deps, delivery)
   const { protocol, url } = delivery.target
   const attributes = {
     'confab.bot.protocol': url ? (protocol ?? 'webhook') : 'in-process',
@@ -69,22 +69,15 @@ export function attemptDelivery(deps: AttemptDeps, delivery: PendingDelivery, af
   }
   // A trace of its own: an attempt runs for no request (a retry, from a timer), whichever request woke the worker.
   return traces.inSpan('bot delivery', { kind: 'client', root: true, attributes }, async (span) => {
-    const settlement = await attempt(deps, delivery, after)
+    const settlement = await attempt(deps, delivery)
     const failed = settlement.retryAt !== undefined || settlement.lines.some((line) => line.level === 'error')
     if (failed) traces.fail(span, settlement.lines.at(-1)?.message ?? 'not delivered')
     return settlement
   })
 }
 
-/**
- * `after`: the settlement of the conversation's delivery before this one, still committing (the
- * worker claimed this one meanwhile). The bot's state is read at once (that settlement writes none:
- * an answer with state holds the next attempt back), the bot is called only once it has committed,
- * so that nothing this attempt writes comes before its answer.
- */
-async function attempt(deps: AttemptDeps, delivery: PendingDelivery, after?: Promise<void>): Promise<Settlement> {
+async function attempt(deps: AttemptDeps, delivery: PendingDelivery): Promise<Settlement> {
   const state = await getBotState(deps.store, stateKey(delivery))
-  await after
   const event: BotEvent = { ...delivery.event, state: { ...state } }
   const { url, protocol } = delivery.target
   if (!url) return attemptHandler(deps, delivery, event, state)
@@ -190,15 +183,23 @@ function answered(
   }
 }
 
-/** Settles the attempt; an answer that fails once applied is refused, and the attempt settled without it. */
-export async function settleAttempt(deps: AttemptDeps, delivery: PendingDelivery, settlement: Settlement): Promise<void> {
+/**
+ * Settles the attempt; an answer that fails once applied is refused, and the attempt settled without
+ * it. With `next`, the conversation's next delivery is claimed in the same unit (see settleDelivery).
+ */
+export async function settleAttempt(
+  deps: AttemptDeps,
+  delivery: PendingDelivery,
+  settlement: Settlement,
+  next?: NextClaim,
+): Promise<PendingDelivery | undefined> {
   const { store, signals, clock } = deps
   try {
-    await settleDelivery(store, signals, delivery, settlement, clock())
+    return await settleDelivery(store, signals, delivery, settlement, clock(), next)
   } catch (error) {
     // A conversation deleted on another instance meanwhile refuses the answer as the domain would.
     if (!settlement.answer || !(error instanceof DomainError || error instanceof WriteConflict)) throw error
     const refused = { level: 'warn', message: `answer refused, nothing of it applied: ${error.message}` } as const
-    await settleDelivery(store, signals, delivery, { ...settlement, answer: undefined, lines: [...settlement.lines, refused] }, clock())
+    return settleDelivery(store, signals, delivery, { ...settlement, answer: undefined, lines: [...settlement.lines, refused] }, clock(), next)
   }
 }

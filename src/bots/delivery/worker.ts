@@ -2,7 +2,6 @@ import type { Logger } from 'pino'
 import type { Store } from '../../db/store.ts'
 import {
   claimDeliveries,
-  claimFollowingDelivery,
   conversationHead,
   dueDeliveries,
   followingDelivery,
@@ -12,7 +11,7 @@ import {
 } from '../../domain/bots/delivery/outbox.ts'
 import type { BotInbox } from '../../domain/bots/delivery/inbox.ts'
 import type { OutboundPolicy } from '../../domain/outbound-policy.ts'
-import { type Settlement, settledStatus } from '../../domain/bots/delivery/settlement.ts'
+import { type NextClaim, type Settlement, settledStatus } from '../../domain/bots/delivery/settlement.ts'
 import type { SignalPublisher } from '../../domain/signals.ts'
 import type { BotApiActivity } from '../bot-api-activity.ts'
 import type { BotHandler } from '../handler.ts'
@@ -240,12 +239,12 @@ class Worker implements DeliveryWorker {
   /**
    * Starts an attempt of the delivery; once it ends, the conversation's next delivery follows. A
    * delivery claimed on a shared store until `leaseUntil` is held by renewing its lease while the
-   * attempt goes on. `after`: the settlement of the delivery before it, which the bot waits for.
+   * attempt goes on.
    */
-  private startAttempt(delivery: PendingDelivery, leaseUntil?: Date, after?: Promise<void>) {
+  private startAttempt(delivery: PendingDelivery, leaseUntil?: Date) {
     const key = conversationKey(delivery)
     const release = leaseUntil && this.holdLease(delivery, leaseUntil)
-    const attempt = this.deliver(delivery, after)
+    const attempt = this.deliver(delivery)
       .finally(release)
       .catch((error: unknown) => {
         if (!(error instanceof AttemptAbandoned)) {
@@ -311,17 +310,23 @@ class Worker implements DeliveryWorker {
   }
 
   /** Makes one attempt and settles it: true when the delivery left the outbox (taken, dead or gone). */
-  private async deliver(delivery: PendingDelivery, after?: Promise<void>): Promise<boolean> {
+  private async deliver(delivery: PendingDelivery): Promise<boolean> {
     const began = performance.now()
-    const settlement = await attemptDelivery(this.attempts, delivery, after)
+    const settlement = await attemptDelivery(this.attempts, delivery)
     this.observer?.attempted(delivery.target.url ? delivery.target.protocol : 'in-process', outcomeOf(settlement), (performance.now() - began) / 1000)
     // Going on with the conversation early is an optimisation: if it fails, the look taken when this attempt ends finds the next one.
     const goesOn = !holdsTheNext(settlement) && this.hasRoom()
-    const claimed = goesOn && this.store.shared ? await this.claimNext(delivery).catch(this.couldNotGoOn) : undefined
-    const settling = settleAttempt(this.attempts, delivery, settlement)
-    if (claimed) this.startAttempt(claimed.next, claimed.leaseUntil, settling.catch(() => undefined))
-    else if (goesOn && !this.store.shared) await this.startNextAfter(delivery).catch(this.couldNotGoOn)
-    await settling
+    if (!this.store.shared) {
+      const settling = settleAttempt(this.attempts, delivery, settlement)
+      if (goesOn) await this.startNextAfter(delivery).catch(this.couldNotGoOn)
+      await settling
+      return !settlement.retryAt
+    }
+    const claim = goesOn ? this.nextClaim(delivery) : undefined
+    const next = await settleAttempt(this.attempts, delivery, settlement, claim)
+    if (claim) this.claimed(delivery, next)
+    // Taken: its lease runs out unattempted only if this instance stopped meanwhile.
+    if (claim && next && !this.stopped) this.startAttempt(next, claim.leaseUntil)
     return !settlement.retryAt
   }
 
@@ -357,27 +362,24 @@ class Worker implements DeliveryWorker {
   }
 
   /**
-   * On a shared database, claims the conversation's next delivery (under a lease) when this instance
-   * recorded one behind `delivery`: its attempt goes on while `delivery`'s settlement commits, and
-   * calls the bot once it has (the pool's connections would commit in any order), so that order is
-   * kept. Claimed before that settlement is sent: its removal of `delivery` makes the next one the
-   * conversation's head, which takes the lease the next one holds by then (the triggers of
-   * drizzle/postgres/0007); claimed after, the head could show it free to another instance. Where
-   * this process owns the database, the next one is started once the settlement is submitted
-   * (startNextAfter): it commits no later than anything the next attempt writes.
+   * On a shared database, the claim of the conversation's next delivery that `delivery`'s settlement
+   * makes (settleDelivery: one commit, and the head its removal makes carries the lease), when this
+   * instance recorded one behind it; its attempt starts once that has committed. (Where this process
+   * owns the database, the next one starts once the settlement is submitted, startNextAfter: it
+   * commits no later than anything the next attempt writes.)
    */
-  private async claimNext(delivery: PendingDelivery): Promise<{ next: PendingDelivery; leaseUntil: Date } | undefined> {
+  private nextClaim(delivery: PendingDelivery): NextClaim | undefined {
+    if (!this.behind.get(conversationKey(delivery))) return undefined
+    return { leaseUntil: new Date(this.clock().getTime() + this.leaseMs) }
+  }
+
+  /** Counts the delivery the settlement of `delivery` claimed, if any, off those recorded behind it. */
+  private claimed(delivery: PendingDelivery, next: PendingDelivery | undefined) {
     const key = conversationKey(delivery)
-    if (!this.behind.get(key)) return undefined
-    const at = this.clock()
-    const leaseUntil = new Date(at.getTime() + this.leaseMs)
-    const next = await claimFollowingDelivery(this.store, delivery, at, leaseUntil)
     // Wake-ups may have come meanwhile: counted from what the map holds now. None found: the look
     // taken when this attempt ends finds what came since.
     if (next) this.behind.set(key, Math.max((this.behind.get(key) ?? 1) - 1, 0))
     else this.behind.delete(key)
-    // Taken: its lease runs out unattempted only if this instance stopped meanwhile.
-    return next && !this.stopped ? { next, leaseUntil } : undefined
   }
 
   /** Starts the delivery right after `delivery` in its conversation, if due; false when there was no room for it. */

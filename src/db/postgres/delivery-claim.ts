@@ -64,9 +64,10 @@ export function postgresDeliveries(run: Run, pg: PgDb): EngineDeliveries {
         )) as DueDelivery[]
       )[0],
     claimFollowing: async (integrationId, conversationId, afterSeq, now, leaseUntil) => {
-      // As `claim`, one statement. The delivery is not a head yet (the one before it is, until its
-      // settlement removes it, which carries this lease to the head): no other instance's claim
-      // walks to it, and one that held it before is passed over until its lease has run out.
+      // As `claim`, one statement, sent in the unit that settles the delivery before it: that one is
+      // the conversation's head until the unit removes it, and the head the removal makes carries
+      // this lease, so that no other instance's claim walks to it; one held by another instance
+      // before is passed over until its lease has run out.
       const leased = pg.$with('leased', { seq: sql<number>`seq` }).as(
         sql`update ${botDeliveries} set leased_until = ${leaseUntil}
           where ${botDeliveries.seq} = (${nextSeq(integrationId, conversationId, afterSeq)})

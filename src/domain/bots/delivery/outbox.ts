@@ -124,19 +124,11 @@ export const followingDelivery = (store: Store, delivery: PendingDelivery, at: D
   deliveryAfter(store, delivery, delivery.seq, at)
 
 /**
- * `followingDelivery`, taken by this instance until `leaseUntil`: what an instance sharing the
- * database goes on with while `delivery` is being settled (see BotDeliveryQueries.claimFollowing).
+ * Inside a unit: `followingDelivery`, taken by this instance until `leaseUntil` (see
+ * BotDeliveryQueries.claimFollowing), committed with the unit (settleDelivery's).
  */
-export const claimFollowingDelivery = async (
-  store: Store,
-  delivery: PendingDelivery,
-  at: Date,
-  leaseUntil: Date,
-): Promise<PendingDelivery | undefined> => {
-  const { integrationId, conversationId, seq } = delivery
-  const next = await writeStatement(store, (q) =>
-    q.botDeliveries.claimFollowing(integrationId, conversationId, seq, at.toISOString(), leaseUntil.toISOString()),
-  )
+export const claimFollowingIn = async (q: Queries, delivery: PendingDelivery, at: Date, leaseUntil: Date): Promise<PendingDelivery | undefined> => {
+  const next = await q.botDeliveries.claimFollowing(delivery.integrationId, delivery.conversationId, delivery.seq, at.toISOString(), leaseUntil.toISOString())
   return next && pendingOf(next, at)
 }
 

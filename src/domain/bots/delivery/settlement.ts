@@ -1,5 +1,5 @@
 import type { After, Queries, Store } from '../../../db/store.ts'
-import type { PendingDelivery } from './outbox.ts'
+import { claimFollowingIn, type PendingDelivery } from './outbox.ts'
 import { type BotLogLevel, recordBotLog } from '../admin/logs.ts'
 import { type MessageStatus, publishMessageStatus } from '../../message-status.ts'
 import type { SignalPublisher } from '../../signals.ts'
@@ -27,11 +27,18 @@ export interface Answer {
   holdsTheNext: boolean
 }
 
+/** The conversation's next delivery, to be claimed with a settlement, until `leaseUntil`. */
+export interface NextClaim {
+  leaseUntil: Date
+}
+
 /**
  * Records the outcome of an attempt in one unit: the outbox row, the log lines and the bot's
  * answer commit together or not at all, and the conversation hears of the bot's messages and of
  * the user's message's new status together. Nothing is written for a delivery that is gone
- * meanwhile (its bot or conversation deleted).
+ * meanwhile (its bot or conversation deleted). With `next` (on a shared database), the
+ * conversation's next delivery is claimed in the same unit, and returned: one commit where a claim
+ * of its own would be a second, and the head this unit's removal makes carries its lease.
  */
 export function settleDelivery(
   store: Store,
@@ -39,13 +46,15 @@ export function settleDelivery(
   delivery: PendingDelivery,
   settlement: Settlement,
   at: Date,
-): Promise<void> {
+  next?: NextClaim,
+): Promise<PendingDelivery | undefined> {
   return store.write(async (q, after) => {
+    const following = next && (await claimFollowingIn(q, delivery, at, next.leaseUntil))
     const attempts = delivery.attempts + 1
     const present = settlement.retryAt
       ? await q.botDeliveries.reschedule(delivery.id, attempts, settlement.retryAt.toISOString())
       : await q.botDeliveries.remove(delivery.id)
-    if (!present) return
+    if (!present) return following
     const where = {
       botId: delivery.target.botId,
       conversationId: delivery.conversationId,
@@ -58,6 +67,7 @@ export function settleDelivery(
     await settlement.answer?.apply(q, after, at)
     const settled = settledStatus(settlement)
     if (settled) await publishMessageStatus(q, after, signals, delivery, { oldStatus: 'processing', ...settled })
+    return following
   })
 }
 
