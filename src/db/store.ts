@@ -301,6 +301,28 @@ export interface Queries {
   erasure: ErasureQueries
   userRecords: UserRecordQueries
   retention: RetentionQueries
+  /** On a shared store (PostgreSQL): a chat integration's version, read alone or with the statement it fences. */
+  integrationVersions?: IntegrationVersionQueries
+}
+
+/**
+ * A chat integration's version: a token that changes with every write of its row (PostgreSQL's
+ * `xmin`), so that an instance may keep the integration in memory and check in the first statement
+ * of a request that it is still the one in the database (src/domain/integration-cache.ts).
+ */
+export interface IntegrationVersionQueries {
+  /** The integration by webhook id, with its version. */
+  byWebhook(webhookId: string): Promise<{ integration: ChatIntegrationRow; version: string } | undefined>
+  /** The integration's version now: undefined when it is gone. */
+  version(integrationId: string): Promise<string | undefined>
+  /** `conversations.participation` with the integration's version, read in the same statement (absent when the conversation is). */
+  participation(integrationId: string, conversationId: string, userId: string): Promise<Participation & { integrationVersion?: string }>
+  /** `conversations.participations` with the integration's version (absent when none of the conversations exists). */
+  participations(
+    integrationId: string,
+    conversationIds: readonly string[],
+    userId: string,
+  ): Promise<{ found: Map<string, Participation>; integrationVersion?: string }>
 }
 
 /** Registers what to do once the unit has committed (publishing signals): never if it rolls back. */

@@ -1,6 +1,7 @@
 import type { Logger } from 'pino'
 import { bearerToken } from '../auth/admin-token.ts'
 import { verifyUserKeyWithAny } from '../auth/user-key.ts'
+import type { ChatIntegrationRow } from '../db/schema.ts'
 import type { Store } from '../db/store.ts'
 import type { BotInbox } from '../domain/bots/delivery/inbox.ts'
 import { authenticateBot } from '../domain/bots/admin/api-keys.ts'
@@ -8,7 +9,8 @@ import type { AdminContext, ChatContext, ChatLimits } from '../domain/context.ts
 import type { BotApiContext } from '../domain/bot-api/context.ts'
 import { DomainError } from '../domain/errors.ts'
 import { verifyingKeysOf } from '../domain/key-modes.ts'
-import { authenticateAdmin, findChatIntegration } from '../domain/tenancy.ts'
+import { checkedStore, openChatIntegration } from '../domain/integration-cache.ts'
+import { authenticateAdmin } from '../domain/tenancy.ts'
 import type { SignalHub } from '../signals/hub.ts'
 import { failureToGraphQLError } from './errors.ts'
 
@@ -90,25 +92,38 @@ export async function createChatContext(
   }: { requestId: string; webhookId: string; userKey: string | undefined; adminSecret?: string; baseUrl?: () => string },
 ): Promise<GraphQLContext> {
   return refusingWithStatus(async () => {
-    const integration = await findChatIntegration(deps.store, webhookId)
-    const callerId = userKey ? await verifyUserKeyWithAny(userKey, verifyingKeysOf(integration)) : undefined
-    return {
-      requestId,
-      log: deps.log,
-      signals: deps.signals,
-      chat: {
-        store: deps.store,
-        integration,
-        callerId,
-        callerKey: callerId === undefined ? undefined : userKey,
-        adminSecret,
-        signals: deps.signals,
-        bots: deps.bots,
-        memo: {},
-        limits: deps.chatLimits,
-      },
-      baseUrl,
+    // A request with a user key (and no admin secret) may take the integration from memory: each of
+    // its verbs begins with a statement, which checks it (domain/integration-cache.ts).
+    const fromMemory = userKey !== undefined && adminSecret === undefined
+    let opened = await openChatIntegration(deps.store, webhookId, { fromMemory })
+    let callerId: string | undefined
+    if (userKey !== undefined) {
+      try {
+        callerId = await verifyUserKeyWithAny(userKey, verifyingKeysOf(opened.integration))
+      } catch (refusal) {
+        // Signed with a key set since, on another instance?
+        if (opened.unchecked === undefined) throw refusal
+        opened = await openChatIntegration(deps.store, webhookId, { fromMemory: false })
+        callerId = await verifyUserKeyWithAny(userKey, verifyingKeysOf(opened.integration))
+      }
     }
+    const chat: ChatContext = {
+      store: deps.store,
+      integration: opened.integration,
+      callerId,
+      callerKey: callerId === undefined ? undefined : userKey,
+      adminSecret,
+      signals: deps.signals,
+      bots: deps.bots,
+      memo: {},
+      limits: deps.chatLimits,
+    }
+    if (opened.unchecked !== undefined) {
+      chat.store = checkedStore(deps.store, chat, opened.unchecked, async (integration: ChatIntegrationRow) => {
+        chat.callerId = await verifyUserKeyWithAny(userKey as string, verifyingKeysOf(integration))
+      })
+    }
+    return { requestId, log: deps.log, signals: deps.signals, chat, baseUrl }
   })
 }
 

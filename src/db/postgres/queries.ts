@@ -2,6 +2,7 @@ import { sql } from 'drizzle-orm'
 import { queriesOf } from '../queries/index.ts'
 import type { Queries } from '../store.ts'
 import { postgresDeliveries } from './delivery-claim.ts'
+import { integrationVersionQueries } from './integration-versions.ts'
 import { type PgDb, postgresRun } from './run.ts'
 
 /** The advisory lock key that serializes first-start bootstraps of several instances ("confab-b"). */
@@ -15,7 +16,7 @@ const bootstrapLock = 0x636f6e66_61622d62n
  */
 export function postgresQueries(db: PgDb, { inUnit }: { inUnit: boolean }): Queries {
   const run = postgresRun(db, { holdInserts: inUnit })
-  const shared = queriesOf(run, postgresDeliveries(run, db))
+  const shared = { ...queriesOf(run, postgresDeliveries(run, db)), integrationVersions: integrationVersionQueries(run) }
   if (!inUnit) return shared
   return {
     ...shared,

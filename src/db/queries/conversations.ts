@@ -19,13 +19,15 @@ const remove = query(({ db, t: { conversations } }, v: Id) =>
 )
 
 /** Conversations, each with the caller's user row when the caller participates in it. */
-const participationOf = (
+export const participationOf = (
   { db, t: { conversations, participants, users } }: On,
   v: { integrationId: string; userId: string },
   which: (id: typeof conversations.id) => SQL,
+  /** Columns read beside them (PostgreSQL's integration version: src/db/postgres/integration-versions.ts). */
+  beside: Record<string, SQL> = {},
 ) =>
   db
-    .select({ conversation: conversations, participant: users })
+    .select({ conversation: conversations, participant: users, ...beside })
     .from(conversations)
     .leftJoin(
       participants,
@@ -65,7 +67,7 @@ const pageOfParticipant = query(
   byShape,
 )
 
-const toParticipation = (row: { conversation: ConversationRow; participant: UserRow | null } | undefined): Participation => ({
+export const toParticipation = (row: { conversation: ConversationRow; participant: UserRow | null } | undefined): Participation => ({
   conversation: row?.conversation,
   participant: row?.participant ?? undefined,
 })
