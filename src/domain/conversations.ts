@@ -14,6 +14,9 @@ import { rememberCaller, requireCaller, requireCallerId } from './users.ts'
  * caller does not exist, 404 when the conversation does not, 403 when the caller is not one of its
  * participants. One look-up on the way in; the refusals cost a second.
  */
+/** Who posts a message or an event: a participant, of whom only this much is needed. */
+export type Poster = Pick<UserRow, 'id' | 'isBot'>
+
 export async function requireParticipation(
   ctx: ChatContext,
   q: Queries,

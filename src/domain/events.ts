@@ -4,7 +4,7 @@ import { incomingCustomEvent } from './bots/delivery/event.ts'
 import { recordIncomingEvent } from './bots/delivery/outbox.ts'
 import { now } from './clock.ts'
 import type { ChatContext } from './context.ts'
-import { requireParticipation } from './conversations.ts'
+import { type Poster, requireParticipation } from './conversations.ts'
 import { notFound } from './errors.ts'
 import { newId } from './ids.ts'
 import { loadParticipation } from './loaders.ts'
@@ -19,8 +19,8 @@ export interface CreateEventInput {
  * Inside a unit: posts a custom event (a free-form object payload) as the caller, who must
  * participate; a user's event is recorded for the bot in the same unit.
  */
-export async function postEvent(ctx: ChatContext, q: Queries, after: After, input: CreateEventInput): Promise<EventRow> {
-  const { caller } = await requireParticipation(ctx, q, input.conversationId)
+export async function postEvent(ctx: ChatContext, q: Queries, after: After, input: CreateEventInput, poster?: Poster): Promise<EventRow> {
+  const caller = poster ?? (await requireParticipation(ctx, q, input.conversationId)).caller
   const row: EventRow = {
     integrationId: ctx.integration.id,
     id: newId(),

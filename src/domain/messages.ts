@@ -4,7 +4,7 @@ import { incomingMessageEvent } from './bots/delivery/event.ts'
 import { recordIncomingEvent } from './bots/delivery/outbox.ts'
 import { now } from './clock.ts'
 import type { ChatContext } from './context.ts'
-import { requireParticipation } from './conversations.ts'
+import { type Poster, requireParticipation } from './conversations.ts'
 import { DomainError, forbidden, notFound } from './errors.ts'
 import { newId } from './ids.ts'
 import { loadMessagesPage, loadParticipation } from './loaders.ts'
@@ -44,16 +44,18 @@ function checkMessageSize({ payload, metadata }: CheckedMessage, cap: number): v
 }
 
 /**
- * Inside a unit: posts a message as the caller, who must participate. A user's message is
- * recorded for the bot in the same unit; listeners and the bot hear of it once it committed.
+ * Inside a unit: posts a message as the caller, who must participate (`poster`: known to, as the bot
+ * the unit has just joined). A user's message is recorded for the bot in the same unit; listeners
+ * and the bot hear of it once it committed.
  */
 export async function postMessage(
   ctx: ChatContext,
   q: Queries,
   after: After,
   message: CheckedMessage,
+  poster?: Poster,
 ): Promise<MessageRow> {
-  const { caller } = await requireParticipation(ctx, q, message.conversationId)
+  const caller = poster ?? (await requireParticipation(ctx, q, message.conversationId)).caller
   const row: MessageRow = {
     integrationId: ctx.integration.id,
     id: newId(),

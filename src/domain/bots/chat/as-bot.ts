@@ -1,6 +1,7 @@
 import type { ChatIntegrationRow, EventRow, MessageRow } from '../../../db/schema.ts'
 import type { After, Queries, Store } from '../../../db/store.ts'
 import type { ChatContext } from '../../context.ts'
+import type { Poster } from '../../conversations.ts'
 import { checkEvent, type CreateEventInput, postEvent } from '../../events.ts'
 import { newId } from '../../ids.ts'
 import { type CheckedMessage, checkMessage, postMessage } from '../../messages.ts'
@@ -24,6 +25,12 @@ export const botChatContext = (
   bots: BotInbox,
 ): ChatContext => ({ store, integration, callerId: integration.botId, signals, bots, memo: {} })
 
+/**
+ * The bot, once joinConversation has run in the unit: a participant (its insert either added it or
+ * found it there; a conversation gone fails that insert), so its participation is not read again.
+ */
+const joinedBot = (ctx: ChatContext): Poster => ({ id: ctx.integration.botId, isBot: true })
+
 /** What the bot sent back for an incoming event, recorded as its outgoing event. */
 const outgoing = (
   ctx: ChatContext,
@@ -43,7 +50,7 @@ export async function postAsBot(
   message: CheckedMessage,
 ): Promise<MessageRow> {
   await joinConversation(ctx, q, after, message.conversationId, ctx.integration.botId)
-  const row = await postMessage(ctx, q, after, message)
+  const row = await postMessage(ctx, q, after, message, joinedBot(ctx))
   const preview = previewOf(message.payload as MessagePayload)
   await q.botEvents.insert(outgoing(ctx, incoming, { type: 'message', payload: message.payload, preview, messageId: row.id }))
   return row
@@ -58,7 +65,7 @@ export async function emitInUnitAsBot(
   event: CreateEventInput,
 ): Promise<EventRow> {
   await joinConversation(ctx, q, after, event.conversationId, ctx.integration.botId)
-  const row = await postEvent(ctx, q, after, event)
+  const row = await postEvent(ctx, q, after, event, joinedBot(ctx))
   const { payload } = event
   const fields = { type: customEventType(payload), payload, preview: JSON.stringify(payload), messageId: undefined }
   await q.botEvents.insert(outgoing(ctx, incoming, fields))
