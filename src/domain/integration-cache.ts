@@ -120,7 +120,7 @@ const versionsOf = (q: Queries): IntegrationVersionQueries => {
 export function checkedStore(store: Store, request: CheckedRequest, version: string, reverify: Reverify): Store {
   const check = new IntegrationCheck(store, request, version, reverify)
   const checked = (q: Queries): Queries => (check.pending ? checkingQueries(q, check) : q)
-  return {
+  const made: Store = {
     files: store.files,
     shared: store.shared,
     check: () => store.check(),
@@ -129,7 +129,23 @@ export function checkedStore(store: Store, request: CheckedRequest, version: str
     write: (work) => store.write((q, after) => work(checked(q), after)),
     writeStatement: store.writeStatement && ((work) => store.writeStatement!((q) => work(checked(q)))),
   }
+  pendingChecks.set(made, { check, store })
+  return made
 }
+
+const pendingChecks = new WeakMap<Store, { check: IntegrationCheck; store: Store }>()
+
+/**
+ * Makes the check of a request that ran no statement (a connection check, `{ __typename }`), before
+ * it is answered: what it answers must hold for the integration as it is (404 once it is gone).
+ */
+export async function checkIntegrationIfUnchecked(store: Store): Promise<void> {
+  const pending = pendingChecks.get(store)
+  if (pending?.check.pending) await pending.store.read((q) => pending.check.saw(q, undefined))
+}
+
+/** Whether the store is a request's whose integration is still to be checked (see checkIntegrationIfUnchecked). */
+export const integrationUnchecked = (store: Store): boolean => pendingChecks.get(store)?.check.pending === true
 
 /** `q` whose statements each make the check first while it is pending; the participations make it themselves. */
 function checkingQueries(q: Queries, check: IntegrationCheck): Queries {

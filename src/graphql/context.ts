@@ -94,10 +94,10 @@ export async function createChatContext(
   return refusingWithStatus(async () => {
     // A request with a user key (and no admin secret) may take the integration from memory: each of
     // its verbs begins with a statement, which checks it (domain/integration-cache.ts).
-    const fromMemory = userKey !== undefined && adminSecret === undefined
+    const fromMemory = Boolean(userKey) && !adminSecret
     let opened = await openChatIntegration(deps.store, webhookId, { fromMemory })
     let callerId: string | undefined
-    if (userKey !== undefined) {
+    if (userKey) {
       try {
         callerId = await verifyUserKeyWithAny(userKey, verifyingKeysOf(opened.integration))
       } catch (refusal) {

@@ -15,6 +15,7 @@ import {
 import type { ErrorPath } from './errors.ts'
 import { asksOnlyForTheSchema, graphiqlWelcome, renderGraphiQL, useGraphiQLHeaders } from './graphiql.ts'
 import { useGraphQLSSE } from './graphql-sse.ts'
+import { useIntegrationCheck } from './integration-check.ts'
 import { operationOf, rootFields, rootFieldsLabel } from './operation.ts'
 import { useExplainedRefusals } from './refusals.ts'
 import { useRateLimits } from './rate-limits.ts'
@@ -127,6 +128,7 @@ const yogaFor = (
       ...(replica ? [useReplicaReads(reads, replica)] : []),
       useOperationLabel(),
       useCompiledExecution(log),
+      useIntegrationCheck(),
       ...withTracing(),
     ],
   })

@@ -100,4 +100,14 @@ describe('a chat integration kept in memory (PostgreSQL)', () => {
     expect(post.status).toBe(404)
     expect(await a.count('select count(*) as n from messages')).toBe(0)
   })
+
+  it('a request that runs no statement (the connection check, { __typename }) checks it before it is answered', async () => {
+    const alice = await a.user('alice')
+    expect((await a.chat('GET', '/hello', { key: alice.key })).status).toBe(200)
+    expect((await b.admin('DELETE', `/bots/${a.tenant!.botId}`)).status).toBe(200)
+    expect(await a.chat('GET', '/hello', { key: alice.key })).toEqual({ status: 404, headers: expect.anything(), body: errorBody(404, 'ResourceNotFound') })
+    const typename = await a.graphql('{ __typename }', {}, { key: alice.key })
+    expect(typename.status).toBe(404)
+    expect(typename.body).toEqual({ errors: [expect.objectContaining({ extensions: expect.objectContaining({ type: 'ResourceNotFound', status: 404 }) })] })
+  })
 })
