@@ -93,11 +93,13 @@ export function wire({
   const signals = createSignalHub({ bus: signalBus })
   const streams = new SseStreams(log, sseTiming)
   const activity = new BotApiActivity()
+  // Its own connections (PostgreSQL): bots keep answering while requests fill the main pool.
+  const background = replica ? store : (store.background?.() ?? store)
   const bots = replica
     ? noDeliveryWorker
     : startDeliveryWorker({
         activity,
-        store,
+        store: background,
         log,
         signals,
         handlers,
@@ -112,7 +114,7 @@ export function wire({
   const retention =
     replica || !retentionOptions?.days
       ? noRetention
-      : startRetention(store, {
+      : startRetention(background, {
           ...retentionOptions,
           onError: retentionOptions.onError ?? ((error) => log.error({ err: error }, 'retention: a prune cycle failed; the next one tries again')),
         })

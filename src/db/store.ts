@@ -384,6 +384,11 @@ export interface Store {
   writeStatement?<T>(work: (q: Queries) => Promise<T>): Promise<T>
   /** Finishes the units already submitted, then closes; later calls are refused. */
   close(): Promise<void>
+  /**
+   * The store for work in the background (the delivery worker, retention) on connections of its own,
+   * closed with this one (PostgreSQL); absent: this store.
+   */
+  background?(): Store
 }
 
 /** Runs a unit of one statement (Store.writeStatement), as a unit of work where the engine has no cheaper way. */

@@ -82,19 +82,23 @@ function postgresTestStore(postgresUrl: string, schema: string, onQuery?: (sql: 
     await opened
     return run(...args)
   }
-  const store: Store = {
-    files: {
-      stage: gate((bytes) => pg.files.stage(bytes)),
-      read: gate((id) => pg.files.read(id)),
-      remove: gate((ids) => pg.files.remove(ids)),
-    },
-    shared: pg.shared,
-    check: gate(() => pg.check()),
-    read: gate((work) => pg.read(work)),
-    write: gate((work) => pg.write(work)),
-    writeStatement: gate((work) => pg.writeStatement(work)),
-    close: () => pg.close(),
-  } as Store
+  /** `on`, its calls waiting for the migrations. */
+  const gated = (on: Store): Store =>
+    ({
+      files: {
+        stage: gate((bytes) => on.files.stage(bytes)),
+        read: gate((id) => on.files.read(id)),
+        remove: gate((ids) => on.files.remove(ids)),
+      },
+      shared: on.shared,
+      check: gate(() => on.check()),
+      read: gate((work) => on.read(work)),
+      write: gate((work) => on.write(work)),
+      writeStatement: gate((work) => on.writeStatement!(work)),
+      close: () => on.close(),
+    }) as Store
+  // The delivery worker's pool, as a server has it (PostgresStore.background).
+  const store: Store = { ...gated(pg), background: () => gated(pg.background()) }
   const query = async <T>(sql: string, ...params: unknown[]) => {
     await opened
     let n = 0

@@ -96,8 +96,13 @@ export class PostgresStore implements Store {
   private readonly onEffectError: (error: unknown) => void
   private readonly units = new Set<Promise<unknown>>()
   private closing: Promise<void> | undefined
+  private backgroundStore: PostgresStore | undefined
 
-  constructor(databaseUrl: string, { poolSize = 10, schema: schemaName = 'public', onEffectError, onQuery }: PostgresStoreOptions = {}) {
+  constructor(
+    private readonly databaseUrl: string,
+    private readonly options: PostgresStoreOptions = {},
+  ) {
+    const { poolSize = 10, schema: schemaName = 'public', onEffectError, onQuery } = options
     if (!/^[A-Za-z_][A-Za-z0-9_]{0,62}$/.test(schemaName)) throw new Error(`not a schema name: "${schemaName}"`)
     this.schema = schemaName
     this.pool = new pg.Pool({
@@ -150,6 +155,20 @@ export class PostgresStore implements Store {
   read<T>(work: (q: Queries) => Promise<T>): Promise<T> {
     if (this.closing) return Promise.reject(closedError())
     return work(this.readQueries)
+  }
+
+  /**
+   * The same database on a pool of its own, a third the size of this one (at least 2), made on first
+   * use and closed with this store: the delivery worker's statements would otherwise wait in this
+   * pool's queue behind every request's, and the bot fall behind whatever the load.
+   */
+  background(): Store {
+    if (this.closing) return this
+    this.backgroundStore ??= new PostgresStore(this.databaseUrl, {
+      ...this.options,
+      poolSize: Math.max(2, Math.ceil((this.options.poolSize ?? 10) / 3)),
+    })
+    return this.backgroundStore
   }
 
   write<T>(work: (q: Queries, after: After) => Promise<T>): Promise<T> {
@@ -209,6 +228,7 @@ export class PostgresStore implements Store {
   close(): Promise<void> {
     this.closing ??= (async () => {
       await Promise.allSettled([...this.units])
+      await this.backgroundStore?.close()
       await this.pool.end()
     })()
     return this.closing
