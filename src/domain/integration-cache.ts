@@ -1,7 +1,6 @@
 import type { ChatIntegrationRow } from '../db/schema.ts'
 import type { IntegrationVersionQueries, Participation, Queries, Store } from '../db/store.ts'
-import { notFound } from './errors.ts'
-import { findChatIntegration } from './tenancy.ts'
+import { findChatIntegration, unknownWebhook } from './tenancy.ts'
 
 /*
  * On a shared store (PostgreSQL) a chat request used to read its chat integration before anything
@@ -56,10 +55,8 @@ export async function openChatIntegration(store: Store, webhookId: string, { fro
   if (!store.shared) return { integration: await findChatIntegration(store, webhookId) }
   const kept = fromMemory ? knownOf(store).get(webhookId) : undefined
   if (kept) return { integration: kept.integration, unchecked: kept.version }
-  const found = await store.read(async (q) =>
-    q.integrationVersions ? q.integrationVersions.byWebhook(webhookId) : undefined,
-  )
-  if (!found) return { integration: await findChatIntegration(store, webhookId) }
+  const found = await store.read((q) => versionsOf(q).byWebhook(webhookId))
+  if (!found) throw unknownWebhook(webhookId)
   remember(store, webhookId, found)
   return { integration: found.integration }
 }
@@ -101,14 +98,14 @@ class IntegrationCheck {
     if (fresh) remember(this.store, webhookId, fresh)
     else knownOf(this.store).delete(webhookId)
     // Gone, or another integration under the same webhook id: the one this request was opened for is gone.
-    if (!fresh || fresh.integration.id !== id) throw notFound('Chat integration with webhook id', webhookId)
+    if (!fresh || fresh.integration.id !== id) throw unknownWebhook(webhookId)
     await this.reverify(fresh.integration)
     this.request.integration = fresh.integration
   }
 }
 
 const versionsOf = (q: Queries): IntegrationVersionQueries => {
-  if (!q.integrationVersions) throw new Error('a checked store needs the integration versions of a shared store')
+  if (!q.integrationVersions) throw new Error('a shared store must have the integration versions')
   return q.integrationVersions
 }
 

@@ -9,9 +9,12 @@ import { newId, newSecret } from './ids.ts'
 /** Admin tokens are stored as SHA-256 digests: they are random 256-bit secrets, so no slow hash is needed. */
 export const hashToken = (token: string): string => createHash('sha256').update(token).digest('hex')
 
+/** The refusal of a webhook id that names no chat integration (404). */
+export const unknownWebhook = (webhookId: string) => notFound('Chat integration with webhook id', webhookId)
+
 export async function findChatIntegration(store: Store, webhookId: string): Promise<ChatIntegrationRow> {
   const integration = await store.read((q) => q.tenancy.chatIntegrationByWebhook(webhookId))
-  if (!integration) throw notFound('Chat integration with webhook id', webhookId)
+  if (!integration) throw unknownWebhook(webhookId)
   return integration
 }
 

@@ -95,16 +95,17 @@ export async function createChatContext(
     // A request with a user key (and no admin secret) may take the integration from memory: each of
     // its verbs begins with a statement, which checks it (domain/integration-cache.ts).
     const fromMemory = Boolean(userKey) && !adminSecret
+    const callerOf = (integration: ChatIntegrationRow) => verifyUserKeyWithAny(userKey as string, verifyingKeysOf(integration))
     let opened = await openChatIntegration(deps.store, webhookId, { fromMemory })
     let callerId: string | undefined
     if (userKey) {
       try {
-        callerId = await verifyUserKeyWithAny(userKey, verifyingKeysOf(opened.integration))
+        callerId = await callerOf(opened.integration)
       } catch (refusal) {
         // Signed with a key set since, on another instance?
         if (opened.unchecked === undefined) throw refusal
         opened = await openChatIntegration(deps.store, webhookId, { fromMemory: false })
-        callerId = await verifyUserKeyWithAny(userKey, verifyingKeysOf(opened.integration))
+        callerId = await callerOf(opened.integration)
       }
     }
     const chat: ChatContext = {
@@ -119,8 +120,8 @@ export async function createChatContext(
       limits: deps.chatLimits,
     }
     if (opened.unchecked !== undefined) {
-      chat.store = checkedStore(deps.store, chat, opened.unchecked, async (integration: ChatIntegrationRow) => {
-        chat.callerId = await verifyUserKeyWithAny(userKey as string, verifyingKeysOf(integration))
+      chat.store = checkedStore(deps.store, chat, opened.unchecked, async (integration) => {
+        chat.callerId = await callerOf(integration)
       })
     }
     return { requestId, log: deps.log, signals: deps.signals, chat, baseUrl }

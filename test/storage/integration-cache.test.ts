@@ -1,7 +1,7 @@
 import pg from 'pg'
 import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest'
 import { signUserKey } from '../../src/auth/user-key.ts'
-import { createTestApp, ENCRYPTION_KEY, errorBody, type TestApp } from '../helpers/app.ts'
+import { BASE, createTestApp, ENCRYPTION_KEY, errorBody, type TestApp, toJson } from '../helpers/app.ts'
 
 /*
  * On PostgreSQL an instance keeps the chat integrations it served in memory, and a request with a
@@ -99,6 +99,19 @@ describe('a chat integration kept in memory (PostgreSQL)', () => {
     const post = await a.chat('POST', '/messages', { key: alice.key, body: { conversationId: 'c1', payload: { type: 'text', text: 'x' } } })
     expect(post.status).toBe(404)
     expect(await a.count('select count(*) as n from messages')).toBe(0)
+  })
+
+  it('an unknown webhook id is 404 after one look, with a key or without', async () => {
+    const alice = await a.user('alice')
+    for (const key of [alice.key, undefined]) {
+      integrationReads = 0
+      expect(await toJson(await a.send('GET', `${BASE}/no-such-webhook/users/me`, { key }))).toEqual({
+        status: 404,
+        headers: expect.anything(),
+        body: errorBody(404, 'ResourceNotFound'),
+      })
+      expect(integrationReads).toBe(1)
+    }
   })
 
   it('a request that runs no statement (the connection check, { __typename }) checks it before it is answered', async () => {
