@@ -100,6 +100,8 @@ export interface MessageQueries {
   /** Replaces a message's payload; the changed row, or undefined when there is none. */
   updatePayload(integrationId: string, id: string, payload: Record<string, unknown>): Promise<MessageRow | undefined>
   find(integrationId: string, id: string): Promise<MessageRow | undefined>
+  /** Those of `ids` that exist, in no particular order. */
+  findMany(integrationId: string, ids: readonly string[]): Promise<MessageRow[]>
   delete(integrationId: string, id: string): Promise<void>
   /** A page of each conversation's messages, newest first. */
   pages(integrationId: string, conversationIds: readonly string[], window: KeysetWindow): Promise<Map<string, MessageRow[]>>
@@ -199,10 +201,22 @@ export interface BotDeliveryQueries {
    * On an engine one process owns (SQLite) it is `following`.
    */
   claimFollowing(integrationId: string, conversationId: string, afterSeq: number, now: string, leaseUntil: string): Promise<DueDelivery | undefined>
+  /**
+   * Up to `limit` deliveries of the conversation after `afterSeq`, in their order, while each is due
+   * at `now` and its bot's delivery is on (none after one that is not): what the holder of the
+   * conversation's head attempts ahead of its settlement (the delivery worker's run ahead), read in
+   * one look. Only an engine several instances share needs it (PostgreSQL).
+   */
+  followingRun?(integrationId: string, conversationId: string, afterSeq: number, now: string, limit: number): Promise<DueDelivery[]>
   /** False when it was already gone (its bot or conversation deleted). */
   reschedule(id: string, attempts: number, nextAttemptAt: string): Promise<boolean>
   /** False when it was already gone (its bot or conversation deleted). */
   remove(id: string): Promise<boolean>
+  /**
+   * `remove` of several in one statement: how many were still there. Where an engine has it
+   * (PostgreSQL), a run of settlements takes its deliveries out at once (settleDeliveries).
+   */
+  removeAll?(ids: readonly string[]): Promise<number>
   /** The outbox as an operator watches it (metrics): how many deliveries wait, and since when the oldest. */
   backlog(): Promise<{ pending: number; oldestCreatedAt: string | undefined }>
   /**

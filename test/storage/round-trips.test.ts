@@ -29,9 +29,10 @@ const ceiling = {
   /**
    * The same with the echo bot's work, up to the commit of its answer: the claim (one statement, no
    * BEGIN/COMMIT), the look for the next due delivery, the bot's state, and the settlement in one
-   * transaction: BEGIN, the delivery, the log line with the bot's join (which establishes its
-   * participation: not read again), the message with its bot event, the message read for its status,
-   * COMMIT. It was 21.
+   * transaction: BEGIN, the log line with the bot's join (which establishes its participation: not
+   * read again), the message with its bot event, the message read for its status, the delivery's
+   * removal (last: it locks the conversation's head until the commit), COMMIT. It was 21. Under a
+   * stream of messages a run of deliveries shares one settlement (below).
    */
   createMessageWithEcho: 11,
   /**
@@ -181,50 +182,91 @@ describe('round trips to PostgreSQL', () => {
 })
 
 describe('a burst of messages in one conversation, on PostgreSQL', () => {
-  it('claims each next delivery in the unit that settles the one before it (no look at the outbox between), the answers in order', async () => {
+  /** An app whose echo bot holds its first attempt until `open`, and then answers or acts as `act` says. */
+  const burstApp = (act?: (text: string, api: { reply: (payload: { type: 'text'; text: string }) => Promise<unknown> }) => Promise<boolean>) => {
     let open = () => {}
     const gate = new Promise<void>((resolve) => (open = resolve))
     const seen: string[] = []
-    const burst = createTestApp({
+    const app = createTestApp({
       databaseUrl: url,
       botSweepMs: 3_600_000,
       handlers: {
-        echo: async ({ event }) => {
+        echo: async ({ event, reply }) => {
           seen.push(event.preview)
           // The first attempt is held until the rest of the burst is queued behind it.
           if (seen.length === 1) await gate
+          if (act && (await act(event.preview, { reply }))) return undefined
           return { messages: [{ payload: { type: 'text', text: `echo ${event.preview}` } }] }
         },
       },
     })
-    try {
-      const bob = (await burst.user('bob')).key
-      await burst.conversation(bob, 'b1')
-      const send = async (text: string) => {
-        const res = await burst.chat('POST', '/messages', { key: bob, body: { conversationId: 'b1', payload: { type: 'text', text } } })
-        expect(res.status).toBe(200)
-      }
-      await send('m0')
-      await vi.waitFor(() => expect(seen).toEqual(['m0']))
-      for (const text of ['m1', 'm2', 'm3', 'm4']) await send(text)
-      const statements = await roundTrips(async () => {
-        open()
-        await vi.waitFor(() => expect(seen).toHaveLength(5))
-        await burst.app.bots.idle()
-      })
-      expect(seen).toEqual(['m0', 'm1', 'm2', 'm3', 'm4'])
-      const claims = statements.filter((statement) => /set leased_until = /.test(statement))
-      const following = claims.filter((statement) => /min\(next\.seq\)/.test(statement))
-      // Each of the four behind the first, claimed by the settlement of the one before it; one look at the end finds none.
-      expect(following).toHaveLength(4)
-      expect(claims.length - following.length).toBeLessThanOrEqual(1)
-      const listed = (await burst.chat('GET', '/conversations/b1/messages', { key: bob })).body.messages as { payload: { text: string } }[]
-      const answers = listed.map((message) => message.payload.text).filter((text) => text.startsWith('echo'))
-      // Newest first.
-      expect(answers).toEqual(['echo m4', 'echo m3', 'echo m2', 'echo m1', 'echo m0'])
-    } finally {
+    return { app, seen, open: () => open() }
+  }
+
+  /** Posts m0, waits for its attempt, queues m1…m4 behind it, then lets the bot go on: the statements sent until it is idle. */
+  const burst = async ({ app, seen, open }: ReturnType<typeof burstApp>, key: string) => {
+    const send = async (text: string) => {
+      const res = await app.chat('POST', '/messages', { key, body: { conversationId: 'b1', payload: { type: 'text', text } } })
+      expect(res.status).toBe(200)
+    }
+    await send('m0')
+    await vi.waitFor(() => expect(seen).toEqual(['m0']))
+    for (const text of ['m1', 'm2', 'm3', 'm4']) await send(text)
+    return roundTrips(async () => {
       open()
-      await burst.close()
+      await vi.waitFor(() => expect(seen).toHaveLength(5))
+      await app.app.bots.idle()
+    })
+  }
+
+  /** The bot's messages in b1, oldest first. */
+  const botMessages = async (app: TestApp, key: string) => {
+    const listed = (await app.chat('GET', '/conversations/b1/messages', { key })).body.messages as { payload: { text: string } }[]
+    return listed.map((message) => message.payload.text).filter((text) => !/^m\d$/.test(text)).reverse()
+  }
+
+  /** The deliveries left in the outbox. */
+  const queued = async (app: TestApp) => (await app.db).select().from(app.tables.botDeliveries)
+
+  it('attempts the deliveries queued behind the first ahead of its settlement, read in one look, and settles all five in one unit, the answers in order', async () => {
+    const b = burstApp()
+    try {
+      const bob = (await b.app.user('bob')).key
+      await b.app.conversation(bob, 'b1')
+      const statements = await burst(b, bob)
+      expect(b.seen).toEqual(['m0', 'm1', 'm2', 'm3', 'm4'])
+      // The four behind the first, read at once (not claimed one by one); one unit settles the five: one commit, one removal.
+      expect(statements.filter((statement) => /min\(next\.seq\)/.test(statement))).toEqual([])
+      expect(statements.filter((statement) => statement === 'commit')).toHaveLength(1)
+      expect(statements.filter((statement) => /^delete from "bot_deliveries"/.test(statement))).toHaveLength(1)
+      // One look at the outbox at the end, which finds none.
+      expect(statements.filter((statement) => /set leased_until = /.test(statement)).length).toBeLessThanOrEqual(1)
+      expect(await botMessages(b.app, bob)).toEqual(['echo m0', 'echo m1', 'echo m2', 'echo m3', 'echo m4'])
+      expect(await queued(b.app)).toEqual([])
+    } finally {
+      b.open()
+      await b.app.close()
+    }
+  })
+
+  it('a handler that calls its API during the run acts after the answers before it are settled', async () => {
+    const b = burstApp(async (text, { reply }) => {
+      if (text !== 'm2') return false
+      await reply({ type: 'text', text: 'replied m2' })
+      return true
+    })
+    try {
+      const bob = (await b.app.user('bob')).key
+      await b.app.conversation(bob, 'b1')
+      const statements = await burst(b, bob)
+      expect(b.seen).toEqual(['m0', 'm1', 'm2', 'm3', 'm4'])
+      expect(await botMessages(b.app, bob)).toEqual(['echo m0', 'echo m1', 'replied m2', 'echo m3', 'echo m4'])
+      // m0 and m1 settled before the reply (its own unit), m2 to m4 after it.
+      expect(statements.filter((statement) => statement === 'commit')).toHaveLength(3)
+      expect(await queued(b.app)).toEqual([])
+    } finally {
+      b.open()
+      await b.app.close()
     }
   })
 })

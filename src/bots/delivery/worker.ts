@@ -5,17 +5,19 @@ import {
   conversationHead,
   dueDeliveries,
   followingDelivery,
+  followingDeliveries,
   nextDeliveryAfter,
   type PendingDelivery,
   renewDeliveryLease,
 } from '../../domain/bots/delivery/outbox.ts'
 import type { BotInbox } from '../../domain/bots/delivery/inbox.ts'
 import type { OutboundPolicy } from '../../domain/outbound-policy.ts'
-import { type NextClaim, type Settlement, settledStatus } from '../../domain/bots/delivery/settlement.ts'
+import { type NextClaim, type Settled, type Settlement, settledStatus } from '../../domain/bots/delivery/settlement.ts'
 import type { SignalPublisher } from '../../domain/signals.ts'
 import type { BotApiActivity } from '../bot-api-activity.ts'
 import type { BotHandler } from '../handler.ts'
-import { type AttemptDeps, attemptDelivery, settleAttempt } from './attempt.ts'
+import { type AttemptDeps, type AttemptOptions, attemptDelivery, settleAttempt, settleAttempts, stateKey } from './attempt.ts'
+import { type BotState, getBotState } from '../../domain/bots/chat/state.ts'
 import { standardRetrySchedule } from './retry-schedule.ts'
 import { AttemptAbandoned } from './signed-post.ts'
 
@@ -243,9 +245,9 @@ class Worker implements DeliveryWorker {
    */
   private startAttempt(delivery: PendingDelivery, leaseUntil?: Date) {
     const key = conversationKey(delivery)
-    const release = leaseUntil && this.holdLease(delivery, leaseUntil)
-    const attempt = this.deliver(delivery)
-      .finally(release)
+    const lease = leaseUntil && this.holdLease(delivery, leaseUntil)
+    const attempt = this.deliver(delivery, lease)
+      .finally(() => lease?.release())
       .catch((error: unknown) => {
         if (!(error instanceof AttemptAbandoned)) {
           this.log.error({ err: error, deliveryId: delivery.id, conversationId: delivery.conversationId }, 'bot delivery failed')
@@ -277,21 +279,26 @@ class Worker implements DeliveryWorker {
 
   /**
    * Renews the lease of a delivery under way every third of the lease, each time for a whole lease
-   * from then, until the returned release: an attempt held open past its lease (a `botpress` bot
-   * calling the bot API back) stays this instance's, where another instance would take it again.
-   * An attempt shorter than a third of the lease costs nothing.
+   * from then, until it is released: an attempt held open past its lease (a `botpress` bot calling
+   * the bot API back) stays this instance's, where another instance would take it again. An attempt
+   * shorter than a third of the lease costs nothing. A run ahead hands the lease over to the
+   * delivery that holds the conversation after it settled those before (see runAhead).
    */
-  private holdLease(delivery: PendingDelivery, leaseUntil: Date): () => void {
-    let held = leaseUntil
+  private holdLease(delivery: PendingDelivery, leaseUntil: Date): HeldLease {
+    const held = { id: delivery.id, until: leaseUntil }
     let released = false
     let renewing = false
     const renew = async () => {
+      const { id, until } = held
       const next = new Date(this.clock().getTime() + this.leaseMs)
-      if (await renewDeliveryLease(this.store, delivery.id, held, next)) held = next
+      const renewed = await renewDeliveryLease(this.store, id, until, next)
+      // Handed over meanwhile: the new holder's lease is the one renewed from now on.
+      if (held.id !== id) return
+      if (renewed) held.until = next
       else if (!released) {
         // Its lease ran out before it was renewed (the process stalled): another instance may make the attempt again.
         clearInterval(timer)
-        this.log.warn({ deliveryId: delivery.id, conversationId: delivery.conversationId }, 'bot delivery lease lost while its attempt was under way')
+        this.log.warn({ deliveryId: id, conversationId: delivery.conversationId }, 'bot delivery lease lost while its attempt was under way')
       }
     }
     const timer = setInterval(() => {
@@ -299,21 +306,22 @@ class Worker implements DeliveryWorker {
       if (renewing) return
       renewing = true
       renew()
-        .catch((error: unknown) => this.log.warn({ err: error, deliveryId: delivery.id }, 'bot delivery lease not renewed'))
+        .catch((error: unknown) => this.log.warn({ err: error, deliveryId: held.id }, 'bot delivery lease not renewed'))
         .finally(() => (renewing = false))
     }, this.leaseMs / 3)
     timer.unref()
-    return () => {
-      released = true
-      clearInterval(timer)
+    return {
+      handOver: (id, until) => Object.assign(held, { id, until }),
+      release: () => {
+        released = true
+        clearInterval(timer)
+      },
     }
   }
 
   /** Makes one attempt and settles it: true when the delivery left the outbox (taken, dead or gone). */
-  private async deliver(delivery: PendingDelivery): Promise<boolean> {
-    const began = performance.now()
-    const settlement = await attemptDelivery(this.attempts, delivery)
-    this.observer?.attempted(delivery.target.url ? delivery.target.protocol : 'in-process', outcomeOf(settlement), (performance.now() - began) / 1000)
+  private async deliver(delivery: PendingDelivery, lease?: HeldLease): Promise<boolean> {
+    const settlement = await this.attempt(delivery)
     // Going on with the conversation early is an optimisation: if it fails, the look taken when this attempt ends finds the next one.
     const goesOn = !holdsTheNext(settlement) && this.hasRoom()
     if (!this.store.shared) {
@@ -322,12 +330,81 @@ class Worker implements DeliveryWorker {
       await settling
       return !settlement.retryAt
     }
-    const claim = goesOn ? this.nextClaim(delivery) : undefined
-    const next = await settleAttempt(this.attempts, delivery, settlement, claim)
-    if (claim) this.claimed(delivery, next)
+    const run = goesOn && lease && runsAhead(delivery) ? await this.runAhead({ delivery, settlement }, lease) : [{ delivery, settlement }]
+    const last = run.at(-1) as Settled
+    const claim = !holdsTheNext(last.settlement) && this.hasRoom() ? this.nextClaim(last.delivery) : undefined
+    const next = await settleAttempts(this.attempts, run, claim)
+    if (claim) this.claimed(last.delivery, next)
     // Taken: its lease runs out unattempted only if this instance stopped meanwhile.
     if (claim && next && !this.stopped) this.startAttempt(next, claim.leaseUntil)
     return !settlement.retryAt
+  }
+
+  /** One attempt, told to the observer. */
+  private async attempt(delivery: PendingDelivery, options?: AttemptOptions): Promise<Settlement> {
+    const began = performance.now()
+    const settlement = await attemptDelivery(this.attempts, delivery, options)
+    this.observer?.attempted(delivery.target.url ? delivery.target.protocol : 'in-process', outcomeOf(settlement), (performance.now() - began) / 1000)
+    return settlement
+  }
+
+  /**
+   * On a shared database, the attempts of a busy conversation's next deliveries to an in-process
+   * handler, made one after the other before `first` is settled, so that a run of them settles in
+   * one unit (one commit, and one claim of the delivery after them) where each would be a unit of
+   * its own: under a stream of messages the bot keeps up. Their order is kept: `first`, the
+   * conversation's head, holds its lease all along, and no other instance takes a delivery behind
+   * it. A handler that calls its API (reply, setState…) first settles the attempts before its own,
+   * whose delivery then holds the conversation's lease (the attempt sees and writes what it would
+   * have without the run). The run stops at an attempt the next one waits for (a retry, a state to
+   * read), at a delivery to a url, when nothing is recorded behind, after `runLength` attempts or a
+   * third of the lease.
+   */
+  private async runAhead(first: Settled, lease: HeldLease): Promise<Settled[]> {
+    const key = conversationKey(first.delivery)
+    const run: Settled[] = [first]
+    const ends = performance.now() + this.leaseMs / 3
+    let last = first
+    let ahead: PendingDelivery[] = []
+    let current: PendingDelivery | undefined
+    let settling: Promise<void> | undefined
+    /** The bot's state by user, read once for the run: unchanged until a handler calls its API (the answers of a run set none). */
+    const states = new Map<string, Promise<BotState>>()
+    const settleBefore = async () => {
+      const settled = run.splice(0)
+      const holder = current as PendingDelivery
+      const leaseUntil = new Date(this.clock().getTime() + this.leaseMs)
+      const claimed = await settleAttempts(this.attempts, settled, { leaseUntil })
+      // The one under way is the conversation's head now: its lease keeps it this instance's. Not
+      // claimed: it is gone (its conversation deleted), and there is no lease to hold.
+      if (claimed?.id === holder.id) lease.handOver(holder.id, leaseUntil)
+      else lease.release()
+    }
+    const beforeActing = () => {
+      states.clear()
+      if (run.length === 0) return settling ?? Promise.resolve()
+      settling = settleBefore()
+      return settling
+    }
+    while (run.length < runLength && !this.stopped && performance.now() < ends) {
+      if (ahead.length === 0) {
+        const behind = this.behind.get(key) ?? 0
+        if (behind === 0) break
+        ahead = await followingDeliveries(this.store, last.delivery, this.clock(), Math.min(behind, runLength - run.length))
+      }
+      const next = ahead.shift()
+      if (!next || !runsAhead(next) || this.underWay.has(next.id)) break
+      this.behind.set(key, Math.max((this.behind.get(key) ?? 1) - 1, 0))
+      current = next
+      const state = states.get(next.userId) ?? getBotState(this.store, stateKey(next))
+      states.set(next.userId, state)
+      last = { delivery: next, settlement: await this.attempt(next, { beforeActing, state: { ...(await state) } }) }
+      // A settlement of those before it that failed is this attempt's failure: it is not settled twice.
+      if (settling) await settling
+      run.push(last)
+      if (holdsTheNext(last.settlement)) break
+    }
+    return run
   }
 
   private readonly couldNotGoOn = (error: unknown) => {
@@ -393,6 +470,19 @@ class Worker implements DeliveryWorker {
     return true
   }
 }
+
+/** A lease held while an attempt goes on (Worker.holdLease). */
+interface HeldLease {
+  /** The delivery `id` holds the conversation from now on, until `until`. */
+  handOver(id: string, until: Date): void
+  release(): void
+}
+
+/** The longest run of attempts settled in one unit (Worker.runAhead). */
+const runLength = 64
+
+/** Whether a delivery's attempt may run ahead of the settlement of the one before it: an in-process handler's, whose API calls wait for that settlement. */
+const runsAhead = (delivery: PendingDelivery) => !delivery.target.url
 
 /** Whether the next attempt of the conversation waits for this settlement: it reads back the answer, the bot's state, a 410, or is this one again. */
 const holdsTheNext = (settlement: Settlement) =>

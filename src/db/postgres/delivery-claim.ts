@@ -1,4 +1,4 @@
-import { and, eq, lte, sql, type SQL } from 'drizzle-orm'
+import { and, eq, gt, lte, sql, type SQL } from 'drizzle-orm'
 import type { PgTable } from 'drizzle-orm/pg-core'
 import { deliveryOn, dueDeliveries } from '../queries/bot-deliveries.ts'
 import type { EngineDeliveries } from '../queries/index.ts'
@@ -20,7 +20,7 @@ import { botDeliveryHeads, leasedUntil } from './schema.ts'
 /** A table as PostgreSQL's own types see it, for what only PostgreSQL has (the lease). */
 const own = (table: object) => table as PgTable
 
-/** The deliveries the storage API's `due`, `claim`, `following`, `claimFollowing`, `nextDueAfter` and `renew` find on PostgreSQL. */
+/** The deliveries the storage API's `due`, `claim`, `following`, `claimFollowing`, `followingRun`, `nextDueAfter` and `renew` find, and `removeAll` removes, on PostgreSQL. */
 export function postgresDeliveries(run: Run, pg: PgDb): EngineDeliveries {
   const { on } = run
   const { botDeliveries, bots } = on.t
@@ -78,12 +78,35 @@ export function postgresDeliveries(run: Run, pg: PgDb): EngineDeliveries {
       const withLeased = { db: pg.with(leased) as unknown as On['db'], t: on.t }
       return ((await dueDeliveries(withLeased).where(sql`${botDeliveries.seq} in (select seq from leased)`)) as DueDelivery[])[0]
     },
+    followingRun: async (integrationId, conversationId, afterSeq, now, limit) => {
+      // In the conversation's order, due or not: the first one not due ends the run (never skipped).
+      const run = (await dueDeliveries(on)
+        .where(
+          and(
+            eq(botDeliveries.integrationId, integrationId),
+            eq(botDeliveries.conversationId, conversationId),
+            gt(botDeliveries.seq, afterSeq),
+            deliveryOn(on.t),
+          ),
+        )
+        .orderBy(botDeliveries.seq)
+        .limit(limit)) as DueDelivery[]
+      const notDue = run.findIndex((due) => due.delivery.nextAttemptAt > now)
+      return notDue < 0 ? run : run.slice(0, notDue)
+    },
     nextDueAfter: async (now) => {
       const { rows } = await pg.execute<{ at: string }>(sql`
         select ${h.dueAt} as at from ${h} join ${bots} on ${bots.id} = ${h.botId}
         where ${h.dueAt} > ${now} and ${deliveryOn(on.t)} order by ${h.dueAt} limit 1`)
       return rows[0]?.at
     },
+    removeAll: async (ids) =>
+      (
+        await pg
+          .delete(own(botDeliveries))
+          .where(sql`${botDeliveries.id} = any(${sql.param([...ids])}::text[])`)
+          .returning({ id: sql<string>`${botDeliveries.id}` })
+      ).length,
     renew: async (id, heldUntil, leaseUntil) =>
       (
         await pg

@@ -1,4 +1,5 @@
-import { and, eq } from 'drizzle-orm'
+import { and, eq, inArray } from 'drizzle-orm'
+import { idsKey } from './users.ts'
 import type { SQLiteColumn } from 'drizzle-orm/sqlite-core'
 import {
   byShape,
@@ -30,6 +31,12 @@ const byId = ({ t: { messages } }: On, v: Id) => and(eq(messages.integrationId, 
 const insert = query(({ db, t: { messages } }, row: MessageRow) => db.insert(messages).values(rowValues(messages, row)))
 
 const find = query((on, v: Id) => on.db.select().from(on.t.messages).where(byId(on, v)))
+
+const findMany = query(
+  (on, v: { integrationId: string; ids: string[] }) =>
+    on.db.select().from(on.t.messages).where(and(eq(on.t.messages.integrationId, v.integrationId), inArray(on.t.messages.id, v.ids))),
+  (v) => idsKey(v.ids),
+)
 
 const remove = query((on, v: Id) => on.db.delete(on.t.messages).where(byId(on, v)))
 
@@ -75,6 +82,7 @@ export const messageQueries = (run: Run): MessageQueries => {
   return {
     insert: (row) => run.run(insert, row),
     find: (integrationId, id) => run.one(find, { integrationId, id }),
+    findMany: async (integrationId, ids) => (ids.length === 0 ? [] : run.all(findMany, { integrationId, ids: [...ids] })),
     delete: (integrationId, id) => run.run(remove, { integrationId, id }),
     updatePayload: (integrationId, id, payload) => run.one(update, { integrationId, id, payload }),
     setFeedback: (integrationId, id, feedback) => run.one(update, { integrationId, id, feedback }),

@@ -31,6 +31,22 @@ export const botChatContext = (
  */
 const joinedBot = (ctx: ChatContext): Poster => ({ id: ctx.integration.botId, isBot: true })
 
+/**
+ * The conversations the bot has joined in a unit, by the unit's `after` (one per unit, on every
+ * engine): a run of answers settled in one unit (the delivery worker's run ahead) joins once. What
+ * the first join establishes holds for the rest of its unit.
+ */
+const joinedInUnit = new WeakMap<After, Set<string>>()
+
+/** Inside a unit: joinConversation of the bot, once per conversation and unit. */
+async function joinAsBot(ctx: ChatContext, q: Queries, after: After, conversationId: string): Promise<void> {
+  const joined = joinedInUnit.get(after) ?? new Set<string>()
+  if (joined.has(conversationId)) return
+  await joinConversation(ctx, q, after, conversationId, ctx.integration.botId)
+  joined.add(conversationId)
+  joinedInUnit.set(after, joined)
+}
+
 /** What the bot sent back for an incoming event, recorded as its outgoing event. */
 const outgoing = (
   ctx: ChatContext,
@@ -49,7 +65,7 @@ export async function postAsBot(
   incoming: BotEvent,
   message: CheckedMessage,
 ): Promise<MessageRow> {
-  await joinConversation(ctx, q, after, message.conversationId, ctx.integration.botId)
+  await joinAsBot(ctx, q, after, message.conversationId)
   const row = await postMessage(ctx, q, after, message, joinedBot(ctx))
   const preview = previewOf(message.payload as MessagePayload)
   await q.botEvents.insert(outgoing(ctx, incoming, { type: 'message', payload: message.payload, preview, messageId: row.id }))
@@ -64,7 +80,7 @@ export async function emitInUnitAsBot(
   incoming: BotEvent,
   event: CreateEventInput,
 ): Promise<EventRow> {
-  await joinConversation(ctx, q, after, event.conversationId, ctx.integration.botId)
+  await joinAsBot(ctx, q, after, event.conversationId)
   const row = await postEvent(ctx, q, after, event, joinedBot(ctx))
   const { payload } = event
   const fields = { type: customEventType(payload), payload, preview: JSON.stringify(payload), messageId: undefined }

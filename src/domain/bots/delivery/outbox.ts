@@ -124,6 +124,22 @@ export const followingDelivery = (store: Store, delivery: PendingDelivery, at: D
   deliveryAfter(store, delivery, delivery.seq, at)
 
 /**
+ * Up to `limit` deliveries after `delivery` in its conversation, in their order, while each is due at
+ * `at`: what the holder of the conversation's head attempts ahead of its settlement (see
+ * BotDeliveryQueries.followingRun), read in one look where the engine can.
+ */
+export const followingDeliveries = async (store: Store, delivery: PendingDelivery, at: Date, limit: number): Promise<PendingDelivery[]> => {
+  const { integrationId, conversationId, seq } = delivery
+  const now = at.toISOString()
+  const run = await store.read(async (q) =>
+    q.botDeliveries.followingRun
+      ? q.botDeliveries.followingRun(integrationId, conversationId, seq, now, limit)
+      : [await q.botDeliveries.following(integrationId, conversationId, seq, now)].filter((due) => due !== undefined),
+  )
+  return run.map((due) => pendingOf(due, at))
+}
+
+/**
  * Inside a unit: `followingDelivery`, taken by this instance until `leaseUntil` (see
  * BotDeliveryQueries.claimFollowing), committed with the unit (settleDelivery's).
  */

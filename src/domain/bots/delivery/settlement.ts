@@ -1,7 +1,7 @@
 import type { After, Queries, Store } from '../../../db/store.ts'
 import { claimFollowingIn, type PendingDelivery } from './outbox.ts'
 import { type BotLogLevel, recordBotLog } from '../admin/logs.ts'
-import { type MessageStatus, publishMessageStatus } from '../../message-status.ts'
+import { type MessageStatus, messageStatuses } from '../../message-status.ts'
 import type { SignalPublisher } from '../../signals.ts'
 
 export interface LogLine {
@@ -32,6 +32,12 @@ export interface NextClaim {
   leaseUntil: Date
 }
 
+/** An attempt made, and what became of it. */
+export interface Settled {
+  delivery: PendingDelivery
+  settlement: Settlement
+}
+
 /**
  * Records the outcome of an attempt in one unit: the outbox row, the log lines and the bot's
  * answer commit together or not at all, and the conversation hears of the bot's messages and of
@@ -48,27 +54,86 @@ export function settleDelivery(
   at: Date,
   next?: NextClaim,
 ): Promise<PendingDelivery | undefined> {
+  return settleDeliveries(store, signals, [{ delivery, settlement }], at, next)
+}
+
+/**
+ * settleDelivery of consecutive attempts of one conversation, in their order, in one unit (one
+ * commit for a run of them: the delivery worker's run ahead); `next` is the delivery after the last.
+ * The outbox is written last: from there to the commit the conversation's head is locked
+ * (bot_delivery_heads), and the deliveries its users' messages insert wait for it. A delivery found
+ * gone by then (its conversation deleted meanwhile) rolls the unit back, and each attempt is settled
+ * again with its delivery looked at first.
+ */
+export async function settleDeliveries(
+  store: Store,
+  signals: SignalPublisher,
+  attempts: readonly Settled[],
+  at: Date,
+  next?: NextClaim,
+): Promise<PendingDelivery | undefined> {
+  const last = attempts.at(-1)
+  if (!last) return undefined
+  try {
+    return await store.write(async (q, after) => {
+      const statuses = messageStatuses(q, after, signals)
+      for (const { delivery, settlement } of attempts) await recordSettlement(q, statuses, after, delivery, settlement, at)
+      await statuses.read()
+      if (!(await leaveOutboxAll(q, attempts))) throw new DeliveryGone()
+      return next && (await claimFollowingIn(q, last.delivery, at, next.leaseUntil))
+    })
+  } catch (error) {
+    if (!(error instanceof DeliveryGone)) throw error
+  }
   return store.write(async (q, after) => {
-    const following = next && (await claimFollowingIn(q, delivery, at, next.leaseUntil))
-    const attempts = delivery.attempts + 1
-    const present = settlement.retryAt
-      ? await q.botDeliveries.reschedule(delivery.id, attempts, settlement.retryAt.toISOString())
-      : await q.botDeliveries.remove(delivery.id)
-    if (!present) return following
-    const where = {
-      botId: delivery.target.botId,
-      conversationId: delivery.conversationId,
-      userId: delivery.userId,
-      timestamp: at.toISOString(),
+    const statuses = messageStatuses(q, after, signals)
+    for (const { delivery, settlement } of attempts) {
+      if (await leaveOutbox(q, delivery, settlement)) await recordSettlement(q, statuses, after, delivery, settlement, at)
     }
-    // Assigned, not `{ ...where, ...line }`: one object shape for every line (docs/internals/performance.md).
-    for (const line of settlement.lines) await recordBotLog(q, Object.assign({}, where, line))
-    if (settlement.goneUrl !== undefined) await q.bots.markUrlGone(delivery.target.botId, settlement.goneUrl)
-    await settlement.answer?.apply(q, after, at)
-    const settled = settledStatus(settlement)
-    if (settled) await publishMessageStatus(q, after, signals, delivery, { oldStatus: 'processing', ...settled })
-    return following
+    await statuses.read()
+    return next && (await claimFollowingIn(q, last.delivery, at, next.leaseUntil))
   })
+}
+
+class DeliveryGone extends Error {}
+
+/** Takes the delivery out of the outbox, or reschedules it: false when it was gone already. */
+const leaveOutbox = (q: Queries, delivery: PendingDelivery, settlement: Settlement): Promise<boolean> =>
+  settlement.retryAt
+    ? q.botDeliveries.reschedule(delivery.id, delivery.attempts + 1, settlement.retryAt.toISOString())
+    : q.botDeliveries.remove(delivery.id)
+
+/** leaveOutbox of each (at once where the engine can remove several): false when one was gone already. */
+async function leaveOutboxAll(q: Queries, attempts: readonly Settled[]): Promise<boolean> {
+  const { removeAll } = q.botDeliveries
+  if (removeAll && attempts.length > 1 && attempts.every(({ settlement }) => !settlement.retryAt)) {
+    return (await removeAll(attempts.map(({ delivery }) => delivery.id))) === attempts.length
+  }
+  for (const { delivery, settlement } of attempts) if (!(await leaveOutbox(q, delivery, settlement))) return false
+  return true
+}
+
+/** What an attempt leaves besides the outbox: its log lines, the bot's answer and the message's status. */
+async function recordSettlement(
+  q: Queries,
+  statuses: ReturnType<typeof messageStatuses>,
+  after: After,
+  delivery: PendingDelivery,
+  settlement: Settlement,
+  at: Date,
+) {
+  const where = {
+    botId: delivery.target.botId,
+    conversationId: delivery.conversationId,
+    userId: delivery.userId,
+    timestamp: at.toISOString(),
+  }
+  // Assigned, not `{ ...where, ...line }`: one object shape for every line (docs/internals/performance.md).
+  for (const line of settlement.lines) await recordBotLog(q, Object.assign({}, where, line))
+  if (settlement.goneUrl !== undefined) await q.bots.markUrlGone(delivery.target.botId, settlement.goneUrl)
+  await settlement.answer?.apply(q, after, at)
+  const settled = settledStatus(settlement)
+  if (settled) statuses.change(delivery, { oldStatus: 'processing', ...settled })
 }
 
 /** The status an attempt's settlement leaves the message in, or undefined while it is retried. */
