@@ -166,6 +166,11 @@ export interface DueDelivery {
   bot: BotRow
   integration: ChatIntegrationRow
   message: MessageRow | null
+  /**
+   * Whether another delivery of its conversation was queued behind it when it was read, where the
+   * engine tells (PostgreSQL's claims): the holder of the head then reads the run behind it.
+   */
+  followed?: boolean
 }
 
 export interface BotDeliveryQueries {

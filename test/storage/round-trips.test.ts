@@ -249,6 +249,31 @@ describe('a burst of messages in one conversation, on PostgreSQL', () => {
     }
   })
 
+  it('a backlog this instance did not record (left by another) is taken in a run as well: the claim tells that deliveries follow', async () => {
+    const a = createTestApp({ databaseUrl: url, botSweepMs: 3_600_000 })
+    let b: TestApp | undefined
+    try {
+      const bob = (await a.user('bob')).key
+      await a.conversation(bob, 'b1')
+      await a.app.bots.stop()
+      for (const text of ['m0', 'm1', 'm2', 'm3', 'm4']) {
+        const res = await a.chat('POST', '/messages', { key: bob, body: { conversationId: 'b1', payload: { type: 'text', text } } })
+        expect(res.status).toBe(200)
+      }
+      const statements = await roundTrips(async () => {
+        // Another instance on the database: its worker's first look finds the backlog.
+        b = createTestApp({ besides: a, botSweepMs: 3_600_000, handlers: { echo: ({ event }) => ({ messages: [{ payload: { type: 'text', text: `echo ${event.preview}` } }] }) } })
+        await vi.waitFor(async () => expect(await queued(a)).toEqual([]))
+      })
+      // One removal of the five: the claim of m0 said that more follow, and the four were read in one look.
+      expect(statements.filter((statement) => /^delete from "bot_deliveries"/.test(statement))).toHaveLength(1)
+      expect(await botMessages(a, bob)).toEqual(['echo m0', 'echo m1', 'echo m2', 'echo m3', 'echo m4'])
+    } finally {
+      await b?.close()
+      await a.close()
+    }
+  })
+
   it('a handler that calls its API during the run acts after the answers before it are settled', async () => {
     const b = burstApp(async (text, { reply }) => {
       if (text !== 'm2') return false

@@ -330,7 +330,10 @@ class Worker implements DeliveryWorker {
       await settling
       return !settlement.retryAt
     }
-    const run = goesOn && lease && runsAhead(delivery) ? await this.runAhead({ delivery, settlement }, lease) : [{ delivery, settlement }]
+    const run =
+      goesOn && lease && runsAhead(delivery) && this.hasBehind(delivery)
+        ? await this.runAhead({ delivery, settlement }, lease)
+        : [{ delivery, settlement }]
     const last = run.at(-1) as Settled
     const claim = !holdsTheNext(last.settlement) && this.hasRoom() ? this.nextClaim(last.delivery) : undefined
     const next = await settleAttempts(this.attempts, run, claim)
@@ -388,9 +391,8 @@ class Worker implements DeliveryWorker {
     }
     while (run.length < runLength && !this.stopped && performance.now() < ends) {
       if (ahead.length === 0) {
-        const behind = this.behind.get(key) ?? 0
-        if (behind === 0) break
-        ahead = await followingDeliveries(this.store, last.delivery, this.clock(), Math.min(behind, runLength - run.length))
+        if (!this.hasBehind(last.delivery)) break
+        ahead = await followingDeliveries(this.store, last.delivery, this.clock(), runLength - run.length)
       }
       const next = ahead.shift()
       if (!next || !runsAhead(next) || this.underWay.has(next.id)) break
@@ -440,14 +442,24 @@ class Worker implements DeliveryWorker {
 
   /**
    * On a shared database, the claim of the conversation's next delivery that `delivery`'s settlement
-   * makes (settleDelivery: one commit, and the head its removal makes carries the lease), when this
-   * instance recorded one behind it; its attempt starts once that has committed. (Where this process
+   * makes (settleDelivery: one commit, and the head its removal makes carries the lease), when one is
+   * known to be behind it (hasBehind); its attempt starts once that has committed. (Where this process
    * owns the database, the next one starts once the settlement is submitted, startNextAfter: it
    * commits no later than anything the next attempt writes.)
    */
   private nextClaim(delivery: PendingDelivery): NextClaim | undefined {
-    if (!this.behind.get(conversationKey(delivery))) return undefined
+    if (!this.hasBehind(delivery)) return undefined
     return { leaseUntil: new Date(this.clock().getTime() + this.leaseMs) }
+  }
+
+  /**
+   * Whether a delivery is known to be queued behind `delivery`: one this instance recorded since its
+   * conversation became busy (its wake-ups), or one there when `delivery` was read (the claim tells,
+   * on PostgreSQL: a backlog left by a wake-up that came while the conversation was not busy, or by
+   * another instance).
+   */
+  private hasBehind(delivery: PendingDelivery): boolean {
+    return (this.behind.get(conversationKey(delivery)) ?? 0) > 0 || delivery.followed
   }
 
   /** Counts the delivery the settlement of `delivery` claimed, if any, off those recorded behind it. */

@@ -37,6 +37,11 @@ export function postgresDeliveries(run: Run, pg: PgDb): EngineDeliveries {
     sql`select min(next.seq) from ${botDeliveries} as next where next.integration_id = ${integrationId}
       and next.conversation_id = ${conversationId} and next.seq > ${afterSeq}`
 
+  /** The deliveries as claims and runs read them: with whether one is queued behind each (DueDelivery.followed). */
+  const followed = sql<boolean>`exists (select 1 from ${botDeliveries} as behind where behind.integration_id = ${botDeliveries.integrationId}
+    and behind.conversation_id = ${botDeliveries.conversationId} and behind.seq > ${botDeliveries.seq})`
+  const withFollowed = (on: On) => dueDeliveries(on, { followed })
+
   return {
     due: async (now, limit) =>
       (await dueDeliveries(on)
@@ -49,7 +54,7 @@ export function postgresDeliveries(run: Run, pg: PgDb): EngineDeliveries {
         sql`update ${botDeliveries} set leased_until = ${leaseUntil} where ${botDeliveries.seq} = any(array(${dueHeads(now, limit, true)})) returning ${botDeliveries.seq}`,
       )
       const withLeased = { db: pg.with(leased) as unknown as On['db'], t: on.t }
-      return (await dueDeliveries(withLeased)
+      return (await withFollowed(withLeased)
         .where(sql`${botDeliveries.seq} in (select seq from leased)`)
         .orderBy(inTurn)) as DueDelivery[]
     },
@@ -76,11 +81,11 @@ export function postgresDeliveries(run: Run, pg: PgDb): EngineDeliveries {
           returning ${botDeliveries.seq}`,
       )
       const withLeased = { db: pg.with(leased) as unknown as On['db'], t: on.t }
-      return ((await dueDeliveries(withLeased).where(sql`${botDeliveries.seq} in (select seq from leased)`)) as DueDelivery[])[0]
+      return ((await withFollowed(withLeased).where(sql`${botDeliveries.seq} in (select seq from leased)`)) as DueDelivery[])[0]
     },
     followingRun: async (integrationId, conversationId, afterSeq, now, limit) => {
       // In the conversation's order, due or not: the first one not due ends the run (never skipped).
-      const run = (await dueDeliveries(on)
+      const run = (await withFollowed(on)
         .where(
           and(
             eq(botDeliveries.integrationId, integrationId),

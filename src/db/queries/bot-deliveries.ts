@@ -1,4 +1,4 @@
-import { and, count, eq, isNull, min, ne, or } from 'drizzle-orm'
+import { and, count, eq, isNull, min, ne, or, type SQL } from 'drizzle-orm'
 import { columnsOf, type On, query, rowValues, type Run } from '../query.ts'
 import type { BotDeliveryRow, BotRow } from '../schema.ts'
 import type { BotDeliveryQueries } from '../store.ts'
@@ -23,10 +23,10 @@ export const deliveryOn = ({ bots }: On['t']) => or(isNull(bots.goneUrl), isNull
 /** `deliveryOn`, of a bot row in hand. */
 export const deliveryIsOn = (bot: BotRow) => bot.goneUrl === null || bot.url === null || bot.url !== bot.goneUrl
 
-/** Deliveries with what their attempts need: see DueDelivery. */
-export const dueDeliveries = ({ db, t }: On) =>
+/** Deliveries with what their attempts need, and what an engine adds (`followed`): see DueDelivery. */
+export const dueDeliveries = ({ db, t }: On, extra: { followed?: SQL<boolean> } = {}) =>
   db
-    .select({ delivery: deliveryColumns(t), bot: t.bots, integration: t.chatIntegrations, message: t.messages })
+    .select({ delivery: deliveryColumns(t), bot: t.bots, integration: t.chatIntegrations, message: t.messages, ...extra })
     .from(t.botDeliveries)
     .innerJoin(t.bots, eq(t.bots.id, t.botDeliveries.botId))
     .innerJoin(t.chatIntegrations, eq(t.chatIntegrations.id, t.botDeliveries.integrationId))

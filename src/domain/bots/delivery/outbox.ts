@@ -76,9 +76,11 @@ export interface PendingDelivery {
   integration: ChatIntegrationRow
   /** The message a `message` event is about, as it was when the delivery was taken (undefined once deleted). */
   message: MessageRow | undefined
+  /** Another delivery of the conversation was queued behind it when it was taken (where the engine tells: DueDelivery.followed). */
+  followed: boolean
 }
 
-const pendingOf = ({ delivery: row, bot, integration, message }: DueDelivery, at: Date): PendingDelivery => ({
+const pendingOf = ({ delivery: row, bot, integration, message, followed }: DueDelivery, at: Date): PendingDelivery => ({
   id: row.id,
   seq: row.seq,
   integrationId: row.integrationId,
@@ -90,6 +92,7 @@ const pendingOf = ({ delivery: row, bot, integration, message }: DueDelivery, at
   target: botTarget(bot, at),
   integration,
   message: message ?? undefined,
+  followed: followed === true,
 })
 
 /** The deliveries due at `at`: the oldest of each conversation, of bots whose delivery is on. */
