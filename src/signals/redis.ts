@@ -27,7 +27,11 @@ export async function connectRedisSignalBus(
   { channel = defaultChannel, onPublishError = () => {} }: { channel?: string; onPublishError?: (error: unknown) => void } = {},
 ): Promise<RedisSignalBus> {
   const options = { lazyConnect: true, maxRetriesPerRequest: 3 }
-  const publishClient = new Redis(url, options)
+  // The signals a unit of work publishes once it commits go out together, in one write of the socket
+  // (ioredis' auto-pipelining: the commands of one tick), where each was a write of its own: a
+  // settlement of the bot's answers publishes a run of them, and under load those writes were half
+  // of the process's system calls.
+  const publishClient = new Redis(url, { ...options, enableAutoPipelining: true })
   const subscribeClient = new Redis(url, options)
   // ioredis reconnects by itself; an error event without a listener would crash the process.
   const ignore = () => {}
