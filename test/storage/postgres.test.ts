@@ -1,6 +1,6 @@
 import { randomBytes } from 'node:crypto'
 import pg from 'pg'
-import { afterEach, describe, expect, it } from 'vitest'
+import { afterEach, describe, expect, it, vi } from 'vitest'
 import { bootstrap, firstTenant } from '../../src/bootstrap.ts'
 import { PostgresStore, openPostgresStore } from '../../src/db/postgres/store.ts'
 import type { Store } from '../../src/db/store.ts'
@@ -206,6 +206,92 @@ describe('PostgreSQL engine, several instances on one database', () => {
     await a!.write((q) => q.conversations.delete(integration.id, 'c2'))
     expect(await heads()).toEqual([])
     expect(await a!.read((q) => q.botDeliveries.nextDueAfter(now))).toBeUndefined()
+  })
+
+  describe("a conversation's head under concurrent writes (migration 0009)", () => {
+    const now = '2026-01-01T00:00:00.000Z'
+
+    /** An instance with c1's first delivery queued (its head), two connections of its pool, and a way to insert more as the domain does. */
+    async function headed() {
+      const [a] = await instances(1)
+      const planned = tenant()
+      await bootstrap(a!, planned)
+      await queueDeliveries(a!, planned.webhookId, 'c1', 1, now)
+      const integration = await findChatIntegration(a!, planned.webhookId)
+      const bot = await a!.read((q) => q.bots.ofIntegration(integration.id))
+      const [first, second] = [await a!.pool.connect(), await a!.pool.connect()]
+      const insert = (client: pg.PoolClient, id: string) =>
+        client.query(
+          `insert into bot_deliveries (id, bot_id, integration_id, conversation_id, user_id, event, message_id, attempts, next_attempt_at, created_at)
+           values ($1, $2, $3, 'c1', 'u', '{}', null, 0, $4, $4)`,
+          [id, bot!.bot.id, integration.id, now],
+        )
+      const heads = async () =>
+        (await a!.pool.query('select d.id from bot_delivery_heads h join bot_deliveries d on d.seq = h.seq order by d.id')).rows.map((row) => row.id)
+      /** Resolves once `client`'s statement waits for a lock. */
+      const waiting = async (client: pg.PoolClient) => {
+        const { pid } = (await client.query('select pg_backend_pid() as pid')).rows[0] as { pid: number }
+        return () =>
+          vi.waitFor(async () => {
+            const { rows } = await a!.pool.query('select wait_event_type from pg_stat_activity where pid = $1', [pid])
+            expect(rows[0]?.wait_event_type).toBe('Lock')
+          })
+      }
+      const release = () => {
+        first.release()
+        second.release()
+      }
+      return { first, second, insert, heads, waiting, release }
+    }
+
+    it('lets deliveries inserted behind the head commit side by side: none waits for the commit of another', async () => {
+      const { first, second, insert, heads, release } = await headed()
+      try {
+        await first.query('begin')
+        await insert(first, 'c1-1')
+        await second.query('begin')
+        // Before 0009 this insert waited for the first one's commit (the head row taken for update).
+        await second.query(`set local lock_timeout = '200ms'`)
+        await insert(second, 'c1-2')
+        await second.query('commit')
+        await first.query('commit')
+      } finally {
+        release()
+      }
+      expect(await heads()).toEqual(['c1-0'])
+    })
+
+    it("makes a delivery inserted while the head is being removed the head once the removal commits", async () => {
+      const { first, second, insert, heads, waiting, release } = await headed()
+      try {
+        const blocked = await waiting(second)
+        await first.query('begin')
+        await first.query(`delete from bot_deliveries where id = 'c1-0'`)
+        const inserting = insert(second, 'c1-1')
+        await blocked()
+        await first.query('commit')
+        await inserting
+      } finally {
+        release()
+      }
+      expect(await heads()).toEqual(['c1-1'])
+    })
+
+    it('makes the removal of the head wait for a delivery being inserted behind it, which becomes the head', async () => {
+      const { first, second, insert, heads, waiting, release } = await headed()
+      try {
+        const blocked = await waiting(first)
+        await second.query('begin')
+        await insert(second, 'c1-1')
+        const removing = first.query(`delete from bot_deliveries where id = 'c1-0'`)
+        await blocked()
+        await second.query('commit')
+        await removing
+      } finally {
+        release()
+      }
+      expect(await heads()).toEqual(['c1-1'])
+    })
   })
 
   it('tells a write that still meets a row deleted meanwhile, when run again, as a WriteConflict (404), never a database error', async () => {

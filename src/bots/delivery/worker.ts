@@ -491,7 +491,7 @@ interface HeldLease {
 }
 
 /** The longest run of attempts settled in one unit (Worker.runAhead). */
-const runLength = 64
+const runLength = 256
 
 /** Whether a delivery's attempt may run ahead of the settlement of the one before it: an in-process handler's, whose API calls wait for that settlement. */
 const runsAhead = (delivery: PendingDelivery) => !delivery.target.url
