@@ -294,6 +294,22 @@ describe('PostgreSQL engine, several instances on one database', () => {
     })
   })
 
+  it('writes a unit whose held inserts have more parameters than one statement takes (65,535): in several statements', async () => {
+    const [a] = await instances(1)
+    const planned = tenant()
+    await bootstrap(a!, planned)
+    const integration = await findChatIntegration(a!, planned.webhookId)
+    const at = '2026-01-01T00:00:00.000Z'
+    // Log lines are held until the unit's next statement (deferred-writes.ts): 10,000 of 7 parameters.
+    await a!.write(async (q) => {
+      for (let i = 0; i < 10_000; i++) {
+        await q.botLogs.insert({ id: `log-${i}`, botId: integration.botId, timestamp: at, level: 'info', message: `line ${i}`, conversationId: null, userId: null })
+      }
+    })
+    const { rows } = await a!.pool.query(`select count(*)::int as n from bot_logs where id like 'log-%'`)
+    expect(rows[0]).toEqual({ n: 10_000 })
+  })
+
   it('tells a write that still meets a row deleted meanwhile, when run again, as a WriteConflict (404), never a database error', async () => {
     const [a] = await instances(1)
     const planned = tenant()

@@ -13,7 +13,9 @@
  *     same statement (PostgreSQL runs them all, and checks foreign keys once the statement ends);
  *   - anything else (a read, which must see them; an update, a delete; COMMIT): they go first, as
  *     one statement of CTEs, and the next statement only once they succeeded;
- *   - ROLLBACK: they are dropped, never sent.
+ *   - ROLLBACK: they are dropped, never sent;
+ *   - an insert that would take the held ones past `maxHeldValues` parameters is not held: they go
+ *     first, as one statement, then it (PostgreSQL takes at most 65,535 parameters per statement).
  * A held insert that fails (a constraint, a deleted parent) fails the statement it went with, so the
  * unit fails as it would have a statement earlier: its effects and answer come only after its commit.
  */
@@ -29,7 +31,16 @@ interface Unit {
   /** Whether BEGIN was sent. */
   begun: boolean
   held: Held[]
+  /** How many parameters the held inserts have in all. */
+  heldValues: number
 }
+
+/**
+ * The most parameters the held inserts sent as one statement have: PostgreSQL takes at most 65,535
+ * per statement, and a unit may hold more (a run of settlements whose answers hold many messages):
+ * past this, they go out in several statements.
+ */
+const maxHeldValues = 30_000
 
 export interface Statement {
   text: string
@@ -48,8 +59,9 @@ const takesLock = /\bfor (update|share|no key update|key share)\b|pg_advisory/i
 export function holdInsert(client: object, text: string, values: unknown[]): boolean {
   const unit = units.get(client)
   const table = insertInto.exec(text)?.[1]
-  if (!unit || table === undefined) return false
+  if (!unit || table === undefined || unit.heldValues + values.length > maxHeldValues) return false
   unit.held.push({ text, values, table })
+  unit.heldValues += values.length
   return true
 }
 
@@ -60,12 +72,12 @@ export function holdInsert(client: object, text: string, values: unknown[]): boo
  */
 export function sendingOf(client: object, text: string, values: unknown[]): Statement[] | undefined {
   if (text === 'begin') {
-    units.set(client, { begun: false, held: [] })
+    units.set(client, { begun: false, held: [], heldValues: 0 })
     return []
   }
   const unit = units.get(client)
   if (!unit) return undefined
-  const { held } = unit
+  const { held, heldValues } = unit
   if (/^rollback\b/i.test(text)) {
     units.delete(client)
     return unit.begun ? [{ text, values }] : []
@@ -79,8 +91,10 @@ export function sendingOf(client: object, text: string, values: unknown[]): Stat
   const sending: Statement[] = unit.begun ? [] : [{ text: 'begin', values: [] }]
   unit.begun = true
   unit.held = []
+  unit.heldValues = 0
   if (held.length === 0) return [...sending, { text, values }]
-  if (insertInto.test(text) && !held.some((h) => text.includes(h.table))) return [...sending, joined(held, { text, values })]
+  const fits = heldValues + values.length <= maxHeldValues
+  if (fits && insertInto.test(text) && !held.some((h) => text.includes(h.table))) return [...sending, joined(held, { text, values })]
   return [...sending, joined(held.slice(0, -1), held.at(-1) as Held), { text, values }]
 }
 
