@@ -54,45 +54,62 @@ function decoderOf(field: unknown): Decoder {
  * drizzle's mapResultRow for fields one or two deep (a table's columns, or the tables of a join),
  * with the choices it makes per field on every row made once: which decoder, which object, and
  * which joined object is null when its first column is (drizzle's rule for a left join that matched
- * nothing).
+ * nothing). A join's rows are made by one derived function too, each object a literal.
  */
 export function rowMapper(fields: readonly SelectedField[], joins: Record<string, boolean> | undefined) {
   const columns = fields.map(({ path, field }) => ({ object: path.length === 2 ? path[0] : undefined, key: path.at(-1) as string, decoder: decoderOf(field) }))
-  const nullable: { object: string; firstColumn: number }[] = []
+  const nullable = new Set<string>()
   if (joins) {
-    const objects = new Map<string, { firstColumn: number; table: string | false }>()
-    fields.forEach(({ path, field }, index) => {
+    const objects = new Map<string, string | false>()
+    fields.forEach(({ path, field }) => {
       if (path.length !== 2 || !is(field, Column)) return
       const table = getTableName(field.table)
       const seen = objects.get(path[0] as string)
-      if (!seen) objects.set(path[0] as string, { firstColumn: index, table })
-      else if (seen.table !== table) seen.table = false
+      if (seen === undefined) objects.set(path[0] as string, table)
+      else if (seen !== table) objects.set(path[0] as string, false)
     })
-    for (const [object, { firstColumn, table }] of objects) {
-      if (table !== false && !joins[table]) nullable.push({ object, firstColumn })
-    }
+    for (const [object, table] of objects) if (table !== false && !joins[table]) nullable.add(object)
   }
-  // A table's columns (the hot queries' rows): one derived function.
+  // A table's columns (the hot queries' rows).
   if (columns.every(({ object }) => object === undefined)) {
     return rowMaker(
       columns.map(({ key }) => key),
       columns.map(({ decoder }) => ({ decoder })),
     )
   }
-  return (row: unknown[]) => {
-    const result: Record<string, unknown> = {}
-    for (let i = 0; i < columns.length; i++) {
-      const { object, key, decoder } = columns[i] as (typeof columns)[number]
-      const raw = row[i]
-      const value = raw === null ? null : decoder.mapFromDriverValue(raw)
-      if (object === undefined) result[key] = value
-      else ((result[object] ??= {}) as Record<string, unknown>)[key] = value
-    }
-    for (const { object, firstColumn } of nullable) if (row[firstColumn] === null) result[object] = null
-    return result
-  }
+  return joinRowMaker(columns, nullable)
 }
 
+/** rowMaker for the rows of a join: `{ table: { column… } | null, expression… }`, in the order drizzle makes them. */
+function joinRowMaker(columns: readonly { object: string | undefined; key: string; decoder: Decoder }[], nullable: ReadonlySet<string>) {
+  if (columns.some(({ object, key }) => object === '__proto__' || key === '__proto__')) throw new Error('a column may not be named __proto__')
+  const decoders: (Decoder | undefined)[] = []
+  const value = (at: number, decoder: Decoder) => {
+    if (decoder.mapFromDriverValue === asRead) return `r[${at}]`
+    decoders[at] = decoder
+    return `r[${at}] === null ? null : d[${at}].mapFromDriverValue(r[${at}])`
+  }
+  const objects = new Map<string, { first: number; parts: string[] }>()
+  const parts: (string | { object: string })[] = []
+  columns.forEach(({ object, key, decoder }, at) => {
+    const part = `${JSON.stringify(key)}: ${value(at, decoder)}`
+    if (object === undefined) return void parts.push(part)
+    let made = objects.get(object)
+    if (!made) {
+      objects.set(object, (made = { first: at, parts: [] }))
+      parts.push({ object })
+    }
+    made.parts.push(part)
+  })
+  const literal = parts.map((part) => {
+    if (typeof part === 'string') return part
+    const { first, parts: inner } = objects.get(part.object) as { first: number; parts: string[] }
+    const made = `{ ${inner.join(', ')} }`
+    return `${JSON.stringify(part.object)}: ${nullable.has(part.object) ? `r[${first}] === null ? null : ${made}` : made}`
+  })
+  const make = new Function('d', `return function row(r) { return { ${literal.join(', ')} } }`)
+  return make(decoders) as (row: unknown[]) => Record<string, unknown>
+}
 
 /**
  * The rows of a prepared query whose selection leaves out columns its call names (see Given in

@@ -70,6 +70,12 @@ export interface UserQueries {
   shareAConversation(integrationId: string, userId: string, otherId: string): Promise<boolean>
 }
 
+/** A participation and, when the caller participates, a page of the conversation's messages (newest first). */
+export interface ParticipationWithPage {
+  participation: Participation
+  page: MessageRow[]
+}
+
 export interface ConversationQueries {
   find(integrationId: string, id: string): Promise<ConversationRow | undefined>
   /** The new row, or undefined when the id is taken. */
@@ -79,6 +85,8 @@ export interface ConversationQueries {
   participation(integrationId: string, conversationId: string, userId: string): Promise<Participation>
   /** `participation` for many conversations at once, by conversation id (absent: no such conversation). */
   participations(integrationId: string, conversationIds: readonly string[], userId: string): Promise<Map<string, Participation>>
+  /** `participation` and, when the user participates, a page of the conversation's messages: one statement. */
+  participationWithPage(integrationId: string, conversationId: string, userId: string, window: KeysetWindow): Promise<ParticipationWithPage>
   /** The conversations the user participates in, newest first. */
   pageOfParticipant(integrationId: string, userId: string, window: KeysetWindow): Promise<ConversationRow[]>
 }
@@ -336,6 +344,13 @@ export interface IntegrationVersionQueries {
   version(integrationId: string): Promise<string | undefined>
   /** `conversations.participation` with the integration's version, read in the same statement (absent when the conversation is). */
   participation(integrationId: string, conversationId: string, userId: string): Promise<Participation & { integrationVersion?: string }>
+  /** `conversations.participationWithPage` with the integration's version (absent when the conversation is). */
+  participationWithPage(
+    integrationId: string,
+    conversationId: string,
+    userId: string,
+    window: KeysetWindow,
+  ): Promise<ParticipationWithPage & { integrationVersion?: string }>
   /** `conversations.participations` with the integration's version (absent when none of the conversations exists). */
   participations(
     integrationId: string,

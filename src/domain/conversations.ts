@@ -5,7 +5,7 @@ import type { ChatContext } from './context.ts'
 import { alreadyExists, forbidden, notFound } from './errors.ts'
 import { eraseConversation } from './erasure.ts'
 import { assertClientId, newId } from './ids.ts'
-import { loadParticipation } from './loaders.ts'
+import { loadParticipation, loadParticipationWithMessages } from './loaders.ts'
 import { type Cursored, keysetWindow, type PageWindow, withCursors } from './paging.ts'
 import { rememberCaller, requireCaller, requireCallerId } from './users.ts'
 
@@ -36,8 +36,9 @@ export async function requireParticipation(
   throw forbidden(`user "${caller.id}" is not a participant of conversation "${conversationId}"`)
 }
 
-export async function getConversation({ ctx, id }: { ctx: ChatContext; id: string }): Promise<ConversationRow> {
-  return (await loadParticipation(ctx, id)).conversation
+/** `messages`: the window of the page of its messages that will be asked next, read with it. */
+export async function getConversation({ ctx, id, messages }: { ctx: ChatContext; id: string; messages?: PageWindow }): Promise<ConversationRow> {
+  return (await (messages ? loadParticipationWithMessages(ctx, id, messages) : loadParticipation(ctx, id))).conversation
 }
 
 /** The caller, checked to participate in the conversation (the gate of its listeners). */

@@ -144,7 +144,7 @@ export async function checkIntegrationIfUnchecked(store: Store): Promise<void> {
 /** Whether the store is a request's whose integration is still to be checked (see checkIntegrationIfUnchecked). */
 export const integrationUnchecked = (store: Store): boolean => pendingChecks.get(store)?.check.pending === true
 
-/** `q` whose statements each make the check first while it is pending; the participations make it themselves. */
+/** `q` whose statements each make the check first while it is pending; the participations (with a page or not) make it themselves. */
 function checkingQueries(q: Queries, check: IntegrationCheck): Queries {
   const groups = new Map<PropertyKey, unknown>()
   const conversations: Queries['conversations'] = {
@@ -152,6 +152,12 @@ function checkingQueries(q: Queries, check: IntegrationCheck): Queries {
     participation: async (integrationId, conversationId, userId): Promise<Participation> => {
       if (!check.pending) return q.conversations.participation(integrationId, conversationId, userId)
       const { integrationVersion, ...found } = await versionsOf(q).participation(integrationId, conversationId, userId)
+      await check.saw(q, integrationVersion)
+      return found
+    },
+    participationWithPage: async (integrationId, conversationId, userId, window) => {
+      if (!check.pending) return q.conversations.participationWithPage(integrationId, conversationId, userId, window)
+      const { integrationVersion, ...found } = await versionsOf(q).participationWithPage(integrationId, conversationId, userId, window)
       await check.saw(q, integrationVersion)
       return found
     },

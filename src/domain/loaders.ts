@@ -1,6 +1,6 @@
 import DataLoader from 'dataloader'
 import type { ConversationRow, MessageRow, UserRow } from '../db/schema.ts'
-import type { KeysetWindow, Participation } from '../db/store.ts'
+import type { KeysetWindow, Participation, Queries } from '../db/store.ts'
 import type { ChatLoaders, PageKey } from './chat-loaders.ts'
 import type { ChatContext } from './context.ts'
 import { forbidden, notFound } from './errors.ts'
@@ -13,6 +13,13 @@ import { rememberCaller, requireCaller, requireCallerId } from './users.ts'
  * statements, however many conversations there are. Loaders live for one request and read
  * committed data (never inside a unit of work).
  */
+
+/** A participant found is the caller; when the caller participates nowhere, it may not exist at all (401). */
+async function knowCaller(ctx: ChatContext, q: Queries, found: readonly Participation[]): Promise<void> {
+  const caller = found.find((p) => p.participant)?.participant
+  if (caller) rememberCaller(ctx, caller)
+  else await requireCaller(ctx, q)
+}
 
 const pageKey = (key: PageKey) => JSON.stringify([key.conversationId, key.window])
 
@@ -54,6 +61,8 @@ function pageLoader<T>(
 const messagesSort = 'messages'
 const participantsSort = 'participants'
 
+const cursoredMessages = (rows: MessageRow[]) => withCursors(messagesSort, rows, (m) => [m.createdAt, m.id])
+
 function createLoaders(ctx: ChatContext): ChatLoaders {
   const integrationId = ctx.integration.id
   const { store } = ctx
@@ -68,10 +77,7 @@ function createLoaders(ctx: ChatContext): ChatLoaders {
     const callerId = requireCallerId(ctx)
     return store.read(async (q) => {
       const found = await q.conversations.participations(integrationId, ids, callerId)
-      const caller = [...found.values()].find((p) => p.participant)?.participant
-      // A participant exists; when the caller participates nowhere, it may not exist at all (401).
-      if (caller) rememberCaller(ctx, caller)
-      else await requireCaller(ctx, q)
+      await knowCaller(ctx, q, [...found.values()])
       return ids.map((id) => found.get(id) ?? { conversation: undefined, participant: undefined })
     })
   })
@@ -91,9 +97,7 @@ function createLoaders(ctx: ChatContext): ChatLoaders {
   const messages = pageLoader<MessageRow>(messagesSort, (ids, window) =>
     store.read(async (q) => {
       const pages = await q.messages.pages(integrationId, ids, window)
-      return new Map(
-        [...pages].map(([id, rows]) => [id, withCursors(messagesSort, rows, (m) => [m.createdAt, m.id])]),
-      )
+      return new Map([...pages].map(([id, rows]) => [id, cursoredMessages(rows)]))
     }),
   )
 
@@ -107,7 +111,38 @@ export async function loadParticipation(
   ctx: ChatContext,
   conversationId: string,
 ): Promise<{ conversation: ConversationRow; caller: UserRow }> {
-  const { conversation, participant } = await loadersOf(ctx).participation.load(conversationId)
+  return gate(ctx, conversationId, await loadersOf(ctx).participation.load(conversationId))
+}
+
+/**
+ * loadParticipation, with the page of messages `window` asks for read in the same statement (a REST
+ * list's gate and page: one round trip where they were two) and kept for loadMessagesPage. A window
+ * whose cursor is not one this list issued is left to loadMessagesPage, which refuses it after the gate.
+ */
+export async function loadParticipationWithMessages(
+  ctx: ChatContext,
+  conversationId: string,
+  window: PageWindow,
+): Promise<{ conversation: ConversationRow; caller: UserRow }> {
+  let keyset: KeysetWindow
+  try {
+    keyset = keysetWindow(messagesSort, window)
+  } catch {
+    return loadParticipation(ctx, conversationId)
+  }
+  const callerId = requireCallerId(ctx)
+  const { participation, page } = await ctx.store.read(async (q) => {
+    const found = await q.conversations.participationWithPage(ctx.integration.id, conversationId, callerId, keyset)
+    await knowCaller(ctx, q, [found.participation])
+    return found
+  })
+  const loaders = loadersOf(ctx)
+  loaders.participation.prime(conversationId, participation)
+  if (participation.participant) loaders.messages.prime({ conversationId, window }, cursoredMessages(page))
+  return gate(ctx, conversationId, participation)
+}
+
+function gate(ctx: ChatContext, conversationId: string, { conversation, participant }: Participation) {
   if (!conversation) throw notFound('Conversation', conversationId)
   if (!participant) {
     throw forbidden(`user "${ctx.callerId}" is not a participant of conversation "${conversationId}"`)

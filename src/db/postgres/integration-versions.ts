@@ -1,7 +1,14 @@
 import { eq, inArray, sql } from 'drizzle-orm'
 import { participationOf, toParticipation } from '../queries/conversations.ts'
+import {
+  type PageOfParticipant,
+  participationAndPage,
+  type ParticipationPageRow,
+  participationPageValues,
+  participationWithPageOf,
+} from '../queries/participation-page.ts'
 import { idsKey } from '../queries/users.ts'
-import { type On, query, type Run } from '../query.ts'
+import { byShape, type On, query, type Run } from '../query.ts'
 import type { ChatIntegrationRow, ConversationRow, UserRow } from '../schema.ts'
 import type { IntegrationVersionQueries, Participation } from '../store.ts'
 
@@ -36,6 +43,12 @@ const participations = query(
   (v) => idsKey(v.conversationIds),
 )
 
+const participationWithPage = query(
+  (on, v: PageOfParticipant, key) =>
+    participationWithPageOf(on, v, Number(key), { integrationVersion: versionOf(on, v.integrationId) }),
+  byShape,
+)
+
 type Versioned = { conversation: ConversationRow; participant: UserRow | null; integrationVersion: string | null }
 
 export const integrationVersionQueries = (run: Run): IntegrationVersionQueries => ({
@@ -45,6 +58,11 @@ export const integrationVersionQueries = (run: Run): IntegrationVersionQueries =
   participation: async (integrationId, conversationId, userId) => {
     const row = (await run.one(participation, { integrationId, conversationId, userId })) as Versioned | undefined
     return { ...toParticipation(row), integrationVersion: row?.integrationVersion ?? undefined }
+  },
+  participationWithPage: async (integrationId, conversationId, userId, window) => {
+    const values = participationPageValues(integrationId, conversationId, userId, window)
+    const rows = (await run.all(participationWithPage, values)) as (ParticipationPageRow & { integrationVersion: string | null })[]
+    return { ...participationAndPage(run.on, rows, values), integrationVersion: rows[0]?.integrationVersion ?? undefined }
   },
   participations: async (integrationId, conversationIds, userId) => {
     const found = new Map<string, Participation>()

@@ -23,7 +23,7 @@ export const participationOf = (
   { db, t: { conversations, participants, users } }: On,
   v: { integrationId: string; userId: string },
   which: (id: typeof conversations.id) => SQL,
-  /** Columns read beside them (PostgreSQL's integration version: src/db/postgres/integration-versions.ts). */
+  /** Columns read beside them (PostgreSQL's integration version: src/db/postgres/integration-versions.ts; a page of messages). */
   beside: Record<string, SQL> = {},
 ) =>
   db
@@ -72,7 +72,8 @@ export const toParticipation = (row: { conversation: ConversationRow; participan
   participant: row?.participant ?? undefined,
 })
 
-export const conversationQueries = (run: Run): ConversationQueries => ({
+/** The conversation queries but the page read with its participation (participation-page.ts, which builds on these). */
+export const conversationQueries = (run: Run): Omit<ConversationQueries, 'participationWithPage'> => ({
   find: (integrationId, id) => run.one(find, { integrationId, id }),
   insert: (row) => run.one(insert, row),
   delete: (integrationId, id) => run.run(remove, { integrationId, id }),

@@ -10,6 +10,7 @@ import { botEventQueries, eventQueries } from './events.ts'
 import { erasureQueries } from './erasure.ts'
 import { fileQueries } from './files.ts'
 import { messageQueries } from './messages.ts'
+import { participationPageQueries } from './participation-page.ts'
 import { participantQueries } from './participants.ts'
 import { retentionQueries } from './retention.ts'
 import { tenancyQueries } from './tenancy.ts'
@@ -23,7 +24,7 @@ export type EngineDeliveries = Pick<Queries['botDeliveries'], 'due' | 'claim' | 
 export function queriesOf(run: Run, deliveries: EngineDeliveries): Queries {
   return {
     users: userQueries(run),
-    conversations: conversationQueries(run),
+    conversations: { ...conversationQueries(run), ...participationPageQueries(run) },
     participants: participantQueries(run),
     messages: messageQueries(run),
     events: eventQueries(run),

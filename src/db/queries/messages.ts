@@ -50,7 +50,7 @@ const update = query(
 type Page = { integrationId: string; conversationId: string } & WindowValues
 
 /** Where one conversation's page of messages is, newest first. */
-const pageOf = ({ t: { messages } }: On, v: Page, key: number) => {
+export const messagesPageOf = ({ t: { messages } }: On, v: Page, key: number) => {
   const page = keyset([messages.createdAt, messages.id], 'desc', v, key)
   return {
     where: and(eq(messages.integrationId, v.integrationId), eq(messages.conversationId, v.conversationId), page.where),
@@ -59,13 +59,13 @@ const pageOf = ({ t: { messages } }: On, v: Page, key: number) => {
 }
 
 /** The ids a page is asked by, which its rows leave out (see Given). */
-const pageIds = new Given((t) => columnsOf(t.messages), ['integrationId', 'conversationId'])
+export const pageIds = new Given((t) => columnsOf(t.messages), ['integrationId', 'conversationId'])
 
 /** The page of one conversation (every REST list). */
 const page = queryGiven<Page, MessageRow>(
   pageIds,
   (on, v, key) => {
-    const { where, orderBy } = pageOf(on, v, Number(key))
+    const { where, orderBy } = messagesPageOf(on, v, Number(key))
     return on.db
       .select(pageIds.selected<Record<string, SQLiteColumn>>(on.t))
       .from(on.t.messages)
@@ -97,7 +97,7 @@ export const messageQueries = (run: Run): MessageQueries => {
       const { db, t } = run.on
       const raw = await run.raw(
         unionOfPages(conversationIds, (conversationId) => {
-          const { where, orderBy } = pageOf(run.on, { integrationId, conversationId, ...values }, values.shape)
+          const { where, orderBy } = messagesPageOf(run.on, { integrationId, conversationId, ...values }, values.shape)
           return db.select(selectAs(columns)).from(t.messages).where(where).orderBy(...orderBy).limit(values.limit)
         }),
       )

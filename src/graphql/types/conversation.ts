@@ -13,7 +13,7 @@ import { builder } from '../builder.ts'
 import { clientIdBounds, typingTimeoutBounds } from '../input-bounds.ts'
 import { chatScope } from '../context.ts'
 import { visibleOrNull } from '../nodes.ts'
-import { pageConnection } from '../paging.ts'
+import { pageAsked, pageConnection } from '../paging.ts'
 import { User } from './user.ts'
 
 export const Conversation = builder.node(builder.objectRef<ConversationRow>('Conversation'), {
@@ -62,7 +62,7 @@ builder.queryField('conversation', (t) =>
     subGraphs: ['chat'],
     type: Conversation,
     args: { id: t.arg.string({ required: true, description: 'The conversation id of the Chat API.' }) },
-    resolve: (_root, { id }, ctx) => getConversation({ ctx: chatScope(ctx), id }),
+    resolve: (_root, { id }, ctx, info) => getConversation({ ctx: chatScope(ctx), id, messages: pageAsked(info, 'messages') }),
   }),
 )
 
