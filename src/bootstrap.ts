@@ -1,6 +1,6 @@
 import type { BootstrapValues } from './config.ts'
 import type { Store } from './db/store.ts'
-import { assertClientId, newId, newSecret } from './domain/ids.ts'
+import { assertClientId, newId, newSecret, newWebhookId } from './domain/ids.ts'
 import { createFirstTenant, hasAnyWorkspace } from './domain/tenancy.ts'
 
 export interface BootstrapResult {
@@ -16,7 +16,7 @@ export function firstTenant(values: BootstrapValues): BootstrapResult {
   return {
     workspaceId: values.workspaceId ?? `wkspace_${newSecret(12)}`,
     adminToken: values.adminToken ?? `bp_pat_${newSecret(32)}`,
-    webhookId: values.webhookId ?? newSecret(18),
+    webhookId: values.webhookId ?? newWebhookId(),
     encryptionKey: values.encryptionKey ?? newSecret(32),
     botId: newId(),
   }

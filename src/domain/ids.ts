@@ -40,3 +40,14 @@ export const newId = idFactory()
 
 /** A random secret (admin tokens, encryption keys, webhook ids): url-safe, 256 bits by default. */
 export const newSecret = (bytes = 32): string => randomBytes(bytes).toString('base64url')
+
+/**
+ * A webhook id: 144 random bits, url-safe, beginning with a letter or digit: one that began with
+ * "-" was taken for an option by a command line (`confab credentials --webhook-id -x…`).
+ */
+export function newWebhookId(): string {
+  for (;;) {
+    const id = newSecret(18)
+    if (/^[A-Za-z0-9]/.test(id)) return id
+  }
+}

@@ -1,6 +1,6 @@
 import { decodeTime } from 'ulid'
 import { describe, expect, it } from 'vitest'
-import { idFactory, newId } from '../../src/domain/ids.ts'
+import { idFactory, newId, newWebhookId } from '../../src/domain/ids.ts'
 
 const ULID = /^[0-7][0-9A-HJKMNP-TV-Z]{25}$/
 const sorted = (ids: string[]) => [...ids].sort()
@@ -43,5 +43,14 @@ describe('idFactory', () => {
     expect(counts.size).toBe(32)
     for (const count of counts.values()) expect(count).toBeGreaterThan(1_700)
     for (const count of counts.values()) expect(count).toBeLessThan(2_300)
+  })
+})
+
+describe('newWebhookId', () => {
+  it('makes 24 url-safe characters that never begin with "-" or "_" (a command line takes those for options)', () => {
+    // 1 in 32 random ids began with one of them: 2,000 would all but surely show one.
+    const ids = Array.from({ length: 2_000 }, newWebhookId)
+    for (const id of ids) expect(id).toMatch(/^[A-Za-z0-9][A-Za-z0-9_-]{23}$/)
+    expect(new Set(ids).size).toBe(ids.length)
   })
 })

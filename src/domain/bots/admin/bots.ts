@@ -4,7 +4,7 @@ import { now } from '../../clock.ts'
 import type { AdminContext } from '../../context.ts'
 import { invalidPayload, notFound } from '../../errors.ts'
 import { removeFileBytes } from '../../file-bytes.ts'
-import { newId, newSecret } from '../../ids.ts'
+import { newId, newSecret, newWebhookId } from '../../ids.ts'
 import type { BotSetup } from '../../memo.ts'
 import { type Cursored, keysetWindow, type PageWindow, type SortDirection, withCursors } from '../../paging.ts'
 import { type ChatIntegrationInput, personalKeyChange } from '../../key-modes.ts'
@@ -140,7 +140,7 @@ export async function insertBot(q: Queries, input: NewBot): Promise<BotRow> {
   await q.tenancy.insertChatIntegration({
     id: integrationId,
     botId: bot.id,
-    webhookId: input.webhookId ?? newSecret(18),
+    webhookId: input.webhookId ?? newWebhookId(),
     encryptionKey: input.encryptionKey ?? newSecret(32),
     personalEncryptionKey: input.personalEncryptionKey ?? null,
     createdAt: at,
