@@ -1,4 +1,4 @@
-import { and, eq, inArray, type SQL } from 'drizzle-orm'
+import { and, eq, inArray, type SQL, type Table } from 'drizzle-orm'
 import { byShape, keyset, limitOf, type On, query, rowValues, type Run, windowValues, type WindowValues } from '../query.ts'
 import type { ConversationRow, UserRow } from '../schema.ts'
 import type { ConversationQueries, Participation } from '../store.ts'
@@ -25,9 +25,11 @@ export const participationOf = (
   which: (id: typeof conversations.id) => SQL,
   /** Columns read beside them (PostgreSQL's integration version: src/db/postgres/integration-versions.ts; a page of messages). */
   beside: Record<string, SQL> = {},
+  /** How the conversation's and the user's columns are read (as they are, by default). */
+  read: <T extends Table>(table: T) => T | Record<string, SQL> = (table) => table,
 ) =>
   db
-    .select({ conversation: conversations, participant: users, ...beside })
+    .select({ conversation: read(conversations), participant: read(users), ...beside } as { conversation: typeof conversations; participant: typeof users })
     .from(conversations)
     .leftJoin(
       participants,

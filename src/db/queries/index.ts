@@ -10,7 +10,7 @@ import { botEventQueries, eventQueries } from './events.ts'
 import { erasureQueries } from './erasure.ts'
 import { fileQueries } from './files.ts'
 import { messageQueries } from './messages.ts'
-import { participationPageQueries } from './participation-page.ts'
+import { participationThenPage } from './participation-page.ts'
 import { participantQueries } from './participants.ts'
 import { retentionQueries } from './retention.ts'
 import { tenancyQueries } from './tenancy.ts'
@@ -22,11 +22,13 @@ export type EngineDeliveries = Pick<Queries['botDeliveries'], 'due' | 'claim' | 
 
 /** Every named query of the storage API, as `run` runs their shapes, with the engine's own parts. */
 export function queriesOf(run: Run, deliveries: EngineDeliveries): Queries {
+  const conversations = conversationQueries(run)
+  const messages = messageQueries(run)
   return {
     users: userQueries(run),
-    conversations: { ...conversationQueries(run), ...participationPageQueries(run) },
+    conversations: { ...conversations, ...participationThenPage(conversations, messages) },
     participants: participantQueries(run),
-    messages: messageQueries(run),
+    messages,
     events: eventQueries(run),
     files: fileQueries(run),
     bots: botQueries(run),
