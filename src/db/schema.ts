@@ -330,7 +330,7 @@ export function defineTables(d: Dialect) {
         foreignColumns: [conversations.integrationId, conversations.id],
       }).onDelete('cascade'),
       d.index('bot_deliveries_conversation_idx').on(t.integrationId, t.conversationId, t.seq),
-      d.index('bot_deliveries_due_idx').on(t.nextAttemptAt),
+      ...d.deliveryIndexes(t),
     ],
   )
 

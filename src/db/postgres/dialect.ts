@@ -26,6 +26,9 @@ const postgresDialect = {
   foreignKey,
   /** Until when the instance that claimed the delivery holds it (none: nobody does). */
   deliveryLease: () => ({ leasedUntil: text('leased_until') }),
+  // Its claims walk bot_delivery_heads (schema.ts): an index of every delivery's next attempt would be
+  // written with each delivery and read by nothing.
+  deliveryIndexes: (_deliveries: unknown): never[] => [],
   // The bytes of an upload are stored by file id alone (FileBytes knows no integration).
   fileIndexes: (files: { id: never }) => [index('files_id_idx').on(files.id)],
 }

@@ -1,4 +1,4 @@
-import { foreignKey, index, integer, primaryKey, sqliteTable, text } from 'drizzle-orm/sqlite-core'
+import { foreignKey, type IndexColumn, index, integer, primaryKey, sqliteTable, text } from 'drizzle-orm/sqlite-core'
 
 /**
  * How the tables of src/db/schema.ts are written on SQLite. It is the reference dialect: the other
@@ -22,6 +22,8 @@ export const sqliteDialect = {
   foreignKey,
   /** The delivery lease: none, one process owns an SQLite file (see BotDeliveryQueries.claim). */
   deliveryLease: () => ({}),
+  /** The outbox's order of attempts: SQLite's claim walks it (PostgreSQL's walks its heads). */
+  deliveryIndexes: (deliveries: { nextAttemptAt: IndexColumn }) => [index('bot_deliveries_due_idx').on(deliveries.nextAttemptAt)],
   /** Indexes only another engine needs on files (their bytes are beside the file here). */
   fileIndexes: (_files: unknown): never[] => [],
 }
