@@ -60,8 +60,9 @@ export function settleDelivery(
 /**
  * settleDelivery of consecutive attempts of one conversation, in their order, in one unit (one
  * commit for a run of them: the delivery worker's run ahead); `next` is the delivery after the last.
- * The outbox is written last: from there to the commit the conversation's head is locked
- * (bot_delivery_heads), and the deliveries its users' messages insert wait for it. A delivery found
+ * The outbox is written last, after the next delivery's claim: from there to the commit the
+ * conversation's head is locked (bot_delivery_heads), and the deliveries its users' messages insert
+ * wait for it. A delivery found
  * gone by then (its conversation deleted meanwhile) rolls the unit back, and each attempt is settled
  * again with its delivery looked at first.
  */
@@ -79,8 +80,11 @@ export async function settleDeliveries(
       const statuses = messageStatuses(q, after, signals)
       for (const { delivery, settlement } of attempts) await recordSettlement(q, statuses, after, delivery, settlement, at)
       await statuses.read()
+      // The next one is claimed before the removals, whose head (made by the last removal) carries its
+      // lease all the same: the removals lock the head until the commit, so they are the last statement.
+      const following = next && (await claimFollowingIn(q, last.delivery, at, next.leaseUntil))
       if (!(await leaveOutboxAll(q, attempts))) throw new DeliveryGone()
-      return next && (await claimFollowingIn(q, last.delivery, at, next.leaseUntil))
+      return following
     })
   } catch (error) {
     if (!(error instanceof DeliveryGone)) throw error
