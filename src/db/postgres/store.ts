@@ -21,7 +21,7 @@ const migrationsFolder = resolve(dirname(fileURLToPath(import.meta.url)), '../..
 const migrationLock = 0x636f6e66_61622d6dn
 
 export interface PostgresStoreOptions {
-  /** Connections in the pool (DATABASE_POOL_SIZE); 10 by default. */
+  /** Connections in the pool (DATABASE_POOL_SIZE); 20 by default (docs/guides/several-instances.md: measured). */
   poolSize?: number
   /** The schema the tables live in (its own per test); `public` by default. Created if missing. */
   schema?: string
@@ -84,6 +84,13 @@ const maxAttempts = 5
  * with its next statement (deferred-writes.ts); reads run on the pool. Several instances may share the
  * database: migrations are applied under an advisory lock, bot deliveries are leased.
  */
+/**
+ * Requests' connections per instance. A request's write waits in PostgreSQL (its commit's WAL flush,
+ * a busy conversation's head row) more than it works there: under a create load, 20 served more
+ * than 10, and 40 no more than 20 (docs/guides/several-instances.md).
+ */
+const defaultPoolSize = 20
+
 export class PostgresStore implements Store {
   readonly shared = true
   readonly pool: pg.Pool
@@ -102,7 +109,7 @@ export class PostgresStore implements Store {
     private readonly databaseUrl: string,
     private readonly options: PostgresStoreOptions = {},
   ) {
-    const { poolSize = 10, schema: schemaName = 'public', onEffectError, onQuery } = options
+    const { poolSize = defaultPoolSize, schema: schemaName = 'public', onEffectError, onQuery } = options
     if (!/^[A-Za-z_][A-Za-z0-9_]{0,62}$/.test(schemaName)) throw new Error(`not a schema name: "${schemaName}"`)
     this.schema = schemaName
     this.pool = new pg.Pool({
@@ -166,7 +173,7 @@ export class PostgresStore implements Store {
     if (this.closing) return this
     this.backgroundStore ??= new PostgresStore(this.databaseUrl, {
       ...this.options,
-      poolSize: Math.max(2, Math.ceil((this.options.poolSize ?? 10) / 3)),
+      poolSize: Math.max(2, Math.ceil((this.options.poolSize ?? defaultPoolSize) / 3)),
     })
     return this.backgroundStore
   }
