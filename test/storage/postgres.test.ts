@@ -261,6 +261,24 @@ describe('PostgreSQL engine, several instances on one database', () => {
       expect(await heads()).toEqual(['c1-0'])
     })
 
+    it('moves the head past a removed one to the next without waiting for the deliveries being inserted behind them (migration 0011)', async () => {
+      const { first, second, insert, heads, release } = await headed()
+      try {
+        await insert(first, 'c1-1')
+        await second.query('begin')
+        await insert(second, 'c1-2')
+        await first.query('begin')
+        // Before 0011 this removal waited for the insert's commit (the head row taken for update).
+        await first.query(`set local lock_timeout = '200ms'`)
+        await first.query(`delete from bot_deliveries where id = 'c1-0'`)
+        await first.query('commit')
+        await second.query('commit')
+      } finally {
+        release()
+      }
+      expect(await heads()).toEqual(['c1-1'])
+    })
+
     it("makes a delivery inserted while the head is being removed the head once the removal commits", async () => {
       const { first, second, insert, heads, waiting, release } = await headed()
       try {
