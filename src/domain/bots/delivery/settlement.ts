@@ -61,8 +61,8 @@ export function settleDelivery(
  * settleDelivery of consecutive attempts of one conversation, in their order, in one unit (one
  * commit for a run of them: the delivery worker's run ahead); `next` is the delivery after the last.
  * The outbox is written last, after the next delivery's claim: from there to the commit the
- * conversation's head is locked (bot_delivery_heads), and the deliveries its users' messages insert
- * wait for it. A delivery found
+ * conversation's head is locked (bot_delivery_heads), and when the removals leave the conversation
+ * nothing queued, the deliveries its users' messages insert meanwhile wait for it. A delivery found
  * gone by then (its conversation deleted meanwhile) rolls the unit back, and each attempt is settled
  * again with its delivery looked at first.
  */
