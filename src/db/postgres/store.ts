@@ -78,19 +78,19 @@ const retryable = new Set(['40001', '40P01'])
 const maxAttempts = 5
 
 /**
+ * Requests' connections per instance. A request's write waits in PostgreSQL (for its commit's WAL
+ * flush) more than it works there: under a create load, 20 served more than 10, and 40 no more than
+ * 20 (docs/guides/several-instances.md).
+ */
+const defaultPoolSize = 20
+
+/**
  * The storage API on PostgreSQL (node-postgres: the driver drizzle's migrator, pg-boss and most of
  * the ecosystem use, with a plain connection pool and no hidden statement cache). A unit of work is
  * one transaction on one pooled connection, its BEGIN sent with its first write and its held inserts
  * with its next statement (deferred-writes.ts); reads run on the pool. Several instances may share the
  * database: migrations are applied under an advisory lock, bot deliveries are leased.
  */
-/**
- * Requests' connections per instance. A request's write waits in PostgreSQL (its commit's WAL flush,
- * a busy conversation's head row) more than it works there: under a create load, 20 served more
- * than 10, and 40 no more than 20 (docs/guides/several-instances.md).
- */
-const defaultPoolSize = 20
-
 export class PostgresStore implements Store {
   readonly shared = true
   readonly pool: pg.Pool
