@@ -3,7 +3,10 @@
 -- it must see them, or leave the conversation without a head while one of them is queued. When it
 -- finds one, it moves the head there with a lock the inserts share (FOR NO KEY UPDATE), and the
 -- conversation's users' messages are no longer held, until its commit, behind every settlement of
--- the bot's answers.
+-- the bot's answers. One race now ends in a deadlock where it waited: a delivery inserted with a seq
+-- below the head's (its insert began before the head's and commits after it is taken) while the
+-- removal finds nothing else queued; PostgreSQL breaks it (deadlock_timeout) and the unit that loses
+-- is run again (store.ts retries 40P01).
 CREATE OR REPLACE FUNCTION bot_delivery_heads_on_delete() RETURNS trigger LANGUAGE plpgsql SET search_path FROM CURRENT AS $$
 DECLARE
   head bigint;
