@@ -34,7 +34,7 @@ export interface ServerOptions extends Omit<AppOptions, 'store' | 'log'> {
    * `postgres://…`: PostgreSQL, which several instances may share.
    */
   databaseUrl?: string
-  /** PostgreSQL: connections in the pool (DATABASE_POOL_SIZE); 20 by default. */
+  /** PostgreSQL: connections in the pool (DATABASE_POOL_SIZE); 10 by default. */
   poolSize?: number
   /**
    * SQLite: worker threads that serve reads (READ_REPLICAS; http/read-replicas.ts); none by default

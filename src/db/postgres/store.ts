@@ -21,7 +21,7 @@ const migrationsFolder = resolve(dirname(fileURLToPath(import.meta.url)), '../..
 const migrationLock = 0x636f6e66_61622d6dn
 
 export interface PostgresStoreOptions {
-  /** Connections in the pool (DATABASE_POOL_SIZE); 20 by default (docs/guides/several-instances.md: measured). */
+  /** Connections in the pool (DATABASE_POOL_SIZE); 10 by default (docs/guides/several-instances.md: measured). */
   poolSize?: number
   /** The schema the tables live in (its own per test); `public` by default. Created if missing. */
   schema?: string
@@ -78,11 +78,11 @@ const retryable = new Set(['40001', '40P01'])
 const maxAttempts = 5
 
 /**
- * Requests' connections per instance. A request's write waits in PostgreSQL (for its commit's WAL
- * flush) more than it works there: under a create load, 20 served more than 10, and 40 no more than
- * 20 (docs/guides/several-instances.md).
+ * Requests' connections per instance. 20 served more writes than 10 while a busy conversation's
+ * inserts waited for its outbox's head row; since they do not (migration 0011), 20 serves about as
+ * many (+5 %) with a longer tail (docs/guides/several-instances.md).
  */
-const defaultPoolSize = 20
+const defaultPoolSize = 10
 
 /**
  * The storage API on PostgreSQL (node-postgres: the driver drizzle's migrator, pg-boss and most of
