@@ -1,5 +1,6 @@
 import { randomUUID } from 'node:crypto'
-import { afterEach, describe, expect, it } from 'vitest'
+import { Redis } from 'ioredis'
+import { afterEach, describe, expect, it, vi } from 'vitest'
 import type { ConversationSignal } from '../../src/domain/signals.ts'
 import { createSignalHub } from '../../src/signals/hub.ts'
 import { connectRedisSignalBus, type RedisSignalBus } from '../../src/signals/redis.ts'
@@ -23,7 +24,22 @@ async function twoInstances() {
   const channel = `confab:test:${randomUUID()}`
   const [a, b] = await Promise.all([connectRedisSignalBus(TEST_REDIS_URL, { channel }), connectRedisSignalBus(TEST_REDIS_URL, { channel })])
   buses.push(a, b)
-  return { a: createSignalHub({ bus: a }), b: createSignalHub({ bus: b }) }
+  return { channel, a: createSignalHub({ bus: a }), b: createSignalHub({ bus: b }) }
+}
+
+const clients: Redis[] = []
+afterEach(() => {
+  for (const client of clients.splice(0)) client.disconnect()
+})
+
+/** A plain Redis client subscribed to `channel`: what it hears there, as sent. */
+async function overhear(channel: string): Promise<{ heard: string[] }> {
+  const client = new Redis(TEST_REDIS_URL)
+  clients.push(client)
+  const heard: string[] = []
+  client.on('message', (_channel: string, text: string) => heard.push(text))
+  await client.subscribe(channel)
+  return { heard }
 }
 
 describe('signals across instances (Redis)', () => {
@@ -57,6 +73,33 @@ describe('signals across instances (Redis)', () => {
     a.closeIntegration('i1')
     expect(await read).toEqual({ done: true, value: undefined })
     expect(b.activeSubscriptions()).toBe(0)
+  })
+
+  it('sends what an instance publishes in one tick as one message, which the other instance hears in order', async () => {
+    const { channel, a, b } = await twoInstances()
+    const { heard } = await overhear(channel)
+    const onB = b.conversation('i1', 'c1')
+    const first = onB.next()
+    for (const id of ['u1', 'u2', 'u3']) a.publish('i1', added(id))
+    expect([(await first).value, (await onB.next()).value, (await onB.next()).value]).toEqual([added('u1'), added('u2'), added('u3')])
+    await vi.waitFor(() => expect(heard).toHaveLength(1))
+    const message = heard[0] as string
+    const [origin, batch] = [message.slice(0, message.indexOf(' ')), JSON.parse(message.slice(message.indexOf(' ') + 1))]
+    expect(origin).toMatch(/^[0-9a-f-]{36}$/)
+    expect(batch).toEqual(['u1', 'u2', 'u3'].map((id) => ({ integrationId: 'i1', signal: added(id) })))
+    await onB.return?.()
+  })
+
+  it('ignores a message on its channel that is not a batch of signals, and goes on hearing the next', async () => {
+    const { channel, a, b } = await twoInstances()
+    const publisher = new Redis(TEST_REDIS_URL)
+    clients.push(publisher)
+    const onB = b.conversation('i1', 'c1')
+    const first = onB.next()
+    for (const text of ['not json', 'origin {"an": "object"}', 'origin [1', '{"integrationId":"i1"}']) await publisher.publish(channel, text)
+    a.publish('i1', added('u1'))
+    expect((await first).value).toEqual(added('u1'))
+    await onB.return?.()
   })
 
   it('fails loudly when Redis does not answer', async () => {
