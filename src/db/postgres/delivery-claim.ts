@@ -1,8 +1,9 @@
-import { and, eq, gt, lte, sql, type SQL } from 'drizzle-orm'
+import { and, eq, gt, inArray, lte, sql, type SQL } from 'drizzle-orm'
 import type { PgTable } from 'drizzle-orm/pg-core'
 import { deliveryOn, dueDeliveries } from '../queries/bot-deliveries.ts'
 import type { EngineDeliveries } from '../queries/index.ts'
-import type { On, Run } from '../query.ts'
+import { limitOf, type On, query, type Run } from '../query.ts'
+import { idsKey } from '../queries/users.ts'
 import type { DueDelivery } from '../store.ts'
 import type { PgDb } from './run.ts'
 import { botDeliveryHeads, leasedUntil } from './schema.ts'
@@ -19,106 +20,140 @@ import { botDeliveryHeads, leasedUntil } from './schema.ts'
 
 /** A table as PostgreSQL's own types see it, for what only PostgreSQL has (the lease). */
 const own = (table: object) => table as PgTable
+/** The handle a shape is built on, as PostgreSQL's own types see it (its CTEs). */
+const pgOf = (on: On) => on.db as unknown as PgDb
 
-/** The deliveries the storage API's `due`, `claim`, `following`, `claimFollowing`, `followingRun`, `nextDueAfter` and `renew` find, and `removeAll` removes, on PostgreSQL. */
-export function postgresDeliveries(run: Run, pg: PgDb): EngineDeliveries {
-  const { on } = run
-  const { botDeliveries, bots } = on.t
-  const h = botDeliveryHeads
+const h = botDeliveryHeads
 
-  /** Up to `limit` heads due at `now`, the most overdue first; `locked`: each locked, those locked elsewhere skipped. */
-  const dueHeads = (now: string, limit: number, locked: boolean): SQL => sql`
-    select ${h.seq} from ${h} join ${bots} on ${bots.id} = ${h.botId}
-    where ${h.dueAt} <= ${now} and ${deliveryOn(on.t)}
-    order by ${h.dueAt}, ${h.seq} limit ${limit}${locked ? sql` for update of ${h} skip locked` : sql``}`
-  const inTurn = sql`${botDeliveries.nextAttemptAt}, ${botDeliveries.seq}`
-  /** The seq of the conversation's delivery right after `afterSeq`. */
-  const nextSeq = (integrationId: string, conversationId: string, afterSeq: number): SQL =>
-    sql`select min(next.seq) from ${botDeliveries} as next where next.integration_id = ${integrationId}
-      and next.conversation_id = ${conversationId} and next.seq > ${afterSeq}`
+/*
+ * Each a shape (src/db/query.ts): built once with placeholders, then sent prepared with each call's
+ * values, where drizzle built these statements anew on every claim, look and removal (most of the
+ * delivery worker's CPU when the bot answered each message on its own).
+ */
 
-  /** The deliveries as claims and runs read them: with whether one is queued behind each (DueDelivery.followed). */
+/** Up to `limit` heads due at `now`, the most overdue first; `locked`: each locked, those locked elsewhere skipped. */
+const dueHeads = (t: On['t'], now: string, limit: number, locked: boolean): SQL => sql`
+  select ${h.seq} from ${h} join ${t.bots} on ${t.bots.id} = ${h.botId}
+  where ${h.dueAt} <= ${now} and ${deliveryOn(t)}
+  order by ${h.dueAt}, ${h.seq} limit ${limitOf(limit)}${locked ? sql` for update of ${h} skip locked` : sql``}`
+const inTurn = ({ botDeliveries }: On['t']) => sql`${botDeliveries.nextAttemptAt}, ${botDeliveries.seq}`
+/** The seq of the conversation's delivery right after `afterSeq`. */
+const nextSeq = ({ botDeliveries }: On['t'], v: Following): SQL =>
+  sql`select min(next.seq) from ${botDeliveries} as next where next.integration_id = ${v.integrationId}
+    and next.conversation_id = ${v.conversationId} and next.seq > ${v.afterSeq}`
+
+/** The deliveries as claims and runs read them: with whether one is queued behind each (DueDelivery.followed). */
+const withFollowed = (on: On) => {
+  const { botDeliveries } = on.t
   const followed = sql<boolean>`exists (select 1 from ${botDeliveries} as behind where behind.integration_id = ${botDeliveries.integrationId}
     and behind.conversation_id = ${botDeliveries.conversationId} and behind.seq > ${botDeliveries.seq})`
-  const withFollowed = (on: On) => dueDeliveries(on, { followed })
+  return dueDeliveries(on, { followed })
+}
 
+/** `on` with the CTE `leased`: the seqs of the deliveries `update` leases. */
+const leasing = (on: On, update: SQL): On => {
+  const leased = pgOf(on).$with('leased', { seq: sql<number>`seq` }).as(update)
+  return { db: pgOf(on).with(leased) as unknown as On['db'], t: on.t }
+}
+
+type Following = { integrationId: string; conversationId: string; afterSeq: number }
+
+const due = query((on, v: { now: string; limit: number }) =>
+  dueDeliveries(on)
+    .where(sql`${on.t.botDeliveries.seq} in (${dueHeads(on.t, v.now, v.limit, false)})`)
+    .orderBy(inTurn(on.t)),
+)
+
+// One statement: the lease is set on the deliveries (their update trigger carries it to their
+// heads), and the select reads them as they were before it (one snapshot), lease aside.
+const claim = query((on, v: { now: string; limit: number; leaseUntil: string }) => {
+  const { botDeliveries } = on.t
+  const leased = sql`update ${botDeliveries} set leased_until = ${v.leaseUntil}
+    where ${botDeliveries.seq} = any(array(${dueHeads(on.t, v.now, v.limit, true)})) returning ${botDeliveries.seq}`
+  return withFollowed(leasing(on, leased))
+    .where(sql`${botDeliveries.seq} in (select seq from leased)`)
+    .orderBy(inTurn(on.t))
+})
+
+const following = query((on, v: Following & { now: string }) =>
+  dueDeliveries(on).where(
+    and(sql`${on.t.botDeliveries.seq} = (${nextSeq(on.t, v)})`, lte(on.t.botDeliveries.nextAttemptAt, v.now), deliveryOn(on.t)),
+  ),
+)
+
+// As `claim`, one statement, sent in the unit that settles the delivery before it: that one is
+// the conversation's head until the unit removes it, and the head the removal makes carries this
+// lease, so that no other instance's claim walks to it; one held by another instance before is
+// passed over until its lease has run out.
+const claimFollowing = query((on, v: Following & { now: string; leaseUntil: string }) => {
+  const { botDeliveries, bots } = on.t
+  const leased = sql`update ${botDeliveries} set leased_until = ${v.leaseUntil}
+    where ${botDeliveries.seq} = (${nextSeq(on.t, v)})
+      and ${botDeliveries.nextAttemptAt} <= ${v.now} and (${leasedUntil} is null or ${leasedUntil} <= ${v.now})
+      and ${botDeliveries.botId} in (select ${bots.id} from ${bots} where ${deliveryOn(on.t)})
+    returning ${botDeliveries.seq}`
+  return withFollowed(leasing(on, leased)).where(sql`${botDeliveries.seq} in (select seq from leased)`)
+})
+
+// In the conversation's order, due or not: the caller ends the run at the first one not due.
+const followingRun = query((on, v: Following & { limit: number }) => {
+  const { botDeliveries } = on.t
+  return withFollowed(on)
+    .where(
+      and(
+        eq(botDeliveries.integrationId, v.integrationId),
+        eq(botDeliveries.conversationId, v.conversationId),
+        gt(botDeliveries.seq, v.afterSeq),
+        deliveryOn(on.t),
+      ),
+    )
+    .orderBy(botDeliveries.seq)
+    .limit(limitOf(v.limit))
+})
+
+const nextDueAfter = query((on, v: { now: string }) =>
+  pgOf(on)
+    .select({ at: h.dueAt })
+    .from(h)
+    .innerJoin(own(on.t.bots), sql`${on.t.bots.id} = ${h.botId}`)
+    .where(and(gt(h.dueAt, v.now), deliveryOn(on.t)))
+    .orderBy(h.dueAt)
+    .limit(1),
+)
+
+const removeAll = query(
+  (on, v: { ids: string[] }) =>
+    pgOf(on)
+      .delete(own(on.t.botDeliveries))
+      .where(inArray(on.t.botDeliveries.id as never, v.ids))
+      .returning({ id: sql<string>`${on.t.botDeliveries.id}` }),
+  (v) => idsKey(v.ids),
+)
+
+const renew = query((on, v: { id: string; heldUntil: string; leaseUntil: string }) =>
+  pgOf(on)
+    .update(own(on.t.botDeliveries))
+    .set({ leasedUntil: v.leaseUntil })
+    .where(and(eq(on.t.botDeliveries.id as never, v.id), eq(leasedUntil, v.heldUntil)))
+    .returning({ id: sql<string>`${on.t.botDeliveries.id}` }),
+)
+
+/** The deliveries the storage API's `due`, `claim`, `following`, `claimFollowing`, `followingRun`, `nextDueAfter` and `renew` find, and `removeAll` removes, on PostgreSQL. */
+export function postgresDeliveries(run: Run): EngineDeliveries {
   return {
-    due: async (now, limit) =>
-      (await dueDeliveries(on)
-        .where(sql`${botDeliveries.seq} in (${dueHeads(now, limit, false)})`)
-        .orderBy(inTurn)) as DueDelivery[],
-    claim: async (now, limit, leaseUntil) => {
-      // One statement: the lease is set on the deliveries (their update trigger carries it to their
-      // heads), and the select reads them as they were before it (one snapshot), lease aside.
-      const leased = pg.$with('leased', { seq: sql<number>`seq` }).as(
-        sql`update ${botDeliveries} set leased_until = ${leaseUntil} where ${botDeliveries.seq} = any(array(${dueHeads(now, limit, true)})) returning ${botDeliveries.seq}`,
-      )
-      const withLeased = { db: pg.with(leased) as unknown as On['db'], t: on.t }
-      return (await withFollowed(withLeased)
-        .where(sql`${botDeliveries.seq} in (select seq from leased)`)
-        .orderBy(inTurn)) as DueDelivery[]
-    },
+    due: (now, limit) => run.all(due, { now, limit }) as Promise<DueDelivery[]>,
+    claim: (now, limit, leaseUntil) => run.all(claim, { now, limit, leaseUntil }) as Promise<DueDelivery[]>,
     following: async (integrationId, conversationId, afterSeq, now) =>
-      (
-        (await dueDeliveries(on).where(
-          and(
-            sql`${botDeliveries.seq} = (${nextSeq(integrationId, conversationId, afterSeq)})`,
-            lte(botDeliveries.nextAttemptAt, now),
-            deliveryOn(on.t),
-          ),
-        )) as DueDelivery[]
-      )[0],
-    claimFollowing: async (integrationId, conversationId, afterSeq, now, leaseUntil) => {
-      // As `claim`, one statement, sent in the unit that settles the delivery before it: that one is
-      // the conversation's head until the unit removes it, and the head the removal makes carries
-      // this lease, so that no other instance's claim walks to it; one held by another instance
-      // before is passed over until its lease has run out.
-      const leased = pg.$with('leased', { seq: sql<number>`seq` }).as(
-        sql`update ${botDeliveries} set leased_until = ${leaseUntil}
-          where ${botDeliveries.seq} = (${nextSeq(integrationId, conversationId, afterSeq)})
-            and ${botDeliveries.nextAttemptAt} <= ${now} and (${leasedUntil} is null or ${leasedUntil} <= ${now})
-            and ${botDeliveries.botId} in (select ${bots.id} from ${bots} where ${deliveryOn(on.t)})
-          returning ${botDeliveries.seq}`,
-      )
-      const withLeased = { db: pg.with(leased) as unknown as On['db'], t: on.t }
-      return ((await withFollowed(withLeased).where(sql`${botDeliveries.seq} in (select seq from leased)`)) as DueDelivery[])[0]
-    },
+      (await run.one(following, { integrationId, conversationId, afterSeq, now })) as DueDelivery | undefined,
+    claimFollowing: async (integrationId, conversationId, afterSeq, now, leaseUntil) =>
+      (await run.one(claimFollowing, { integrationId, conversationId, afterSeq, now, leaseUntil })) as DueDelivery | undefined,
     followingRun: async (integrationId, conversationId, afterSeq, now, limit) => {
-      // In the conversation's order, due or not: the first one not due ends the run (never skipped).
-      const run = (await withFollowed(on)
-        .where(
-          and(
-            eq(botDeliveries.integrationId, integrationId),
-            eq(botDeliveries.conversationId, conversationId),
-            gt(botDeliveries.seq, afterSeq),
-            deliveryOn(on.t),
-          ),
-        )
-        .orderBy(botDeliveries.seq)
-        .limit(limit)) as DueDelivery[]
-      const notDue = run.findIndex((due) => due.delivery.nextAttemptAt > now)
-      return notDue < 0 ? run : run.slice(0, notDue)
+      const rows = (await run.all(followingRun, { integrationId, conversationId, afterSeq, limit })) as DueDelivery[]
+      const notDue = rows.findIndex((due) => due.delivery.nextAttemptAt > now)
+      return notDue < 0 ? rows : rows.slice(0, notDue)
     },
-    nextDueAfter: async (now) => {
-      const { rows } = await pg.execute<{ at: string }>(sql`
-        select ${h.dueAt} as at from ${h} join ${bots} on ${bots.id} = ${h.botId}
-        where ${h.dueAt} > ${now} and ${deliveryOn(on.t)} order by ${h.dueAt} limit 1`)
-      return rows[0]?.at
-    },
-    removeAll: async (ids) =>
-      (
-        await pg
-          .delete(own(botDeliveries))
-          .where(sql`${botDeliveries.id} = any(${sql.param([...ids])}::text[])`)
-          .returning({ id: sql<string>`${botDeliveries.id}` })
-      ).length,
-    renew: async (id, heldUntil, leaseUntil) =>
-      (
-        await pg
-          .update(own(botDeliveries))
-          .set({ leasedUntil: leaseUntil })
-          .where(and(eq(botDeliveries.id, id), eq(leasedUntil, heldUntil)))
-          .returning({ id: sql<string>`${botDeliveries.id}` })
-      ).length > 0,
+    nextDueAfter: async (now) => ((await run.one(nextDueAfter, { now })) as { at: string } | undefined)?.at,
+    removeAll: async (ids) => (ids.length === 0 ? 0 : (await run.all(removeAll, { ids: [...ids] })).length),
+    renew: async (id, heldUntil, leaseUntil) => (await run.one(renew, { id, heldUntil, leaseUntil })) !== undefined,
   }
 }

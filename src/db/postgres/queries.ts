@@ -18,7 +18,7 @@ const bootstrapLock = 0x636f6e66_61622d62n
  */
 export function postgresQueries(db: PgDb, { inUnit }: { inUnit: boolean }): Queries {
   const run = postgresRun(db, { holdInserts: inUnit })
-  const common = queriesOf(run, postgresDeliveries(run, db))
+  const common = queriesOf(run, postgresDeliveries(run))
   const shared = {
     ...common,
     conversations: { ...common.conversations, ...postgresParticipationPage(run) },
