@@ -1,9 +1,10 @@
 /*
- * What a unit of work's connection sends, in fewer round trips (node-postgres sends a connection's
- * queries one after the other, each waiting for the last one's answer):
+ * What a unit of work's connection sends, in fewer statements and round trips (the statements
+ * `sendingOf` gives for one go out together: the store's connections pipeline them, store.ts):
  *
- * - BEGIN waits until the unit writes. The plain reads before its first write (a SELECT that locks
- *   nothing) run on their own: at READ COMMITTED, the store's isolation (PostgreSQL's default), each
+ * - BEGIN waits until the unit writes, and goes with its first write. The plain reads before its
+ *   first write (a SELECT that locks nothing) run on their own: at READ COMMITTED, the store's
+ *   isolation (PostgreSQL's default), each
  *   statement of a transaction sees what was committed when it started, as a statement on its own
  *   does. A unit whose writes all go out as one statement at its end sends neither BEGIN nor COMMIT:
  *   that statement is atomic and durable by itself once answered. A unit that writes nothing sends
@@ -12,7 +13,8 @@
  *   - an INSERT into none of the tables they write: they go with it, as data-modifying CTEs of the
  *     same statement (PostgreSQL runs them all, and checks foreign keys once the statement ends);
  *   - anything else (a read, which must see them; an update, a delete; COMMIT): they go first, as
- *     one statement of CTEs, and the next statement only once they succeeded;
+ *     one statement of CTEs, with the next statement behind them in the same round trip (both in the
+ *     unit's transaction: if they fail, it is aborted and the next statement fails too);
  *   - ROLLBACK: they are dropped, never sent;
  *   - an insert that would take the held ones past `maxHeldValues` parameters is not held: they go
  *     first, as one statement, then it (PostgreSQL takes at most 65,535 parameters per statement).

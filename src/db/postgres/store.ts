@@ -47,14 +47,21 @@ class NulSafeClient extends pg.Client {
     if (!sending) return this.send(args)
     if (sending.length === 0) return Promise.resolve({ command: text, rowCount: null, rows: [], fields: [] }) as never
     const config = typeof first === 'string' ? {} : (first as object)
-    const sent = (i: number) => {
-      const { text: sql, values } = sending[i] as { text: string; values: unknown[] }
-      return this.send([i === sending.length - 1 ? { ...config, text: sql } : { text: sql }, values]) as Promise<unknown>
+    if (sending.length === 1) {
+      const [only] = sending as [{ text: string; values: unknown[] }]
+      return this.send([{ ...config, text: only.text }, only.values])
     }
-    // The first at once (in the order the unit asked), each next once the last succeeded: a failure is told as it was.
-    let answer = sent(0)
-    for (let i = 1; i < sending.length; i++) answer = answer.then(() => sent(i))
-    return answer as never
+    // Several go at once, in one round trip (the connection pipelines them: `pipeline` below). They
+    // run inside the unit's transaction (a BEGIN is the first of them, or was sent before), so one
+    // that fails aborts it and those after it fail too: the first failure is the one told.
+    const answers = sending.map(({ text: sql, values }, i) =>
+      this.send([i === sending.length - 1 ? { ...config, text: sql } : { text: sql }, values]) as Promise<unknown>,
+    )
+    return Promise.allSettled(answers).then((results) => {
+      const failed = results.find((result) => result.status === 'rejected')
+      if (failed) throw failed.reason
+      return (results.at(-1) as PromiseFulfilledResult<unknown>).value
+    }) as never
   }
 
   private send(args: unknown[]): never {
@@ -120,6 +127,10 @@ export class PostgresStore implements Store {
       connectionString: databaseUrl,
       max: poolSize,
       Client: NulSafeClient,
+      // A connection sends the statements it is given at once without waiting for each answer
+      // (node-postgres' pipeline mode): a unit's BEGIN goes with its first write, its held inserts
+      // with the statement after them. Queries that keep a portal open (cursors) are refused in it.
+      pipeline: true,
       options: `-c search_path=${schemaName}`,
     })
     // An idle connection the server dropped must not crash the process: the pool replaces it.
