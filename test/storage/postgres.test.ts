@@ -328,6 +328,24 @@ describe('PostgreSQL engine, several instances on one database', () => {
     expect(rows[0]).toEqual({ n: 10_000 })
   })
 
+  it('tells the failure of held inserts sent together with the statement after them (pipelined) as theirs, and commits nothing of the unit', async () => {
+    const [a] = await instances(1)
+    const planned = tenant()
+    await bootstrap(a!, planned)
+    const integration = await findChatIntegration(a!, planned.webhookId)
+    const at = '2026-01-01T00:00:00.000Z'
+    const written = a!.write(async (q) => {
+      // An update: the unit has begun. The insert is held, then goes with the read behind it, in
+      // one round trip: it fails (no such conversation), and the read with it (transaction aborted).
+      await q.bots.markUrlGone(integration.botId, 'https://gone.example')
+      await q.messages.insert({ integrationId: integration.id, id: 'm', conversationId: 'gone', userId: 'u', payload: { type: 'text', text: 'x' }, metadata: null, feedback: null, createdAt: at })
+      return q.messages.find(integration.id, 'm')
+    })
+    await expect(written).rejects.toMatchObject({ kind: 'gone' })
+    const { rows } = await a!.pool.query(`select gone_url from bots where id = $1`, [integration.botId])
+    expect(rows).toEqual([{ gone_url: null }])
+  })
+
   it('tells a write that still meets a row deleted meanwhile, when run again, as a WriteConflict (404), never a database error', async () => {
     const [a] = await instances(1)
     const planned = tenant()
