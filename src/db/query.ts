@@ -48,6 +48,8 @@ export interface Query<V, R> {
   key?(values: V): Key | null
   /** Columns its rows leave out, taken from the values (see Given). */
   given?: Given
+  /** PostgreSQL plans it on every call (see plannedEachCall). */
+  plannedEachCall?: boolean
   /** The rows it returns (a type only). */
   readonly rows?: R
 }
@@ -73,6 +75,16 @@ export const queryGiven = <V, R>(
   key,
   given,
 })
+
+/**
+ * `query`, planned by PostgreSQL on every call, with the call's values and the tables as they are
+ * then, rather than once per connection (a named statement's generic plan after its fifth run): for
+ * a statement that looks messages up by key beside another index of theirs, whose generic plan, made
+ * while the tables are near empty, may take the other index and read every message of the
+ * integration on each lookup as they grow (until an ANALYZE makes the connections plan it again):
+ * 100–200 ms a run of the worker's, where its plan for the day takes 6. SQLite ignores it.
+ */
+export const plannedEachCall = <V, R>(shape: Query<V, R>): Query<V, R> => ({ ...shape, plannedEachCall: true })
 
 /** The key of an update that sets some columns: which ones (a field left undefined sets none). */
 export const columnsKey = (changes: Record<string, unknown>) =>

@@ -2,7 +2,7 @@ import { and, eq, gt, inArray, lte, sql, type SQL } from 'drizzle-orm'
 import type { PgTable } from 'drizzle-orm/pg-core'
 import { deliveryOn, dueDeliveries } from '../queries/bot-deliveries.ts'
 import type { EngineDeliveries } from '../queries/index.ts'
-import { limitOf, type On, query, type Run } from '../query.ts'
+import { limitOf, type On, plannedEachCall, query, type Run } from '../query.ts'
 import { idsKey } from '../queries/users.ts'
 import type { DueDelivery } from '../store.ts'
 import type { PgDb } from './run.ts'
@@ -26,9 +26,10 @@ const pgOf = (on: On) => on.db as unknown as PgDb
 const h = botDeliveryHeads
 
 /*
- * Each a shape (src/db/query.ts): built once with placeholders, then sent prepared with each call's
- * values, where drizzle built these statements anew on every claim, look and removal (most of the
- * delivery worker's CPU when the bot answered each message on its own).
+ * Each a shape (src/db/query.ts): built once with placeholders, then sent with each call's values,
+ * where drizzle built these statements anew on every claim, look and removal (most of the delivery
+ * worker's CPU when the bot answered each message on its own). Those that read deliveries with
+ * their messages are planned on every call (plannedEachCall); the others are prepared.
  */
 
 /** Up to `limit` heads due at `now`, the most overdue first; `locked`: each locked, those locked elsewhere skipped. */
@@ -58,26 +59,32 @@ const leasing = (on: On, update: SQL): On => {
 
 type Following = { integrationId: string; conversationId: string; afterSeq: number }
 
-const due = query((on, v: { now: string; limit: number }) =>
-  dueDeliveries(on)
-    .where(sql`${on.t.botDeliveries.seq} in (${dueHeads(on.t, v.now, v.limit, false)})`)
-    .orderBy(inTurn(on.t)),
+const due = plannedEachCall(
+  query((on, v: { now: string; limit: number }) =>
+    dueDeliveries(on)
+      .where(sql`${on.t.botDeliveries.seq} in (${dueHeads(on.t, v.now, v.limit, false)})`)
+      .orderBy(inTurn(on.t)),
+  ),
 )
 
 // One statement: the lease is set on the deliveries (their update trigger carries it to their
 // heads), and the select reads them as they were before it (one snapshot), lease aside.
-const claim = query((on, v: { now: string; limit: number; leaseUntil: string }) => {
-  const { botDeliveries } = on.t
-  const leased = sql`update ${botDeliveries} set leased_until = ${v.leaseUntil}
-    where ${botDeliveries.seq} = any(array(${dueHeads(on.t, v.now, v.limit, true)})) returning ${botDeliveries.seq}`
-  return withFollowed(leasing(on, leased))
-    .where(sql`${botDeliveries.seq} in (select seq from leased)`)
-    .orderBy(inTurn(on.t))
-})
+const claim = plannedEachCall(
+  query((on, v: { now: string; limit: number; leaseUntil: string }) => {
+    const { botDeliveries } = on.t
+    const leased = sql`update ${botDeliveries} set leased_until = ${v.leaseUntil}
+      where ${botDeliveries.seq} = any(array(${dueHeads(on.t, v.now, v.limit, true)})) returning ${botDeliveries.seq}`
+    return withFollowed(leasing(on, leased))
+      .where(sql`${botDeliveries.seq} in (select seq from leased)`)
+      .orderBy(inTurn(on.t))
+  }),
+)
 
-const following = query((on, v: Following & { now: string }) =>
-  dueDeliveries(on).where(
-    and(sql`${on.t.botDeliveries.seq} = (${nextSeq(on.t, v)})`, lte(on.t.botDeliveries.nextAttemptAt, v.now), deliveryOn(on.t)),
+const following = plannedEachCall(
+  query((on, v: Following & { now: string }) =>
+    dueDeliveries(on).where(
+      and(sql`${on.t.botDeliveries.seq} = (${nextSeq(on.t, v)})`, lte(on.t.botDeliveries.nextAttemptAt, v.now), deliveryOn(on.t)),
+    ),
   ),
 )
 
@@ -85,31 +92,35 @@ const following = query((on, v: Following & { now: string }) =>
 // the conversation's head until the unit removes it, and the head the removal makes carries this
 // lease, so that no other instance's claim walks to it; one held by another instance before is
 // passed over until its lease has run out.
-const claimFollowing = query((on, v: Following & { now: string; leaseUntil: string }) => {
-  const { botDeliveries, bots } = on.t
-  const leased = sql`update ${botDeliveries} set leased_until = ${v.leaseUntil}
-    where ${botDeliveries.seq} = (${nextSeq(on.t, v)})
-      and ${botDeliveries.nextAttemptAt} <= ${v.now} and (${leasedUntil} is null or ${leasedUntil} <= ${v.now})
-      and ${botDeliveries.botId} in (select ${bots.id} from ${bots} where ${deliveryOn(on.t)})
-    returning ${botDeliveries.seq}`
-  return withFollowed(leasing(on, leased)).where(sql`${botDeliveries.seq} in (select seq from leased)`)
-})
+const claimFollowing = plannedEachCall(
+  query((on, v: Following & { now: string; leaseUntil: string }) => {
+    const { botDeliveries, bots } = on.t
+    const leased = sql`update ${botDeliveries} set leased_until = ${v.leaseUntil}
+      where ${botDeliveries.seq} = (${nextSeq(on.t, v)})
+        and ${botDeliveries.nextAttemptAt} <= ${v.now} and (${leasedUntil} is null or ${leasedUntil} <= ${v.now})
+        and ${botDeliveries.botId} in (select ${bots.id} from ${bots} where ${deliveryOn(on.t)})
+      returning ${botDeliveries.seq}`
+    return withFollowed(leasing(on, leased)).where(sql`${botDeliveries.seq} in (select seq from leased)`)
+  }),
+)
 
 // In the conversation's order, due or not: the caller ends the run at the first one not due.
-const followingRun = query((on, v: Following & { limit: number }) => {
-  const { botDeliveries } = on.t
-  return withFollowed(on)
-    .where(
-      and(
-        eq(botDeliveries.integrationId, v.integrationId),
-        eq(botDeliveries.conversationId, v.conversationId),
-        gt(botDeliveries.seq, v.afterSeq),
-        deliveryOn(on.t),
-      ),
-    )
-    .orderBy(botDeliveries.seq)
-    .limit(limitOf(v.limit))
-})
+const followingRun = plannedEachCall(
+  query((on, v: Following & { limit: number }) => {
+    const { botDeliveries } = on.t
+    return withFollowed(on)
+      .where(
+        and(
+          eq(botDeliveries.integrationId, v.integrationId),
+          eq(botDeliveries.conversationId, v.conversationId),
+          gt(botDeliveries.seq, v.afterSeq),
+          deliveryOn(on.t),
+        ),
+      )
+      .orderBy(botDeliveries.seq)
+      .limit(limitOf(v.limit))
+  }),
+)
 
 const nextDueAfter = query((on, v: { now: string }) =>
   pgOf(on)

@@ -26,9 +26,16 @@ const nameOf = (text: string): string => {
   return name
 }
 
+/** Marks a query config that is sent unnamed, to be planned on every call (query.ts: plannedEachCall). */
+export const plannedEachCall = Symbol('plannedEachCall')
+
 /** The query config `config` as `client` sends it: named when it has parameters and the connection has room. */
-export function named<T extends { text?: unknown; name?: unknown }>(client: object, config: T, values: readonly unknown[] | undefined): T {
-  if (config.name !== undefined || typeof config.text !== 'string' || !values || values.length === 0) return config
+export function named<T extends { text?: unknown; name?: unknown; [plannedEachCall]?: boolean }>(
+  client: object,
+  config: T,
+  values: readonly unknown[] | undefined,
+): T {
+  if (config.name !== undefined || config[plannedEachCall] || typeof config.text !== 'string' || !values || values.length === 0) return config
   let names = given.get(client)
   if (!names) given.set(client, (names = new Set()))
   const name = nameOf(config.text)

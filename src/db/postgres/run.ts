@@ -6,6 +6,7 @@ import type { Built, Key, On, Query, Run } from '../query.ts'
 import { rowMapper, type SelectedField, wholeRows } from '../row-maker.ts'
 import type { SqliteDb } from '../sqlite/connection.ts'
 import { holdInsert } from './deferred-writes.ts'
+import { plannedEachCall } from './named-statements.ts'
 import * as tables from './schema.ts'
 
 /** A pool or a transaction: the named queries run the same on both. */
@@ -57,9 +58,10 @@ function statementOf<V, R>(on: On, query: Query<V, R>, values: V): Statement | u
     const prepared = built.prepare(undefined) as DrizzlePgPrepared
     const { fields, customResultMapper } = prepared
     if (!customResultMapper && !fields?.some(({ path }) => path.length > 2)) {
+      const config = fields ? prepared.queryConfig : prepared.rawQueryConfig
       made = {
-        // Unnamed: named-statements.ts names it per connection.
-        config: fields ? prepared.queryConfig : prepared.rawQueryConfig,
+        // Unnamed: named-statements.ts names it per connection, unless it is planned on every call.
+        config: query.plannedEachCall ? ({ ...config, [plannedEachCall]: true } as typeof config) : config,
         params: prepared.params.map(binder),
         rows: fields && (query.given ? wholeRows(fields, query.given.plan(on.t)) : rowMapper(fields, prepared.joinsNotNullableMap)),
       }
