@@ -82,7 +82,8 @@ export const queryGiven = <V, R>(
  * a statement that looks messages up by key beside another index of theirs, whose generic plan, made
  * while the tables are near empty, may take the other index and read every message of the
  * integration on each lookup as they grow (until an ANALYZE makes the connections plan it again):
- * 100–200 ms a run of the worker's, where its plan for the day takes 6. SQLite ignores it.
+ * 100–224 ms a look of the worker's, where a plan made with the call's values takes 3–6. SQLite
+ * ignores it.
  */
 export const plannedEachCall = <V, R>(shape: Query<V, R>): Query<V, R> => ({ ...shape, plannedEachCall: true })
 
