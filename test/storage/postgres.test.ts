@@ -208,6 +208,32 @@ describe('PostgreSQL engine, several instances on one database', () => {
     expect(await a!.read((q) => q.botDeliveries.nextDueAfter(now))).toBeUndefined()
   })
 
+  it("keeps the heads of its own schema for a session that names the tables by schema, and sets nothing per call (migration 0012)", async () => {
+    const [a] = await instances(1)
+    const planned = tenant()
+    await bootstrap(a!, planned)
+    const now = '2026-01-01T00:00:00.000Z'
+    await queueDeliveries(a!, planned.webhookId, 'c1', 2, now)
+    const { schema } = a!
+    const other = new pg.Client({ connectionString: url, options: '-c search_path=pg_catalog' })
+    await other.connect()
+    try {
+      await other.query(`delete from "${schema}".bot_deliveries where id = 'c1-0'`)
+      const { rows } = await other.query(
+        `select d.id from "${schema}".bot_delivery_heads h join "${schema}".bot_deliveries d on d.seq = h.seq`,
+      )
+      expect(rows).toEqual([{ id: 'c1-1' }])
+      // A function with settings (SET search_path) has them saved, set and restored around every call.
+      const functions = await other.query(
+        `select proname, proconfig from pg_proc where pronamespace = $1::regnamespace and proname like 'bot_delivery_heads_on_%' order by proname`,
+        [schema],
+      )
+      expect(functions.rows).toEqual(['delete', 'insert', 'update'].map((on) => ({ proname: `bot_delivery_heads_on_${on}`, proconfig: null })))
+    } finally {
+      await other.end()
+    }
+  })
+
   describe("a conversation's head under concurrent writes (migration 0009)", () => {
     const now = '2026-01-01T00:00:00.000Z'
 
