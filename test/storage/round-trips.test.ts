@@ -261,6 +261,12 @@ describe('a burst of messages in one conversation, on PostgreSQL', () => {
       expect(statements.filter((statement) => /min\(next\.seq\)/.test(statement))).toEqual([])
       expect(statements.filter((statement) => statement === 'commit')).toHaveLength(1)
       expect(statements.filter((statement) => /^delete from "bot_deliveries"/.test(statement))).toHaveLength(1)
+      // The answers' messages and bot events, and the log lines of the four after the first (whose line went
+      // with the bot's join), held for one statement: one insert each, of all their rows.
+      const inserts = (statement: string, table: string) => statement.split(`insert into "${table}"`).length - 1
+      const held = statements.filter((statement) => inserts(statement, 'messages') > 0)
+      expect(held.map((statement) => ['messages', 'bot_events', 'bot_logs'].map((table) => inserts(statement, table)))).toEqual([[1, 1, 1]])
+      expect(held[0]?.match(/\(\$\d+,/g)).toHaveLength(5 + 5 + 4)
       // One look at the outbox at the end, which finds none.
       expect(statements.filter((statement) => /set leased_until = /.test(statement)).length).toBeLessThanOrEqual(1)
       expect(await botMessages(b.app, bob)).toEqual(['echo m0', 'echo m1', 'echo m2', 'echo m3', 'echo m4'])
