@@ -55,6 +55,10 @@ let exchangeOpen = false
 /** The statements sent with parameters, and the name each had (none: not prepared). */
 let parameterized: { sql: string; name: string | undefined }[] = []
 let counting = false
+/** While set, the worker's claims wait for it before they are sent (counted in `claimsHeld`). */
+let holdClaims: Promise<void> | undefined
+let claimsHeld = 0
+const isClaim = (sql: string) => /^with "leased" as \(update "bot_deliveries"/.test(sql)
 
 beforeEach(async () => {
   // The worker's timer is left out: it looks for other instances' deliveries, not this test's.
@@ -79,11 +83,17 @@ beforeEach(async () => {
       }
     }
     if (counting && Array.isArray(values) && values.length > 0) parameterized.push({ sql, name: (first as { name?: string }).name })
+    if (holdClaims && isClaim(sql)) {
+      claimsHeld++
+      return holdClaims.then(() => (query as (...a: unknown[]) => unknown).apply(this, args))
+    }
     return (query as (...a: unknown[]) => unknown).apply(this, args)
   } as never)
 })
 
 afterEach(async () => {
+  holdClaims = undefined
+  claimsHeld = 0
   vi.restoreAllMocks()
   await t.close()
 })
@@ -199,6 +209,24 @@ describe('round trips to PostgreSQL', () => {
     // One name per text, one text per name.
     const texts = new Map(statements.map((statement) => [statement.name, statement.sql]))
     expect(new Set(texts.values()).size).toBe(texts.size)
+  })
+
+  it('claims once for a message that comes while the look at the outbox that takes its conversation is under way', async () => {
+    await warmUp()
+    let release = () => {}
+    holdClaims = new Promise<void>((resolve) => (release = resolve))
+    const done = echoed('m1')
+    const { statements } = await sentBy(async () => {
+      await post('m0')
+      // m0's wake-up: the worker looks at the outbox, and its claim waits.
+      await vi.waitFor(() => expect(claimsHeld).toBe(1))
+      await post('m1')
+      release()
+      await done
+    })
+    // The claim takes m0 with m1 behind it; m1's wake-up, which came during that look, is counted
+    // behind m0 (its attempt runs on to m1) rather than sending a second claim that finds nothing.
+    expect(statements.filter(isClaim)).toHaveLength(1)
   })
 })
 

@@ -112,8 +112,11 @@ class Worker implements DeliveryWorker {
   private readonly looking = new Set<Promise<void>>()
   /** The look at the outbox under way. */
   private polling: Promise<void> | undefined
-  /** A wake-up came while the outbox was being looked at: look again. */
-  private again = false
+  /**
+   * The wake-ups that came while the outbox was being looked at, by conversation ('' for one about
+   * none): the look is taken again for those whose conversation it did not start meanwhile.
+   */
+  private readonly wokenWhilePolling = new Set<string>()
   /** A look at the outbox found no room: the next attempt to end looks again. */
   private starved = false
   /** Fires when the next retry is due. */
@@ -169,7 +172,7 @@ class Worker implements DeliveryWorker {
       return
     }
     if (this.polling) {
-      this.again = true
+      this.wokenWhilePolling.add(conversation ? conversationKey(conversation) : '')
       return
     }
     // A new delivery in an idle conversation: its head is found with one seek, where a look at the
@@ -183,7 +186,7 @@ class Worker implements DeliveryWorker {
       .finally(() => {
         this.polling = undefined
         // A wake-up between the poll's last look and now would otherwise be lost.
-        if (this.again) this.wake()
+        if (this.looksAgain()) this.wake()
       })
   }
 
@@ -213,7 +216,7 @@ class Worker implements DeliveryWorker {
   /** Looks at the outbox: claims what is due (as much as there is room for), and sets the timer for the next retry. */
   private async poll() {
     do {
-      this.again = false
+      this.wokenWhilePolling.clear()
       const at = this.clock()
       // A shared store's claim leaves out what this instance holds, a private one's returns the
       // attempts under way again (skipped below): either way, no more than there is room for.
@@ -235,7 +238,23 @@ class Worker implements DeliveryWorker {
         this.timer = setTimeout(() => this.wake(), Math.min(Math.max(next.getTime() - this.clock().getTime(), 0), maxTimer))
         this.timer.unref()
       }
-    } while (this.again && !this.stopped)
+    } while (this.looksAgain() && !this.stopped)
+  }
+
+  /**
+   * Whether a wake-up that came during the look asks for another: one about a conversation that the
+   * look started is a delivery behind the one under way, counted as wake() counts those (its attempt
+   * finds it), where a look would claim nothing (under a stream of messages to one conversation, most
+   * of the worker's claims were such looks).
+   */
+  private looksAgain(): boolean {
+    let again = false
+    for (const key of this.wokenWhilePolling) {
+      if (key !== '' && this.busy.has(key)) this.behind.set(key, (this.behind.get(key) ?? 0) + 1)
+      else again = true
+    }
+    this.wokenWhilePolling.clear()
+    return again
   }
 
   /**
