@@ -1,10 +1,10 @@
-import { and, eq, gt, lte, sql, type SQL } from 'drizzle-orm'
+import { and, eq, gt, inArray, lte, sql, type SQL } from 'drizzle-orm'
 import type { PgTable } from 'drizzle-orm/pg-core'
 import { deliveryOn, dueDeliveries } from '../queries/bot-deliveries.ts'
 import type { EngineDeliveries } from '../queries/index.ts'
 import { limitOf, type On, plannedEachCall, query, type Run } from '../query.ts'
+import { idsKey } from '../queries/users.ts'
 import type { DueDelivery } from '../store.ts'
-import { anyOf } from './id-lists.ts'
 import type { PgDb } from './run.ts'
 import { botDeliveryHeads, leasedUntil } from './schema.ts'
 
@@ -132,11 +132,13 @@ const nextDueAfter = query((on, v: { now: string }) =>
     .limit(1),
 )
 
-const removeAll = query((on, _v: { ids: string[] }) =>
-  pgOf(on)
-    .delete(own(on.t.botDeliveries))
-    .where(anyOf(on.t.botDeliveries.id, 'ids'))
-    .returning({ id: sql<string>`${on.t.botDeliveries.id}` }),
+const removeAll = query(
+  (on, v: { ids: string[] }) =>
+    pgOf(on)
+      .delete(own(on.t.botDeliveries))
+      .where(inArray(on.t.botDeliveries.id as never, v.ids))
+      .returning({ id: sql<string>`${on.t.botDeliveries.id}` }),
+  (v) => idsKey(v.ids),
 )
 
 const renew = query((on, v: { id: string; heldUntil: string; leaseUntil: string }) =>

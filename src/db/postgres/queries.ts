@@ -2,7 +2,6 @@ import { sql } from 'drizzle-orm'
 import { queriesOf } from '../queries/index.ts'
 import type { Queries } from '../store.ts'
 import { postgresDeliveries } from './delivery-claim.ts'
-import { postgresIdLists } from './id-lists.ts'
 import { integrationVersionQueries } from './integration-versions.ts'
 import { postgresParticipationPage } from './participation-page.ts'
 import { type PgDb, postgresRun } from './run.ts'
@@ -12,20 +11,16 @@ const bootstrapLock = 0x636f6e66_61622d62n
 
 /**
  * Every named query of the storage API on a pool (reads) or inside one transaction (a unit of
- * work: `inUnit`). Beside the deliveries (delivery-claim.ts), the page read with its participation
- * in one statement (participation-page.ts) and the lookups of many ids (id-lists.ts), one differs
- * from SQLite's:
+ * work: `inUnit`). Beside the deliveries (delivery-claim.ts) and the page read with its participation
+ * in one statement (participation-page.ts), one differs from SQLite's:
  * `anyWorkspace` inside a unit of work takes a transaction-scoped advisory lock first, so that N
  * instances starting at once on an empty database make one first tenant, not N.
  */
 export function postgresQueries(db: PgDb, { inUnit }: { inUnit: boolean }): Queries {
   const run = postgresRun(db, { holdInserts: inUnit })
   const common = queriesOf(run, postgresDeliveries(run))
-  const idLists = postgresIdLists(run)
   const shared = {
     ...common,
-    messages: { ...common.messages, ...idLists.messages },
-    users: { ...common.users, ...idLists.users },
     conversations: { ...common.conversations, ...postgresParticipationPage(run) },
     integrationVersions: integrationVersionQueries(run),
   }
