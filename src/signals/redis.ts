@@ -25,8 +25,8 @@ export const defaultChannel = 'confab:signals:batches'
  * writes right after.) Each instance routes what it receives to its own listeners; it hears its own
  * signals at once, in process.
  *
- * A message is `<origin> <JSON array of signals>`: what an instance publishes in one tick (a unit
- * of work's signals, published as it commits) goes as one PUBLISH, where each signal was a command,
+ * A message is `<origin> <JSON array of signals>`: what an instance publishes in one turn of its
+ * event loop (units of work's signals, published as they commit) goes as one PUBLISH, where each signal was a command,
  * a promise and a Redis delivery of its own; and Redis sends every message back to its publisher,
  * which knows its own by the origin in front and drops it unparsed. Under a load of messages with
  * their bot's answers, publishing and hearing back one's own signals was 8 % of the process's CPU.
@@ -69,7 +69,9 @@ export async function connectRedisSignalBus(
 
   return {
     publish(message) {
-      if (pending.push(message) === 1) queueMicrotask(flush)
+      // At the end of the event loop's turn rather than of the unit's tick: under load, the units that
+      // commit in one turn (each answer from PostgreSQL is a tick of its own) share one PUBLISH.
+      if (pending.push(message) === 1) setImmediate(flush)
     },
     receive(receiver) {
       receivers.add(receiver)

@@ -131,8 +131,10 @@ function merged(held: readonly Held[]): Held[] {
     }
     const [, head, tuple] = row as unknown as [string, string, string]
     const width = (same[0] as Held).values.length
-    const tuples = same.map((_, i) => (i === 0 ? tuple : tuple.replace(/\$(\d+)/g, (_, n: string) => `$${Number(n) + i * width}`)))
-    inserts.push({ text: head + tuples.join(', '), values: same.flatMap((h) => h.values), table: (same[0] as Held).table })
+    const rows = remembered(['rows', text, same.length], () =>
+      head + same.map((_, i) => (i === 0 ? tuple : renumbered(tuple, i * width))).join(', '),
+    )
+    inserts.push({ text: rows, values: same.flatMap((h) => h.values), table: (same[0] as Held).table })
   }
   return inserts
 }
@@ -141,16 +143,53 @@ function merged(held: readonly Held[]): Held[] {
 function joined(held: readonly Held[], main: Statement): Statement {
   if (held.length === 0) return { text: main.text, values: main.values }
   const values: unknown[] = []
-  const parts: string[] = []
-  const renumbered = (text: string) => {
-    const offset = values.length
-    return offset === 0 ? text : text.replace(/\$(\d+)/g, (_, n: string) => `$${Number(n) + offset}`)
-  }
-  held.forEach((h, i) => {
-    parts.push(`confab_held_${i} as (${renumbered(h.text)})`)
-    values.push(...h.values)
+  for (const h of held) values.push(...h.values)
+  // A held text's parameters are as many as its values, whatever they are: the statement's text
+  // follows from the texts alone.
+  const text = remembered(['with', ...held.map((h) => h.text), main.text], () => {
+    let offset = 0
+    const parts = held.map((h, i) => {
+      const part = `confab_held_${i} as (${renumbered(h.text, offset)})`
+      offset += h.values.length
+      return part
+    })
+    return `with ${parts.join(', ')} ${renumbered(main.text, offset)}`
   })
-  const text = `with ${parts.join(', ')} ${renumbered(main.text)}`
   values.push(...main.values)
   return { text, values }
+}
+
+const renumbered = (text: string, offset: number) =>
+  offset === 0 ? text : text.replace(/\$(\d+)/g, (_, n: string) => `$${Number(n) + offset}`)
+
+/**
+ * Texts made from texts, by the parts they are made from: a unit's statements repeat, and making
+ * them again on every send (a regular expression over each text, then a new string whose hash
+ * node-postgres' and the names' maps reckon again) was a few percent of a createMessage's CPU.
+ * Nested maps, so that looking one up makes no key; forgotten all at once past `maxRemembered`.
+ */
+const rememberedTexts = new Map<unknown, unknown>()
+const leaf = Symbol('text')
+const maxRemembered = 4096
+let rememberedCount = 0
+
+function remembered(parts: readonly (string | number)[], make: () => string): string {
+  let node = rememberedTexts
+  for (const part of parts) {
+    let next = node.get(part) as Map<unknown, unknown> | undefined
+    if (!next) node.set(part, (next = new Map()))
+    node = next
+  }
+  let text = node.get(leaf) as string | undefined
+  if (text === undefined) {
+    if (rememberedCount >= maxRemembered) {
+      rememberedTexts.clear()
+      rememberedCount = 0
+      return make()
+    }
+    text = make()
+    node.set(leaf, text)
+    rememberedCount++
+  }
+  return text
 }

@@ -29,19 +29,42 @@ const nameOf = (text: string): string => {
 /** Marks a query config that is sent unnamed, to be planned on every call (query.ts: plannedEachCall). */
 export const plannedEachCall = Symbol('plannedEachCall')
 
-/** The query config `config` as `client` sends it: named when it has parameters and the connection has room. */
+/**
+ * The configs named, by the config they were made from and the text they send: made once. Each has
+ * no property of its own (they are its prototype's), as node-postgres copies a config's own
+ * properties, descriptor by descriptor, for every query it is given.
+ */
+const namedConfigs = new WeakMap<object, Map<string, object>>()
+
+function namedConfig<T extends object>(config: T, text: string, name: string): T {
+  let byText = namedConfigs.get(config)
+  if (!byText) namedConfigs.set(config, (byText = new Map()))
+  let made = byText.get(text)
+  if (made === undefined) {
+    if (byText.size >= 4 * perConnection) byText.clear()
+    made = Object.create({ ...config, text, name }) as object
+    byText.set(text, made)
+  }
+  return made as T
+}
+
+/**
+ * The query config `config`, sending `text`, as `client` sends it: named when it has parameters
+ * and the connection has room.
+ */
 export function named<T extends { text?: unknown; name?: unknown; [plannedEachCall]?: boolean }>(
   client: object,
   config: T,
   values: readonly unknown[] | undefined,
+  text: string,
 ): T {
-  if (config.name !== undefined || config[plannedEachCall] || typeof config.text !== 'string' || !values || values.length === 0) return config
+  if (config.name !== undefined || config[plannedEachCall] || !values || values.length === 0) return { ...config, text }
   let names = given.get(client)
   if (!names) given.set(client, (names = new Set()))
-  const name = nameOf(config.text)
+  const name = nameOf(text)
   if (!names.has(name)) {
-    if (names.size >= perConnection) return config
+    if (names.size >= perConnection) return { ...config, text }
     names.add(name)
   }
-  return { ...config, name }
+  return namedConfig(config, text, name)
 }

@@ -46,17 +46,24 @@ class NulSafeClient extends pg.Client {
     const sending = typeof text === 'string' && Array.isArray(second) && callback === undefined ? sendingOf(this, text, second) : undefined
     if (!sending) return this.send(args)
     if (sending.length === 0) return Promise.resolve({ command: text, rowCount: null, rows: [], fields: [] }) as never
-    const config = typeof first === 'string' ? {} : (first as object)
+    const config = typeof first === 'string' ? bare : (first as object)
     if (sending.length === 1) {
       const [only] = sending as [{ text: string; values: unknown[] }]
-      return this.send([{ ...config, text: only.text }, only.values])
+      return this.sendStatement(config, only.text, only.values)
     }
     // Several go at once, in one round trip (the connection pipelines them: `pipeline` below). They
     // run inside the unit's transaction (a BEGIN is the first of them, or was sent before), so one
-    // that fails aborts it and those after it fail too: the first failure is the one told.
-    const answers = sending.map(({ text: sql, values }, i) =>
-      this.send([i === sending.length - 1 ? { ...config, text: sql } : { text: sql }, values]) as Promise<unknown>,
-    )
+    // that fails aborts it and those after it fail too: the first failure is the one told. Corked, they
+    // leave in one write, where node-postgres writes each query apart: a write on a socket is a system
+    // call that also runs the server's receive path, and the server reads them all at once.
+    const { stream } = this.connection
+    stream.cork()
+    let answers: Promise<unknown>[]
+    try {
+      answers = sending.map(({ text: sql, values }, i) => this.sendStatement(i === sending.length - 1 ? config : bare, sql, values))
+    } finally {
+      stream.uncork()
+    }
     return Promise.allSettled(answers).then((results) => {
       const failed = results.find((result) => result.status === 'rejected')
       if (failed) throw failed.reason
@@ -64,21 +71,40 @@ class NulSafeClient extends pg.Client {
     }) as never
   }
 
+  /** One statement of drizzle's (its config, as sent with `text`), prepared once per connection (named-statements.ts). */
+  private sendStatement(config: object, text: string, values: unknown[], callback?: unknown): never {
+    const sent = named(this, config, values, text)
+    const query = super.query as (...a: unknown[]) => never
+    return callback === undefined ? query.call(this, sent, withoutNuls(values)) : query.call(this, sent, withoutNuls(values), callback)
+  }
+
   private send(args: unknown[]): never {
-    const [first, second] = args
+    const [first, second, callback] = args
     if (Array.isArray(second)) {
-      args[1] = second.map(withoutNul)
-      // drizzle's queries (a config and its values): prepared once per connection (named-statements.ts).
-      if (first && typeof first === 'object') args[0] = named(this, first, second)
+      // drizzle's queries (a config and its values; the pool's reads add a callback).
+      if (first && typeof first === 'object') return this.sendStatement(first, (first as { text: string }).text, second, callback)
+      args[1] = withoutNuls(second)
     } else if (first && typeof first === 'object' && Array.isArray((first as { values?: unknown }).values)) {
       const config = first as { values: unknown[] }
-      args[0] = { ...config, values: config.values.map(withoutNul) }
+      args[0] = { ...config, values: withoutNuls(config.values) }
     }
     return (super.query as (...a: unknown[]) => never)(...args)
   }
 }
 
+/** The config of a statement that has none of its own (a unit's BEGIN, COMMIT, held inserts). */
+const bare = {}
+
 const withoutNul = (value: unknown) => (typeof value === 'string' && value.includes('\0') ? value.replaceAll('\0', '\uFFFD') : value)
+
+/** The values as sent: the same array when none carries U+0000 (most), as a copy per query was garbage. */
+const withoutNuls = (values: unknown[]): unknown[] => {
+  for (let i = 0; i < values.length; i++) {
+    const value = values[i]
+    if (typeof value === 'string' && value.includes('\0')) return values.map(withoutNul)
+  }
+  return values
+}
 
 /** The queries of a unit of work on each pooled connection (PostgresStore.transaction). */
 const unitQueries = new WeakMap<pg.PoolClient, Queries>()
