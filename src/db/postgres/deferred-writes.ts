@@ -131,10 +131,8 @@ function merged(held: readonly Held[]): Held[] {
     }
     const [, head, tuple] = row as unknown as [string, string, string]
     const width = (same[0] as Held).values.length
-    const rows = remembered(['rows', text, same.length], () =>
-      head + same.map((_, i) => (i === 0 ? tuple : renumbered(tuple, i * width))).join(', '),
-    )
-    inserts.push({ text: rows, values: same.flatMap((h) => h.values), table: (same[0] as Held).table })
+    const tuples = same.map((_, i) => renumbered(tuple, i * width))
+    inserts.push({ text: head + tuples.join(', '), values: same.flatMap((h) => h.values), table: (same[0] as Held).table })
   }
   return inserts
 }
@@ -143,53 +141,40 @@ function merged(held: readonly Held[]): Held[] {
 function joined(held: readonly Held[], main: Statement): Statement {
   if (held.length === 0) return { text: main.text, values: main.values }
   const values: unknown[] = []
-  for (const h of held) values.push(...h.values)
-  // A held text's parameters are as many as its values, whatever they are: the statement's text
-  // follows from the texts alone.
-  const text = remembered(['with', ...held.map((h) => h.text), main.text], () => {
-    let offset = 0
-    const parts = held.map((h, i) => {
-      const part = `confab_held_${i} as (${renumbered(h.text, offset)})`
-      offset += h.values.length
-      return part
-    })
-    return `with ${parts.join(', ')} ${renumbered(main.text, offset)}`
+  const parts: string[] = []
+  held.forEach((h, i) => {
+    parts.push(`confab_held_${i} as (${renumbered(h.text, values.length)})`)
+    values.push(...h.values)
   })
+  const text = `with ${parts.join(', ')} ${renumbered(main.text, values.length)}`
   values.push(...main.values)
   return { text, values }
 }
 
-const renumbered = (text: string, offset: number) =>
-  offset === 0 ? text : text.replace(/\$(\d+)/g, (_, n: string) => `$${Number(n) + offset}`)
-
 /**
- * Texts made from texts, by the parts they are made from: a unit's statements repeat, and making
- * them again on every send (a regular expression over each text, then a new string whose hash
- * node-postgres' and the names' maps reckon again) was a few percent of a createMessage's CPU.
- * Nested maps, so that looking one up makes no key; forgotten all at once past `maxRemembered`.
+ * Texts split at their parameters (`$n`), by text: renumbering one then joins its pieces, where a
+ * regular expression over the text on every send was a few percent of a createMessage's CPU.
+ * Forgotten all at once past `maxSplit` texts (a unit's texts are few; a list's vary with its length).
  */
-const rememberedTexts = new Map<unknown, unknown>()
-const leaf = Symbol('text')
-const maxRemembered = 4096
-let rememberedCount = 0
+const splitTexts = new Map<string, (string | number)[]>()
+const maxSplit = 1024
 
-function remembered(parts: readonly (string | number)[], make: () => string): string {
-  let node = rememberedTexts
-  for (const part of parts) {
-    let next = node.get(part) as Map<unknown, unknown> | undefined
-    if (!next) node.set(part, (next = new Map()))
-    node = next
+function splitAtParameters(text: string): (string | number)[] {
+  let pieces = splitTexts.get(text)
+  if (!pieces) {
+    if (splitTexts.size >= maxSplit) splitTexts.clear()
+    // Odd indexes are the parameters' numbers, even ones the text between them.
+    pieces = text.split(/\$(\d+)/).map((piece, i) => (i % 2 === 1 ? Number(piece) : piece))
+    splitTexts.set(text, pieces)
   }
-  let text = node.get(leaf) as string | undefined
-  if (text === undefined) {
-    if (rememberedCount >= maxRemembered) {
-      rememberedTexts.clear()
-      rememberedCount = 0
-      return make()
-    }
-    text = make()
-    node.set(leaf, text)
-    rememberedCount++
-  }
-  return text
+  return pieces
+}
+
+/** `text` with each parameter `$n` made `$(n + offset)`. */
+function renumbered(text: string, offset: number): string {
+  if (offset === 0) return text
+  const pieces = splitAtParameters(text)
+  let out = pieces[0] as string
+  for (let i = 1; i < pieces.length; i += 2) out += `$${(pieces[i] as number) + offset}${pieces[i + 1] as string}`
+  return out
 }
