@@ -70,17 +70,20 @@ function matcher(pattern: string): Matcher {
   const prefix = pattern.endsWith('/*')
   const segments = (prefix ? pattern.slice(0, -2) : pattern).split('/').slice(1)
   const exact = !prefix && !pattern.endsWith('/')
+  // Each segment's parameter name (`:name`), or undefined for a literal one: decided once.
+  const paramNames = segments.map((segment) => (segment.startsWith(':') ? segment.slice(1) : undefined))
   return ({ all, trimmed }) => {
     // A trailing slash is the same address, as for the REST routes (`/graphql/` is `/graphql`).
     const parts = exact ? trimmed : all
     if (prefix ? parts.length <= segments.length : parts.length !== segments.length) return undefined
     const params: Record<string, string> = {}
-    for (const [i, segment] of segments.entries()) {
+    for (let i = 0; i < segments.length; i++) {
       const part = parts[i] ?? ''
-      if (segment.startsWith(':')) {
+      const name = paramNames[i]
+      if (name !== undefined) {
         if (part === '') return undefined
-        params[segment.slice(1)] = part
-      } else if (segment !== part) return undefined
+        params[name] = part
+      } else if (segments[i] !== part) return undefined
     }
     return { params, path: prefix ? `/${parts.slice(segments.length).join('/')}` : '' }
   }

@@ -130,6 +130,9 @@ export function restTransport({ schema, yoga, routes, bodyLimit, streams, log, a
     if (!found || found.route.kind !== 'call' || !found.query) throw new Error(`a read replica may serve ${name}, which is no REST read`)
   }
   const streamEvents = createStreamEvents(log)
+  // A request is matched against its method's routes only, in the table's order.
+  const byMethod = new Map<string, CompiledRoute[]>()
+  for (const c of compiled) byMethod.set(c.route.method, [...(byMethod.get(c.route.method) ?? []), c])
 
   const firstError = (result: ExecutionResult) => {
     const [first] = result.errors ?? []
@@ -138,8 +141,7 @@ export function restTransport({ schema, yoga, routes, bodyLimit, streams, log, a
 
   /** The route of a path and method; 404 when no route has the path, 405 (with the methods it takes) when none has the method. */
   const routeOf = (path: string, method: string): { c: CompiledRoute; match: RegExpExecArray } => {
-    for (const c of compiled) {
-      if (c.route.method !== method) continue
+    for (const c of byMethod.get(method) ?? []) {
       const match = c.pattern.exec(path)
       if (match) return { c, match }
     }
