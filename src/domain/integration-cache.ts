@@ -173,7 +173,7 @@ function checkingQueries(q: Queries, check: IntegrationCheck): Queries {
       if (name === 'integrationVersions' || typeof group !== 'object' || group === null) return group
       let made = groups.get(name)
       if (made === undefined) {
-        made = checkingGroup(q, group, check, name === 'conversations' ? conversations : {})
+        made = checkingGroup(q, group, check, name === 'conversations' ? conversations : undefined)
         groups.set(name, made)
       }
       return made
@@ -186,8 +186,8 @@ function checkingQueries(q: Queries, check: IntegrationCheck): Queries {
  * Each statement is wrapped when first asked for: a request calls a few of a group's statements, and
  * wrapping all of every group it touched was a twentieth of what a createMessage allocated.
  */
-function checkingGroup<G extends object>(q: Queries, group: G, check: IntegrationCheck, own: object): G {
-  const wrapped = new Map<PropertyKey, unknown>(Object.entries(own))
+function checkingGroup<G extends object>(q: Queries, group: G, check: IntegrationCheck, own?: object): G {
+  const wrapped = new Map<PropertyKey, unknown>(own && Object.entries(own))
   return new Proxy(group, {
     get(target, name) {
       const statement = (target as Record<PropertyKey, unknown>)[name]

@@ -26,8 +26,8 @@ export const defaultChannel = 'confab:signals:batches'
  * signals at once, in process.
  *
  * A message is `<origin> <JSON array of signals>`: what an instance publishes in one turn of its
- * event loop (units of work's signals, published as they commit) goes as one PUBLISH, where each signal was a command,
- * a promise and a Redis delivery of its own; and Redis sends every message back to its publisher,
+ * event loop (units of work's signals, published as they commit) goes as one PUBLISH, where each
+ * signal was a command, a promise and a Redis delivery of its own; and Redis sends every message back to its publisher,
  * which knows its own by the origin in front and drops it unparsed. Under a load of messages with
  * their bot's answers, publishing and hearing back one's own signals was 8 % of the process's CPU.
  */
