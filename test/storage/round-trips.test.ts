@@ -73,8 +73,10 @@ beforeEach(async () => {
   })
   const query = pg.Client.prototype.query
   vi.spyOn(pg.Client.prototype, 'query').mockImplementation(function (this: pg.Client, ...args: unknown[]) {
-    const [first, values] = args
+    const [first, second] = args
     const sql = typeof first === 'string' ? first : String((first as { text?: string }).text)
+    // A named statement described once goes as a query object that holds its values (described-once.ts).
+    const values = Array.isArray(second) ? second : (first as { values?: unknown[] } | null)?.values
     if (counting) {
       sent.push(sql)
       if (!exchangeOpen) {

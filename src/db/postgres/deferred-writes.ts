@@ -93,7 +93,7 @@ export function sendingOf(client: object, text: string, values: unknown[]): Stat
     if (!unit.begun) return held.length === 0 ? [] : [alone(held)]
     return held.length === 0 ? [{ text, values }] : [alone(held), { text, values }]
   }
-  if (!unit.begun && held.length === 0 && plainRead.test(text) && !takesLock.test(text)) return undefined
+  if (runsAlone(unit, text)) return undefined
   const sending: Statement[] = unit.begun ? [] : [{ text: 'begin', values: [] }]
   unit.begun = true
   unit.held = []
@@ -102,6 +102,16 @@ export function sendingOf(client: object, text: string, values: unknown[]): Stat
   const fits = heldValues + values.length <= maxHeldValues
   if (fits && insertInto.test(text) && !held.some((h) => text.includes(h.table))) return [...sending, joined(merged(held), { text, values })]
   return [...sending, alone(held), { text, values }]
+}
+
+/** A plain read before the unit's first write: outside its transaction, as anywhere else. */
+const runsAlone = (unit: Unit, text: string): boolean =>
+  !unit.begun && unit.held.length === 0 && plainRead.test(text) && !takesLock.test(text)
+
+/** Whether `text`, sent by the unit on `client`, is a read that runs on its own (before the unit's first write). */
+export const readsAlone = (client: object, text: string): boolean => {
+  const unit = units.get(client)
+  return unit !== undefined && runsAlone(unit, text)
 }
 
 /** The held inserts as one statement of their own: the last one under the others' CTEs. */
