@@ -26,7 +26,7 @@
  * unit fails as it would have a statement earlier: its effects and answer come only after its commit.
  */
 
-interface Held {
+export interface Held {
   text: string
   values: unknown[]
   /** The table it writes, as its text quotes it (`"messages"`). */
@@ -46,7 +46,7 @@ interface Unit {
  * per statement, and a unit may hold more (a run of settlements whose answers hold many messages):
  * past this, they go out in several statements.
  */
-const maxHeldValues = 30_000
+export const maxHeldValues = 30_000
 
 export interface Statement {
   text: string
@@ -113,6 +113,23 @@ export const readsAlone = (client: object, text: string): boolean => {
   const unit = units.get(client)
   return unit !== undefined && runsAlone(unit, text)
 }
+
+/**
+ * The inserts held by the unit on `client` when `text` is its COMMIT and it never began: its only
+ * writes, which commit by themselves as one statement (taken, and the unit ended); else undefined.
+ */
+export function heldAtCommit(client: object, text: string): readonly Held[] | undefined {
+  const unit = units.get(client)
+  if (!unit || unit.begun || unit.held.length === 0 || !/^commit\b/i.test(text)) return undefined
+  units.delete(client)
+  return unit.held
+}
+
+/** Whether a unit is under way on `client` (from its BEGIN to its COMMIT or ROLLBACK). */
+export const inUnit = (client: object): boolean => units.has(client)
+
+/** Held inserts, of one unit or of several, as one statement. */
+export const heldStatement = (held: readonly Held[]): Statement => alone(held)
 
 /** The held inserts as one statement of their own: the last one under the others' CTEs. */
 function alone(held: readonly Held[]): Statement {

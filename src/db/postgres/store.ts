@@ -9,10 +9,12 @@ import { type After, type Queries, type Store, unitEffects } from '../store.ts'
 import { databaseFileBytes } from './file-bytes.ts'
 import { postgresQueries } from './queries.ts'
 import type { PgDb } from './run.ts'
-import { readsAlone, sendingOf } from './deferred-writes.ts'
+import type { Statement } from './deferred-writes.ts'
+import { LoneStatements } from './lone-statements.ts'
 import { describedOnce } from './described-once.ts'
 import { named } from './named-statements.ts'
 import { ReadLanes } from './read-lanes.ts'
+import { type UnitConnection, UnitSession, type UnitSessionOptions } from './unit-session.ts'
 import { conflictOf, racedCodes } from './write-conflicts.ts'
 import * as schema from './schema.ts'
 
@@ -43,32 +45,23 @@ export interface PostgresStoreOptions {
  * concerned: their text escapes it (`\u0000`), which `json` keeps.
  */
 class NulSafeClient extends pg.Client {
-  /** The store's read lanes, for a unit's reads before its first write (read-lanes.ts). */
-  lanes: ReadLanes | undefined
-
   override query(...args: unknown[]): never {
-    const [first, second, callback] = args
-    const text = typeof first === 'string' ? first : (first as { text?: unknown } | null)?.text
-    // A unit's BEGIN waits for its first write, its inserts for its next statement (deferred-writes.ts).
-    const sending = typeof text === 'string' && Array.isArray(second) && callback === undefined ? sendingOf(this, text, second) : undefined
-    if (!sending) {
-      // A unit's read before its first write is a read like any other: it goes with the others.
-      if (this.lanes && sending === undefined && typeof text === 'string' && Array.isArray(second) && callback === undefined && readsAlone(this, text)) {
-        return this.lanes.query(first, second) as never
-      }
-      return this.send(args)
-    }
-    if (sending.length === 0) return Promise.resolve({ command: text, rowCount: null, rows: [], fields: [] }) as never
-    const config = typeof first === 'string' ? bare : (first as object)
+    return this.send(args)
+  }
+
+  /**
+   * A unit's statements, given by deferred-writes.ts (the last one's answer is theirs). Several go
+   * at once, in one round trip (the connection pipelines them: `pipeline` below). They run inside
+   * the unit's transaction (a BEGIN is the first of them, or was sent before), so one that fails
+   * aborts it and those after it fail too: the first failure is the one told. Corked, they leave in
+   * one write, where node-postgres writes each query apart: a write on a socket is a system call
+   * that also runs the server's receive path, and the server reads them all at once.
+   */
+  sendAll(config: object, sending: readonly Statement[]): Promise<unknown> {
     if (sending.length === 1) {
-      const [only] = sending as [{ text: string; values: unknown[] }]
+      const [only] = sending as [Statement]
       return this.sendStatement(config, only.text, only.values)
     }
-    // Several go at once, in one round trip (the connection pipelines them: `pipeline` below). They
-    // run inside the unit's transaction (a BEGIN is the first of them, or was sent before), so one
-    // that fails aborts it and those after it fail too: the first failure is the one told. Corked, they
-    // leave in one write, where node-postgres writes each query apart: a write on a socket is a system
-    // call that also runs the server's receive path, and the server reads them all at once.
     const { stream } = this.connection
     stream.cork()
     let answers: Promise<unknown>[]
@@ -81,7 +74,7 @@ class NulSafeClient extends pg.Client {
       const failed = results.find((result) => result.status === 'rejected')
       if (failed) throw failed.reason
       return (results.at(-1) as PromiseFulfilledResult<unknown>).value
-    }) as never
+    })
   }
 
   /** One statement of drizzle's (its config, as sent with `text`), prepared once per connection (named-statements.ts). */
@@ -132,9 +125,6 @@ const withoutNuls = (values: unknown[]): unknown[] => {
   return values
 }
 
-/** The queries of a unit of work on each pooled connection (PostgresStore.transaction). */
-const unitQueries = new WeakMap<pg.PoolClient, Queries>()
-
 /** Errors after which a unit of work is run again from its start: nothing of it was committed. */
 const retryable = new Set(['40001', '40P01'])
 const maxAttempts = 5
@@ -173,6 +163,11 @@ export class PostgresStore implements Store {
   /** Reads, on lanes that send those of one turn together (read-lanes.ts). */
   private readonly readQueries: Queries
   private readonly lanes: ReadLanes | undefined
+  /** Units that end with their held inserts only, written together (lone-statements.ts). */
+  private readonly lone: LoneStatements
+  private readonly sessionOptions: UnitSessionOptions
+  /** Sessions free for the next unit (unit-session.ts), as many as units ran at once. */
+  private readonly sessions: UnitSession[] = []
   private readonly logger: { logQuery(query: string, params: unknown[]): void } | undefined
   private readonly onEffectError: (error: unknown) => void
   private readonly units = new Set<Promise<unknown>>()
@@ -214,6 +209,20 @@ export class PostgresStore implements Store {
       this.readQueries = this.poolQueries
     }
     this.files = databaseFileBytes(this.db as unknown as PgDb)
+    this.lone = new LoneStatements(async (statement) => {
+      const client = (await this.pool.connect()) as unknown as NulSafeClient & pg.PoolClient
+      try {
+        return await client.sendAll(bare, [statement])
+      } finally {
+        client.release()
+      }
+    })
+    this.sessionOptions = {
+      connect: () => this.pool.connect() as unknown as Promise<UnitConnection>,
+      lanes: this.lanes,
+      lone: this.lone,
+      logger: this.logger,
+    }
     this.onEffectError =
       onEffectError ??
       ((error) =>
@@ -313,34 +322,27 @@ export class PostgresStore implements Store {
   }
 
   /**
-   * `work` in one transaction on a pooled connection, with the queries of that connection: made with
-   * its first unit and kept with it, as drizzle's own transaction made a session, a transaction
-   * object (with a query builder per table) and every query anew for each unit, and sent BEGIN and
-   * COMMIT through its query pipeline: a tenth of the process's CPU under a load of messages.
+   * `work` as one unit of work: one transaction, whose BEGIN goes with its first write and whose
+   * inserts go with its next statement (deferred-writes.ts), on a pooled connection taken when it
+   * must be (unit-session.ts: a unit that only reads, then only inserts, takes none of its own).
    */
   private async transaction<T>(work: (q: Queries) => Promise<T>): Promise<T> {
-    const client = await this.pool.connect()
-    ;(client as unknown as NulSafeClient).lanes = this.lanes
-    let broken: unknown
+    const session = this.sessions.pop() ?? new UnitSession(this.sessionOptions)
+    let broken = false
     try {
-      let q = unitQueries.get(client)
-      if (!q) {
-        q = postgresQueries(drizzle(client, { schema, logger: this.logger }) as unknown as PgDb, { inUnit: true })
-        unitQueries.set(client, q)
-      }
-      // Sent with the unit's first write, its inserts with its next statement (deferred-writes.ts).
-      await client.query('begin', [])
+      await session.query('begin', [])
       try {
-        const value = await work(q)
-        await client.query('commit', [])
+        const value = await work(session.queries)
+        await session.query('commit', [])
         return value
       } catch (error) {
-        await client.query('rollback', []).catch((rollbackError: unknown) => (broken = rollbackError))
+        await session.query('rollback', []).catch(() => (broken = true))
         throw error
       }
     } finally {
       // A connection that cannot roll back is left out of the pool.
-      client.release(broken !== undefined)
+      session.release(broken)
+      this.sessions.push(session)
     }
   }
 
