@@ -137,6 +137,12 @@ const maxAttempts = 5
 const defaultPoolSize = 10
 
 /**
+ * Unit sessions kept for the next units: a unit waits for no connection before its first write, so
+ * more run at once than the pool holds; past this many, a session is made for the unit and dropped.
+ */
+const maxFreeSessions = 64
+
+/**
  * Read lanes per instance. One served as many pages as two (5,390 and 5,014 a second, against
  * 3,708 on the pool alone: docs/internals/performance.md); two keep reads moving past one that is
  * slow (a lane is picked by the fewest reads in flight), for one connection more.
@@ -166,7 +172,7 @@ export class PostgresStore implements Store {
   /** Units that end with their held inserts only, written together (lone-statements.ts). */
   private readonly lone: LoneStatements
   private readonly sessionOptions: UnitSessionOptions
-  /** Sessions free for the next unit (unit-session.ts), as many as units ran at once. */
+  /** Sessions free for the next unit (unit-session.ts), as many as units ran at once (up to `maxFreeSessions`). */
   private readonly sessions: UnitSession[] = []
   private readonly logger: { logQuery(query: string, params: unknown[]): void } | undefined
   private readonly onEffectError: (error: unknown) => void
@@ -342,7 +348,7 @@ export class PostgresStore implements Store {
     } finally {
       // A connection that cannot roll back is left out of the pool.
       session.release(broken)
-      this.sessions.push(session)
+      if (this.sessions.length < maxFreeSessions) this.sessions.push(session)
     }
   }
 
