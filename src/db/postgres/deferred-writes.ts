@@ -53,6 +53,12 @@ export interface Statement {
   values: unknown[]
 }
 
+/** The config of a statement that has none of its own (a unit's BEGIN, COMMIT, held inserts). */
+export const bare = {}
+
+/** What a statement answered without a row answers (node-postgres' result), and one answered with nothing sent. */
+export const noRows = { command: null, rowCount: null, rows: [], fields: [] }
+
 /** The units under way, by their connection. */
 const units = new WeakMap<object, Unit>()
 

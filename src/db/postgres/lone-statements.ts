@@ -1,4 +1,4 @@
-import { type Held, heldStatement, maxHeldValues, type Statement } from './deferred-writes.ts'
+import { type Held, heldStatement, maxHeldValues, noRows, type Statement } from './deferred-writes.ts'
 
 /*
  * Units whose only writes are inserts held to their end (a createMessage: its message, bot event
@@ -63,7 +63,7 @@ export class LoneStatements {
         } catch {
           written = false
         }
-        if (written) for (const unit of group) unit.resolve(empty)
+        if (written) for (const unit of group) unit.resolve(noRows)
         else await Promise.all(group.map((unit) => this.writeAlone(unit)))
       }
     } finally {
@@ -88,6 +88,3 @@ export class LoneStatements {
     return this.waiting.splice(0, count)
   }
 }
-
-/** What a COMMIT answers (node-postgres' result of a statement without rows). */
-const empty = { command: 'COMMIT', rowCount: null, rows: [], fields: [] }

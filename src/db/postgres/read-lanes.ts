@@ -30,27 +30,17 @@ export class ReadLanes {
     this.lanes = new Array(count).fill(undefined)
   }
 
-  /** Sends a statement on the lane with the fewest statements in flight (node-postgres' query signature). */
-  query(config: unknown, values?: unknown, callback?: (error: Error | null, result?: unknown) => void): Promise<unknown> | undefined {
-    if (this.closed) {
-      const error = new Error('the store is closed')
-      if (callback) return void queueMicrotask(() => callback(error))
-      return Promise.reject(error)
-    }
+  /** Sends a statement (a config or text, and its values, as drizzle gives them) on the lane with the fewest in flight. */
+  query(config: unknown, values?: unknown): Promise<unknown> {
+    if (this.closed) return Promise.reject(new Error('the store is closed'))
     const lane = this.pick()
     lane.inFlight++
-    const answered = lane.client
+    return lane.client
       .then((client) => {
         this.cork(lane, client)
         return client.query(config as never, values as never) as Promise<unknown>
       })
       .finally(() => lane.inFlight--)
-    if (!callback) return answered
-    answered.then(
-      (result) => callback(null, result),
-      (error: Error) => callback(error),
-    )
-    return undefined
   }
 
   private pick(): Lane {

@@ -9,7 +9,7 @@ import { type After, type Queries, type Store, unitEffects } from '../store.ts'
 import { databaseFileBytes } from './file-bytes.ts'
 import { postgresQueries } from './queries.ts'
 import type { PgDb } from './run.ts'
-import type { Statement } from './deferred-writes.ts'
+import { bare, type Statement } from './deferred-writes.ts'
 import { LoneStatements } from './lone-statements.ts'
 import { describedOnce } from './described-once.ts'
 import { named } from './named-statements.ts'
@@ -110,9 +110,6 @@ class NulSafeClient extends pg.Client {
     return (super.query as (...a: unknown[]) => never)(...args)
   }
 }
-
-/** The config of a statement that has none of its own (a unit's BEGIN, COMMIT, held inserts). */
-const bare = {}
 
 const withoutNul = (value: unknown) => (typeof value === 'string' && value.includes('\0') ? value.replaceAll('\0', '\uFFFD') : value)
 

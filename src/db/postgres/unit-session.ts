@@ -1,6 +1,6 @@
 import { drizzle } from 'drizzle-orm/node-postgres'
 import type { Queries } from '../store.ts'
-import { heldAtCommit, inUnit, readsAlone, sendingOf, type Statement } from './deferred-writes.ts'
+import { bare, heldAtCommit, inUnit, noRows, readsAlone, sendingOf, type Statement } from './deferred-writes.ts'
 import type { LoneStatements } from './lone-statements.ts'
 import { postgresQueries } from './queries.ts'
 import type { ReadLanes } from './read-lanes.ts'
@@ -49,12 +49,12 @@ export class UnitSession {
     const sending = sendingOf(this, text, values)
     if (sending === undefined) {
       const { lanes } = this.options
-      if (lanes && readsAlone(this, text)) return lanes.query(first, values) as Promise<unknown>
+      if (lanes && readsAlone(this, text)) return lanes.query(first, values)
       // A ROLLBACK after the unit ended (its COMMIT failed) where it took no connection: nothing to end.
-      if (this.connection === undefined && !inUnit(this) && /^rollback\b/i.test(text)) return Promise.resolve(empty)
+      if (this.connection === undefined && !inUnit(this) && /^rollback\b/i.test(text)) return Promise.resolve(noRows)
       return this.connected().then((c) => c.query(first, values))
     }
-    if (sending.length === 0) return Promise.resolve(empty)
+    if (sending.length === 0) return Promise.resolve(noRows)
     const config = typeof first === 'string' ? bare : (first as object)
     return this.connected().then((c) => c.sendAll(config, sending))
   }
@@ -73,9 +73,3 @@ export class UnitSession {
     )
   }
 }
-
-/** The config of a statement that has none of its own (a unit's BEGIN, COMMIT, held inserts). */
-const bare = {}
-
-/** What a statement answered with nothing sent answers (node-postgres' result without rows). */
-const empty = { command: null, rowCount: null, rows: [], fields: [] }
