@@ -1,5 +1,6 @@
 #!/usr/bin/env node
-// The command line: `npx confab <command>` (package.json bin), or `npm run confab -- <command>`.
+// The command line: `npm run confab -- <command>` from the checkout, or `confab <command>` where the package is
+// installed (package.json bin). Never through npx: the registry's `confab` is an unrelated package.
 import { realpathSync } from 'node:fs'
 import { resolve } from 'node:path'
 import { fileURLToPath } from 'node:url'

@@ -48,7 +48,7 @@ async function main() {
   if (!confab.created && ignored.length > 0) {
     log.warn(
       { variables: ignored.map(([name]) => name) },
-      'the database has its tenant already, so these first-run values are ignored; `npx confab credentials` shows what is stored',
+      'the database has its tenant already, so these first-run values are ignored; `npm run confab -- credentials` shows what is stored',
     )
   }
   process.stdout.write(`Confab listening on ${confab.url}\n`)

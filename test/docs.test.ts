@@ -124,3 +124,20 @@ describe('README and docs/', () => {
     expect(unclosed.map((file) => relative(ROOT, file))).toEqual([])
   })
 })
+
+describe('the command line as the docs invoke it', () => {
+  /** Every file a user reads or runs: the README, docs/, examples/, and the sources whose strings they are shown. */
+  const textFiles = (dir: string): string[] =>
+    readdirSync(dir, { withFileTypes: true }).flatMap((entry) => {
+      const path = join(dir, entry.name)
+      if (entry.isDirectory()) return entry.name === '__generated__' ? [] : textFiles(path)
+      return /\.(md|ts|mjs|js|jsx|sh|ya?ml|json|service)$/.test(entry.name) ? [path] : []
+    })
+
+  it('never goes through npx, which would run the registry package named confab (someone else\'s) first', () => {
+    const files = [join(ROOT, 'README.md'), ...textFiles(join(ROOT, 'docs')), ...textFiles(join(ROOT, 'examples')), ...textFiles(join(ROOT, 'src'))]
+    expect(files.length).toBeGreaterThan(50)
+    const saying = files.filter((file) => /\bnpx\s+(--\S+\s+)*confab\b/.test(readFileSync(file, 'utf8'))).map((file) => relative(ROOT, file))
+    expect(saying).toEqual([])
+  })
+})

@@ -37,7 +37,7 @@ export const graphiqlWelcome = {
 #
 # Put the admin token and the workspace id in the Headers tab below:
 #   {"authorization": "Bearer <admin token>", "x-workspace-id": "<workspace id>"}
-# The first start printed both; \`npx confab credentials\` shows the workspace id again
+# The first start printed both; \`npm run confab -- credentials\` shows the workspace id again
 # and issues a new admin token.
 #
 # With them set, this lists the workspace's bots (Ctrl-Enter runs it):

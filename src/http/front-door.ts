@@ -25,7 +25,7 @@ const page = `<!doctype html>
 <body>
 <h1>Confab is running</h1>
 <p>A self-hostable chat API for bots. Each bot's chat integration has a webhook id, printed at the first start
-(<code>npx confab credentials</code> shows it again):</p>
+(<code>npm run confab -- credentials</code> shows it again):</p>
 <ul>
 <li>the web chat: <code>/{webhookId}/</code></li>
 <li>the chat API (the <code>apiUrl</code> of <code>@botpress/chat</code>): <code>/{webhookId}</code>, and GraphQL (GraphiQL in a browser): <code>/{webhookId}/graphql</code></li>
