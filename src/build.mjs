@@ -117,13 +117,13 @@ async function bundleServer(esbuild) {
     splitting: true,
     format: 'esm',
     platform: 'node',
-    target: 'node20',
+    target: 'node22',
     outdir,
     chunkNames: '[name]-[hash]',
     // Left in node_modules: native addons, the clients of the optional engines, the GraphiQL page
     // (9 MB of HTML), esbuild, and OpenTelemetry (imported only when traces are asked for). None imports graphql, of which the bundle must hold the one copy: a
     // second (graphql-jit's, were it left out) would not know the schema's types.
-    external: ['better-sqlite3', 'better-sqlite3-node20', 'pg', 'pg-native', 'ioredis', '@graphql-yoga/render-graphiql', 'esbuild', '@opentelemetry/*'],
+    external: ['better-sqlite3', 'pg', 'pg-native', 'ioredis', '@graphql-yoga/render-graphiql', 'esbuild', '@opentelemetry/*'],
     // CommonJS packages inside an ES module still call require.
     banner: { js: "import { createRequire as __confabCreateRequire } from 'node:module'; const require = __confabCreateRequire(import.meta.url);" },
     plugins: [ownLocation, graphqlAsModule],
