@@ -1,3 +1,4 @@
+import { databaseUnavailability } from '../db/unavailable.ts'
 import { WriteConflict } from '../db/write-conflict.ts'
 
 /** The error types of @botpress/chat, with the HTTP status each one travels with. */
@@ -14,6 +15,11 @@ export const errorStatus = {
   UnsupportedMediaType: 415,
   RateLimited: 429,
   Internal: 500,
+  // The database cannot be reached, or has no room: the request may succeed later (Retry-After).
+  // @botpress/client and @botpress/chat have no such types: they surface them as an UnknownError
+  // whose message carries this message, type and code (docs/reference/errors.md).
+  ServiceUnavailable: 503,
+  InsufficientStorage: 507,
 } as const
 
 export type ErrorType = keyof typeof errorStatus
@@ -55,3 +61,21 @@ export const errorTypeOf = (status: number): ErrorType =>
 /** A write that lost a race with another instance's (db/write-conflict.ts) as the failure it is, 404 or 409; else undefined. */
 export const writeConflictError = (error: unknown): DomainError | undefined =>
   error instanceof WriteConflict ? new DomainError(error.kind === 'gone' ? 'ResourceNotFound' : 'AlreadyExists', error.message) : undefined
+
+/** Seconds a client is told to wait (Retry-After) before it tries again while the database is away or full. */
+export const unavailableRetryAfterSeconds = 1
+
+/**
+ * A storage failure that is the database's, not the request's (db/unavailable.ts), as the failure it
+ * is: 503 ServiceUnavailable while the database cannot be reached, 507 InsufficientStorage when it
+ * is full, each with Retry-After; else undefined. A write so answered may have committed (the
+ * database went away while its commit was under way): a client retries it with the ids it chose.
+ */
+export function unavailableError(error: unknown): DomainError | undefined {
+  const unavailability = databaseUnavailability(error)
+  if (!unavailability) return undefined
+  const headers = { 'retry-after': String(unavailableRetryAfterSeconds) }
+  return unavailability === 'full'
+    ? new DomainError('InsufficientStorage', `the database has no space left; retry in ${unavailableRetryAfterSeconds} s`, headers)
+    : new DomainError('ServiceUnavailable', `the database is unavailable; retry in ${unavailableRetryAfterSeconds} s`, headers)
+}

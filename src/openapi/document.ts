@@ -29,6 +29,9 @@ const errorWords: Record<ErrorType, string> = {
   UnsupportedMediaType: 'The body is not JSON sent as `Content-Type: application/json`.',
   RateLimited: 'Over a rate limit or cap; `Retry-After` says when to try again.',
   Internal: 'An unexpected failure, logged under the same id (no stack trace is ever returned).',
+  ServiceUnavailable:
+    'The database cannot be reached (restarting, failing over); `Retry-After` says when to try again. A write so answered may have been applied: retry it with the ids you chose.',
+  InsufficientStorage: 'The database has no space left (SQLite: the disk is full); `Retry-After` says when to try again.',
 }
 
 const errorBody: JsonSchema = {
@@ -47,6 +50,8 @@ const errorBody: JsonSchema = {
 const errorHeaders: Partial<Record<ErrorType, Record<string, unknown>>> = {
   MethodNotFound: { Allow: { schema: { type: 'string' }, description: 'The methods the path takes' } },
   RateLimited: { 'Retry-After': { schema: { type: 'string' }, description: 'Seconds until the limit lets this request through' } },
+  ServiceUnavailable: { 'Retry-After': { schema: { type: 'string' }, description: 'Seconds to wait before trying again' } },
+  InsufficientStorage: { 'Retry-After': { schema: { type: 'string' }, description: 'Seconds to wait before trying again' } },
 }
 
 const errorResponses = Object.fromEntries(

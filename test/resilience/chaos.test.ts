@@ -1,0 +1,337 @@
+import { SignJWT } from 'jose'
+import pg from 'pg'
+import { afterAll, beforeAll, describe, expect, it } from 'vitest'
+import { ensureBuilt, type RunningServer, START_TIMEOUT, startServer } from '../helpers/server.ts'
+import { type PrivatePostgres, type PrivateRedis, startPrivatePostgres, startPrivateRedis } from '../helpers/private-services.ts'
+import { SseReader } from '../helpers/sse.ts'
+import { eventually } from '../helpers/wait.ts'
+
+/*
+ * The chaos test (issue 48): two Confab servers (`npm start`, real processes) on a PostgreSQL cluster
+ * and a redis-server of the test's own, under a steady write load through HTTP. PostgreSQL is crashed
+ * (`pg_ctl stop -m immediate`, as a crash or a failover stops it) and started again; Redis is killed
+ * and started again. Black-box: only HTTP, the processes and the database's rows are looked at, so it
+ * holds whatever the engine inside. Never the shared servers on 5432/6379; it fails, never skips,
+ * when initdb, pg_ctl or redis-server is missing. It prints its figures: refusals (503 answers),
+ * recovery seconds, acknowledged writes, lost, doubled.
+ */
+
+const env = {
+  CONFAB_WORKSPACE_ID: 'wkspace_chaos',
+  CONFAB_ADMIN_TOKEN: 'bp_pat_chaos_token',
+  CONFAB_WEBHOOK_ID: 'chaos',
+  CONFAB_ENCRYPTION_KEY: 'chaos-encryption-key-0123456789',
+  // A delivery whose settlement the crash failed is taken again once its lease runs out.
+  CONFAB_BOT_LEASE_SECONDS: '2',
+  // Rate limits on (they count in Redis), high enough for the load: Redis' loss must not refuse it.
+  RATE_LIMIT_USER_WRITES: '1000000/60',
+  RATE_LIMIT_BOT_MESSAGES: '1000000/60',
+  LOG_LEVEL: 'info',
+}
+
+/** A request not answered within this is a hang (the server's own request timeout is 60 s). */
+const DEADLINE_MS = 10_000
+/** Writes must succeed again within this of PostgreSQL accepting connections again. */
+const RECOVERY_MS = 5_000
+
+let postgres: PrivatePostgres
+let redis: PrivateRedis
+let servers: RunningServer[] = []
+
+beforeAll(async () => {
+  await ensureBuilt()
+  postgres = await startPrivatePostgres()
+  redis = await startPrivateRedis()
+  const serverEnv = { ...env, REDIS_URL: redis.url }
+  // Both at once, on the empty database: one applies the migrations and makes the first tenant.
+  servers = await Promise.all([0, 1].map(() => startServer({ databaseUrl: postgres.url, env: serverEnv })))
+}, 3 * START_TIMEOUT)
+
+afterAll(async () => {
+  await Promise.allSettled(servers.map((server) => server.stop()))
+  await redis?.remove()
+  await postgres?.remove()
+}, 60_000)
+
+const chatUrl = (server: RunningServer) => `${server.baseUrl}/${env.CONFAB_WEBHOOK_ID}`
+
+const userKey = (id: string) =>
+  new SignJWT({ id }).setProtectedHeader({ alg: 'HS256', typ: 'JWT' }).sign(new TextEncoder().encode(env.CONFAB_ENCRYPTION_KEY))
+
+/** One request of the load: when it went, how it ended. */
+interface Sent {
+  server: number
+  kind: 'message' | 'conversation'
+  /** The message's text or the conversation's id: what to look for in the database. */
+  mark: string
+  started: number
+  ended: number
+  /** The HTTP status, or 0 when the request got no answer (a reset, a hang past DEADLINE_MS). */
+  status: number
+  body: any
+  retryAfter: string | null
+}
+
+const sent: Sent[] = []
+
+async function send(server: number, kind: Sent['kind'], mark: string, path: string, key: string, body: unknown): Promise<Sent> {
+  const started = Date.now()
+  let record: Sent
+  try {
+    const response = await fetch(`${chatUrl(servers[server] as RunningServer)}${path}`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json', 'x-user-key': key },
+      body: JSON.stringify(body),
+      signal: AbortSignal.timeout(DEADLINE_MS),
+    })
+    const text = await response.text()
+    record = { server, kind, mark, started, ended: Date.now(), status: response.status, body: text ? JSON.parse(text) : undefined, retryAfter: response.headers.get('retry-after') }
+  } catch (error) {
+    record = { server, kind, mark, started, ended: Date.now(), status: 0, body: String(error), retryAfter: null }
+  }
+  sent.push(record)
+  return record
+}
+
+/** The wait a client makes after a 503: its Retry-After, shortened so that the load keeps probing (a client's policy, not the test's). */
+const backOff = () => new Promise((resolve) => setTimeout(resolve, 100))
+
+interface Load {
+  stop(): Promise<void>
+}
+
+/**
+ * Writers on each server, each to a conversation of its own: createMessage with a text no other
+ * write has (not retried: a message has no id its client chooses), and now and then a
+ * createConversation with a client id, retried on 503 until it is answered 200 or 409 (made by the
+ * attempt whose answer was lost).
+ */
+function startLoad(keys: string[], conversations: string[][], writersPerServer: number): Load {
+  let running = true
+  const loops: Promise<void>[] = []
+  for (const server of [0, 1]) {
+    for (let w = 0; w < writersPerServer; w++) {
+      const conversationId = conversations[server]?.[w] as string
+      const key = keys[server] as string
+      loops.push(
+        (async () => {
+          for (let n = 0; running; n++) {
+            const text = `m-${server}-${w}-${n}`
+            const message = await send(server, 'message', text, '/messages', key, { conversationId, payload: { type: 'text', text } })
+            if (message.status === 503) await backOff()
+            if (n % 10 !== 0) continue
+            const id = `c-${server}-${w}-${n}`
+            for (;;) {
+              const created = await send(server, 'conversation', id, '/conversations', key, { id })
+              if (created.status !== 503 || !running) break
+              await backOff()
+            }
+          }
+        })(),
+      )
+    }
+  }
+  return {
+    stop: async () => {
+      running = false
+      await Promise.all(loops)
+    },
+  }
+}
+
+const acked = (since = 0, server?: number) =>
+  sent.filter((s) => s.kind === 'message' && s.status === 200 && s.started >= since && (server === undefined || s.server === server))
+const refused = (since = 0, until = Number.POSITIVE_INFINITY) => sent.filter((s) => s.status === 503 && s.started >= since && s.started < until)
+
+/** A listener of a conversation on a server: the texts of the messages it hears. */
+async function listen(server: number, key: string, conversationId: string) {
+  const controller = new AbortController()
+  const response = await fetch(`${chatUrl(servers[server] as RunningServer)}/conversations/${conversationId}/listen`, {
+    headers: { 'x-user-key': key },
+    signal: controller.signal,
+  })
+  expect(response.status).toBe(200)
+  const reader = new SseReader(response.body as ReadableStream<Uint8Array>)
+  const heard = () =>
+    reader.blocks.flatMap((block) => {
+      if (!block.data) return []
+      const signal = JSON.parse(block.data) as { type: string; data: { payload?: { text?: string } } }
+      return signal.type === 'message_created' && signal.data.payload?.text ? [signal.data.payload.text] : []
+    })
+  return { heard, close: () => controller.abort() }
+}
+
+async function rows<T>(sql: string): Promise<T[]> {
+  const client = new pg.Client({ connectionString: postgres.url })
+  await client.connect()
+  try {
+    return (await client.query(sql)).rows as T[]
+  } finally {
+    await client.end()
+  }
+}
+
+const alive = (pid: number) => {
+  try {
+    process.kill(pid, 0)
+    return true
+  } catch {
+    return false
+  }
+}
+
+const get = async (server: number, path: string) => {
+  const response = await fetch(`${(servers[server] as RunningServer).baseUrl}${path}`, { signal: AbortSignal.timeout(DEADLINE_MS) })
+  return { status: response.status, body: await response.json() }
+}
+
+describe('two instances on PostgreSQL and Redis, each crashed and restarted under a write load', () => {
+  it('answer 503 while PostgreSQL is away, recover within 5 s of its return, lose nothing acknowledged, write nothing twice, and outlive Redis', async () => {
+    const users = ['chaos-user-a', 'chaos-user-b']
+    const keys = await Promise.all(users.map(userKey))
+    const writersPerServer = 3
+    const conversations = [0, 1].map((server) => Array.from({ length: writersPerServer }, (_, w) => `conv-${server}-${w}`))
+    // Each user made on its own instance, its conversations too (the other instance sees them: one database).
+    for (const server of [0, 1]) {
+      const key = keys[server] as string
+      const made = await fetch(`${chatUrl(servers[server] as RunningServer)}/users/get-or-create`, {
+        method: 'POST',
+        headers: { 'content-type': 'application/json', 'x-user-key': key },
+        body: '{}',
+      })
+      expect(made.status).toBe(200)
+      for (const id of conversations[server] as string[]) expect((await send(server, 'conversation', id, '/conversations', key, { id })).status).toBe(200)
+    }
+    const [listenerA, listenerB] = await Promise.all([listen(0, keys[0] as string, 'conv-0-0'), listen(1, keys[0] as string, 'conv-0-0')])
+
+    const load = startLoad(keys, conversations, writersPerServer)
+    try {
+      // Steady state: both instances write.
+      await eventually(() => expect(Math.min(acked(0, 0).length, acked(0, 1).length)).toBeGreaterThanOrEqual(20), 30_000)
+
+      // ---- PostgreSQL crashes.
+      const down = Date.now()
+      await postgres.crash()
+      await eventually(() => expect(refused(down).filter((s) => s.kind === 'message').map((s) => s.server)).toEqual(expect.arrayContaining([0, 1])), 15_000)
+      for (const server of [0, 1]) {
+        expect(alive((servers[server] as RunningServer).serverPid)).toBe(true)
+        await eventually(async () => expect(await get(server, '/readyz')).toEqual({ status: 503, body: { status: 'unavailable', failing: ['database'] } }))
+        expect(await get(server, '/healthz')).toEqual({ status: 200, body: { status: 'ok' } })
+        // GraphQL tells it the same way: 503 on the HTTP response, the type and status in the error.
+        const graphql = await fetch(`${chatUrl(servers[server] as RunningServer)}/graphql`, {
+          method: 'POST',
+          headers: { 'content-type': 'application/json', 'x-user-key': keys[server] as string },
+          body: JSON.stringify({
+            query: 'mutation($c: String!) { createMessage(input: { conversationId: $c, payload: { text: { text: "graphql while down" } } }) { message { id } } }',
+            variables: { c: `conv-${server}-0` },
+          }),
+          signal: AbortSignal.timeout(DEADLINE_MS),
+        })
+        expect(graphql.status).toBe(503)
+        expect(graphql.headers.get('retry-after')).toBe('1')
+        const answer = (await graphql.json()) as { errors: { message: string; extensions: Record<string, unknown> }[] }
+        expect(answer.errors[0]).toMatchObject({ message: 'the database is unavailable; retry in 1 s', extensions: { type: 'ServiceUnavailable', status: 503 } })
+        // A read too.
+        const read = await fetch(`${chatUrl(servers[server] as RunningServer)}/conversations/conv-${server}-0/messages`, {
+          headers: { 'x-user-key': keys[server] as string },
+          signal: AbortSignal.timeout(DEADLINE_MS),
+        })
+        expect([read.status, read.headers.get('retry-after')]).toEqual([503, '1'])
+        expect(await read.json()).toEqual({ id: expect.stringMatching(/^err_/), code: 503, type: 'ServiceUnavailable', message: 'the database is unavailable; retry in 1 s' })
+      }
+
+      // ---- PostgreSQL is back.
+      await postgres.start()
+      const up = Date.now()
+      await eventually(() => expect(Math.min(acked(up, 0).length, acked(up, 1).length)).toBeGreaterThan(0), 15_000)
+      const recovery = [0, 1].map((server) => ((acked(up, server)[0] as Sent).ended - up) / 1000)
+      for (const server of [0, 1]) await eventually(async () => expect(await get(server, '/readyz')).toEqual({ status: 200, body: { status: 'ready' } }))
+
+      // ---- Redis is killed: writes go on, each instance's own listeners hear them.
+      const redisDown = Date.now()
+      await redis.kill()
+      await eventually(() => expect(Math.min(acked(redisDown, 0).length, acked(redisDown, 1).length)).toBeGreaterThanOrEqual(20), 15_000)
+      const writtenOnA = (acked(redisDown, 0).find((s) => s.mark.startsWith('m-0-0-')) as Sent).mark
+      await eventually(() => expect(listenerA.heard()).toContain(writtenOnA))
+      expect(await get(0, '/readyz')).toEqual({ status: 200, body: { status: 'ready', degraded: ['redis'] } })
+      const redisRefusals = refused(redisDown).length
+
+      // ---- Redis is back: every instance's listeners hear every instance's writes again.
+      await redis.start()
+      const redisUp = Date.now()
+      await eventually(() => {
+        const fresh = acked(redisUp, 0).filter((s) => s.mark.startsWith('m-0-0-'))
+        expect(fresh.length).toBeGreaterThan(0)
+        expect(listenerB.heard()).toContain((fresh.at(-1) as Sent).mark)
+      }, 15_000)
+
+      await load.stop()
+      listenerA.close()
+      listenerB.close()
+
+      // ---- What the database holds.
+      const messages = await rows<{ text: string; user_id: string; n: string }>(
+        `select payload->>'text' as text, user_id, count(*) as n from messages where payload->>'text' like 'm-%' group by 1, 2`,
+      )
+      const fromUsers = new Map(messages.filter((m) => users.includes(m.user_id)).map((m) => [m.text, Number(m.n)]))
+      const ackedTexts = acked().map((s) => s.mark)
+      const lost = ackedTexts.filter((text) => !fromUsers.has(text))
+      const doubled = [...fromUsers.entries()].filter(([, n]) => n > 1).map(([text]) => text)
+      // Bot deliveries resume by themselves: the outbox empties, and each user message has one echo.
+      await eventually(async () => expect(await rows('select id from bot_deliveries')).toEqual([]), 30_000)
+      const echoes = await rows<{ text: string; n: string }>(
+        `select payload->>'text' as text, count(*) as n from messages where payload->>'text' like 'm-%' and user_id not in ('${users.join("','")}') group by 1`,
+      )
+      const echoed = new Map(echoes.map((e) => [e.text, Number(e.n)]))
+      const echoesDoubled = [...echoed.entries()].filter(([, n]) => n > 1).map(([text]) => text)
+      const unechoed = [...fromUsers.keys()].filter((text) => !echoed.has(text))
+      // Conversations made with client ids, retried on 503: each answered 200 or 409 in the end, made once.
+      const conversationOutcomes = new Map<string, number>()
+      for (const s of sent.filter((s) => s.kind === 'conversation')) conversationOutcomes.set(s.mark, s.status)
+      const conversationRows = await rows<{ id: string; n: string }>(`select id, count(*) as n from conversations where id like 'c-%' group by id`)
+
+      const refusals = refused()
+      const unanswered = sent.filter((s) => s.status === 0)
+      const unexpected = sent.filter((s) => ![200, 409, 503].includes(s.status))
+      const figures = {
+        requests: sent.length,
+        refusals: refusals.length,
+        refusalsWhileRedisAway: redisRefusals,
+        recoverySeconds: recovery,
+        acknowledgedWrites: ackedTexts.length,
+        unknownOutcome: refusals.filter((s) => s.kind === 'message').length,
+        unknownThatCommitted: refusals.filter((s) => s.kind === 'message' && fromUsers.has(s.mark)).length,
+        lost: lost.length,
+        doubled: doubled.length + echoesDoubled.length,
+        slowestAnswerMs: Math.max(...sent.map((s) => s.ended - s.started)),
+      }
+      process.stdout.write(`chaos figures: ${JSON.stringify(figures)}\n`)
+
+      expect(unanswered.map((s) => s.body)).toEqual([])
+      expect(unexpected.map((s) => [s.status, s.body])).toEqual([])
+      for (const refusal of refusals) {
+        expect(refusal.body).toEqual({ id: expect.stringMatching(/^err_/), code: 503, type: 'ServiceUnavailable', message: expect.any(String) })
+        expect(refusal.retryAfter).toBe('1')
+      }
+      expect(figures.slowestAnswerMs).toBeLessThan(DEADLINE_MS)
+      for (const seconds of recovery) expect(seconds * 1000).toBeLessThan(RECOVERY_MS)
+      expect(redisRefusals).toBe(0)
+      expect(lost).toEqual([])
+      expect(doubled).toEqual([])
+      expect(echoesDoubled).toEqual([])
+      expect(unechoed).toEqual([])
+      expect([...conversationOutcomes.values()].filter((status) => status !== 200 && status !== 409)).toEqual([])
+      expect(conversationRows.filter((row) => Number(row.n) !== 1)).toEqual([])
+      expect(conversationRows.map((row) => row.id).sort()).toEqual([...conversationOutcomes.keys()].filter((id) => id.startsWith('c-')).sort())
+      // The operator is told once per outage, not per request.
+      for (const server of servers) {
+        expect(server.stdout()).toContain('the database connection was lost')
+        expect(server.stdout()).toContain('the database answers again')
+      }
+    } finally {
+      await load.stop()
+      listenerA.close()
+      listenerB.close()
+    }
+  }, 120_000)
+})
