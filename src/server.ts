@@ -14,19 +14,10 @@ import type { Metrics } from './http/metrics.ts'
 import { ReadReplicas } from './http/read-replicas.ts'
 import { refuseOffTheApp } from './http/wire-refusals.ts'
 import { createLogger } from './logger.ts'
+import { connectRateLimitRedis } from './limits/rate-limits.ts'
 import type { RedisSignalBus } from './signals/redis.ts'
 import { traceStore } from './tracing/store.ts'
 import { tracing } from './tracing/tracing.ts'
-
-/** A Redis connection for the rate limits' counters (ioredis, imported only when REDIS_URL is set). */
-async function connectRateLimitRedis(url: string) {
-  const { Redis } = await import('ioredis')
-  const redis = new Redis(url, { lazyConnect: true, maxRetriesPerRequest: 1, enableOfflineQueue: false })
-  // ioredis reconnects by itself; meanwhile the limits count in memory (limits/rate-limits.ts).
-  redis.on('error', () => {})
-  await redis.connect()
-  return redis
-}
 
 export interface ServerOptions extends Omit<AppOptions, 'store' | 'log'> {
   /**
