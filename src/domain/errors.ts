@@ -14,6 +14,8 @@ export const errorStatus = {
   UnsupportedMediaType: 415,
   RateLimited: 429,
   Internal: 500,
+  // The instance cannot serve the request now (it is stopping): another instance, or a retry, may.
+  Unavailable: 503,
 } as const
 
 export type ErrorType = keyof typeof errorStatus

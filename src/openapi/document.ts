@@ -29,6 +29,7 @@ const errorWords: Record<ErrorType, string> = {
   UnsupportedMediaType: 'The body is not JSON sent as `Content-Type: application/json`.',
   RateLimited: 'Over a rate limit or cap; `Retry-After` says when to try again.',
   Internal: 'An unexpected failure, logged under the same id (no stack trace is ever returned).',
+  Unavailable: 'The instance cannot serve the request now (it is stopping); `Retry-After` says when to try again.',
 }
 
 const errorBody: JsonSchema = {
@@ -47,6 +48,7 @@ const errorBody: JsonSchema = {
 const errorHeaders: Partial<Record<ErrorType, Record<string, unknown>>> = {
   MethodNotFound: { Allow: { schema: { type: 'string' }, description: 'The methods the path takes' } },
   RateLimited: { 'Retry-After': { schema: { type: 'string' }, description: 'Seconds until the limit lets this request through' } },
+  Unavailable: { 'Retry-After': { schema: { type: 'string' }, description: 'Seconds after which to try again' } },
 }
 
 const errorResponses = Object.fromEntries(
