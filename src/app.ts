@@ -47,10 +47,23 @@ export interface App extends Pick<Wiring, 'signals' | 'bots' | 'streams' | 'rete
   admitStream(req: IncomingMessage, response: Response): (() => void) | Response | undefined
   /** The GraphQL WebSockets open (metrics). */
   openSockets(): number
+  /** The instance is stopping: /readyz answers 503 from now on, while every other request is still served. */
+  drain(): void
+  /**
+   * The listener is closing: from now on every request but /healthz and /readyz (which may still come on
+   * a connection kept alive) is answered 503 with Retry-After, and its connection closed.
+   */
+  refuseRequests(): void
   /** Ends live streams and WebSockets, which would otherwise hold a closing server open. */
   endLiveConnections(): Promise<void>
   /** Ends live connections and stops the delivery worker and retention; the database stays open (its owner closes it). */
   close(): Promise<void>
+}
+
+/** Whether a request's URL is /healthz or /readyz, the doors a stopping instance still answers. */
+const isHealthPath = (url: string): boolean => {
+  const { pathname } = new URL(url)
+  return pathname === '/healthz' || pathname === '/readyz'
 }
 
 /** The whole HTTP surface as one fetch function, with the live parts it runs; listening is main.ts's business. */
@@ -89,6 +102,7 @@ export function createApp({ corsOrigins = [], publicUrl, trustProxy = [], ...opt
         }
       : undefined
   let draining = false
+  let refusing = false
 
   // First match wins: administration before /{webhookId}/…, whose first segment could read "v1".
   const mounts = serveMounts(
@@ -183,6 +197,17 @@ export function createApp({ corsOrigins = [], publicUrl, trustProxy = [], ...opt
       const requestId = randomUUID()
       const clientAddress = proxies.clientAddress(peer, request.headers)
       // Before anything else: every URL this request could be handed is made of its Host.
+      if (refusing && !isHealthPath(request.url)) {
+        const refused = errorResponse(requestId, {
+          type: 'Unavailable',
+          status: 503,
+          message: 'this instance is stopping: retry, and another instance (or this one, restarted) will answer',
+          headers: { 'retry-after': '1', connection: 'close' },
+        })
+        void accessLog(request, refused, { requestId, clientAddress, route: '(stopping)', started })
+        labelResponse(refused, { transport: 'none', operation: '(stopping)' })
+        return refused
+      }
       const refusal = urls.refusal(request.headers, peer, request.url)
       if (refusal) {
         const refused = errorResponse(requestId, { type: 'InvalidPayload', status: 400, message: refusal })
@@ -204,6 +229,13 @@ export function createApp({ corsOrigins = [], publicUrl, trustProxy = [], ...opt
       return response
     },
     openSockets: () => sockets.reduce((open, socket) => open + socket.open(), 0),
+    drain() {
+      draining = true
+    },
+    refuseRequests() {
+      draining = true
+      refusing = true
+    },
     endLiveConnections,
     close() {
       closing ??= endLiveConnections().then(() => Promise.all([bots.stop(), retention.stop()])).then(() => undefined)

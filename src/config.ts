@@ -50,6 +50,11 @@ export interface Config {
   botLeaseMs: number | undefined
   /** RETENTION_DAYS: messages, events, bot events and bot logs older than this are pruned; 0 or unset: kept forever. */
   retentionDays: number
+  /**
+   * SHUTDOWN_DELAY_SECONDS: on SIGTERM/SIGINT, how long /readyz answers 503 while every other request is
+   * still served, before the listener closes (a load balancer's time to take the instance out); 0 by default.
+   */
+  shutdownDelayMs: number
 }
 
 export class ConfigError extends Error {}
@@ -277,6 +282,15 @@ function parseRetentionDays(raw: string | undefined): number {
   return days
 }
 
+function parseShutdownDelay(raw: string | undefined): number {
+  if (raw === undefined) return 0
+  const seconds = Number(raw)
+  if (!Number.isFinite(seconds) || seconds < 0 || seconds > 3600) {
+    throw new ConfigError(`SHUTDOWN_DELAY_SECONDS must be a number of seconds from 0 to 3600, got "${raw}"`)
+  }
+  return seconds * 1000
+}
+
 const nonEmpty = (value: string | undefined) => (value === undefined || value === '' ? undefined : value)
 
 export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
@@ -303,6 +317,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     botLeaseMs: parseSeconds('CONFAB_BOT_LEASE_SECONDS', nonEmpty(env.CONFAB_BOT_LEASE_SECONDS)),
     botUrlsPrivate: parseBotUrlsPrivate(nonEmpty(env.BOT_URLS_PRIVATE)),
     retentionDays: parseRetentionDays(nonEmpty(env.RETENTION_DAYS)),
+    shutdownDelayMs: parseShutdownDelay(nonEmpty(env.SHUTDOWN_DELAY_SECONDS)),
     bootstrap: {
       workspaceId: nonEmpty(env.CONFAB_WORKSPACE_ID),
       adminToken: nonEmpty(env.CONFAB_ADMIN_TOKEN),

@@ -59,11 +59,15 @@ async function main() {
 
   let stopping = false
   const stop = (signal: string) => {
-    if (stopping) return
+    if (stopping) {
+      log.info({ signal }, 'a second signal: stopping without waiting for the rest of the shutdown delay')
+      void confab.close()
+      return
+    }
     stopping = true
-    log.info({ signal }, 'shutting down')
+    log.info({ signal, shutdownDelaySeconds: config.shutdownDelayMs / 1000 }, 'shutting down')
     void confab
-      .close()
+      .close({ delayMs: config.shutdownDelayMs })
       .then(() => traces?.shutdown())
       .catch((error: unknown) => log.warn({ err: error }, 'the last spans could not be exported'))
       .finally(() => process.exit(0))

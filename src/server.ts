@@ -62,10 +62,13 @@ export interface ConfabServer {
   /** `http://host:port/metrics`, when `metricsPort` was given. */
   metricsUrl: string | undefined
   /**
-   * Stops: no new connections, in-flight requests finish, live streams end, the delivery worker
-   * finishes the attempts under way (the others stay in the outbox), then the database closes.
+   * Stops: /readyz answers 503 at once; after `delayMs` (SHUTDOWN_DELAY_SECONDS, none by default), during
+   * which every other request is still served, the listener closes: requests that still arrive on open
+   * connections are refused with 503, in-flight requests finish, live streams end, the delivery worker
+   * finishes the attempts under way (the others stay in the outbox), then the database closes. A call
+   * while stopping ends the delay at once (a second signal).
    */
-  close(): Promise<void>
+  close(options?: { delayMs?: number }): Promise<void>
 }
 
 /**
@@ -206,8 +209,25 @@ export async function createServer({
   const metricsUrl = metricsServer && `${origin((metricsServer.address() as AddressInfo).port)}/metrics`
 
   let closing: Promise<void> | undefined
-  const close = () =>
-    (closing ??= (async () => {
+  let endDelay: (() => void) | undefined
+  const close = ({ delayMs = 0 }: { delayMs?: number } = {}) => {
+    if (closing) {
+      endDelay?.()
+      return closing
+    }
+    app.drain()
+    closing = (async () => {
+      // Load balancers see /readyz fail and stop sending new requests meanwhile.
+      if (delayMs > 0) {
+        await new Promise<void>((resolve) => {
+          const timer = setTimeout(resolve, delayMs)
+          endDelay = () => {
+            clearTimeout(timer)
+            resolve()
+          }
+        })
+      }
+      app.refuseRequests()
       const closed = new Promise<void>((resolve) => server.close(() => resolve()))
       metricsServer?.close()
       void app.endLiveConnections()
@@ -220,6 +240,8 @@ export async function createServer({
       await rateLimitRedis?.quit().catch(() => rateLimitRedis?.disconnect())
       await signalBus?.close()
       await store.close()
-    })())
+    })()
+    return closing
+  }
   return { url, created, app, store, server, replicas, metricsUrl, close }
 }

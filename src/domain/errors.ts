@@ -15,10 +15,11 @@ export const errorStatus = {
   UnsupportedMediaType: 415,
   RateLimited: 429,
   Internal: 500,
-  // The database cannot be reached, or has no room: the request may succeed later (Retry-After).
-  // @botpress/client and @botpress/chat have no such types: they surface them as an UnknownError
-  // whose message carries this message, type and code (docs/reference/errors.md).
-  ServiceUnavailable: 503,
+  // The request cannot be served now, and may be later (Retry-After): the instance is stopping, or the
+  // database cannot be reached. @botpress/chat and @botpress/client have no such type: they surface it
+  // as an UnknownError whose message carries this message, type and code (docs/reference/errors.md).
+  Unavailable: 503,
+  // The database has no room left (a full disk).
   InsufficientStorage: 507,
 } as const
 
@@ -67,7 +68,7 @@ export const unavailableRetryAfterSeconds = 1
 
 /**
  * A storage failure that is the database's, not the request's (db/unavailable.ts), as the failure it
- * is: 503 ServiceUnavailable while the database cannot be reached, 507 InsufficientStorage when it
+ * is: 503 Unavailable while the database cannot be reached, 507 InsufficientStorage when it
  * is full, each with Retry-After; else undefined. A write so answered may have committed (the
  * database went away while its commit was under way): a client retries it with the ids it chose.
  */
@@ -77,5 +78,5 @@ export function unavailableError(error: unknown): DomainError | undefined {
   const headers = { 'retry-after': String(unavailableRetryAfterSeconds) }
   return unavailability === 'full'
     ? new DomainError('InsufficientStorage', `the database has no space left; retry in ${unavailableRetryAfterSeconds} s`, headers)
-    : new DomainError('ServiceUnavailable', `the database is unavailable; retry in ${unavailableRetryAfterSeconds} s`, headers)
+    : new DomainError('Unavailable', `the database is unavailable; retry in ${unavailableRetryAfterSeconds} s`, headers)
 }

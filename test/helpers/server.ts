@@ -38,6 +38,10 @@ export interface RunningServer {
   terminate: () => Promise<ExitStatus>
   /** SIGKILL to the whole process group, as a crash would: nothing is flushed or closed. Resolves once the server is gone. */
   kill: () => Promise<void>
+  /** Sends a signal to the server process alone, without waiting for anything. */
+  signal: (signal: NodeJS.Signals) => void
+  /** Resolves to npm's exit status (the server's, when the server alone was signalled) once the server process is gone. */
+  exited: () => Promise<ExitStatus>
 }
 
 const running = new Set<ChildProcess>()
@@ -185,6 +189,12 @@ export function startServer(options: { databaseUrl: string; env?: Record<string,
           killGroup('SIGKILL')
           await settle(exited)
         },
+        signal: (signal) => {
+          try {
+            process.kill(serverPid, signal)
+          } catch {}
+        },
+        exited: () => settle(exited),
       })
     }
     child.stdout?.on('data', onData)

@@ -39,7 +39,7 @@ describe('the OpenAPI document', () => {
     }
     expect(document.components.schemas.Error).toMatchObject({ required: ['id', 'code', 'type', 'message'], additionalProperties: false })
     expect(document.components.responses.RateLimited?.headers).toHaveProperty('Retry-After')
-    expect(document.components.responses.ServiceUnavailable?.headers).toHaveProperty('Retry-After')
+    expect(document.components.responses.Unavailable?.headers).toHaveProperty('Retry-After')
     expect(document.components.responses.InsufficientStorage?.headers).toHaveProperty('Retry-After')
   })
 

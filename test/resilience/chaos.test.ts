@@ -230,14 +230,14 @@ describe('two instances on PostgreSQL and Redis, each crashed and restarted unde
         expect(graphql.status).toBe(503)
         expect(graphql.headers.get('retry-after')).toBe('1')
         const answer = (await graphql.json()) as { errors: { message: string; extensions: Record<string, unknown> }[] }
-        expect(answer.errors[0]).toMatchObject({ message: 'the database is unavailable; retry in 1 s', extensions: { type: 'ServiceUnavailable', status: 503 } })
+        expect(answer.errors[0]).toMatchObject({ message: 'the database is unavailable; retry in 1 s', extensions: { type: 'Unavailable', status: 503 } })
         // A read too.
         const read = await fetch(`${chatUrl(servers[server] as RunningServer)}/conversations/conv-${server}-0/messages`, {
           headers: { 'x-user-key': keys[server] as string },
           signal: AbortSignal.timeout(DEADLINE_MS),
         })
         expect([read.status, read.headers.get('retry-after')]).toEqual([503, '1'])
-        expect(await read.json()).toEqual({ id: expect.stringMatching(/^err_/), code: 503, type: 'ServiceUnavailable', message: 'the database is unavailable; retry in 1 s' })
+        expect(await read.json()).toEqual({ id: expect.stringMatching(/^err_/), code: 503, type: 'Unavailable', message: 'the database is unavailable; retry in 1 s' })
       }
 
       // ---- PostgreSQL is back.
@@ -310,7 +310,7 @@ describe('two instances on PostgreSQL and Redis, each crashed and restarted unde
       expect(unanswered.map((s) => s.body)).toEqual([])
       expect(unexpected.map((s) => [s.status, s.body])).toEqual([])
       for (const refusal of refusals) {
-        expect(refusal.body).toEqual({ id: expect.stringMatching(/^err_/), code: 503, type: 'ServiceUnavailable', message: expect.any(String) })
+        expect(refusal.body).toEqual({ id: expect.stringMatching(/^err_/), code: 503, type: 'Unavailable', message: expect.any(String) })
         expect(refusal.retryAfter).toBe('1')
       }
       expect(figures.slowestAnswerMs).toBeLessThan(DEADLINE_MS)
