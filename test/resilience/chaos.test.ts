@@ -1,3 +1,7 @@
+import { Client as ChatClient } from '@botpress/chat'
+import { Client as AdminClient } from '@botpress/client'
+import { once } from 'node:events'
+import { connect } from 'node:net'
 import { SignJWT } from 'jose'
 import pg from 'pg'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
@@ -27,6 +31,8 @@ const env = {
   RATE_LIMIT_USER_WRITES: '1000000/60',
   RATE_LIMIT_BOT_MESSAGES: '1000000/60',
   LOG_LEVEL: 'info',
+  // On SIGTERM, /readyz fails at once and requests are served this long before the listener closes.
+  SHUTDOWN_DELAY_SECONDS: '2',
 }
 
 /** A request not answered within this is a hang (the server's own request timeout is 60 s). */
@@ -70,6 +76,8 @@ interface Sent {
   status: number
   body: any
   retryAfter: string | null
+  /** Why a request got no answer: the code under fetch's error (ECONNREFUSED, ECONNRESET…), or its name. */
+  failure?: string
 }
 
 const sent: Sent[] = []
@@ -87,7 +95,8 @@ async function send(server: number, kind: Sent['kind'], mark: string, path: stri
     const text = await response.text()
     record = { server, kind, mark, started, ended: Date.now(), status: response.status, body: text ? JSON.parse(text) : undefined, retryAfter: response.headers.get('retry-after') }
   } catch (error) {
-    record = { server, kind, mark, started, ended: Date.now(), status: 0, body: String(error), retryAfter: null }
+    const failure = (error as { cause?: { code?: string } }).cause?.code ?? (error as Error).name
+    record = { server, kind, mark, started, ended: Date.now(), status: 0, body: String(error), retryAfter: null, failure }
   }
   sent.push(record)
   return record
@@ -99,6 +108,9 @@ const backOff = () => new Promise((resolve) => setTimeout(resolve, 100))
 interface Load {
   stop(): Promise<void>
 }
+
+/** The servers stopped on purpose (SIGTERM): their writers stop once a connection to them is refused, as a client goes elsewhere. */
+const stopped = new Set<number>()
 
 /**
  * Writers on each server, each to a conversation of its own: createMessage with a text no other
@@ -118,11 +130,17 @@ function startLoad(keys: string[], conversations: string[][], writersPerServer: 
           for (let n = 0; running; n++) {
             const text = `m-${server}-${w}-${n}`
             const message = await send(server, 'message', text, '/messages', key, { conversationId, payload: { type: 'text', text } })
+            if (stopped.has(server) && message.failure === 'ECONNREFUSED') break
             if (message.status === 503) await backOff()
             if (n % 10 !== 0) continue
             const id = `c-${server}-${w}-${n}`
-            for (;;) {
-              const created = await send(server, 'conversation', id, '/conversations', key, { id })
+            for (let target = server; ; ) {
+              const created = await send(target, 'conversation', id, '/conversations', key, { id })
+              // A stopping instance's refusal: the client goes to the other one.
+              if (stopped.has(target) && (created.status === 503 || created.failure === 'ECONNREFUSED')) {
+                target = 1 - target
+                continue
+              }
               if (created.status !== 503 || !running) break
               await backOff()
             }
@@ -142,6 +160,33 @@ function startLoad(keys: string[], conversations: string[][], writersPerServer: 
 const acked = (since = 0, server?: number) =>
   sent.filter((s) => s.kind === 'message' && s.status === 200 && s.started >= since && (server === undefined || s.server === server))
 const refused = (since = 0, until = Number.POSITIVE_INFINITY) => sent.filter((s) => s.status === 503 && s.started >= since && s.started < until)
+
+/**
+ * A createMessage on a connection of its own, its headers and the start of its body sent: under way
+ * until `finish` sends the rest, with whatever requests should follow it on the same connection.
+ */
+async function underWay(server: number, key: string, conversationId: string, text: string) {
+  const { port } = new URL((servers[server] as RunningServer).baseUrl)
+  const socket = connect(Number(port), '127.0.0.1')
+  await once(socket, 'connect')
+  let received = ''
+  socket.setEncoding('utf8').on('data', (chunk: string) => (received += chunk))
+  const closed = once(socket, 'close')
+  const body = JSON.stringify({ conversationId, payload: { type: 'text', text } })
+  const head = (method: string, path: string, length?: number) =>
+    `${method} /${env.CONFAB_WEBHOOK_ID}${path} HTTP/1.1\r\nHost: 127.0.0.1:${port}\r\nx-user-key: ${key}\r\n` +
+    (length === undefined ? '\r\n' : `Content-Type: application/json\r\nContent-Length: ${Buffer.byteLength(body)}\r\n\r\n`)
+  socket.write(head('POST', '/messages', Buffer.byteLength(body)) + body.slice(0, 10))
+  return {
+    /** Sends the rest of the body, then a GET of the conversation's messages on the same connection (pipelined). */
+    finish: () => socket.write(body.slice(10) + head('GET', `/conversations/${conversationId}/messages`)),
+    /** Every response the connection carried, once the server closed it. */
+    responses: async () => {
+      await closed
+      return received.split(/(?=HTTP\/1\.1 )/)
+    },
+  }
+}
 
 /** A listener of a conversation on a server: the texts of the messages it hears. */
 async function listen(server: number, key: string, conversationId: string) {
@@ -209,6 +254,11 @@ describe('two instances on PostgreSQL and Redis, each crashed and restarted unde
       // Steady state: both instances write.
       await eventually(() => expect(Math.min(acked(0, 0).length, acked(0, 1).length)).toBeGreaterThanOrEqual(20), 30_000)
 
+      // The official clients, connected before the crash (@botpress/chat checks its connection once).
+      const chatClient = new ChatClient({ apiUrl: chatUrl(servers[0] as RunningServer) })
+      await chatClient.getUser({ 'x-user-key': keys[0] as string })
+      const adminClient = new AdminClient({ apiUrl: (servers[0] as RunningServer).baseUrl, token: env.CONFAB_ADMIN_TOKEN, workspaceId: env.CONFAB_WORKSPACE_ID })
+
       // ---- PostgreSQL crashes.
       const down = Date.now()
       await postgres.crash()
@@ -240,6 +290,15 @@ describe('two instances on PostgreSQL and Redis, each crashed and restarted unde
         expect(await read.json()).toEqual({ id: expect.stringMatching(/^err_/), code: 503, type: 'Unavailable', message: 'the database is unavailable; retry in 1 s' })
       }
 
+      // The official clients surface it as an UnknownError that says what the body says.
+      const unclassified = 'An unclassified API error occurred: the database is unavailable; retry in 1 s (Type: Unavailable, Code: 503)'
+      await expect(chatClient.createMessage({ 'x-user-key': keys[0] as string, conversationId: 'conv-0-0', payload: { type: 'text', text: 'official while down' } })).rejects.toMatchObject({
+        type: 'Unknown',
+        isApiError: true,
+        message: unclassified,
+      })
+      await expect(adminClient.listBots({})).rejects.toMatchObject({ type: 'Unknown', isApiError: true, message: unclassified })
+
       // ---- PostgreSQL is back.
       await postgres.start()
       const up = Date.now()
@@ -264,6 +323,34 @@ describe('two instances on PostgreSQL and Redis, each crashed and restarted unde
         expect(fresh.length).toBeGreaterThan(0)
         expect(listenerB.heard()).toContain((fresh.at(-1) as Sent).mark)
       }, 15_000)
+
+      // ---- SIGTERM to B under load: /readyz fails at once, requests are served for the delay, then
+      // the listener closes, what is under way finishes, and the process exits 0.
+      const b = servers[1] as RunningServer
+      const inFlight = await underWay(1, keys[1] as string, 'conv-1-0', 'in flight at SIGTERM')
+      const term = Date.now()
+      stopped.add(1)
+      b.signal('SIGTERM')
+      await eventually(async () => expect(await get(1, '/readyz')).toEqual({ status: 503, body: { status: 'unavailable', reason: 'stopping' } }))
+      // Once the delay is over the listener closes: a new connection is refused…
+      await eventually(() => expect(fetch(`${b.baseUrl}/healthz`)).rejects.toMatchObject({ cause: { code: 'ECONNREFUSED' } }), 15_000)
+      // …the request under way finishes, and one that comes after it on its open connection is refused with 503.
+      inFlight.finish()
+      const [finished, after] = await inFlight.responses()
+      expect(finished).toMatch(/^HTTP\/1\.1 200 /)
+      expect(finished).toContain('"text":"in flight at SIGTERM"')
+      expect(after).toMatch(/^HTTP\/1\.1 503 /)
+      expect(after?.toLowerCase()).toContain('retry-after: 1')
+      expect(after?.toLowerCase()).toContain('connection: close')
+      expect(after).toContain('"type":"Unavailable"')
+      expect(await b.exited()).toEqual({ code: 0, signal: null })
+      const exited = Date.now()
+      const afterTerm = sent.filter((s) => s.server === 1 && s.started >= term)
+      const servedWhileStopping = afterTerm.filter((s) => s.status === 200).length
+      const refusedWhileStopping = afterTerm.filter((s) => s.status === 503).length
+      expect(servedWhileStopping).toBeGreaterThan(0)
+      // Writes go on through A.
+      await eventually(() => expect(acked(exited, 0).length).toBeGreaterThanOrEqual(10), 15_000)
 
       await load.stop()
       listenerA.close()
@@ -291,8 +378,9 @@ describe('two instances on PostgreSQL and Redis, each crashed and restarted unde
       const conversationRows = await rows<{ id: string; n: string }>(`select id, count(*) as n from conversations where id like 'c-%' group by id`)
 
       const refusals = refused()
-      const unanswered = sent.filter((s) => s.status === 0)
-      const unexpected = sent.filter((s) => ![200, 409, 503].includes(s.status))
+      // Once B's listener closed, a new connection to it is refused: that is the only request allowed no answer.
+      const unanswered = sent.filter((s) => s.status === 0 && !(s.server === 1 && s.started >= term && s.failure === 'ECONNREFUSED'))
+      const unexpected = sent.filter((s) => ![0, 200, 409, 503].includes(s.status))
       const figures = {
         requests: sent.length,
         refusals: refusals.length,
@@ -301,16 +389,19 @@ describe('two instances on PostgreSQL and Redis, each crashed and restarted unde
         acknowledgedWrites: ackedTexts.length,
         unknownOutcome: refusals.filter((s) => s.kind === 'message').length,
         unknownThatCommitted: refusals.filter((s) => s.kind === 'message' && fromUsers.has(s.mark)).length,
+        sigterm: { servedDuringDelay: servedWhileStopping, refusedAfterListenerClosed: refusedWhileStopping, exitCode: 0 },
         lost: lost.length,
         doubled: doubled.length + echoesDoubled.length,
         slowestAnswerMs: Math.max(...sent.map((s) => s.ended - s.started)),
       }
       process.stdout.write(`chaos figures: ${JSON.stringify(figures)}\n`)
 
-      expect(unanswered.map((s) => s.body)).toEqual([])
+      expect(unanswered.map((s) => `${s.kind} to ${s.server} at ${s.started - term} ms of SIGTERM: ${s.failure} ${s.body}`)).toEqual([])
       expect(unexpected.map((s) => [s.status, s.body])).toEqual([])
       for (const refusal of refusals) {
-        expect(refusal.body).toEqual({ id: expect.stringMatching(/^err_/), code: 503, type: 'Unavailable', message: expect.any(String) })
+        const stopping = refusal.server === 1 && refusal.started >= term
+        const message = stopping ? expect.stringMatching(/^(the database is unavailable; retry in 1 s|this instance is stopping)/) : 'the database is unavailable; retry in 1 s'
+        expect(refusal.body).toEqual({ id: expect.stringMatching(/^err_/), code: 503, type: 'Unavailable', message })
         expect(refusal.retryAfter).toBe('1')
       }
       expect(figures.slowestAnswerMs).toBeLessThan(DEADLINE_MS)
