@@ -16,7 +16,6 @@
  * measures the server, not the limits.
  */
 import { execFileSync } from 'node:child_process'
-import pg from 'pg'
 import { mkdtempSync, rmSync } from 'node:fs'
 import { Agent, createServer, request } from 'node:http'
 import type { AddressInfo } from 'node:net'
@@ -24,6 +23,7 @@ import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { signUserKey } from '../src/auth/user-key.ts'
 import { load } from './load.ts'
+import { freshPostgres } from './postgres.ts'
 import { type Listener, listen, listenMany } from './listeners.ts'
 import { root, startBuilt } from './server.ts'
 import { latencies, ms } from './stats.ts'
@@ -76,28 +76,13 @@ async function json(url: string, init: RequestInit & { headers?: Record<string, 
   return JSON.parse(text)
 }
 
-/** Runs one statement on the PostgreSQL server `url` names (its maintenance database). */
-async function onPostgres(url: string, statement: string) {
-  const client = new pg.Client({ connectionString: url })
-  await client.connect()
-  try {
-    await client.query(statement)
-  } finally {
-    await client.end()
-  }
-}
-
 /** The database the soak runs on: a fresh SQLite file, or a fresh database on the PostgreSQL server given; and how to drop it. */
 async function soakDatabase(): Promise<{ url: string; drop(): Promise<void> }> {
   if (postgresServer === undefined) {
     const dir = mkdtempSync(join(tmpdir(), 'confab-soak-'))
     return { url: join(dir, 'soak.db'), drop: async () => rmSync(dir, { recursive: true, force: true }) }
   }
-  const name = `confab_soak_${process.pid}`
-  await onPostgres(postgresServer, `create database "${name}"`)
-  const url = new URL(postgresServer)
-  url.pathname = `/${name}`
-  return { url: url.toString(), drop: () => onPostgres(postgresServer, `drop database if exists "${name}" with (force)`) }
+  return freshPostgres(postgresServer, `confab_soak_${process.pid}`)
 }
 
 async function main() {
