@@ -9,7 +9,6 @@
  * come from `bash ../shared/perf/compare.sh`; this prints absolute figures only.
  */
 import { execFileSync } from 'node:child_process'
-import pg from 'pg'
 import { mkdtempSync, rmSync } from 'node:fs'
 import { createServer } from 'node:http'
 import type { AddressInfo } from 'node:net'
@@ -18,6 +17,7 @@ import { join } from 'node:path'
 import { signUserKey } from '../src/auth/user-key.ts'
 import { defaultSseTiming } from '../src/http/sse.ts'
 import { type LoadResult, load, type RequestSpec } from './load.ts'
+import { freshPostgres } from './postgres.ts'
 import { type Listener, listen, listenMany } from './listeners.ts'
 import { seedMessages } from './seed.ts'
 import { root, type Server, start, startBuilt } from './server.ts'
@@ -295,7 +295,7 @@ async function botLagPhase() {
   } finally {
     await sqlite.stop()
   }
-  const database = await freshPostgres()
+  const database = await freshDatabaseOnPostgres()
   try {
     const { server } = await startBuilt(database.url)
     try {
@@ -377,22 +377,7 @@ const pgAdminUrl = process.env.BENCH_DATABASE_URL || 'postgres://postgres@127.0.
 const redisUrl = process.env.BENCH_REDIS_URL || 'redis://127.0.0.1:6379'
 
 /** A fresh PostgreSQL database for the run; dropped by `drop`. */
-async function freshPostgres() {
-  const name = `confab_bench_${process.pid}_${++databases}`
-  const admin = async (statement: string) => {
-    const client = new pg.Client({ connectionString: pgAdminUrl })
-    await client.connect()
-    try {
-      await client.query(statement)
-    } finally {
-      await client.end()
-    }
-  }
-  await admin(`create database "${name}"`)
-  const url = new URL(pgAdminUrl)
-  url.pathname = `/${name}`
-  return { url: url.toString(), drop: () => admin(`drop database if exists "${name}" with (force)`) }
-}
+const freshDatabaseOnPostgres = () => freshPostgres(pgAdminUrl, `confab_bench_${process.pid}_${++databases}`)
 
 /** createMessage and listMessages (REST) against the servers given, the connections shared among them. */
 async function restLoad(servers: Server[], label: string) {
@@ -417,7 +402,7 @@ async function scalePhase() {
   } finally {
     await sqlite.stop()
   }
-  const one = await freshPostgres()
+  const one = await freshDatabaseOnPostgres()
   try {
     const { server } = await startBuilt(one.url)
     try {
@@ -428,7 +413,7 @@ async function scalePhase() {
   } finally {
     await one.drop()
   }
-  const two = await freshPostgres()
+  const two = await freshDatabaseOnPostgres()
   try {
     const env = { REDIS_URL: redisUrl }
     const [a, b] = [(await startBuilt(two.url, env)).server, (await startBuilt(two.url, env)).server] as [Server, Server]

@@ -1,6 +1,10 @@
 /*
  * Confab soak: steady load for a long run, to see memory growth and tail-latency drift.
  *   npm run soak [-- --minutes 10 --connections 32 --listeners 200]
+ *   npm run soak -- --database postgres://postgres@127.0.0.1:5432/postgres [--redis redis://127.0.0.1:6379]
+ * On SQLite (a file in a temporary folder) by default; with --database postgres://…, on a database
+ * of its own made on that server (confab_soak_<pid>, dropped at the end), and with --redis, live
+ * signals and rate-limit counters through that Redis, as several instances run.
  * Measures the peak createMessage rate first (closed loop, 5 s), then holds half of it for the
  * run, open loop, across createMessage (half to the built-in echo bot, half to a local webhook bot
  * whose replies come back), listMessages and SSE listeners of the conversations written to.
@@ -19,6 +23,7 @@ import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { signUserKey } from '../src/auth/user-key.ts'
 import { load } from './load.ts'
+import { freshPostgres } from './postgres.ts'
 import { type Listener, listen, listenMany } from './listeners.ts'
 import { root, startBuilt } from './server.ts'
 import { latencies, ms } from './stats.ts'
@@ -31,6 +36,13 @@ const minutes = arg('minutes', 10)
 const connections = arg('connections', 32)
 const listenerCount = arg('listeners', 200)
 const minuteMs = arg('minute-seconds', 60) * 1000
+const text = (name: string) => {
+  const i = process.argv.indexOf(`--${name}`)
+  return i >= 0 ? process.argv[i + 1] : undefined
+}
+const postgresServer = text('database')
+const redisUrl = text('redis')
+if (postgresServer !== undefined && !/^postgres(ql)?:\/\//i.test(postgresServer)) throw new Error(`--database takes a postgres:// URL, got "${postgresServer}"`)
 
 const WEBHOOK = 'bench'
 const admin = { authorization: 'Bearer bp_pat_bench', 'x-workspace-id': 'wkspace_bench', 'content-type': 'application/json' }
@@ -64,10 +76,23 @@ async function json(url: string, init: RequestInit & { headers?: Record<string, 
   return JSON.parse(text)
 }
 
+/** The database the soak runs on: a fresh SQLite file, or a fresh database on the PostgreSQL server given; and how to drop it. */
+async function soakDatabase(): Promise<{ url: string; drop(): Promise<void> }> {
+  if (postgresServer === undefined) {
+    const dir = mkdtempSync(join(tmpdir(), 'confab-soak-'))
+    return { url: join(dir, 'soak.db'), drop: async () => rmSync(dir, { recursive: true, force: true }) }
+  }
+  return freshPostgres(postgresServer, `confab_soak_${process.pid}`)
+}
+
 async function main() {
   execFileSync(process.execPath, ['src/build.mjs', '--if-stale'], { cwd: root, stdio: 'inherit' })
-  const dir = mkdtempSync(join(tmpdir(), 'confab-soak-'))
-  const { server } = await startBuilt(join(dir, 'soak.db'), { RATE_LIMITS: 'off', METRICS_PORT: '0' })
+  const database = await soakDatabase()
+  console.log(`soak on ${postgresServer ? `PostgreSQL (${database.url})` : 'SQLite'}${redisUrl ? ` with Redis (${redisUrl})` : ''}`)
+  const { server } = await startBuilt(database.url, { RATE_LIMITS: 'off', METRICS_PORT: '0', ...(redisUrl ? { REDIS_URL: redisUrl } : {}) }).catch(async (error: unknown) => {
+    await database.drop()
+    throw error
+  })
   /** The server's V8 heap in use (MiB), from its own metrics. */
   const heap = async () => {
     const url = server.metricsUrl()
@@ -197,7 +222,7 @@ async function main() {
     for (const l of listeners) l.close()
     bot.close()
     await server.stop()
-    rmSync(dir, { recursive: true, force: true })
+    await database.drop()
   }
 }
 

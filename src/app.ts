@@ -224,6 +224,9 @@ export function createApp({ corsOrigins = [], publicUrl, trustProxy = [], ...opt
       const routed: Routed = { route: '(no route)' }
       const response = await mounts.serve(request, requestId, peer, clientAddress, () => urls.baseOf(request.url, request.headers, peer), routed)
       withHeaders(response, { 'x-request-id': requestId, ...cors.responseHeaders(request) })
+      // Stopping: each connection closes after its answer, so that none is left idle for the listener's
+      // close to cut while its client sends on it (a reset, where a new connection is refused cleanly).
+      if (draining) withHeaders(response, { connection: 'close' })
       void accessLog(request, response, { requestId, clientAddress, route: routed.route, started })
       labelResponse(response, { transport: routed.kind ?? 'none', operation: routed.operation ?? routed.route, route: routed.route })
       return response

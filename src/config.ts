@@ -16,6 +16,8 @@ export interface Config {
   databaseUrl: string
   /** DATABASE_POOL_SIZE: PostgreSQL connections per instance. */
   poolSize: number | undefined
+  /** DATABASE_CONNECT_TIMEOUT_SECONDS: how long a request waits for a PostgreSQL connection before it is answered 503. */
+  databaseConnectTimeoutMs: number | undefined
   /** READ_REPLICAS: worker threads that serve reads beside the main thread (SQLite). */
   readReplicas: number
   /** REDIS_URL: live signals across instances. */
@@ -299,6 +301,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     host: nonEmpty(env.HOST) ?? '127.0.0.1',
     databaseUrl: nonEmpty(env.DATABASE_URL) ?? './data/confab.db',
     poolSize: parsePoolSize(nonEmpty(env.DATABASE_POOL_SIZE)),
+    databaseConnectTimeoutMs: parseSeconds('DATABASE_CONNECT_TIMEOUT_SECONDS', nonEmpty(env.DATABASE_CONNECT_TIMEOUT_SECONDS)),
     readReplicas: parseReadReplicas(nonEmpty(env.READ_REPLICAS)),
     redisUrl: nonEmpty(env.REDIS_URL),
     logLevel: nonEmpty(env.LOG_LEVEL) ?? 'info',

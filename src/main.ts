@@ -25,6 +25,7 @@ async function main() {
   const confab = await createServer({
     databaseUrl: config.databaseUrl,
     poolSize: config.poolSize,
+    databaseConnectTimeoutMs: config.databaseConnectTimeoutMs,
     readReplicas: config.readReplicas,
     redisUrl: config.redisUrl,
     port: config.port,

@@ -14,19 +14,10 @@ import type { Metrics } from './http/metrics.ts'
 import { ReadReplicas } from './http/read-replicas.ts'
 import { refuseOffTheApp } from './http/wire-refusals.ts'
 import { createLogger } from './logger.ts'
+import { connectRateLimitRedis } from './limits/rate-limits.ts'
 import type { RedisSignalBus } from './signals/redis.ts'
 import { traceStore } from './tracing/store.ts'
 import { tracing } from './tracing/tracing.ts'
-
-/** A Redis connection for the rate limits' counters (ioredis, imported only when REDIS_URL is set). */
-async function connectRateLimitRedis(url: string) {
-  const { Redis } = await import('ioredis')
-  const redis = new Redis(url, { lazyConnect: true, maxRetriesPerRequest: 1, enableOfflineQueue: false })
-  // ioredis reconnects by itself; meanwhile the limits count in memory (limits/rate-limits.ts).
-  redis.on('error', () => {})
-  await redis.connect()
-  return redis
-}
 
 export interface ServerOptions extends Omit<AppOptions, 'store' | 'log'> {
   /**
@@ -36,6 +27,8 @@ export interface ServerOptions extends Omit<AppOptions, 'store' | 'log'> {
   databaseUrl?: string
   /** PostgreSQL: connections in the pool (DATABASE_POOL_SIZE); 10 by default. */
   poolSize?: number
+  /** PostgreSQL: how long a request waits for a connection before it is answered 503 (DATABASE_CONNECT_TIMEOUT_SECONDS); 5 s by default. */
+  databaseConnectTimeoutMs?: number
   /**
    * SQLite: worker threads that serve reads (READ_REPLICAS; http/read-replicas.ts); none by default
    * here, one per core up to 4 for `npm start`. Ignored on PostgreSQL, whose instances scale instead.
@@ -120,6 +113,7 @@ export async function createServer({
   log = createLogger('info'),
   bootstrap: bootstrapValues = {},
   poolSize,
+  databaseConnectTimeoutMs,
   redisUrl,
   rateLimitPrefix,
   readReplicas = 0,
@@ -132,6 +126,12 @@ export async function createServer({
   const metrics = metricsModule && new metricsModule.Metrics()
   const store = await openStore(databaseUrl, {
     poolSize,
+    connectTimeoutMs: databaseConnectTimeoutMs,
+    // Once per outage, not per request: each request meanwhile is answered 503 (docs/guides/several-instances.md).
+    onAvailability: (available, error) =>
+      available
+        ? log.info('the database answers again')
+        : log.warn({ err: error }, 'the database connection was lost: requests are answered 503 until it answers again'),
     onCommit: metrics && ((units, seconds) => metrics.committed(units, seconds)),
     onEffectError: (error) => log.error({ err: error }, 'an effect of a committed write failed'),
     checkpoints: { onError: (error) => log.warn({ err: error }, 'SQLite checkpoints on the writer again') },

@@ -13,10 +13,10 @@ export type StoreOptions = SqliteStoreOptions & PostgresStoreOptions
  */
 export async function openStore(databaseUrl: string, options: StoreOptions = {}): Promise<Store> {
   if (isPostgresUrl(databaseUrl)) {
-    const { poolSize, schema, onEffectError, onQuery } = options
+    const { poolSize, schema, onEffectError, onQuery, connectTimeoutMs, onAvailability } = options
     // Imported when asked for: pg is not loaded by the embedded default, which starts sooner without it.
     const { openPostgresStore } = await import('./postgres/store.ts')
-    return openPostgresStore(databaseUrl, { poolSize, schema, onEffectError, onQuery })
+    return openPostgresStore(databaseUrl, { poolSize, schema, onEffectError, onQuery, connectTimeoutMs, onAvailability })
   }
   return openSqliteStore(databaseUrl, options)
 }

@@ -1,3 +1,4 @@
+import { databaseUnavailability } from '../db/unavailable.ts'
 import { WriteConflict } from '../db/write-conflict.ts'
 
 /** The error types of @botpress/chat, with the HTTP status each one travels with. */
@@ -14,8 +15,12 @@ export const errorStatus = {
   UnsupportedMediaType: 415,
   RateLimited: 429,
   Internal: 500,
-  // The instance cannot serve the request now (it is stopping): another instance, or a retry, may.
+  // The request cannot be served now, and may be later (Retry-After): the instance is stopping, or the
+  // database cannot be reached. @botpress/chat and @botpress/client have no such type: they surface it
+  // as an UnknownError whose message carries this message, type and code (docs/reference/errors.md).
   Unavailable: 503,
+  // The database has no room left (a full disk).
+  InsufficientStorage: 507,
 } as const
 
 export type ErrorType = keyof typeof errorStatus
@@ -57,3 +62,21 @@ export const errorTypeOf = (status: number): ErrorType =>
 /** A write that lost a race with another instance's (db/write-conflict.ts) as the failure it is, 404 or 409; else undefined. */
 export const writeConflictError = (error: unknown): DomainError | undefined =>
   error instanceof WriteConflict ? new DomainError(error.kind === 'gone' ? 'ResourceNotFound' : 'AlreadyExists', error.message) : undefined
+
+/** Seconds a client is told to wait (Retry-After) before it tries again while the database is away or full. */
+export const unavailableRetryAfterSeconds = 1
+
+/**
+ * A storage failure that is the database's, not the request's (db/unavailable.ts), as the failure it
+ * is: 503 Unavailable while the database cannot be reached, 507 InsufficientStorage when it
+ * is full, each with Retry-After; else undefined. A write so answered may have committed (the
+ * database went away while its commit was under way): a client retries it with the ids it chose.
+ */
+export function unavailableError(error: unknown): DomainError | undefined {
+  const unavailability = databaseUnavailability(error)
+  if (!unavailability) return undefined
+  const headers = { 'retry-after': String(unavailableRetryAfterSeconds) }
+  return unavailability === 'full'
+    ? new DomainError('InsufficientStorage', `the database has no space left; retry in ${unavailableRetryAfterSeconds} s`, headers)
+    : new DomainError('Unavailable', `the database is unavailable; retry in ${unavailableRetryAfterSeconds} s`, headers)
+}

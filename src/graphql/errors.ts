@@ -1,6 +1,6 @@
 import { GraphQLError } from 'graphql'
 import type { Logger } from 'pino'
-import { DomainError, type ErrorType, errorTypeOf, writeConflictError } from '../domain/errors.ts'
+import { DomainError, type ErrorType, errorTypeOf, unavailableError, writeConflictError } from '../domain/errors.ts'
 
 /** How a failure is told over any transport: the contract's type, its HTTP status and a safe message. */
 export interface Failure {
@@ -28,7 +28,10 @@ function expectedFailure(error: unknown): Failure | undefined {
   }
   const conflict = writeConflictError(error)
   if (conflict) return expectedFailure(conflict)
-  if (!(error instanceof GraphQLError)) return undefined
+  if (!(error instanceof GraphQLError)) {
+    const unavailable = unavailableError(error)
+    return unavailable && expectedFailure(unavailable)
+  }
   const { type, status } = error.extensions
   if (typeof type === 'string' && typeof status === 'number') {
     // A refusal's own headers (a 429's Retry-After) travel with it to a REST error body too.
@@ -36,6 +39,8 @@ function expectedFailure(error: unknown): Failure | undefined {
     return { type: type as ErrorType, status, message: error.message, ...(headers && { headers }) }
   }
   if (error.originalError instanceof DomainError || writeConflictError(error.originalError)) return expectedFailure(error.originalError)
+  const unavailable = error.originalError && unavailableError(error.originalError)
+  if (unavailable) return expectedFailure(unavailable)
   if (error.originalError && !(error.originalError instanceof GraphQLError)) return undefined
   const requestStatus = httpStatusOf(error) ?? 400
   if (requestStatus >= 500) return undefined
@@ -64,7 +69,8 @@ export function failureToGraphQLError(failure: Failure, refusesRequest: boolean,
   return errorAt(base, failure.message, {
     type: failure.type,
     status: failure.status,
-    ...(refusesRequest || failure.status >= 500 ? { http: { status: failure.status } } : {}),
+    // A refusal's headers (a 503's Retry-After) go on the HTTP response, as a 429's do.
+    ...(refusesRequest || failure.status >= 500 ? { http: { status: failure.status, ...(failure.headers && { headers: failure.headers }) } } : {}),
   })
 }
 

@@ -22,9 +22,12 @@ const withinTime = <T>(check: Promise<T>, ms = 2000): Promise<T> => {
 }
 
 /**
- * GET /readyz: 200 `{"status":"ready"}` when the database answers with its migrations applied (and
- * the signal bus, Redis, answers when there is one); 503 `{"status":"unavailable",…}` otherwise, and
- * from the moment the instance starts stopping, so that a load balancer sends requests elsewhere.
+ * GET /readyz: 200 `{"status":"ready"}` when the database answers with its migrations applied; 503
+ * `{"status":"unavailable","failing":["database"]}` otherwise, and from the moment the instance
+ * starts stopping, so that a load balancer sends requests elsewhere. Redis (the signal bus) not
+ * answering leaves the instance ready, saying so (`"degraded":["redis"]`): writes go on without it
+ * and this instance's listeners hear them, and since every instance shares that Redis, a 503 would
+ * take them all out of the balancer at once for the loss of live signals across instances.
  */
 export const readinessTransport = (checks: {
   store: { check(): Promise<void> }
@@ -34,12 +37,20 @@ export const readinessTransport = (checks: {
   async serve(request) {
     if (request.method !== 'GET') throw new DomainError('MethodNotFound', 'the readiness check answers GET', { allow: 'GET' })
     if (checks.draining()) return json(503, { status: 'unavailable', reason: 'stopping' })
-    const failed: string[] = []
-    await Promise.all([
-      withinTime(checks.store.check()).catch(() => failed.push('database')),
-      checks.signalBus?.ping && withinTime(checks.signalBus.ping()).catch(() => failed.push('redis')),
+    const [database, redis] = await Promise.all([
+      withinTime(checks.store.check()).then(
+        () => true,
+        () => false,
+      ),
+      checks.signalBus?.ping
+        ? withinTime(checks.signalBus.ping()).then(
+            () => true,
+            () => false,
+          )
+        : true,
     ])
-    return failed.length === 0 ? json(200, { status: 'ready' }) : json(503, { status: 'unavailable', failing: failed.sort() })
+    if (!database) return json(503, { status: 'unavailable', failing: ['database'] })
+    return json(200, redis ? { status: 'ready' } : { status: 'ready', degraded: ['redis'] })
   },
   refuse: restRefusal,
 })

@@ -2,6 +2,21 @@ import type { Redis } from 'ioredis'
 import { type RateLimiterAbstract, RateLimiterMemory, RateLimiterRedis, RateLimiterRes } from 'rate-limiter-flexible'
 import type { RateLimitName, RateLimitRule, RateLimitRules } from '../config.ts'
 
+/**
+ * A Redis connection for the rate limits' counters (ioredis, imported only when REDIS_URL is set).
+ * While Redis is away the limits count in each instance's memory (RateLimits' insurance): ioredis
+ * reconnects by itself, a command is refused at once while it does (no offline queue), and one that
+ * gets no answer (a Redis that stopped answering without closing the connection) is given up after
+ * a second, so that no request waits on a counter.
+ */
+export async function connectRateLimitRedis(url: string): Promise<Redis> {
+  const { Redis } = await import('ioredis')
+  const redis = new Redis(url, { lazyConnect: true, maxRetriesPerRequest: 1, enableOfflineQueue: false, commandTimeout: 1_000 })
+  redis.on('error', () => {})
+  await redis.connect()
+  return redis
+}
+
 /** A request over its limit: which limit, its rule, and when a point frees up again. */
 export interface RateLimitRefusal {
   limit: RateLimitName

@@ -29,7 +29,9 @@ const errorWords: Record<ErrorType, string> = {
   UnsupportedMediaType: 'The body is not JSON sent as `Content-Type: application/json`.',
   RateLimited: 'Over a rate limit or cap; `Retry-After` says when to try again.',
   Internal: 'An unexpected failure, logged under the same id (no stack trace is ever returned).',
-  Unavailable: 'The instance cannot serve the request now (it is stopping); `Retry-After` says when to try again.',
+  Unavailable:
+    'The request cannot be served now: the instance is stopping, or the database cannot be reached (restarting, failing over); `Retry-After` says when to try again. A write so answered may have been applied: retry it with the ids you chose.',
+  InsufficientStorage: 'The database has no space left (SQLite: the disk is full); `Retry-After` says when to try again.',
 }
 
 const errorBody: JsonSchema = {
@@ -49,6 +51,7 @@ const errorHeaders: Partial<Record<ErrorType, Record<string, unknown>>> = {
   MethodNotFound: { Allow: { schema: { type: 'string' }, description: 'The methods the path takes' } },
   RateLimited: { 'Retry-After': { schema: { type: 'string' }, description: 'Seconds until the limit lets this request through' } },
   Unavailable: { 'Retry-After': { schema: { type: 'string' }, description: 'Seconds after which to try again' } },
+  InsufficientStorage: { 'Retry-After': { schema: { type: 'string' }, description: 'Seconds after which to try again' } },
 }
 
 const errorResponses = Object.fromEntries(

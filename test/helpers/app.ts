@@ -54,12 +54,20 @@ export const toJson = async <T>(response: Response): Promise<JsonResponse<T>> =>
  * bootstrap commits asynchronously: requests wait for it (`ready`), and `tenant` is known at once.
  */
 export function createTestApp(
-  options: { databaseUrl?: string; onQuery?: (sql: string) => void; besides?: { engine: TestStore; ready: Promise<unknown> } } & Partial<
+  options: {
+    databaseUrl?: string
+    onQuery?: (sql: string) => void
+    /** SQLite: a fault seam before each WAL sync (SqliteStoreOptions.beforeSync). */
+    beforeSync?: () => void
+    besides?: { engine: TestStore; ready: Promise<unknown> }
+  } & Partial<
     Omit<AppOptions, 'store'>
   > = {},
 ) {
   // `besides`: another instance on the first app's database (PostgreSQL), its tenant already made.
-  const engine = options.besides ? options.besides.engine.another() : openTestStore({ databaseUrl: options.databaseUrl, onQuery: options.onQuery })
+  const engine = options.besides
+    ? options.besides.engine.another()
+    : openTestStore({ databaseUrl: options.databaseUrl, onQuery: options.onQuery, beforeSync: options.beforeSync })
   const { store } = engine
   /** The engine's drizzle handle, to look at the tables directly (see openTestStore: `await` only). */
   const db = engine.db
@@ -77,7 +85,7 @@ export function createTestApp(
       ? engine.opened.then(() => bootstrap(store, planned))
       : bootstrap(store, planned)
   const tenant: typeof planned | undefined = planned
-  const { databaseUrl: _, onQuery: __, besides: ___, ...appOptions } = options
+  const { databaseUrl: _, onQuery: __, besides: ___, beforeSync: ____, ...appOptions } = options
   // Names resolve without real DNS (test/helpers/resolver.ts) unless the test brings its own policy.
   const created = createApp({ store, outbound: testOutbound(), ...appOptions, log: appOptions.log ?? pino({ level: 'silent' }) })
   const app = {

@@ -45,10 +45,10 @@ let counter = 0
  * A store for one test app, on the suite's engine; `databaseUrl` forces one: an SQLite file, or a
  * PostgreSQL server (`postgres://…`, a schema of its own there).
  */
-export function openTestStore(options: { databaseUrl?: string; onQuery?: (sql: string) => void } = {}): TestStore {
+export function openTestStore(options: { databaseUrl?: string; onQuery?: (sql: string) => void; beforeSync?: () => void } = {}): TestStore {
   const postgresUrl = options.databaseUrl === undefined ? (onPostgres ? TEST_DATABASE_URL : undefined) : isPostgresUrl(options.databaseUrl) ? options.databaseUrl : undefined
   if (postgresUrl === undefined) {
-    const store = openSqliteStore(options.databaseUrl ?? ':memory:', { onQuery: options.onQuery })
+    const store = openSqliteStore(options.databaseUrl ?? ':memory:', { onQuery: options.onQuery, beforeSync: options.beforeSync })
     return {
       store,
       opened: undefined,

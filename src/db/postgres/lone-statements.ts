@@ -1,3 +1,4 @@
+import { isDatabaseUnavailable } from '../unavailable.ts'
 import { type Held, heldStatement, maxHeldValues, noRows, type Statement } from './deferred-writes.ts'
 
 /*
@@ -57,13 +58,16 @@ export class LoneStatements {
     try {
       if (group.length === 1) await this.writeAlone(group[0] as Waiting)
       else {
-        let written = true
+        let failure: { error: unknown } | undefined
         try {
           await this.send(heldStatement(group.flatMap(({ held }) => held)))
-        } catch {
-          written = false
+        } catch (error) {
+          failure = { error }
         }
-        if (written) for (const unit of group) unit.resolve(noRows)
+        if (!failure) for (const unit of group) unit.resolve(noRows)
+        // The connection failed, not a row: the statement may have committed (its answer was lost),
+        // and writing its units again could write them twice. Each fails as unavailable (503).
+        else if (isDatabaseUnavailable(failure.error)) for (const unit of group) unit.reject(failure.error)
         else await Promise.all(group.map((unit) => this.writeAlone(unit)))
       }
     } finally {

@@ -26,6 +26,8 @@ export class ReadLanes {
   constructor(
     private readonly open: () => LaneClient,
     count: number,
+    /** Told when a lane's connection is made (the store tells when the database answers again). */
+    private readonly connected: () => void = () => {},
   ) {
     this.lanes = new Array(count).fill(undefined)
   }
@@ -55,7 +57,14 @@ export class ReadLanes {
 
   private connect(i: number): Lane {
     const client = this.open()
-    const lane: Lane = { client: client.connect().then(() => client), inFlight: 0, corked: false }
+    const lane: Lane = {
+      client: client.connect().then(() => {
+        this.connected()
+        return client
+      }),
+      inFlight: 0,
+      corked: false,
+    }
     // A lane whose connection fails is replaced on the next read; the statements on it fail with it.
     const drop = () => {
       if (this.lanes[i] === lane) this.lanes[i] = undefined

@@ -16,6 +16,7 @@ import { named } from './named-statements.ts'
 import { ReadLanes } from './read-lanes.ts'
 import { type UnitConnection, UnitSession, type UnitSessionOptions } from './unit-session.ts'
 import { conflictOf, racedCodes } from './write-conflicts.ts'
+import { isDatabaseUnavailable } from '../unavailable.ts'
 import * as schema from './schema.ts'
 
 // src/db/postgres and dist/db/postgres are both three levels below the project root.
@@ -35,7 +36,33 @@ export interface PostgresStoreOptions {
   onQuery?: (sql: string, params: unknown[]) => void
   /** Connections that send reads together (read-lanes.ts), besides the pool; 2 by default, 0: reads on the pool. */
   readLanes?: number
+  /**
+   * How long a unit may wait for a connection, new or from the pool (DATABASE_CONNECT_TIMEOUT_SECONDS):
+   * past it, it fails as the database being unavailable (503), rather than waiting longer than its
+   * request may. 5 s by default.
+   */
+  connectTimeoutMs?: number
+  /** Told when the database stops answering (a connection lost after it answered) and when a connection is made again. */
+  onAvailability?: (available: boolean, error?: unknown) => void
 }
+
+/** DATABASE_CONNECT_TIMEOUT_SECONDS' default. */
+export const defaultConnectTimeoutMs = 5_000
+
+/**
+ * What every connection of the store is made with: a connection or a pool's wait for one gives up
+ * after `connectTimeoutMs` (a database that does not answer, a failover to an address that drops
+ * packets), and TCP keepalives find a peer gone silently on a connection left idle.
+ */
+const connectionSettings = (databaseUrl: string, schemaName: string, connectTimeoutMs: number, onError: (error: unknown) => void) => ({
+  connectionString: databaseUrl,
+  pipeline: true,
+  options: `-c search_path=${schemaName}`,
+  connectionTimeoutMillis: connectTimeoutMs,
+  keepAlive: true,
+  keepAliveInitialDelayMillis: 10_000,
+  onConnectionError: onError,
+})
 
 /**
  * A pg client that prepares drizzle's parameterized queries (named-statements.ts), and whose
@@ -45,6 +72,15 @@ export interface PostgresStoreOptions {
  * concerned: their text escapes it (`\u0000`), which `json` keeps.
  */
 class NulSafeClient extends pg.Client {
+  constructor(config: pg.ClientConfig & { onConnectionError?: (error: unknown) => void }) {
+    super(config)
+    // A connection that fails while a unit holds it (the server crashed, restarts or fails over)
+    // emits 'error', which the pool listens to only while it is idle: without a listener of its own
+    // the process would end. Its queries fail with the error (503); the pool drops it once released.
+    const told = config.onConnectionError
+    this.on('error', (error) => told?.(error))
+  }
+
   override query(...args: unknown[]): never {
     return this.send(args)
   }
@@ -181,21 +217,18 @@ export class PostgresStore implements Store {
     private readonly databaseUrl: string,
     private readonly options: PostgresStoreOptions = {},
   ) {
-    const { poolSize = defaultPoolSize, schema: schemaName = 'public', onEffectError, onQuery } = options
+    const { poolSize = defaultPoolSize, schema: schemaName = 'public', onEffectError, onQuery, connectTimeoutMs = defaultConnectTimeoutMs } = options
     if (!/^[A-Za-z_][A-Za-z0-9_]{0,62}$/.test(schemaName)) throw new Error(`not a schema name: "${schemaName}"`)
     this.schema = schemaName
-    this.pool = new pg.Pool({
-      connectionString: databaseUrl,
-      max: poolSize,
-      Client: NulSafeClient,
-      // A connection sends the statements it is given at once without waiting for each answer
-      // (node-postgres' pipeline mode): a unit's BEGIN goes with its first write, its held inserts
-      // with the statement after them. Queries that keep a portal open (cursors) are refused in it.
-      pipeline: true,
-      options: `-c search_path=${schemaName}`,
-    })
+    const availability = availabilityOf(options.onAvailability)
+    // A connection sends the statements it is given at once without waiting for each answer
+    // (node-postgres' pipeline mode): a unit's BEGIN goes with its first write, its held inserts
+    // with the statement after them. Queries that keep a portal open (cursors) are refused in it.
+    const settings = connectionSettings(databaseUrl, schemaName, connectTimeoutMs, availability.lost)
+    this.pool = new pg.Pool({ ...settings, max: poolSize, Client: NulSafeClient as never })
     // An idle connection the server dropped must not crash the process: the pool replaces it.
-    this.pool.on('error', () => {})
+    this.pool.on('error', availability.lost)
+    this.pool.on('connect', availability.back)
     // Transaction control is not a statement of the storage API (SQLite's group commit does not log it either).
     const logQuery = onQuery && ((query: string, params: unknown[]) => void (/^(begin|commit|rollback)\b/i.test(query) || onQuery(query, params)))
     this.logger = logQuery ? { logQuery } : undefined
@@ -203,10 +236,7 @@ export class PostgresStore implements Store {
     this.poolQueries = postgresQueries(this.db as unknown as PgDb, { inUnit: false })
     const { readLanes = defaultReadLanes } = options
     if (readLanes > 0) {
-      this.lanes = new ReadLanes(
-        () => new NulSafeClient({ connectionString: databaseUrl, pipeline: true, options: `-c search_path=${schemaName}` }),
-        readLanes,
-      )
+      this.lanes = new ReadLanes(() => new NulSafeClient(settings), readLanes, availability.back)
       this.readQueries = postgresQueries(drizzle(this.lanes as never, { schema, logger: this.logger }) as unknown as PgDb, { inUnit: false })
     } else {
       this.readQueries = this.poolQueries
@@ -277,6 +307,8 @@ export class PostgresStore implements Store {
       poolSize: Math.max(2, Math.ceil((this.options.poolSize ?? defaultPoolSize) / 3)),
       // The worker reads little (a bot's state, the deliveries behind one under way): one lane.
       readLanes: Math.min(1, this.options.readLanes ?? defaultReadLanes),
+      // The database's comings and goings are told once, by this store.
+      onAvailability: undefined,
     })
     return this.backgroundStore
   }
@@ -375,6 +407,26 @@ const codeOf = (error: unknown): string => {
     if (typeof code === 'string') return code
   }
   return ''
+}
+
+/**
+ * Tells `told` of the database's comings and goings once each: the first connection error after it
+ * answered, and the first connection made after that (not every request's failure meanwhile).
+ */
+function availabilityOf(told: ((available: boolean, error?: unknown) => void) | undefined) {
+  let available = true
+  return {
+    lost: (error: unknown) => {
+      if (!available || !isDatabaseUnavailable(error)) return
+      available = false
+      told?.(false, error)
+    },
+    back: () => {
+      if (available) return
+      available = true
+      told?.(true)
+    },
+  }
 }
 
 const quoteIdentifier = (name: string) => `"${name.replaceAll('"', '""')}"`

@@ -17,6 +17,11 @@ export interface SqliteStoreOptions extends Partial<GroupCommitOptions> {
   onQuery?: QueryLog
   /** WAL checkpoints on a worker thread (see workerCheckpoints): how often, and where their failure is told. */
   checkpoints?: Partial<CheckpointOptions>
+  /**
+   * A fault seam for tests: runs before each sync of the WAL and may throw as a full disk does there
+   * (ENOSPC from fdatasync), which SQLite itself never sees (test/storage/disk-full.test.ts).
+   */
+  beforeSync?: () => void
 }
 
 /**
@@ -44,7 +49,7 @@ export class SqliteStore implements Store {
   private readonly lock: { release(): void }
   private closing: Promise<void> | undefined
 
-  constructor(databaseUrl: string, { onQuery, onEffectError = reportLater, onCommit, checkpoints }: SqliteStoreOptions = {}) {
+  constructor(databaseUrl: string, { onQuery, onEffectError = reportLater, onCommit, checkpoints, beforeSync }: SqliteStoreOptions = {}) {
     this.temporaryDir = databaseUrl === ':memory:' ? mkdtempSync(join(tmpdir(), 'confab-')) : undefined
     const path = this.temporaryDir ? join(this.temporaryDir, 'confab.db') : resolve(databaseUrl)
     createOwnerOnly(path)
@@ -75,7 +80,7 @@ export class SqliteStore implements Store {
         this.checkpoints.committed()
         onCommit?.(units, seconds)
       },
-      sync: this.wal.sync,
+      sync: beforeSync ? () => Promise.resolve().then(beforeSync).then(this.wal.sync) : this.wal.sync,
       durability,
       onTransactionEnd: () => tenancy.transactionEnded(),
     })
