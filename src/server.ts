@@ -103,6 +103,7 @@ export function httpServer(
       admission: app.replicaAdmission,
       observe: metrics && ((labels, status, seconds) => metrics.request(labels?.transport ?? 'none', labels?.operation ?? '(unknown)', status, seconds)),
       streamOpened: metrics && (() => metrics.streamOpened()),
+      sendQueues: app.sendQueues,
     }),
   )
   if (caps.maxConnections > 0) server.maxConnections = caps.maxConnections

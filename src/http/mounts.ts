@@ -20,6 +20,8 @@ export interface Landing {
   operation?: string
   /** The base every absolute URL handed out for this request starts with (http/public-origin.ts). */
   publicUrl: () => string
+  /** Set by a transport that verified a user key: the user it names, which live connections are counted by (graphql/context.ts countedCaller). */
+  caller?: string
 }
 
 /** What the access log says of a request's routing: the pattern it matched, never its raw path. */
@@ -29,6 +31,8 @@ export interface Routed {
   /** The mount's kind (Mount.kind), and the operation its transport ran, when it told (Landing.operation). */
   kind?: string
   operation?: string
+  /** The verified caller, when the transport told (Landing.caller). */
+  caller?: string
 }
 
 /** One way of serving requests (REST, GraphQL over HTTP, the web chat, …) and of telling its refusals. */
@@ -149,6 +153,7 @@ export function serveMounts(
         routed.route = landing.route === undefined ? mountPath : `${mountPath.replace(/\/\*$/, '')}${landing.route}`
         routed.kind = kind
         routed.operation = landing.operation
+        routed.caller = landing.caller
       }
       if (!guard) return response
       try {

@@ -25,6 +25,12 @@ const connected = encoder.encode(': connected\n\n')
 const comment = encoder.encode(': keep-alive\n\n')
 const commentAndPing = encoder.encode(`: keep-alive\n\ndata: ${JSON.stringify({ type: 'ping', data: {} })}\n\n`)
 
+/**
+ * The last event of a stream dropped for reading too slowly (http/send-queue.ts): named, so that
+ * clients that know only unnamed messages (the official ones) ignore it, as any named event.
+ */
+export const sseDropped = (reason: string): Uint8Array => encoder.encode(`event: dropped\ndata: ${JSON.stringify({ reason })}\n\n`)
+
 /** One unnamed SSE `data:` message carrying a JSON text, encoded. */
 export const sseMessage = (json: string): Uint8Array => encoder.encode(`data: ${json}\n\n`)
 

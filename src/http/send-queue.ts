@@ -1,0 +1,97 @@
+/**
+ * Where a live connection's bytes go (a WebSocket, an event stream's response), as its send queue
+ * sees it. Node keeps what the kernel has not taken yet in the connection's own buffer: that buffer
+ * is the queue, and `queued` measures it.
+ */
+export interface Outlet {
+  /** Bytes written and not yet taken by the kernel (ws' bufferedAmount, a response's writableLength). */
+  queued(): number
+  /** Writes one message, given in parts (shared bytes need no copy). */
+  write(parts: readonly Uint8Array[]): void
+  /**
+   * Ends the connection after what is queued, telling why in the transport's own way (a close code,
+   * a last event); a connection that has not taken it within DROP_GRACE_MS is destroyed.
+   */
+  drop(reason: string): void
+}
+
+/** How long a dropped connection has to take what was queued (and the notice) before it is destroyed: ws' own close timeout. */
+export const DROP_GRACE_MS = 30_000
+
+/** What the server holds for its live connections, in bytes (metrics, tests): measured on every send. */
+export interface SendQueueStats {
+  /** Connections whose queue is open now. */
+  open: number
+  /** The most bytes one connection ever had queued, right after a send. */
+  peak: number
+  /** Connections dropped for falling behind. */
+  dropped: number
+}
+
+/**
+ * One connection's send queue, with a high-water mark in bytes (SEND_QUEUE_MAX_BYTES): every
+ * transport (graphql-ws, graphql-sse, GraphQL over SSE, the REST and web chat event streams) sends
+ * through one. A reader keeping up has nothing queued, and any message goes, however large; one that
+ * falls behind, so that a message would bring what is queued over the mark, is dropped instead
+ * (Outlet.drop) and sent nothing more: the server never holds more than the mark, or one message,
+ * for a connection that does not read.
+ */
+export class SendQueue {
+  private closed = false
+  private readonly whenDropped: (() => void)[] = []
+
+  constructor(
+    private readonly outlet: Outlet,
+    private readonly limit: number,
+    private readonly stats: SendQueueStats,
+  ) {
+    stats.open++
+  }
+
+  /** Sends one message; false once the connection was dropped or closed (nothing is sent then). */
+  send(...parts: Uint8Array[]): boolean {
+    if (this.closed) return false
+    const queued = this.outlet.queued()
+    if (this.limit > 0 && queued > 0) {
+      let size = 0
+      for (const part of parts) size += part.byteLength
+      if (queued + size > this.limit) {
+        const whenDropped = this.whenDropped.splice(0)
+        this.stats.dropped++
+        this.close()
+        this.outlet.drop(`this client reads too slowly: more than ${this.limit} bytes were waiting for it (SEND_QUEUE_MAX_BYTES)`)
+        for (const dropped of whenDropped) dropped()
+        return false
+      }
+    }
+    this.outlet.write(parts)
+    const held = this.outlet.queued()
+    if (held > this.stats.peak) this.stats.peak = held
+    return true
+  }
+
+  /** Runs `dropped` if the connection is dropped for falling behind (the transport lets go of what feeds it). */
+  onDrop(dropped: () => void): void {
+    this.whenDropped.push(dropped)
+  }
+
+  /** The connection has ended: nothing more is sent through it. */
+  close(): void {
+    if (this.closed) return
+    this.closed = true
+    this.whenDropped.length = 0
+    this.stats.open--
+  }
+}
+
+/** The send queues of a server: one high-water mark for all, and what they held. */
+export class SendQueues {
+  readonly stats: SendQueueStats = { open: 0, peak: 0, dropped: 0 }
+
+  /** `limit`: SEND_QUEUE_MAX_BYTES; 0 queues without bound. */
+  constructor(readonly limit: number) {}
+
+  open(outlet: Outlet): SendQueue {
+    return new SendQueue(outlet, this.limit, this.stats)
+  }
+}

@@ -1,0 +1,97 @@
+import type { IncomingMessage } from 'node:http'
+import { CloseCode, handleProtocols, makeServer, type ServerOptions } from 'graphql-ws'
+import type { WebSocket, WebSocketServer } from 'ws'
+import type { Outlet, SendQueue, SendQueues } from './send-queue.ts'
+
+/**
+ * The close code of a WebSocket dropped for reading too slowly (its send queue passed
+ * SEND_QUEUE_MAX_BYTES): 1013 "Try Again Later" (RFC 6455's registry), which graphql-ws' client
+ * retries like any non-fatal close.
+ */
+export const slowReader = 1013
+
+/** What graphql-ws' hooks get as `ctx.extra` here: the socket, its upgrade request and its send queue. */
+export interface SocketExtra {
+  socket: WebSocket
+  request: IncomingMessage
+  queue: SendQueue
+}
+
+/** A WebSocket as a send queue's outlet: dropped, it is closed with `slowReader`, after what was queued. */
+const socketOutlet = (socket: WebSocket): Outlet => ({
+  queued: () => socket.bufferedAmount,
+  // A text message in fragments: the shared bytes go as they are, with no copy per socket.
+  write: (parts) => {
+    if (socket.readyState !== socket.OPEN) return
+    parts.forEach((part, i) => socket.send(part, { binary: false, fin: i === parts.length - 1 }))
+  },
+  // ws destroys a socket that has not answered its close within its close timeout (30 s, DROP_GRACE_MS).
+  drop: (reason) => socket.close(slowReader, reason),
+})
+
+// What a `next` payload this server has written itself (sendNext) stands for in graphql-ws' message.
+const alreadySent = '(sent by sendNext)'
+const marker = { toJSON: () => alreadySent }
+const markedMessageEnd = `,"payload":${JSON.stringify(alreadySent)}}`
+
+const closing = Buffer.from('}')
+
+/**
+ * Writes the `next` message of operation `id` with a payload already encoded (shared by every
+ * subscriber of its shape: graphql/shared-rendering.ts), and returns what graphql-ws' onNext hook
+ * returns for it: graphql-ws makes and sends each message itself, and this one, carrying the marker,
+ * is not sent again. Its fields are in graphql-ws' order.
+ */
+export function sendNext(extra: SocketExtra, id: string, payload: Uint8Array): Record<string, never> {
+  extra.queue.send(Buffer.from(`{"id":${JSON.stringify(id)},"type":"next","payload":`), payload, closing)
+  return marker as unknown as Record<string, never>
+}
+
+/**
+ * graphql-ws on the sockets of a ws server, as graphql-ws' own `useServer` (graphql-ws/use/ws) runs
+ * it (the protocol, a ping every `keepAliveMs` and a socket that misses its pong terminated), except
+ * that every message goes through the socket's send queue (http/send-queue.ts) without waiting for
+ * the client: graphql-ws waits for each send to be written before it reads an operation's next
+ * result, so a client that does not read would leave its signals piling up unseen behind it.
+ */
+export function serveGraphQLWs(wss: WebSocketServer, options: ServerOptions<Record<string, unknown>, SocketExtra>, queues: SendQueues, keepAliveMs = 12_000): void {
+  const server = makeServer(options)
+  wss.options.handleProtocols = handleProtocols
+  wss.on('connection', (socket: WebSocket, request: IncomingMessage) => {
+    const queue = queues.open(socketOutlet(socket))
+    let pongWait: ReturnType<typeof setTimeout> | undefined
+    const pinger = setInterval(() => {
+      if (socket.readyState !== socket.OPEN) return
+      pongWait ??= setTimeout(() => socket.terminate(), keepAliveMs)
+      socket.ping()
+    }, keepAliveMs)
+    socket.on('pong', () => {
+      clearTimeout(pongWait)
+      pongWait = undefined
+    })
+    const closed = server.opened(
+      {
+        protocol: socket.protocol,
+        send: (data) => {
+          if (!data.endsWith(markedMessageEnd)) queue.send(Buffer.from(data))
+        },
+        close: (code, reason) => socket.close(code, reason),
+        onMessage: (handle) =>
+          socket.on('message', async (data) => {
+            try {
+              await handle(String(data))
+            } catch {
+              socket.close(CloseCode.InternalServerError, 'Internal server error')
+            }
+          }),
+      },
+      { socket, request, queue },
+    )
+    socket.once('close', (code, reason) => {
+      queue.close()
+      clearInterval(pinger)
+      clearTimeout(pongWait)
+      void closed(code, String(reason))
+    })
+  })
+}
