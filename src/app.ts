@@ -28,6 +28,8 @@ export interface AppOptions extends WiringOptions {
   publicUrl?: string
   /** The proxies whose X-Forwarded-For names the client (TRUST_PROXY); none by default. */
   trustProxy?: readonly string[]
+  /** How often a GraphQL WebSocket is pinged (a socket that misses its pong is terminated); 12 s by default, 0: never. */
+  webSocketKeepAliveMs?: number
 }
 
 export interface App extends Pick<Wiring, 'signals' | 'bots' | 'streams' | 'sendQueues' | 'renderings' | 'retention'> {
@@ -55,7 +57,7 @@ export interface App extends Pick<Wiring, 'signals' | 'bots' | 'streams' | 'send
 }
 
 /** The whole HTTP surface as one fetch function, with the live parts it runs; listening is main.ts's business. */
-export function createApp({ corsOrigins = [], publicUrl, trustProxy = [], ...options }: AppOptions): App {
+export function createApp({ corsOrigins = [], publicUrl, trustProxy = [], webSocketKeepAliveMs, ...options }: AppOptions): App {
   const parts = wire(options)
   const urls = publicUrls({ publicUrl, trustProxy })
   const { caps } = parts
@@ -155,6 +157,7 @@ export function createApp({ corsOrigins = [], publicUrl, trustProxy = [], ...opt
           limits,
           queues: sendQueues,
           renderings,
+          keepAliveMs: webSocketKeepAliveMs,
           caps: {
             maxPayload: bodyLimits.chat,
             subscriptionsPerSocket: caps.subscriptionsPerSocket,

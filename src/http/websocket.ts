@@ -69,6 +69,8 @@ export interface WebSocketOptions {
   queues: SendQueues
   /** Where a subscription's results were rendered and are encoded once per shape. */
   renderings: SignalRenderings
+  /** How often each socket is pinged (ws-sockets.ts); graphql-ws' 12 s by default. */
+  keepAliveMs?: number
 }
 
 /** The connection's client address, from its socket and (through a trusted proxy) its X-Forwarded-For. */
@@ -92,7 +94,7 @@ export function attachGraphQLWebSocket(
   server: Server,
   yoga: ChatYoga,
   errors: ErrorPath,
-  { log, clientAddress, limits, caps, urls, queues, renderings }: WebSocketOptions,
+  { log, clientAddress, limits, caps, urls, queues, renderings, keepAliveMs }: WebSocketOptions,
 ): { close(): Promise<void>; open(): number } {
   // ws closes a socket whose frame (or message) is over maxPayload with 1009 before handing it on.
   const wss = new WebSocketServer({ noServer: true, maxPayload: caps.maxPayload })
@@ -222,6 +224,7 @@ export function attachGraphQLWebSocket(
       },
     },
     queues,
+    keepAliveMs,
   )
 
   return {

@@ -54,17 +54,25 @@ export function sendNext(extra: SocketExtra, id: string, payload: Uint8Array): R
  * the client: graphql-ws waits for each send to be written before it reads an operation's next
  * result, so a client that does not read would leave its signals piling up unseen behind it.
  */
-export function serveGraphQLWs(wss: WebSocketServer, options: ServerOptions<Record<string, unknown>, SocketExtra>, queues: SendQueues, keepAliveMs = 12_000): void {
+export function serveGraphQLWs(
+  wss: WebSocketServer,
+  options: ServerOptions<Record<string, unknown>, SocketExtra>,
+  queues: SendQueues,
+  keepAliveMs = 12_000,
+): void {
   const server = makeServer(options)
   wss.options.handleProtocols = handleProtocols
   wss.on('connection', (socket: WebSocket, request: IncomingMessage) => {
     const queue = queues.open(socketOutlet(socket))
     let pongWait: ReturnType<typeof setTimeout> | undefined
-    const pinger = setInterval(() => {
-      if (socket.readyState !== socket.OPEN) return
-      pongWait ??= setTimeout(() => socket.terminate(), keepAliveMs)
-      socket.ping()
-    }, keepAliveMs)
+    const pinger =
+      keepAliveMs > 0
+        ? setInterval(() => {
+            if (socket.readyState !== socket.OPEN) return
+            pongWait ??= setTimeout(() => socket.terminate(), keepAliveMs)
+            socket.ping()
+          }, keepAliveMs)
+        : undefined
     socket.on('pong', () => {
       clearTimeout(pongWait)
       pongWait = undefined
@@ -78,6 +86,8 @@ export function serveGraphQLWs(wss: WebSocketServer, options: ServerOptions<Reco
         close: (code, reason) => socket.close(code, reason),
         onMessage: (handle) =>
           socket.on('message', async (data) => {
+            // A socket closing (dropped, say) starts nothing more.
+            if (socket.readyState !== socket.OPEN) return
             try {
               await handle(String(data))
             } catch {
@@ -87,11 +97,17 @@ export function serveGraphQLWs(wss: WebSocketServer, options: ServerOptions<Reco
       },
       { socket, request, queue },
     )
-    socket.once('close', (code, reason) => {
+    let ended = false
+    /** Ends the socket's operations: once it has closed, or at once when it is dropped (its close may take a while). */
+    const end = (code: number, reason: string) => {
+      if (ended) return
+      ended = true
       queue.close()
       clearInterval(pinger)
       clearTimeout(pongWait)
-      void closed(code, String(reason))
-    })
+      void closed(code, reason)
+    }
+    queue.onDrop(() => end(slowReader, 'dropped'))
+    socket.once('close', (code, reason) => end(code, String(reason)))
   })
 }
