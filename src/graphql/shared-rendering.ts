@@ -1,4 +1,4 @@
-import { createSourceEventStream, type DocumentNode, type ExecutionArgs, type ExecutionResult, execute, print } from 'graphql'
+import { createSourceEventStream, type DocumentNode, type ExecutionArgs, type ExecutionResult, execute, getOperationAST, print } from 'graphql'
 import { isAsyncIterable, type Plugin } from 'graphql-yoga'
 
 type Rendered = Promise<ExecutionResult>
@@ -53,11 +53,19 @@ export class SignalRenderings {
     return bytes
   }
 
-  /** What makes two subscriptions render alike: their document (as printed), operation and variables. */
+  /**
+   * What makes two subscriptions render alike: their document (as printed), operation, and the
+   * values of the variables it declares (others change nothing, so they do not part two shapes).
+   */
   shapeOf(args: ExecutionArgs): string {
     let document = this.printed.get(args.document)
     if (document === undefined) this.printed.set(args.document, (document = print(args.document)))
-    return `${document}\n${args.operationName ?? ''}\n${JSON.stringify(args.variableValues ?? {})}`
+    const given = args.variableValues ?? {}
+    const used: Record<string, unknown> = {}
+    for (const { variable } of getOperationAST(args.document, args.operationName)?.variableDefinitions ?? []) {
+      if (variable.name.value in given) used[variable.name.value] = given[variable.name.value]
+    }
+    return `${document}\n${args.operationName ?? ''}\n${JSON.stringify(used)}`
   }
 
   /**

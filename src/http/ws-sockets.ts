@@ -1,4 +1,5 @@
 import type { IncomingMessage } from 'node:http'
+import type { Duplex } from 'node:stream'
 import { CloseCode, handleProtocols, makeServer, type ServerOptions } from 'graphql-ws'
 import type { WebSocket, WebSocketServer } from 'ws'
 import type { Outlet, SendQueue, SendQueues } from './send-queue.ts'
@@ -17,13 +18,18 @@ export interface SocketExtra {
   queue: SendQueue
 }
 
-/** A WebSocket as a send queue's outlet: dropped, it is closed with `slowReader`, after what was queued. */
-const socketOutlet = (socket: WebSocket): Outlet => ({
+/**
+ * A WebSocket as a send queue's outlet: dropped, it is closed with `slowReader`, after what was queued.
+ * `connection` is its TCP socket, corked while a message's frames are written: one write to the kernel.
+ */
+const socketOutlet = (socket: WebSocket, connection: Duplex): Outlet => ({
   queued: () => socket.bufferedAmount,
   // A text message in fragments: the shared bytes go as they are, with no copy per socket.
   write: (parts) => {
     if (socket.readyState !== socket.OPEN) return
+    connection.cork()
     parts.forEach((part, i) => socket.send(part, { binary: false, fin: i === parts.length - 1 }))
+    connection.uncork()
   },
   // ws destroys a socket that has not answered its close within its close timeout (30 s, DROP_GRACE_MS).
   drop: (reason) => socket.close(slowReader, reason),
@@ -63,7 +69,7 @@ export function serveGraphQLWs(
   const server = makeServer(options)
   wss.options.handleProtocols = handleProtocols
   wss.on('connection', (socket: WebSocket, request: IncomingMessage) => {
-    const queue = queues.open(socketOutlet(socket))
+    const queue = queues.open(socketOutlet(socket, request.socket))
     let pongWait: ReturnType<typeof setTimeout> | undefined
     const pinger =
       keepAliveMs > 0
