@@ -178,7 +178,11 @@ export async function createServer({
         })
       : undefined
   const server = httpServer(app, { log, replicas, caps: appOptions.caps ?? defaultLimits, metrics })
-  metrics?.observe({ liveSockets: () => app.openSockets(), deliveryBacklog: () => deliveryBacklog(store) })
+  metrics?.observe({
+    liveSockets: () => app.openSockets(),
+    droppedConnections: () => app.sendQueues.stats.dropped,
+    deliveryBacklog: () => deliveryBacklog(store),
+  })
   app.attach(server)
   refuseOffTheApp(server)
   let metricsServer: Server | undefined

@@ -37,7 +37,7 @@ function eventStreamOutlet(res: ServerResponse): Outlet {
  * every chunk's promises until it ends: about 115 bytes a chunk, which for 10,000 listeners and a
  * heartbeat every 2 seconds is 2 GB an hour.
  */
-async function sendEventStream(response: Response, req: IncomingMessage, res: ServerResponse, queues: SendQueues): Promise<void> {
+async function sendEventStream(response: Response, req: IncomingMessage, res: ServerResponse, queues: SendQueues, log: Logger): Promise<void> {
   // As whatwg-node does for a streamed body: no idle timeout, no Nagle delay, TCP keep-alive.
   req.socket.setTimeout(0)
   req.socket.setNoDelay(true)
@@ -45,6 +45,7 @@ async function sendEventStream(response: Response, req: IncomingMessage, res: Se
   res.writeHead(response.status, response.statusText, [...response.headers].flat())
   const queue = queues.open(eventStreamOutlet(res))
   res.once('close', () => queue.close())
+  queue.onDrop(() => log.info({ requestId: response.headers.get('x-request-id'), stream: 'dropped' }, 'event stream dropped: its client reads too slowly'))
   const close = takeOverEventStream(response, { write: (chunk) => void queue.send(chunk), end: () => res.end() })
   if (close) {
     res.once('close', close)
@@ -167,7 +168,7 @@ export function nodeListener(
     else if (admitted) res.once('close', admitted)
     answered(response)
     if (streamOpened) res.once('close', streamOpened())
-    await sendEventStream(response, req, res, sendQueues)
+    await sendEventStream(response, req, res, sendQueues, log)
   }
 
   /** True once a replica has answered; otherwise the request is the caller's, its body (if read) on `req.body`. */

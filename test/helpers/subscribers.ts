@@ -1,4 +1,4 @@
-import { connectedSocket } from './sockets.ts'
+import { connectedSocket, firstMatching } from './sockets.ts'
 import { SseReader } from './sse.ts'
 
 /** A live subscription or stream seen from its client: every JSON message it got, in order. */
@@ -26,21 +26,7 @@ function heardFromStream(response: Response): Heard {
   })()
   return {
     messages,
-    next: (matches) =>
-      new Promise((resolve, reject) => {
-        const check = () => {
-          const found = messages.find(matches)
-          if (found !== undefined) {
-            waiters.delete(check)
-            resolve(found)
-          } else if (ended) {
-            waiters.delete(check)
-            reject(new Error(`the stream ended before the message awaited; got ${JSON.stringify(messages)}`))
-          }
-        }
-        waiters.add(check)
-        check()
-      }),
+    next: (matches) => firstMatching(messages, waiters, () => ended, matches, 'the stream ended'),
     close: () => sse.cancel(),
   }
 }

@@ -35,7 +35,7 @@ function countWork(renderings: ReturnType<typeof useBounded>['current']['t']['ap
 const messageIdOf = (message: any): string | undefined =>
   message?.data?.conversationSignals?.message?.messageId ?? (message?.type === 'message_created' ? message.data?.id : undefined)
 
-describe('fan-out: a signal rendered once per selection shape', () => {
+describe('fan-out: a signal rendered once per selection shape', { timeout: 90_000 }, () => {
   const b = useBounded()
 
   it('renders a message once per shape for every GraphQL transport and once per REST route, and graphql-ws serialises it once per shape', async () => {
@@ -46,7 +46,9 @@ describe('fan-out: a signal rendered once per selection shape', () => {
     const subscribe = subscribersOf(apiUrl)
     const vars = { id: 'c1' }
     const heard: Heard[] = [
-      ...(await Promise.all([1, 2, 3, 4].map(() => subscribe.ws(alice.key, SHAPE_A, vars)))),
+      ...(await Promise.all([1, 2, 3].map(() => subscribe.ws(alice.key, SHAPE_A, vars)))),
+      // A variable the document does not declare changes nothing: the same shape.
+      await subscribe.ws(alice.key, SHAPE_A, { ...vars, unused: 'x' }),
       ...(await Promise.all([1, 2].map(() => subscribe.ws(alice.key, SHAPE_B, vars)))),
       ...(await Promise.all([1, 2].map(() => subscribe.graphqlSse(alice.key, SHAPE_A, vars)))),
       await subscribe.yogaSse(alice.key, SHAPE_A, vars),
