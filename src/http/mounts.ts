@@ -140,7 +140,7 @@ export function serveMounts(
     for (const { match, transport, path: mountPath, kind } of table) {
       const hit = match(segments)
       if (!hit) continue
-      const landing: Landing = { requestId, params: {}, path: hit.path, url, peer, clientAddress, publicUrl, route: undefined }
+      const landing: Landing = { requestId, params: {}, path: hit.path, url, peer, clientAddress, publicUrl, route: undefined, caller: undefined }
       let response: Response
       try {
         landing.params = Object.fromEntries(Object.entries(hit.params).map(([name, raw]) => [name, decodePathSegment(raw)]))
