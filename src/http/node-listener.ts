@@ -7,28 +7,13 @@ import { parsedUrl, type Replicable } from './mounts.ts'
 import { type Peer, peerOf } from './peer.ts'
 import { labelsOf, type RequestLabels } from './request-labels.ts'
 import type { ReadReplicas } from './read-replicas.ts'
-import { type Outlet, DROP_GRACE_MS, type SendQueue, SendQueues } from './send-queue.ts'
-import { sseDropped, takeOverEventStream } from './sse.ts'
+import { eventStreamOutlet, type SendQueue, SendQueues } from './send-queue.ts'
+import { takeOverEventStream } from './sse.ts'
 import { tracing } from '../tracing/tracing.ts'
 
 // The content type first: asking a string body for its stream makes it copy itself into a buffer.
 const isEventStream = (response: Response) =>
   (response.headers.get('content-type') ?? '').startsWith('text/event-stream') && response.body !== null
-
-/** An event stream's response as a send queue's outlet: dropped, it gets a last `dropped` event, then ends. */
-function eventStreamOutlet(res: ServerResponse): Outlet {
-  return {
-    queued: () => res.writableLength,
-    write: (parts) => {
-      for (const part of parts) res.write(part)
-    },
-    drop: (reason) => {
-      res.end(sseDropped(reason))
-      const destroy = setTimeout(() => res.destroy(), DROP_GRACE_MS).unref()
-      res.once('close', () => clearTimeout(destroy))
-    },
-  }
-}
 
 /**
  * Writes an event stream through its send queue: one of SseStreams straight to the socket, any other

@@ -1,3 +1,13 @@
+import type { ServerResponse } from 'node:http'
+import type { Duplex } from 'node:stream'
+import type { WebSocket } from 'ws'
+import { sseDropped } from './sse.ts'
+
+// Every live connection sends through a SendQueue (SendQueues.open, one per connection, with the
+// outlet of its kind: a WebSocket's, an event stream's). A transport sends each message as its
+// parts, stops feeding a connection whose send returns false, and lets go of what feeds it in
+// onDrop; a new transport (a WebSocket /listen, streamed deltas) needs no more than that.
+
 /**
  * Where a live connection's bytes go (a WebSocket, an event stream's response), as its send queue
  * sees it. Node keeps what the kernel has not taken yet in the connection's own buffer: that buffer
@@ -59,7 +69,7 @@ export class SendQueue {
         const whenDropped = this.whenDropped.splice(0)
         this.stats.dropped++
         this.close()
-        this.outlet.drop(`this client reads too slowly: more than ${this.limit} bytes were waiting for it (SEND_QUEUE_MAX_BYTES)`)
+        this.outlet.drop(`this client reads too slowly: over ${this.limit} bytes would be waiting for it (SEND_QUEUE_MAX_BYTES)`)
         for (const dropped of whenDropped) dropped()
         return false
       }
@@ -95,3 +105,39 @@ export class SendQueues {
     return new SendQueue(outlet, this.limit, this.stats)
   }
 }
+
+/**
+ * The close code of a WebSocket dropped for reading too slowly: 1013 "Try Again Later" (RFC 6455's
+ * registry), which graphql-ws' client retries like any non-fatal close.
+ */
+export const slowReader = 1013
+
+/**
+ * A WebSocket as a send queue's outlet: dropped, it is closed with `slowReader`, after what was queued.
+ * `connection` is its TCP socket, corked while a message's frames are written: one write to the kernel.
+ */
+export const webSocketOutlet = (socket: WebSocket, connection: Duplex): Outlet => ({
+  queued: () => socket.bufferedAmount,
+  // A text message in fragments: the shared bytes go as they are, with no copy per socket.
+  write: (parts) => {
+    if (socket.readyState !== socket.OPEN) return
+    connection.cork()
+    parts.forEach((part, i) => socket.send(part, { binary: false, fin: i === parts.length - 1 }))
+    connection.uncork()
+  },
+  // ws destroys a socket that has not answered its close within its close timeout (30 s, DROP_GRACE_MS).
+  drop: (reason) => socket.close(slowReader, reason),
+})
+
+/** An event stream's response as a send queue's outlet: dropped, it gets a last `dropped` event, then ends. */
+export const eventStreamOutlet = (res: ServerResponse): Outlet => ({
+  queued: () => res.writableLength,
+  write: (parts) => {
+    for (const part of parts) res.write(part)
+  },
+  drop: (reason) => {
+    res.end(sseDropped(reason))
+    const destroy = setTimeout(() => res.destroy(), DROP_GRACE_MS).unref()
+    res.once('close', () => clearTimeout(destroy))
+  },
+})

@@ -88,7 +88,7 @@ const clientOf = (request: IncomingMessage, clientAddress: WebSocketOptions['cli
  * Bounded (docs/reference/limits.md): a frame over `maxPayload` closes the socket with 1009 unread; a socket over
  * the caps per user or client address is closed with 4429; an operation over the cap per socket
  * is refused with an error message for it (RateLimited), the socket and its other operations staying;
- * a socket that falls SEND_QUEUE_MAX_BYTES behind is closed with 1013 (ws-sockets.ts).
+ * a socket that falls SEND_QUEUE_MAX_BYTES behind is closed with 1013 (send-queue.ts).
  */
 export function attachGraphQLWebSocket(
   server: Server,

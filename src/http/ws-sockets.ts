@@ -1,15 +1,7 @@
 import type { IncomingMessage } from 'node:http'
-import type { Duplex } from 'node:stream'
 import { CloseCode, handleProtocols, makeServer, type ServerOptions } from 'graphql-ws'
 import type { WebSocket, WebSocketServer } from 'ws'
-import type { Outlet, SendQueue, SendQueues } from './send-queue.ts'
-
-/**
- * The close code of a WebSocket dropped for reading too slowly (its send queue passed
- * SEND_QUEUE_MAX_BYTES): 1013 "Try Again Later" (RFC 6455's registry), which graphql-ws' client
- * retries like any non-fatal close.
- */
-export const slowReader = 1013
+import { type SendQueue, type SendQueues, slowReader, webSocketOutlet } from './send-queue.ts'
 
 /** What graphql-ws' hooks get as `ctx.extra` here: the socket, its upgrade request and its send queue. */
 export interface SocketExtra {
@@ -17,23 +9,6 @@ export interface SocketExtra {
   request: IncomingMessage
   queue: SendQueue
 }
-
-/**
- * A WebSocket as a send queue's outlet: dropped, it is closed with `slowReader`, after what was queued.
- * `connection` is its TCP socket, corked while a message's frames are written: one write to the kernel.
- */
-const socketOutlet = (socket: WebSocket, connection: Duplex): Outlet => ({
-  queued: () => socket.bufferedAmount,
-  // A text message in fragments: the shared bytes go as they are, with no copy per socket.
-  write: (parts) => {
-    if (socket.readyState !== socket.OPEN) return
-    connection.cork()
-    parts.forEach((part, i) => socket.send(part, { binary: false, fin: i === parts.length - 1 }))
-    connection.uncork()
-  },
-  // ws destroys a socket that has not answered its close within its close timeout (30 s, DROP_GRACE_MS).
-  drop: (reason) => socket.close(slowReader, reason),
-})
 
 // What a `next` payload this server has written itself (sendNext) stands for in graphql-ws' message.
 const alreadySent = '(sent by sendNext)'
@@ -69,7 +44,7 @@ export function serveGraphQLWs(
   const server = makeServer(options)
   wss.options.handleProtocols = handleProtocols
   wss.on('connection', (socket: WebSocket, request: IncomingMessage) => {
-    const queue = queues.open(socketOutlet(socket, request.socket))
+    const queue = queues.open(webSocketOutlet(socket, request.socket))
     let pongWait: ReturnType<typeof setTimeout> | undefined
     const pinger =
       keepAliveMs > 0

@@ -92,7 +92,7 @@ describe('send queues (SEND_QUEUE_MAX_BYTES)', { timeout: 180_000 }, () => {
     slow.response.resume()
     const blocks = (await read).split('\n\n').filter((block) => /^(data|event): /.test(block))
     expect(blocks.pop()).toBe(
-      'event: dropped\ndata: {"reason":"this client reads too slowly: more than 1048576 bytes were waiting for it (SEND_QUEUE_MAX_BYTES)"}',
+      'event: dropped\ndata: {"reason":"this client reads too slowly: over 1048576 bytes would be waiting for it (SEND_QUEUE_MAX_BYTES)"}',
     )
     const heard = blocks.flatMap((block) => {
       const data = block.split('\n').find((line) => line.startsWith('data: '))
