@@ -93,9 +93,9 @@ export function wire({
   // A replica counts nothing: the main thread counts what it hands over (http/node-listener.ts).
   const limits = replica || rateLimits === 'off' ? undefined : new RateLimits(rateLimits, rateLimitStore)
   const signals = createSignalHub({ bus: signalBus, caps: { perUser: caps.subscriptionsPerUser, perConversation: caps.subscriptionsPerConversation } })
-  const streams = new SseStreams(log, sseTiming)
   // Every live connection's, whatever its transport (http/send-queue.ts).
   const sendQueues = new SendQueues(caps.sendQueueBytes)
+  const streams = new SseStreams(log, sseTiming, sendQueues)
   const activity = new BotApiActivity()
   // Its own connections (PostgreSQL): bots keep answering while requests fill the main pool.
   const background = replica ? store : (store.background?.() ?? store)

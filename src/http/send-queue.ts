@@ -1,7 +1,12 @@
 import type { ServerResponse } from 'node:http'
 import type { Duplex } from 'node:stream'
 import type { WebSocket } from 'ws'
-import { sseDropped } from './sse.ts'
+
+/**
+ * The last event of a stream dropped for reading too slowly: named, so that clients that know only
+ * unnamed messages (the official ones) ignore it, as any named event.
+ */
+export const sseDropped = (reason: string): Uint8Array => new TextEncoder().encode(`event: dropped\ndata: ${JSON.stringify({ reason })}\n\n`)
 
 // Every live connection sends through a SendQueue (SendQueues.open, one per connection, with the
 // outlet of its kind: a WebSocket's, an event stream's). A transport sends each message as its
@@ -140,4 +145,17 @@ export const eventStreamOutlet = (res: ServerResponse): Outlet => ({
     const destroy = setTimeout(() => res.destroy(), DROP_GRACE_MS).unref()
     res.once('close', () => clearTimeout(destroy))
   },
+})
+
+/**
+ * An event stream read as a Response's body (the app's fetch called by a server other than Confab's
+ * own) as a send queue's outlet: what waits is what the reader has not pulled (the body's queue is
+ * sized in bytes). Dropped, it gets the last `dropped` event; its stream then closes the body.
+ */
+export const readableStreamOutlet = (controller: ReadableStreamDefaultController<Uint8Array>): Outlet => ({
+  queued: () => Math.max(0, -(controller.desiredSize ?? 0)),
+  write: (parts) => {
+    for (const part of parts) controller.enqueue(part)
+  },
+  drop: (reason) => controller.enqueue(sseDropped(reason)),
 })
