@@ -117,15 +117,22 @@ export class SendQueues {
  */
 export const slowReader = 1013
 
+/** The size from which a WebSocket message's parts go as fragments rather than copied into one frame. */
+const fragmentedFrom = 16 * 1024
+
 /**
  * A WebSocket as a send queue's outlet: dropped, it is closed with `slowReader`, after what was queued.
  * `connection` is its TCP socket, corked while a message's frames are written: one write to the kernel.
  */
 export const webSocketOutlet = (socket: WebSocket, connection: Duplex): Outlet => ({
   queued: () => socket.bufferedAmount,
-  // A text message in fragments: the shared bytes go as they are, with no copy per socket.
+  // A large message in fragments, its shared bytes as they are (no copy per socket); a small one
+  // (most, and every streamed delta) in one frame.
   write: (parts) => {
     if (socket.readyState !== socket.OPEN) return
+    let size = 0
+    for (const part of parts) size += part.byteLength
+    if (size < fragmentedFrom) return socket.send(parts.length === 1 ? (parts[0] as Uint8Array) : Buffer.concat(parts), { binary: false })
     connection.cork()
     parts.forEach((part, i) => socket.send(part, { binary: false, fin: i === parts.length - 1 }))
     connection.uncork()
