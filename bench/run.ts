@@ -2,7 +2,8 @@
  * Confab benchmark: every figure of issue 8's goal table that needs no floor server.
  *   npm run bench [-- --duration 8 --warmup 2 --connections 32 --starts 5 --listeners 1000
  *                    --fanout-messages 20 --idle 10000 --deep 1000000 --bot-messages 200 --burst 3
- *                    --only startup,http,fanout,botreply,botlag,idle,paging,scale]
+ *                    --subscribers 250 --subscriber-messages 5 --message-bytes 131072
+ *                    --only startup,http,fanout,subscribers,botreply,botlag,idle,paging,scale]
  * The botlag and scale phases need PostgreSQL (BENCH_DATABASE_URL, 127.0.0.1:5432 by default: a database is
  * made and dropped) and Redis (BENCH_REDIS_URL, 127.0.0.1:6379).
  * Builds if src/ changed, then runs the built server on temporary databases. The ratios to the floor
@@ -20,6 +21,7 @@ import { type LoadResult, load, type RequestSpec } from './load.ts'
 import { freshPostgres } from './postgres.ts'
 import { type Listener, listen, listenMany } from './listeners.ts'
 import { seedMessages } from './seed.ts'
+import { type Subscribers, subscribe } from './subscribers.ts'
 import { root, type Server, start, startBuilt } from './server.ts'
 import { latencies, ms } from './stats.ts'
 
@@ -28,7 +30,7 @@ const arg = (name: string, fallback: number) => {
   return i >= 0 ? Number(process.argv[i + 1]) : fallback
 }
 const onlyAt = process.argv.indexOf('--only')
-const phases = new Set((onlyAt >= 0 ? (process.argv[onlyAt + 1] ?? '') : 'startup,http,fanout,botreply,botlag,idle,paging,scale').split(','))
+const phases = new Set((onlyAt >= 0 ? (process.argv[onlyAt + 1] ?? '') : 'startup,http,fanout,subscribers,botreply,botlag,idle,paging,scale').split(','))
 const options = {
   seconds: arg('duration', 8),
   warmupSeconds: arg('warmup', 2),
@@ -42,6 +44,9 @@ const options = {
   burstSeconds: arg('burst', 3),
   shallow: 1_000,
   signals: arg('signals', 100),
+  subscribers: arg('subscribers', 250),
+  subscriberMessages: arg('subscriber-messages', 5),
+  messageBytes: arg('message-bytes', 128 * 1024),
 }
 
 const WEBHOOK = 'bench'
@@ -166,6 +171,100 @@ async function fanoutPhase(server: Server) {
     `p50 ${ms(d.p50)}, p99 ${ms(d.p99)}, max ${ms(d.max)}${d.missed ? `, ${d.missed} not delivered in 10 s` : ''}`,
     'p99 < 100 ms',
   )
+}
+
+/** Resolves with what `promise` does, or undefined after `ms`. */
+const within = <T>(promise: Promise<T>, ms: number) =>
+  new Promise<T | undefined>((resolve) => {
+    const timer = setTimeout(() => resolve(undefined), ms)
+    void promise.then((value) => {
+      clearTimeout(timer)
+      resolve(value)
+    })
+  })
+
+/**
+ * Issue 49's figure: `subscribers` graphql-ws subscriptions of one conversation, set up by one client,
+ * add less than 1 s to posting a 128 KB message, and /healthz answers within 200 ms meanwhile. Each
+ * message is timed from its sending to its 200 and to its arrival at every subscription, while
+ * /healthz is asked again and again until the echo bot's copy has reached a listener; first with
+ * nobody subscribed, then with every subscription of one shape (rendered once for all), then each of
+ * its own (what a client that defeats the sharing costs, up to SUBSCRIPTIONS_PER_CONVERSATION).
+ */
+async function subscribersPhase(server: Server) {
+  const conversationId = 'bench-subscribers'
+  console.log(`subscribers: ${options.subscribers} graphql-ws subscriptions of one conversation, ${options.subscriberMessages} messages of ${options.messageBytes} bytes`)
+  const key = await user(server, 'bench-subscribers')
+  await call(server, key, 'POST', '/conversations', { id: conversationId })
+  const listener = await listen(`${server.base}/${WEBHOOK}/conversations/${conversationId}/listen`, key)
+  const graphqlUrl = `${server.base.replace(/^http/, 'ws')}/${WEBHOOK}/graphql`
+  const selection = '{ conversationSignals(conversationId: $id) { ... on MessageCreatedSignal { isBot message { messageId rawPayload } } } }'
+
+  const measure = async (label: string, subscribers?: Subscribers) => {
+    const posts: number[] = []
+    const arrivals: number[] = []
+    const health: number[] = []
+    const cpu: number[] = []
+    let missed = 0
+    // The first one warms up (and has the echo bot join); the others are measured.
+    for (let m = 0; m <= options.subscriberMessages; m++) {
+      const marker = `subscribers-${m}-${Math.random().toString(36).slice(2)}`
+      const payload = text(conversationId, `${marker} ${'x'.repeat(Math.max(0, options.messageBytes - marker.length - 40))}`)
+      const arrival = subscribers?.expect(marker)
+      const echoed = listener.expect(marker, 2)
+      let sampling = true
+      const samples: number[] = []
+      const sampler = (async () => {
+        while (sampling) {
+          const asked = performance.now()
+          await fetch(`${server.base}/healthz`).then((r) => r.text())
+          samples.push(performance.now() - asked)
+        }
+      })()
+      const cpuBefore = server.cpuMs()
+      const sentAt = performance.now()
+      await call(server, key, 'POST', '/messages', payload)
+      const answered = performance.now() - sentAt
+      const arrived = arrival && (await within(arrival, 30_000))
+      await within(echoed, 30_000)
+      sampling = false
+      await sampler
+      if (m === 0) continue
+      cpu.push(server.cpuMs() - cpuBefore)
+      posts.push(answered)
+      health.push(...samples)
+      if (arrival && arrived === undefined) missed++
+      else if (arrived !== undefined) arrivals.push(arrived - sentAt)
+    }
+    const p = latencies(posts)
+    const h = latencies(health)
+    const d = latencies(arrivals)
+    row(`${label}: createMessage of ${options.messageBytes} bytes`, `p50 ${ms(p.p50)}, max ${ms(p.max)}`, label.startsWith('nobody') ? '' : 'max < 1 s more than nobody')
+    if (subscribers) row(`${label}: the message at every subscription`, `p50 ${ms(d.p50)}, max ${ms(d.max)}${missed ? `, ${missed} not at all in 30 s` : ''}`)
+    row(`${label}: GET /healthz meanwhile`, `p50 ${ms(h.p50)}, max ${ms(h.max)} (${health.length} asked)`, '< 200 ms')
+    // CPU time, which a busy machine barely changes: the message, its echo, their fan-out and the /healthz asked meanwhile.
+    row(`${label}: server CPU per message`, `${(cpu.reduce((a, b) => a + b, 0) / cpu.length).toFixed(0)} ms; RSS ${server.rss().toFixed(0)} MiB`)
+  }
+
+  await measure('nobody subscribed')
+  const open = async (query: (i: number) => string) => {
+    const subscribers = await subscribe(graphqlUrl, key, conversationId, { count: options.subscribers, perSocket: 10, query })
+    // Subscribing is asynchronous on the server: they are all live once a message reaches every one.
+    for (let tries = 0; ; tries++) {
+      const marker = `subscribers-live-${tries}-${Math.random().toString(36).slice(2)}`
+      const reached = subscribers.expect(marker)
+      await call(server, key, 'POST', '/messages', text(conversationId, marker))
+      if ((await within(reached, 2_000)) !== undefined) return subscribers
+      if (tries === 20) throw new Error('the subscriptions never all became live')
+    }
+  }
+  const shared = await open(() => `subscription ($id: String!) ${selection}`)
+  await measure(`${options.subscribers} subscribers, one shape`, shared)
+  shared.close()
+  const distinct = await open((i) => `subscription S${i}($id: String!) ${selection}`)
+  await measure(`${options.subscribers} subscribers, each its own shape`, distinct)
+  distinct.close()
+  listener.close()
 }
 
 /**
@@ -442,6 +541,7 @@ async function main() {
   for (const [phase, run] of [
     ['http', httpPhase],
     ['fanout', fanoutPhase],
+    ['subscribers', subscribersPhase],
     ['botreply', botReplyPhase],
     ['idle', idlePhase],
   ] as const) {

@@ -26,6 +26,8 @@ export interface Server {
   process: ChildProcess
   /** Resident memory of the server process, MiB. */
   rss(): number
+  /** CPU time the server process has used so far (user and system), ms: unlike wall time, a busy machine barely changes it. */
+  cpuMs(): number
   stop(): Promise<void>
 }
 
@@ -71,6 +73,12 @@ export async function start(command: string[], databaseUrl: string, env: Record<
     rss() {
       const kb = /VmRSS:\s+(\d+) kB/.exec(readFileSync(`/proc/${child.pid}/status`, 'utf8'))?.[1]
       return Number(kb) / 1024
+    },
+    cpuMs() {
+      // utime and stime, the 14th and 15th fields of /proc/<pid>/stat, in clock ticks (100 a second on Linux).
+      const stat = readFileSync(`/proc/${child.pid}/stat`, 'utf8')
+      const [utime, stime] = stat.slice(stat.lastIndexOf(')') + 2).split(' ').slice(11, 13).map(Number)
+      return ((utime ?? 0) + (stime ?? 0)) * 10
     },
     async stop() {
       try {

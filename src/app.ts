@@ -10,7 +10,6 @@ import { graphqlOverHttp } from './http/graphql.ts'
 import { healthTransport, readinessTransport } from './http/health.ts'
 import { type MountGuard, type Replicable, type Routed, serveMounts } from './http/mounts.ts'
 import type { ReplicaAdmission } from './http/node-listener.ts'
-import { OpenCounts } from './http/open-counts.ts'
 import { inProcessPeer, type Peer, peerOf } from './http/peer.ts'
 import { countedPerAddress, rateLimited } from './http/rate-limited.ts'
 import { publicUrls } from './http/public-origin.ts'
@@ -19,6 +18,7 @@ import { errorResponse, withHeaders } from './http/responses.ts'
 import { trustedProxies } from './http/trusted-proxy.ts'
 import { attachGraphQLWebSocket } from './http/websocket.ts'
 import { webChatTransport } from './http/webchat.ts'
+import { Slots } from './limits/slots.ts'
 import { type Wiring, type WiringOptions, wire } from './wiring.ts'
 
 export interface AppOptions extends WiringOptions {
@@ -28,9 +28,11 @@ export interface AppOptions extends WiringOptions {
   publicUrl?: string
   /** The proxies whose X-Forwarded-For names the client (TRUST_PROXY); none by default. */
   trustProxy?: readonly string[]
+  /** How often a GraphQL WebSocket is pinged (a socket that misses its pong is terminated); 12 s by default, 0: never. */
+  webSocketKeepAliveMs?: number
 }
 
-export interface App extends Pick<Wiring, 'signals' | 'bots' | 'streams' | 'retention'> {
+export interface App extends Pick<Wiring, 'signals' | 'bots' | 'streams' | 'sendQueues' | 'renderings' | 'retention'> {
   /** Serves a request; `peer` is the other end of its connection (none in-process). */
   fetch: (request: Request, peer?: Peer) => Promise<Response>
   /** Whether a read replica may serve a request (see Transport.replicable); `pathname` as in the URL. */
@@ -40,9 +42,10 @@ export interface App extends Pick<Wiring, 'signals' | 'bots' | 'streams' | 'rete
   /** Serves GraphQL over WebSocket on the HTTP server that serves `fetch`. */
   attach(server: Server): void
   /**
-   * Counts an event stream of the HTTP server against the caps per user key and per client address
-   * (SSE_STREAMS_PER_KEY, SSE_STREAMS_PER_ADDRESS): its release, or a 429 refusal to send instead.
-   * Streams made in-process (fetch called directly) have no connection and are not counted.
+   * Counts an event stream of the HTTP server against the caps per user (the verified user its key
+   * names) and per client address (SSE_STREAMS_PER_USER, SSE_STREAMS_PER_ADDRESS): its release, or a
+   * 429 refusal to send instead. Streams made in-process (fetch called directly) have no connection
+   * and are not counted.
    */
   admitStream(req: IncomingMessage, response: Response): (() => void) | Response | undefined
   /** The GraphQL WebSockets open (metrics). */
@@ -67,7 +70,7 @@ const isHealthPath = (url: string): boolean => {
 }
 
 /** The whole HTTP surface as one fetch function, with the live parts it runs; listening is main.ts's business. */
-export function createApp({ corsOrigins = [], publicUrl, trustProxy = [], ...options }: AppOptions): App {
+export function createApp({ corsOrigins = [], publicUrl, trustProxy = [], webSocketKeepAliveMs, ...options }: AppOptions): App {
   const parts = wire(options)
   const urls = publicUrls({ publicUrl, trustProxy })
   const { caps } = parts
@@ -75,11 +78,13 @@ export function createApp({ corsOrigins = [], publicUrl, trustProxy = [], ...opt
   // proxy-addr reads X-Forwarded-For only: the header's value is all the client address needs of a request.
   const clientAddress = (req: IncomingMessage) =>
     proxies.clientAddress(peerOf(req), new Headers(typeof req.headers['x-forwarded-for'] === 'string' ? { 'x-forwarded-for': req.headers['x-forwarded-for'] } : {}))
-  const openStreams = new OpenCounts('event streams', caps.streamsPerKey, caps.streamsPerAddress, {
-    key: 'SSE_STREAMS_PER_KEY',
-    address: 'SSE_STREAMS_PER_ADDRESS',
-  })
-  const { chatYoga, adminYoga, chatRest, adminRest, botApiRest, errors, signals, streams, bots, limits, retention } = parts
+  const openStreams = new Slots('event streams', [
+    { cap: caps.streamsPerUser, per: 'for this user (SSE_STREAMS_PER_USER)' },
+    { cap: caps.streamsPerAddress, per: 'from this address (SSE_STREAMS_PER_ADDRESS)' },
+  ])
+  /** The verified caller of each response a transport told one of, until its stream is admitted. */
+  const callers = new WeakMap<Response, string>()
+  const { chatYoga, adminYoga, chatRest, adminRest, botApiRest, errors, signals, streams, sendQueues, renderings, bots, limits, retention } = parts
   const cors = createCors(corsOrigins, options.log)
   const accessLog = createAccessLog(options.log)
   const countsFailures = limits?.has('failedAuth') ?? false
@@ -155,6 +160,8 @@ export function createApp({ corsOrigins = [], publicUrl, trustProxy = [], ...opt
     bots,
     retention,
     streams,
+    sendQueues,
+    renderings,
     attach(server) {
       sockets.push(
         attachGraphQLWebSocket(server, chatYoga, errors, {
@@ -162,10 +169,13 @@ export function createApp({ corsOrigins = [], publicUrl, trustProxy = [], ...opt
           urls,
           clientAddress: proxies.clientAddress,
           limits,
+          queues: sendQueues,
+          renderings,
+          keepAliveMs: webSocketKeepAliveMs,
           caps: {
             maxPayload: bodyLimits.chat,
             subscriptionsPerSocket: caps.subscriptionsPerSocket,
-            socketsPerKey: caps.socketsPerKey,
+            socketsPerUser: caps.socketsPerUser,
             socketsPerAddress: caps.socketsPerAddress,
           },
         }),
@@ -173,9 +183,8 @@ export function createApp({ corsOrigins = [], publicUrl, trustProxy = [], ...opt
     },
     admitStream(req, response) {
       if (!openStreams.enabled) return undefined
-      const key = req.headers['x-user-key']
       try {
-        return openStreams.take(typeof key === 'string' ? key : undefined, clientAddress(req))
+        return openStreams.take([callers.get(response), clientAddress(req)])
       } catch (error) {
         void response.body?.cancel().catch(() => {})
         const requestId = response.headers.get('x-request-id') ?? randomUUID()
@@ -227,6 +236,7 @@ export function createApp({ corsOrigins = [], publicUrl, trustProxy = [], ...opt
       // Stopping: each connection closes after its answer, so that none is left idle for the listener's
       // close to cut while its client sends on it (a reset, where a new connection is refused cleanly).
       if (draining) withHeaders(response, { connection: 'close' })
+      if (routed.caller !== undefined) callers.set(response, routed.caller)
       void accessLog(request, response, { requestId, clientAddress, route: routed.route, started })
       labelResponse(response, { transport: routed.kind ?? 'none', operation: routed.operation ?? routed.route, route: routed.route })
       return response

@@ -71,14 +71,20 @@ export interface ResourceLimits {
   maxConnections: number
   /** WS_SUBSCRIPTIONS_PER_SOCKET: operations under way on one GraphQL WebSocket. */
   subscriptionsPerSocket: number
-  /** WS_SOCKETS_PER_KEY: GraphQL WebSockets open with one user key. */
-  socketsPerKey: number
+  /** WS_SOCKETS_PER_USER: GraphQL WebSockets open for one user (the verified user its key names, whichever key or encoding). */
+  socketsPerUser: number
   /** WS_SOCKETS_PER_ADDRESS: GraphQL WebSockets open from one client address. */
   socketsPerAddress: number
-  /** SSE_STREAMS_PER_KEY: event streams open with one user key. */
-  streamsPerKey: number
+  /** SSE_STREAMS_PER_USER: event streams open for one user (the verified user its key names). */
+  streamsPerUser: number
   /** SSE_STREAMS_PER_ADDRESS: event streams open from one client address. */
   streamsPerAddress: number
+  /** SUBSCRIPTIONS_PER_USER: live subscriptions of one user, every transport and conversation together. */
+  subscriptionsPerUser: number
+  /** SUBSCRIPTIONS_PER_CONVERSATION: live subscriptions of one conversation, every user together. */
+  subscriptionsPerConversation: number
+  /** SEND_QUEUE_MAX_BYTES: bytes a live connection may have waiting to be sent; one further behind is dropped. */
+  sendQueueBytes: number
   /** FILE_STORAGE_PER_USER_BYTES: the total size of one user's files. */
   storagePerUser: number
   /** MESSAGE_MAX_BYTES: a message's payload, as JSON. */
@@ -91,38 +97,55 @@ export const defaultLimits: ResourceLimits = {
   keepAliveTimeoutMs: 5_000,
   maxConnections: 20_000,
   subscriptionsPerSocket: 100,
-  socketsPerKey: 20,
+  socketsPerUser: 20,
   socketsPerAddress: 100,
-  streamsPerKey: 20,
+  streamsPerUser: 20,
   streamsPerAddress: 100,
+  subscriptionsPerUser: 50,
+  subscriptionsPerConversation: 100,
+  sendQueueBytes: 1024 * 1024,
   storagePerUser: 50 * 1024 * 1024,
   messageMaxBytes: 1024 * 1024,
 }
 
 /** The caps RATE_LIMITS=off lifts: those counted per user key or client address. */
-const perKeyOrAddress = ['subscriptionsPerSocket', 'socketsPerKey', 'socketsPerAddress', 'streamsPerKey', 'streamsPerAddress', 'storagePerUser'] as const
+const perKeyOrAddress = [
+  'subscriptionsPerSocket',
+  'socketsPerUser',
+  'socketsPerAddress',
+  'streamsPerUser',
+  'streamsPerAddress',
+  'subscriptionsPerUser',
+  'subscriptionsPerConversation',
+  'storagePerUser',
+] as const
 
 /** `limits` with every per-key/per-address cap off (RATE_LIMITS=off); sizes and timeouts stay. */
 export const withoutPerKeyCaps = (limits: ResourceLimits): ResourceLimits =>
   ({ ...limits, ...Object.fromEntries(perKeyOrAddress.map((name) => [name, 0])) })
 
-const limitVariables: Record<keyof ResourceLimits, [env: string, unit: number]> = {
+/** Each limit's variable, its unit, and the variable's former name (still read when the new one is unset). */
+const limitVariables: Record<keyof ResourceLimits, [env: string, unit: number, former?: string]> = {
   headersTimeoutMs: ['HTTP_HEADERS_TIMEOUT_SECONDS', 1000],
   requestTimeoutMs: ['HTTP_REQUEST_TIMEOUT_SECONDS', 1000],
   keepAliveTimeoutMs: ['HTTP_KEEP_ALIVE_TIMEOUT_SECONDS', 1000],
   maxConnections: ['HTTP_MAX_CONNECTIONS', 1],
   subscriptionsPerSocket: ['WS_SUBSCRIPTIONS_PER_SOCKET', 1],
-  socketsPerKey: ['WS_SOCKETS_PER_KEY', 1],
+  socketsPerUser: ['WS_SOCKETS_PER_USER', 1, 'WS_SOCKETS_PER_KEY'],
   socketsPerAddress: ['WS_SOCKETS_PER_ADDRESS', 1],
-  streamsPerKey: ['SSE_STREAMS_PER_KEY', 1],
+  streamsPerUser: ['SSE_STREAMS_PER_USER', 1, 'SSE_STREAMS_PER_KEY'],
   streamsPerAddress: ['SSE_STREAMS_PER_ADDRESS', 1],
+  subscriptionsPerUser: ['SUBSCRIPTIONS_PER_USER', 1],
+  subscriptionsPerConversation: ['SUBSCRIPTIONS_PER_CONVERSATION', 1],
+  sendQueueBytes: ['SEND_QUEUE_MAX_BYTES', 1],
   storagePerUser: ['FILE_STORAGE_PER_USER_BYTES', 1],
   messageMaxBytes: ['MESSAGE_MAX_BYTES', 1],
 }
 
 function parseLimits(env: NodeJS.ProcessEnv, rateLimitsOff: boolean): ResourceLimits {
   const limits = { ...defaultLimits }
-  for (const [name, [variable, unit]] of Object.entries(limitVariables) as [keyof ResourceLimits, [string, number]][]) {
+  for (const [name, [current, unit, former]] of Object.entries(limitVariables) as [keyof ResourceLimits, [string, number, string?]][]) {
+    const variable = former !== undefined && nonEmpty(env[current]) === undefined ? former : current
     const raw = nonEmpty(env[variable])
     if (raw === undefined) continue
     const value = Number(raw)

@@ -99,6 +99,7 @@ export function httpServer(
       admission: app.replicaAdmission,
       observe: metrics && ((labels, status, seconds) => metrics.request(labels?.transport ?? 'none', labels?.operation ?? '(unknown)', status, seconds)),
       streamOpened: metrics && (() => metrics.streamOpened()),
+      sendQueues: app.sendQueues,
     }),
   )
   if (caps.maxConnections > 0) server.maxConnections = caps.maxConnections
@@ -180,7 +181,11 @@ export async function createServer({
         })
       : undefined
   const server = httpServer(app, { log, replicas, caps: appOptions.caps ?? defaultLimits, metrics })
-  metrics?.observe({ liveSockets: () => app.openSockets(), deliveryBacklog: () => deliveryBacklog(store) })
+  metrics?.observe({
+    liveSockets: () => app.openSockets(),
+    droppedConnections: () => app.sendQueues.stats.dropped,
+    deliveryBacklog: () => deliveryBacklog(store),
+  })
   app.attach(server)
   refuseOffTheApp(server)
   let metricsServer: Server | undefined

@@ -14,9 +14,11 @@ import { authenticateBot } from './domain/bots/admin/api-keys.ts'
 import type { OutboundPolicy } from './domain/outbound-policy.ts'
 import { type Retention, type RetentionOptions, startRetention } from './domain/retention.ts'
 import { createErrorPath } from './graphql/errors.ts'
+import { SignalRenderings } from './graphql/shared-rendering.ts'
 import { type ReplicaThread, replicaReads } from './graphql/replica-reads.ts'
 import { createAdminYoga, createChatYoga, createBotApiYoga } from './graphql/yoga.ts'
 import { restTransport } from './http/rest.ts'
+import { SendQueues } from './http/send-queue.ts'
 import { defaultSseTiming, type SseTiming, SseStreams } from './http/sse.ts'
 import { restApis } from './openapi/apis.ts'
 import { createSignalHub, type SignalBus } from './signals/hub.ts'
@@ -90,8 +92,10 @@ export function wire({
   const errors = createErrorPath(log)
   // A replica counts nothing: the main thread counts what it hands over (http/node-listener.ts).
   const limits = replica || rateLimits === 'off' ? undefined : new RateLimits(rateLimits, rateLimitStore)
-  const signals = createSignalHub({ bus: signalBus })
-  const streams = new SseStreams(log, sseTiming)
+  const signals = createSignalHub({ bus: signalBus, caps: { perUser: caps.subscriptionsPerUser, perConversation: caps.subscriptionsPerConversation } })
+  // Every live connection's, whatever its transport (http/send-queue.ts).
+  const sendQueues = new SendQueues(caps.sendQueueBytes)
+  const streams = new SseStreams(log, sseTiming, sendQueues)
   const activity = new BotApiActivity()
   // Its own connections (PostgreSQL): bots keep answering while requests fill the main pool.
   const background = replica ? store : (store.background?.() ?? store)
@@ -119,11 +123,13 @@ export function wire({
           onError: retentionOptions.onError ?? ((error) => log.error({ err: error }, 'retention: a prune cycle failed; the next one tries again')),
         })
   const chatLimits = { messageMaxBytes: caps.messageMaxBytes, storagePerUser: caps.storagePerUser }
-  const deps = { store, log, signals, bots, errors, chatLimits, limits, replica }
+  // Every subscription's events rendered once per shape, whatever the transport (REST streams included).
+  const renderings = new SignalRenderings()
+  const deps = { store, log, signals, bots, errors, chatLimits, limits, replica, renderings }
   const chatYoga = createChatYoga(deps)
   const adminYoga = createAdminYoga(deps)
   const botApiYoga = createBotApiYoga(deps)
-  const rest = { streams, log, admitStream: limits && ((args: ExecutionArgs) => operationRefusal(limits, args)) }
+  const rest = { streams, log, renderings, admitStream: limits && ((args: ExecutionArgs) => operationRefusal(limits, args)) }
   const botApiRest = restTransport({
     ...rest,
     ...restApis.botApi,
@@ -137,6 +143,8 @@ export function wire({
     errors,
     signals,
     streams,
+    sendQueues,
+    renderings,
     bots,
     retention,
     chatYoga,

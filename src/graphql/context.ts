@@ -11,6 +11,7 @@ import { DomainError } from '../domain/errors.ts'
 import { verifyingKeysOf } from '../domain/key-modes.ts'
 import { checkedStore, openChatIntegration } from '../domain/integration-cache.ts'
 import { authenticateAdmin } from '../domain/tenancy.ts'
+import { userSlot } from '../limits/slots.ts'
 import type { SignalHub } from '../signals/hub.ts'
 import { failureToGraphQLError } from './errors.ts'
 
@@ -60,6 +61,10 @@ export function botApiScope(ctx: GraphQLContext): BotApiContext {
   return ctx.botApi
 }
 
+/** The verified user a context acts for, as live connections are counted (limits/slots.ts); none without a user key. */
+export const countedCaller = (ctx: GraphQLContext): string | undefined =>
+  ctx.chat?.callerId === undefined ? undefined : userSlot(ctx.chat.integration.id, ctx.chat.callerId)
+
 /** bot API scope: a bot API key and the id of the bot it belongs to (401 otherwise). */
 export function createBotApiContext(
   deps: ContextDeps,
@@ -89,7 +94,16 @@ export async function createChatContext(
     userKey,
     adminSecret,
     baseUrl,
-  }: { requestId: string; webhookId: string; userKey: string | undefined; adminSecret?: string; baseUrl?: () => string },
+    told,
+  }: {
+    requestId: string
+    webhookId: string
+    userKey: string | undefined
+    adminSecret?: string
+    baseUrl?: () => string
+    /** Told the verified caller (countedCaller), for the caps on the request's transport. */
+    told?: { caller?: string }
+  },
 ): Promise<GraphQLContext> {
   return refusingWithStatus(async () => {
     // A request with a user key (and no admin secret) may take the integration from memory: each of
@@ -124,7 +138,9 @@ export async function createChatContext(
         chat.callerId = await callerOf(integration)
       })
     }
-    return { requestId, log: deps.log, signals: deps.signals, chat, baseUrl }
+    const context: GraphQLContext = { requestId, log: deps.log, signals: deps.signals, chat, baseUrl }
+    if (told) told.caller = countedCaller(context)
+    return context
   })
 }
 

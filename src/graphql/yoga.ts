@@ -21,6 +21,7 @@ import { useExplainedRefusals } from './refusals.ts'
 import { useRateLimits } from './rate-limits.ts'
 import { type ReplicaReads, type ReplicaThread, replicaReads, useReplicaReads } from './replica-reads.ts'
 import { useRequestId } from './request-id.ts'
+import { type SignalRenderings, useSharedRendering } from './shared-rendering.ts'
 import { useTracing } from './tracing.ts'
 import { tracing } from '../tracing/tracing.ts'
 import { botApiSchema } from './bot-api-schema.ts'
@@ -34,8 +35,11 @@ export interface ServerContext {
   clientAddress?: string
   /** The base of the absolute URLs handed out (http/public-origin.ts); asked for, as few operations need it. */
   publicUrl?: () => string
-  /** Told the operation that runs (its root fields), for the metrics (http/request-labels.ts). */
-  labelled?: { operation?: string }
+  /**
+   * Told the operation that runs (its root fields), for the metrics (http/request-labels.ts), and the
+   * verified caller, for the caps on live connections (graphql/context.ts countedCaller).
+   */
+  labelled?: { operation?: string; caller?: string }
 }
 
 /**
@@ -74,6 +78,8 @@ export interface YogaDeps extends ContextDeps {
   limits?: RateLimits
   /** On a read replica's thread: what it hands back the operations it may not serve by. */
   replica?: ReplicaThread
+  /** Where subscriptions' events are rendered once per shape (one for the app: REST streams share it). */
+  renderings?: SignalRenderings
 }
 
 /**
@@ -90,7 +96,7 @@ const yogaLogger = (log: Logger) => ({
 const yogaFor = (
   schema: GraphQLSchema,
   graphqlEndpoint: string,
-  { log, errors, limits, replica }: YogaDeps,
+  { log, errors, limits, replica, renderings }: YogaDeps,
   reads: ReplicaReads,
   welcome: string,
   context: (init: ContextInit) => Promise<GraphQLContext>,
@@ -128,6 +134,7 @@ const yogaFor = (
       ...(replica ? [useReplicaReads(reads, replica)] : []),
       useOperationLabel(),
       useCompiledExecution(log),
+      ...(renderings ? [useSharedRendering(renderings)] : []),
       useIntegrationCheck(),
       ...withTracing(),
     ],
@@ -167,6 +174,7 @@ export function createChatYoga(deps: YogaDeps) {
       userKey: credential(init, 'x-user-key'),
       adminSecret: credential(init, 'x-admin-secret'),
       baseUrl: init.publicUrl,
+      told: init.labelled,
     }),
   )
 }

@@ -7,6 +7,8 @@ export type DeliveryBacklog = () => Promise<{ pending: number; oldestPendingSeco
 export interface MetricsSources {
   /** The GraphQL WebSockets open. */
   liveSockets?: () => number
+  /** Live connections dropped for reading too slowly so far (http/send-queue.ts). */
+  droppedConnections?: () => number
   deliveryBacklog?: DeliveryBacklog
 }
 
@@ -83,9 +85,22 @@ export class Metrics {
     }
   }
 
-  /** The gauges read when scraped: WebSockets open and the delivery backlog. */
-  observe({ liveSockets, deliveryBacklog }: MetricsSources): void {
+  /** The gauges read when scraped: WebSockets open and the delivery backlog; and the connections dropped. */
+  observe({ liveSockets, droppedConnections, deliveryBacklog }: MetricsSources): void {
     const registers = [this.registry]
+    if (droppedConnections) {
+      let counted = 0
+      new Counter({
+        name: 'confab_live_dropped_total',
+        help: 'Live connections (event streams, WebSockets) dropped for reading too slowly (SEND_QUEUE_MAX_BYTES)',
+        registers,
+        collect() {
+          const dropped = droppedConnections()
+          this.inc(dropped - counted)
+          counted = dropped
+        },
+      })
+    }
     if (liveSockets) {
       new Gauge({
         name: 'confab_live_websockets',

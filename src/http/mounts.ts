@@ -20,6 +20,8 @@ export interface Landing {
   operation?: string
   /** The base every absolute URL handed out for this request starts with (http/public-origin.ts). */
   publicUrl: () => string
+  /** Set by a transport that verified a user key: the user it names, which live connections are counted by (graphql/context.ts countedCaller). */
+  caller?: string
 }
 
 /** What the access log says of a request's routing: the pattern it matched, never its raw path. */
@@ -29,6 +31,8 @@ export interface Routed {
   /** The mount's kind (Mount.kind), and the operation its transport ran, when it told (Landing.operation). */
   kind?: string
   operation?: string
+  /** The verified caller, when the transport told (Landing.caller). */
+  caller?: string
 }
 
 /** One way of serving requests (REST, GraphQL over HTTP, the web chat, …) and of telling its refusals. */
@@ -136,7 +140,7 @@ export function serveMounts(
     for (const { match, transport, path: mountPath, kind } of table) {
       const hit = match(segments)
       if (!hit) continue
-      const landing: Landing = { requestId, params: {}, path: hit.path, url, peer, clientAddress, publicUrl, route: undefined }
+      const landing: Landing = { requestId, params: {}, path: hit.path, url, peer, clientAddress, publicUrl, route: undefined, caller: undefined }
       let response: Response
       try {
         landing.params = Object.fromEntries(Object.entries(hit.params).map(([name, raw]) => [name, decodePathSegment(raw)]))
@@ -149,6 +153,7 @@ export function serveMounts(
         routed.route = landing.route === undefined ? mountPath : `${mountPath.replace(/\/\*$/, '')}${landing.route}`
         routed.kind = kind
         routed.operation = landing.operation
+        routed.caller = landing.caller
       }
       if (!guard) return response
       try {

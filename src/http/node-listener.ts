@@ -1,11 +1,13 @@
 import type { IncomingMessage, ServerResponse } from 'node:http'
 import { createServerAdapter, sendNodeResponse } from '@whatwg-node/server'
 import type { Logger } from 'pino'
+import { defaultLimits } from '../config.ts'
 import { onlyQueries } from '../graphql/replica-reads.ts'
 import { parsedUrl, type Replicable } from './mounts.ts'
 import { type Peer, peerOf } from './peer.ts'
 import { labelsOf, type RequestLabels } from './request-labels.ts'
 import type { ReadReplicas } from './read-replicas.ts'
+import { eventStreamOutlet, type SendQueue, SendQueues } from './send-queue.ts'
 import { takeOverEventStream } from './sse.ts'
 import { tracing } from '../tracing/tracing.ts'
 
@@ -13,44 +15,44 @@ import { tracing } from '../tracing/tracing.ts'
 const isEventStream = (response: Response) =>
   (response.headers.get('content-type') ?? '').startsWith('text/event-stream') && response.body !== null
 
-/** Resolves when the response can take more, or is gone. */
-const drained = (res: ServerResponse) =>
-  new Promise<void>((resolve) => {
-    const done = () => {
-      res.off('drain', done)
-      res.off('close', done)
-      resolve()
-    }
-    res.on('drain', done)
-    res.on('close', done)
-  })
-
 /**
- * Writes an event stream: one of SseStreams straight to the socket, any other (yoga's) with a plain
- * loop. whatwg-node pumps a streamed body by a recursion through promises in which each chunk's
- * promise is resolved with the next one's, so a stream holds every chunk's promises until it ends:
- * about 115 bytes a chunk, which for 10,000 listeners and a heartbeat every 2 seconds is 2 GB an hour.
+ * Writes an event stream through its send queue: one of SseStreams straight to the socket, any other
+ * (yoga's, graphql-sse's) read as fast as it comes. whatwg-node pumps a streamed body by a recursion
+ * through promises in which each chunk's promise is resolved with the next one's, so a stream holds
+ * every chunk's promises until it ends: about 115 bytes a chunk, which for 10,000 listeners and a
+ * heartbeat every 2 seconds is 2 GB an hour.
  */
-async function sendEventStream(response: Response, req: IncomingMessage, res: ServerResponse): Promise<void> {
+async function sendEventStream(response: Response, req: IncomingMessage, res: ServerResponse, queues: SendQueues, log: Logger): Promise<void> {
   // As whatwg-node does for a streamed body: no idle timeout, no Nagle delay, TCP keep-alive.
   req.socket.setTimeout(0)
   req.socket.setNoDelay(true)
   req.socket.setKeepAlive(true)
   res.writeHead(response.status, response.statusText, [...response.headers].flat())
-  const close = takeOverEventStream(response, { write: (chunk) => void res.write(chunk), end: () => res.end() })
-  if (close) res.once('close', close)
-  else await relay((response.body as ReadableStream<Uint8Array>).getReader(), res)
+  const queue = queues.open(eventStreamOutlet(res))
+  res.once('close', () => queue.close())
+  queue.onDrop(() => log.info({ requestId: response.headers.get('x-request-id'), stream: 'dropped' }, 'event stream dropped: its client reads too slowly'))
+  const close = takeOverEventStream(response, { write: (chunk) => void queue.send(chunk), end: () => res.end() })
+  if (close) {
+    res.once('close', close)
+    queue.onDrop(close)
+  } else await relay((response.body as ReadableStream<Uint8Array>).getReader(), res, queue)
 }
 
-/** Copies a body to the response until either ends (holding nothing of the Response meanwhile). */
-async function relay(reader: ReadableStreamDefaultReader<Uint8Array>, res: ServerResponse): Promise<void> {
+/**
+ * Copies a body to the response until either ends (holding nothing of the Response meanwhile). It
+ * reads as fast as the body comes, not as fast as the client reads: what the client has not taken
+ * waits in the send queue, which drops the stream once that is over its mark, rather than in what
+ * feeds the body (graphql-sse's queue of messages, which has no bound).
+ */
+async function relay(reader: ReadableStreamDefaultReader<Uint8Array>, res: ServerResponse, queue: SendQueue): Promise<void> {
   // The client going away cancels the body, which ends what feeds it (and settles a pending read).
-  res.once('close', () => void reader.cancel().catch(() => {}))
+  const cancel = () => void reader.cancel().catch(() => {})
+  res.once('close', cancel)
+  queue.onDrop(cancel)
   try {
     for (;;) {
       const { done, value } = await reader.read()
-      if (done || res.destroyed) break
-      if (!res.write(value)) await drained(res)
+      if (done || res.destroyed || !queue.send(value)) break
     }
   } finally {
     res.end()
@@ -104,6 +106,8 @@ export interface ListenerOptions {
   observe?: Observe
   /** Told when an event stream starts to be written; what it returns is called once it has ended. */
   streamOpened?: () => () => void
+  /** The send queues event streams are written through (App.sendQueues); one of the default mark when absent. */
+  sendQueues?: SendQueues
 }
 
 type Observe = (labels: RequestLabels | undefined, status: number, seconds: number) => void
@@ -125,7 +129,7 @@ const admissionHeaders = (req: IncomingMessage): Headers => {
  */
 export function nodeListener(
   fetch: (request: Request, peer: Peer) => Promise<Response>,
-  { log, replicable, replicas, admitStream, admission, observe, streamOpened }: ListenerOptions,
+  { log, replicable, replicas, admitStream, admission, observe, streamOpened, sendQueues = new SendQueues(defaultLimits.sendQueueBytes) }: ListenerOptions,
 ) {
   // whatwg-node hands a node request's own `req` to the fetch function as its server context.
   const adapter = createServerAdapter<{ req?: IncomingMessage }>((request, context) => fetch(request, peerOf(context.req)))
@@ -149,7 +153,7 @@ export function nodeListener(
     else if (admitted) res.once('close', admitted)
     answered(response)
     if (streamOpened) res.once('close', streamOpened())
-    await sendEventStream(response, req, res)
+    await sendEventStream(response, req, res, sendQueues, log)
   }
 
   /** True once a replica has answered; otherwise the request is the caller's, its body (if read) on `req.body`. */

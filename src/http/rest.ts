@@ -11,8 +11,10 @@ import {
 import type { Logger } from 'pino'
 import { DomainError } from '../domain/errors.ts'
 import { runsOften } from '../graphql/compiled-execution.ts'
+import { countedCaller, type GraphQLContext } from '../graphql/context.ts'
 import type { Failure } from '../graphql/errors.ts'
 import type { ReplicaReads } from '../graphql/replica-reads.ts'
+import type { SignalRenderings } from '../graphql/shared-rendering.ts'
 import { refusalWords } from '../rest/refusal-words.ts'
 import { type RequestSchema, requestSchema } from '../rest/request-schema.ts'
 import type { AnyRoute, RestRequest } from '../rest/route.ts'
@@ -41,6 +43,8 @@ export interface RestTransportOptions {
   bodyLimit: number
   streams: SseStreams
   log: Logger
+  /** Where stream routes' signals are rendered once for all their listeners. */
+  renderings: SignalRenderings
   /**
    * Counts a stream route's operation against the rate limits (graphql/rate-limits.ts): a stream
    * subscribes outside the pipeline's subscribe (see stream-events.ts), whose plugin counts the others.
@@ -123,13 +127,13 @@ export const restRefusal = (_request: Request, failure: Failure, requestId: stri
  * validated here once; a request runs it through the same envelop pipeline as a GraphQL request
  * of that yoga server (context, error masking and every plugin), never through a second one.
  */
-export function restTransport({ schema, yoga, routes, bodyLimit, streams, log, admitStream, reads }: RestTransportOptions): Transport {
+export function restTransport({ schema, yoga, routes, bodyLimit, streams, log, renderings, admitStream, reads }: RestTransportOptions): Transport {
   const compiled = routes.map((route) => compile(schema, route))
   for (const name of reads?.operations ?? []) {
     const found = compiled.find((c) => c.route.operation === name)
     if (!found || found.route.kind !== 'call' || !found.query) throw new Error(`a read replica may serve ${name}, which is no REST read`)
   }
-  const streamEvents = createStreamEvents(log)
+  const streamEvents = createStreamEvents(log, renderings)
   // A request is matched against its method's routes only, in the table's order.
   const byMethod = new Map<string, CompiledRoute[]>()
   for (const c of compiled) byMethod.set(c.route.method, [...(byMethod.get(c.route.method) ?? []), c])
@@ -174,6 +178,7 @@ export function restTransport({ schema, yoga, routes, bodyLimit, streams, log, a
       contextValue: await enveloped.contextFactory(),
     }
     if (c.route.kind === 'stream') {
+      landing.caller = countedCaller(args.contextValue as GraphQLContext)
       const refusal = await admitStream?.(args)
       if (refusal) throw refusal
       const events = await streamEvents(c.route, args, JSON.stringify(mount))

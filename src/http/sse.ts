@@ -1,4 +1,5 @@
 import type { Logger } from 'pino'
+import { readableStreamOutlet, type SendQueues } from './send-queue.ts'
 
 export interface SseTiming {
   /** An SSE comment this often keeps proxies and the official client's Node transport (~5 s) from dropping an idle stream. */
@@ -79,6 +80,8 @@ export class SseStreams {
   constructor(
     private readonly log: Logger,
     private readonly timing: SseTiming = defaultSseTiming,
+    /** What a stream read as its Response's body sends through (a server that takes it over has its own). */
+    private readonly queues?: SendQueues,
   ) {
     const count = Math.max(1, Math.min(maxSlots, Math.floor(timing.commentIntervalMs / 100)))
     this.slots = Array.from({ length: count }, () => new Set<OpenStream>())
@@ -147,9 +150,12 @@ export class SseStreams {
         // Called on the first read only (high-water mark 0), when the body becomes the reader.
         pull: (controller) => {
           if (!pending) return
+          const queue = this.queues?.open(readableStreamOutlet(controller))
+          queue?.onDrop(close)
           attach(
-            (chunk) => controller.enqueue(chunk),
+            queue ? (chunk) => void queue.send(chunk) : (chunk) => controller.enqueue(chunk),
             () => {
+              queue?.close()
               try {
                 controller.close()
               } catch {
@@ -160,7 +166,8 @@ export class SseStreams {
         },
         cancel: () => close(),
       },
-      { highWaterMark: 0 },
+      // Sized in bytes: what waits in the body for its reader is what its send queue measures.
+      { highWaterMark: 0, size: (chunk) => chunk.byteLength },
     )
     this.added(close, write)
     abort?.addEventListener('abort', close, { once: true })

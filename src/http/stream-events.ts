@@ -1,45 +1,34 @@
-import { createSourceEventStream, type ExecutionArgs, type ExecutionResult, execute } from 'graphql'
+import { createSourceEventStream, type ExecutionArgs, type ExecutionResult } from 'graphql'
 import type { Logger } from 'pino'
+import type { SignalRenderings } from '../graphql/shared-rendering.ts'
 import type { StreamRoute } from '../rest/route.ts'
 import { sseMessage } from './sse.ts'
 
-type Rendered = Promise<Uint8Array | undefined>
-
 /**
  * The events of REST stream routes as encoded SSE messages, each rendered once for all its
- * listeners. graphql's `subscribe` would execute the route's selection set and serialize the result
- * once per listener for every signal; here the subscribe phase still runs per listener (the
- * subscription's resolver checks that the caller may listen, and gives it its own signal stream,
- * which ends when it is removed), but each signal, which the signal hub hands every listener of a
- * conversation as the same object, is executed, mapped and encoded once per route and variables,
- * and every listener writes the same bytes. That is sound because what a stream route sends does
- * not depend on who listens: its listeners are all participants of the conversation it names.
+ * listeners (graphql/shared-rendering.ts), then mapped and encoded once. graphql's `subscribe` would
+ * execute the route's selection set and serialize the result once per listener for every signal;
+ * here the subscribe phase still runs per listener (the subscription's resolver checks that the
+ * caller may listen, and gives it its own signal stream, which ends when it is removed), and every
+ * listener writes the same bytes.
  */
-export function createStreamEvents(log: Logger) {
-  const rendered = new WeakMap<object, Map<string, Rendered>>()
+export function createStreamEvents(log: Logger, renderings: SignalRenderings) {
+  const messages = new WeakMap<ExecutionResult, Uint8Array | undefined>()
 
-  const render = async (route: StreamRoute, args: ExecutionArgs, signal: unknown): Rendered => {
-    const result = await execute({ ...args, rootValue: signal })
-    if (result.errors?.length) {
-      log.error({ errors: result.errors }, `${route.operation}: a signal could not be resolved`)
-      return undefined
-    }
-    return sseMessage(JSON.stringify(route.event(result.data)))
-  }
-
-  const renderOnce = (route: StreamRoute, args: ExecutionArgs, key: string, signal: unknown): Rendered => {
-    if (typeof signal !== 'object' || signal === null) return render(route, args, signal)
-    let byKey = rendered.get(signal)
-    if (!byKey) rendered.set(signal, (byKey = new Map()))
-    let message = byKey.get(key)
-    if (!message) byKey.set(key, (message = render(route, args, signal)))
+  const messageOf = (route: StreamRoute, result: ExecutionResult): Uint8Array | undefined => {
+    if (messages.has(result)) return messages.get(result)
+    let message: Uint8Array | undefined
+    if (result.errors?.length) log.error({ errors: result.errors }, `${route.operation}: a signal could not be resolved`)
+    else message = sseMessage(JSON.stringify(route.event(result.data)))
+    messages.set(result, message)
     return message
   }
 
   /**
    * What renders each route and variables' signals: the arguments of the first of their listeners
    * (less the HTTP request its context carries), held while any of them listens, so that an idle
-   * listener holds no context of its own. Any listener's would do: the event is the same for all.
+   * listener holds no context of its own. Any listener's would do: a route's document reads only
+   * what its signals carry, which is the same for all.
    */
   const renderers = new Map<string, { args: ExecutionArgs; listeners: number }>()
 
@@ -81,7 +70,7 @@ export function createStreamEvents(log: Logger) {
             leave()
             return { done: true, value: undefined }
           }
-          const message = await renderOnce(route, renderArgs, key, next.value)
+          const message = messageOf(route, await renderings.render(next.value, key, renderArgs))
           if (message) return { done: false, value: message }
         }
       },

@@ -3,18 +3,21 @@ import { randomUUID } from 'node:crypto'
 import type { TLSSocket } from 'node:tls'
 import type { ExecutionArgs, FormattedExecutionResult, GraphQLError } from 'graphql'
 import type { Logger } from 'pino'
-import { useServer } from 'graphql-ws/use/ws'
 import { WebSocketServer } from 'ws'
 import { DomainError } from '../domain/errors.ts'
+import { countedCaller, type GraphQLContext } from '../graphql/context.ts'
 import type { ErrorPath } from '../graphql/errors.ts'
 import { withRequestId } from '../graphql/request-id.ts'
+import type { SignalRenderings } from '../graphql/shared-rendering.ts'
 import type { createChatYoga } from '../graphql/yoga.ts'
-import { OpenCounts } from './open-counts.ts'
 import type { RateLimits } from '../limits/rate-limits.ts'
+import { Slots } from '../limits/slots.ts'
 import { type Peer, peerOf } from './peer.ts'
 import { nodeHeaders, type PublicUrls } from './public-origin.ts'
 import { rateLimited } from './rate-limited.ts'
 import { errorId } from './responses.ts'
+import type { SendQueues } from './send-queue.ts'
+import { sendNext, serveGraphQLWs } from './ws-sockets.ts'
 
 type ChatYoga = ReturnType<typeof createChatYoga>
 
@@ -32,7 +35,8 @@ export interface WebSocketCaps {
   /** The largest frame (the chat's body limit): a larger one closes the socket with 1009, unread. */
   maxPayload: number
   subscriptionsPerSocket: number
-  socketsPerKey: number
+  /** Counted per verified user (the user its key names), whichever key or encoding of one opened it. */
+  socketsPerUser: number
   socketsPerAddress: number
 }
 // A close frame's reason is at most 123 bytes of UTF-8.
@@ -61,6 +65,12 @@ export interface WebSocketOptions {
   caps: WebSocketCaps
   /** The public origin of a connection, and whether its Host is one (http/public-origin.ts). */
   urls: PublicUrls
+  /** What every socket sends through (SEND_QUEUE_MAX_BYTES). */
+  queues: SendQueues
+  /** Where a subscription's results were rendered and are encoded once per shape. */
+  renderings: SignalRenderings
+  /** How often each socket is pinged (ws-sockets.ts); graphql-ws' 12 s by default. */
+  keepAliveMs?: number
 }
 
 /** The connection's client address, from its socket and (through a trusted proxy) its X-Forwarded-For. */
@@ -76,21 +86,22 @@ const clientOf = (request: IncomingMessage, clientAddress: WebSocketOptions['cli
  * travels in the connection parameters (`{"x-user-key": …}`), as browsers cannot set headers on a
  * WebSocket; a connection whose key or webhook id is refused is closed with 4403 Forbidden.
  * Bounded (docs/reference/limits.md): a frame over `maxPayload` closes the socket with 1009 unread; a socket over
- * the caps per user key or client address is closed with 4429; an operation over the cap per socket
- * is refused with an error message for it (RateLimited), the socket and its other operations staying.
+ * the caps per user or client address is closed with 4429; an operation over the cap per socket
+ * is refused with an error message for it (RateLimited), the socket and its other operations staying;
+ * a socket that falls SEND_QUEUE_MAX_BYTES behind is closed with 1013 (send-queue.ts).
  */
 export function attachGraphQLWebSocket(
   server: Server,
   yoga: ChatYoga,
   errors: ErrorPath,
-  { log, clientAddress, limits, caps, urls }: WebSocketOptions,
+  { log, clientAddress, limits, caps, urls, queues, renderings, keepAliveMs }: WebSocketOptions,
 ): { close(): Promise<void>; open(): number } {
   // ws closes a socket whose frame (or message) is over maxPayload with 1009 before handing it on.
   const wss = new WebSocketServer({ noServer: true, maxPayload: caps.maxPayload })
-  const sockets = new OpenCounts('GraphQL WebSockets', caps.socketsPerKey, caps.socketsPerAddress, {
-    key: 'WS_SOCKETS_PER_KEY',
-    address: 'WS_SOCKETS_PER_ADDRESS',
-  })
+  const sockets = new Slots('GraphQL WebSockets', [
+    { cap: caps.socketsPerUser, per: 'for this user (WS_SOCKETS_PER_USER)' },
+    { cap: caps.socketsPerAddress, per: 'from this address (WS_SOCKETS_PER_ADDRESS)' },
+  ])
   const clients = new WeakMap<IncomingMessage, string>()
   const client = (request: IncomingMessage) => {
     let address = clients.get(request)
@@ -139,7 +150,8 @@ export function attachGraphQLWebSocket(
     return urls.baseOf(own, nodeHeaders(request.headers), peerOf(request))
   }
 
-  useServer(
+  serveGraphQLWs(
+    wss,
     {
       execute: (args) => (args.rootValue as Enveloped).execute(args) as never,
       subscribe: (args) => (args.rootValue as Enveloped).subscribe(args) as never,
@@ -150,10 +162,9 @@ export function attachGraphQLWebSocket(
         try {
           const blocked = limits?.blockedAddress(address)
           if (blocked) throw rateLimited(blocked)
-          await envelop(ctx, undefined, requestId).contextFactory()
-          // Counted once the key verified: a socket over a cap is closed with 4429, its reason saying which.
-          const key = ctx.connectionParams?.['x-user-key']
-          const release = sockets.take(typeof key === 'string' ? key : undefined, address)
+          const context = (await envelop(ctx, undefined, requestId).contextFactory()) as unknown as GraphQLContext
+          // Counted once the key verified, by the user it names: a socket over a cap is closed with 4429, its reason saying which.
+          const release = sockets.take([countedCaller(context), address])
           // A client that left while its key was checked has closed already: its slot goes at once.
           if (ctx.extra.socket.readyState === ctx.extra.socket.CLOSED) release()
           else ctx.extra.socket.once('close', release)
@@ -206,10 +217,14 @@ export function attachGraphQLWebSocket(
           return refuse([error])
         }
       },
-      onNext: (_ctx, _id, _payload, args, result) =>
-        withRequestId(result, (args.contextValue as { requestId: string }).requestId, errors) as FormattedExecutionResult,
+      // A result without errors goes as the bytes every subscriber of its shape shares.
+      onNext: (ctx, id, _payload, args, result) => {
+        if (result.errors) return withRequestId(result, (args.contextValue as { requestId: string }).requestId, errors) as FormattedExecutionResult
+        return sendNext(ctx.extra, id, renderings.json(result))
+      },
     },
-    wss,
+    queues,
+    keepAliveMs,
   )
 
   return {

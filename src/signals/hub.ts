@@ -1,5 +1,6 @@
 import { createPubSub, Repeater } from 'graphql-yoga'
 import { type ConversationSignal, endsListenerOf, type SignalPublisher } from '../domain/signals.ts'
+import { Slots, userSlot } from '../limits/slots.ts'
 import { SignalQueue } from './queue.ts'
 
 /** A signal with the integration it happened in, as the integration-wide topic carries it. */
@@ -18,7 +19,9 @@ export interface SignalHub extends SignalPublisher {
   conversation(integrationId: string, conversationId: string): AsyncIterableIterator<ConversationSignal>
   /**
    * What one participant hears of a conversation: its Chat API signals, ending after the signal
-   * that removes the participant, or when the conversation is deleted.
+   * that removes the participant, or when the conversation is deleted. A live subscription of the
+   * user and of the conversation from its making to its end (read or not): over either cap
+   * (ListenerCaps), 429 RateLimited instead.
    */
   listen(integrationId: string, conversationId: string, userId: string): AsyncIterableIterator<ConversationSignal>
   /** Every signal of every integration (the delivery worker's feed). */
@@ -42,6 +45,14 @@ export interface SignalBus {
   ping?(): Promise<void>
 }
 
+/** The most live subscriptions (listen) per user and per conversation, in this instance; 0: none. */
+export interface ListenerCaps {
+  /** SUBSCRIPTIONS_PER_USER */
+  perUser: number
+  /** SUBSCRIPTIONS_PER_CONVERSATION */
+  perConversation: number
+}
+
 type Sink = (signal: ConversationSignal) => void
 
 /** The listeners of one conversation, fed by the room's one pub/sub subscription. */
@@ -54,7 +65,7 @@ interface Room {
  * The hub; with a bus, also fed by the other instances' signals and feeding them this one's.
  * Local listeners hear a local signal at once (in process), whether or not there is a bus.
  */
-export function createSignalHub({ bus }: { bus?: SignalBus } = {}): SignalHub {
+export function createSignalHub({ bus, caps }: { bus?: SignalBus; caps?: ListenerCaps } = {}): SignalHub {
   const pubSub = createPubSub<{
     conversation: [topic: string, signal: ConversationSignal]
     all: [routed: RoutedSignal]
@@ -63,6 +74,10 @@ export function createSignalHub({ bus }: { bus?: SignalBus } = {}): SignalHub {
   const rooms = new Map<string, Room>()
   /** Each live conversation subscription, with the integration it belongs to. */
   const queues = new Map<SignalQueue<ConversationSignal>, string>()
+  const listeners = new Slots('subscriptions', [
+    { cap: caps?.perUser ?? 0, per: 'for this user (SUBSCRIPTIONS_PER_USER)' },
+    { cap: caps?.perConversation ?? 0, per: 'for this conversation (SUBSCRIPTIONS_PER_CONVERSATION)' },
+  ])
 
   /**
    * Adds a sink to a conversation's room; returns its removal. The room subscribes to the pub/sub
@@ -89,11 +104,15 @@ export function createSignalHub({ bus }: { bus?: SignalBus } = {}): SignalHub {
     }
   }
 
-  /** One listener's iterator over a room; `take` decides what it hears and when it ends. */
+  /**
+   * One listener's iterator over a room; `take` decides what it hears and when it ends; `release`
+   * runs once it has ended.
+   */
   const follow = (
     integrationId: string,
     conversationId: string,
     take: (signal: ConversationSignal, queue: SignalQueue<ConversationSignal>) => void,
+    release?: () => void,
   ) => {
     let leave = () => {}
     const queue: SignalQueue<ConversationSignal> = new SignalQueue(
@@ -107,6 +126,8 @@ export function createSignalHub({ bus }: { bus?: SignalBus } = {}): SignalHub {
         queues.delete(queue)
         active--
       },
+      undefined,
+      release,
     )
     return queue
   }
@@ -130,10 +151,15 @@ export function createSignalHub({ bus }: { bus?: SignalBus } = {}): SignalHub {
     },
     conversation: (integrationId, conversationId) => follow(integrationId, conversationId, (signal, queue) => queue.push(signal)),
     listen: (integrationId, conversationId, userId) =>
-      follow(integrationId, conversationId, (signal, queue) => {
-        if (signal.type !== 'conversation_deleted') queue.push(signal)
-        if (endsListenerOf(userId, signal)) queue.end()
-      }),
+      follow(
+        integrationId,
+        conversationId,
+        (signal, queue) => {
+          if (signal.type !== 'conversation_deleted') queue.push(signal)
+          if (endsListenerOf(userId, signal)) queue.end()
+        },
+        listeners.take([userSlot(integrationId, userId), `${integrationId}/${conversationId}`]),
+      ),
     all: () =>
       new Repeater<RoutedSignal>(async (push, stop) => {
         active++

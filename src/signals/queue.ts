@@ -8,7 +8,8 @@ const finished: Result<never> = { done: true, value: undefined }
  * value (graphql-yoga's Repeater makes several). `open` runs on the first read, so that a listener
  * nobody reads holds nothing; `close` runs once, when the queue ends. end() lets the reader take what
  * was pushed, then finishes it; return() (the reader going away) finishes at once. A reader that
- * falls `capacity` values behind is ended rather than let the queue grow without bound.
+ * falls `capacity` values behind is ended rather than let the queue grow without bound. `ended` runs
+ * once, when the queue ends, whether or not it was ever read (what the listener holds is let go).
  */
 export class SignalQueue<T> implements AsyncIterableIterator<T> {
   private readonly values: T[] = []
@@ -19,6 +20,7 @@ export class SignalQueue<T> implements AsyncIterableIterator<T> {
     private readonly open: () => void,
     private readonly close: () => void,
     private readonly capacity = 1024,
+    private readonly ended: () => void = () => {},
   ) {}
 
   push(value: T): void {
@@ -35,6 +37,7 @@ export class SignalQueue<T> implements AsyncIterableIterator<T> {
     this.state = 'ended'
     for (const reader of this.readers.splice(0)) reader(finished)
     if (opened) this.close()
+    this.ended()
   }
 
   next(): Promise<Result<T>> {

@@ -11,7 +11,7 @@ import { createTestApp, ENCRYPTION_KEY, type TestApp, type TestAppOptions, WEBHO
  * An app behind a real HTTP server on a free port of 127.0.0.1, mounted exactly as src/main.ts
  * mounts it (WebSockets included), for clients that only speak HTTP.
  */
-export async function serve(t: TestApp, server = createServer(nodeListener(t.app.fetch, { log: pino({ level: 'silent' }) }))) {
+export async function serve(t: TestApp, server = createServer(nodeListener(t.app.fetch, { log: pino({ level: 'silent' }), sendQueues: t.app.sendQueues }))) {
   t.app.attach(server)
   await new Promise<void>((resolve, reject) => {
     server.once('error', reject)

@@ -36,22 +36,29 @@ export function rawSocket(url: string, { localAddress }: { localAddress?: string
     messages,
     closed,
     send: (message) => void opened.then(() => ws.send(typeof message === 'string' ? message : JSON.stringify(message))),
-    next: (matches) =>
-      new Promise((resolve, reject) => {
-        const check = () => {
-          const found = messages.find(matches)
-          if (found) {
-            waiters.delete(check)
-            resolve(found)
-          } else if (isClosed) {
-            waiters.delete(check)
-            reject(new Error(`the socket closed before the message awaited; got ${JSON.stringify(messages)}`))
-          }
-        }
-        waiters.add(check)
-        check()
-      }),
+    next: (matches) => firstMatching(messages, waiters, () => isClosed, matches, 'the socket closed'),
   }
+}
+
+/**
+ * The first of `messages` that `matches`, heard already or to come (each arrival, and the end, call
+ * the `waiters`); rejects, saying `ending`, once `ended()` and none did.
+ */
+export function firstMatching<T>(messages: T[], waiters: Set<() => void>, ended: () => boolean, matches: (message: T) => boolean, ending: string): Promise<T> {
+  return new Promise((resolve, reject) => {
+    const check = () => {
+      const found = messages.find(matches)
+      if (found !== undefined) {
+        waiters.delete(check)
+        resolve(found)
+      } else if (ended()) {
+        waiters.delete(check)
+        reject(new Error(`${ending} before the message awaited; got ${JSON.stringify(messages).slice(0, 2000)}`))
+      }
+    }
+    waiters.add(check)
+    check()
+  })
 }
 
 /** A socket past connection_ack (or closed: then `acked` rejects). */

@@ -12,10 +12,13 @@ describe('the caps and timeouts settings', () => {
       keepAliveTimeoutMs: 5_000,
       maxConnections: 20_000,
       subscriptionsPerSocket: 100,
-      socketsPerKey: 20,
+      socketsPerUser: 20,
       socketsPerAddress: 100,
-      streamsPerKey: 20,
+      streamsPerUser: 20,
       streamsPerAddress: 100,
+      subscriptionsPerUser: 50,
+      subscriptionsPerConversation: 100,
+      sendQueueBytes: 1024 * 1024,
       storagePerUser: 50 * 1024 * 1024,
       messageMaxBytes: 1024 * 1024,
     })
@@ -28,10 +31,13 @@ describe('the caps and timeouts settings', () => {
       HTTP_KEEP_ALIVE_TIMEOUT_SECONDS: '65',
       HTTP_MAX_CONNECTIONS: '0',
       WS_SUBSCRIPTIONS_PER_SOCKET: '7',
-      WS_SOCKETS_PER_KEY: '3',
+      WS_SOCKETS_PER_USER: '3',
       WS_SOCKETS_PER_ADDRESS: '0',
-      SSE_STREAMS_PER_KEY: '4',
+      SSE_STREAMS_PER_USER: '4',
       SSE_STREAMS_PER_ADDRESS: '9',
+      SUBSCRIPTIONS_PER_USER: '5',
+      SUBSCRIPTIONS_PER_CONVERSATION: '6',
+      SEND_QUEUE_MAX_BYTES: '65536',
       FILE_STORAGE_PER_USER_BYTES: '1000',
       MESSAGE_MAX_BYTES: '0',
     }
@@ -41,33 +47,47 @@ describe('the caps and timeouts settings', () => {
       keepAliveTimeoutMs: 65_000,
       maxConnections: 0,
       subscriptionsPerSocket: 7,
-      socketsPerKey: 3,
+      socketsPerUser: 3,
       socketsPerAddress: 0,
-      streamsPerKey: 4,
+      streamsPerUser: 4,
       streamsPerAddress: 9,
+      subscriptionsPerUser: 5,
+      subscriptionsPerConversation: 6,
+      sendQueueBytes: 65_536,
       storagePerUser: 1000,
       messageMaxBytes: 0,
     })
   })
 
   it('RATE_LIMITS=off turns every per-key and per-address cap off; sizes and timeouts stay', () => {
-    const limits = loadConfig({ RATE_LIMITS: 'off', SSE_STREAMS_PER_KEY: '4', MESSAGE_MAX_BYTES: '500' }).caps
+    const limits = loadConfig({ RATE_LIMITS: 'off', SSE_STREAMS_PER_USER: '4', MESSAGE_MAX_BYTES: '500', SEND_QUEUE_MAX_BYTES: '4096' }).caps
     expect(limits).toEqual({
       ...defaultLimits,
       messageMaxBytes: 500,
+      sendQueueBytes: 4096,
       subscriptionsPerSocket: 0,
-      socketsPerKey: 0,
+      socketsPerUser: 0,
       socketsPerAddress: 0,
-      streamsPerKey: 0,
+      streamsPerUser: 0,
       streamsPerAddress: 0,
+      subscriptionsPerUser: 0,
+      subscriptionsPerConversation: 0,
       storagePerUser: 0,
     })
   })
 
+  it('still read the caps per user under their former names (…_PER_KEY) when the new ones are unset', () => {
+    expect(loadConfig({ WS_SOCKETS_PER_KEY: '3', SSE_STREAMS_PER_KEY: '4' }).caps).toMatchObject({ socketsPerUser: 3, streamsPerUser: 4 })
+    expect(loadConfig({ WS_SOCKETS_PER_KEY: '3', WS_SOCKETS_PER_USER: '5' }).caps).toMatchObject({ socketsPerUser: 5 })
+    expect(() => loadConfig({ SSE_STREAMS_PER_KEY: 'many' })).toThrow('SSE_STREAMS_PER_KEY')
+  })
+
   it.each([
-    ['SSE_STREAMS_PER_KEY', '-1'],
-    ['SSE_STREAMS_PER_KEY', '2.5'],
-    ['WS_SOCKETS_PER_KEY', 'many'],
+    ['SSE_STREAMS_PER_USER', '-1'],
+    ['SSE_STREAMS_PER_USER', '2.5'],
+    ['WS_SOCKETS_PER_USER', 'many'],
+    ['SUBSCRIPTIONS_PER_CONVERSATION', '-3'],
+    ['SEND_QUEUE_MAX_BYTES', '1.5'],
     ['HTTP_REQUEST_TIMEOUT_SECONDS', 'soon'],
   ])('refuse %s=%s at start', (name, value) => {
     expect(() => loadConfig({ [name]: value })).toThrow(ConfigError)

@@ -53,6 +53,7 @@ describe('which requests a replica may serve (App.replicable)', () => {
         routes: chatRoutes,
         bodyLimit: 1024,
         streams: t.app.streams,
+        renderings: t.app.renderings,
         log: pino({ level: 'silent' }),
         reads: { operations, rootFields: [] },
       })

@@ -1,5 +1,6 @@
 import pino from 'pino'
 import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest'
+import { SendQueues } from '../../src/http/send-queue.ts'
 import { sseMessage, SseStreams } from '../../src/http/sse.ts'
 import { SignalQueue } from '../../src/signals/queue.ts'
 
@@ -84,5 +85,29 @@ describe('SSE streams', () => {
     await stream.reader.cancel()
     expect(closed).toBe(true)
     expect(streams.size).toBe(0)
+  })
+
+  it('read as a Response body, holds at most its send queue\'s mark for a reader that stops, then drops it with a last event', async () => {
+    const queues = new SendQueues(1000)
+    const bounded = new SseStreams(pino({ level: 'silent' }), timing, queues)
+    let ended = false
+    const messages = new SignalQueue<Uint8Array>(() => {}, () => (ended = true))
+    const reader = (bounded.open(messages).body as ReadableStream<Uint8Array>).getReader()
+    const decoder = new TextDecoder()
+    expect(decoder.decode((await reader.read()).value)).toBe(': connected\n\n')
+    // The reader stops reading: 2 messages of 410 bytes fit under 1000, the 3rd would not.
+    const message = sseMessage(JSON.stringify({ type: 'x', data: 'y'.repeat(380) }))
+    expect(message.byteLength).toBe(410)
+    for (let i = 0; i < 4; i++) messages.push(message)
+    await vi.advanceTimersByTimeAsync(0)
+    expect(queues.stats).toEqual({ open: 0, peak: 2 * message.byteLength, dropped: 1 })
+    expect(ended).toBe(true)
+    let text = ''
+    for (let next = await reader.read(); !next.done; next = await reader.read()) text += decoder.decode(next.value)
+    expect(text.split('\n\n').filter(Boolean)).toEqual([
+      ...Array(2).fill(`data: ${JSON.stringify({ type: 'x', data: 'y'.repeat(380) })}`),
+      'event: dropped\ndata: {"reason":"this client reads too slowly: over 1000 bytes would be waiting for it (SEND_QUEUE_MAX_BYTES)"}',
+    ])
+    expect(bounded.size).toBe(0)
   })
 })

@@ -10,6 +10,7 @@ import {
 import pino from 'pino'
 import { z } from 'zod'
 import { beforeEach, describe, expect, it } from 'vitest'
+import { SignalRenderings } from '../../src/graphql/shared-rendering.ts'
 import { createStreamEvents } from '../../src/http/stream-events.ts'
 import type { StreamRoute } from '../../src/rest/route.ts'
 import { SignalQueue } from '../../src/signals/queue.ts'
@@ -73,7 +74,7 @@ const route: StreamRoute = {
 }
 
 const log = pino({ level: 'error' }, { write: (line: string) => void logged.push(JSON.parse(line)) })
-const subscribe = createStreamEvents(log)
+const subscribe = createStreamEvents(log, new SignalRenderings())
 const listen = async (channel: string) => {
   const events = await subscribe(route, { schema, document: route.document, variableValues: { channel }, contextValue: {} })
   if (!('next' in events)) throw new Error('refused')

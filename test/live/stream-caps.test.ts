@@ -3,7 +3,7 @@ import { errorBody } from '../helpers/app.ts'
 import { type Bounded, useBounded } from '../helpers/bounded.ts'
 import { firstChunk, openStream } from '../helpers/sockets.ts'
 
-// Event streams held open are capped per user key and per client address (SSE_STREAMS_PER_KEY,
+// Event streams held open are capped per user (the verified user a key names) and per client address (SSE_STREAMS_PER_USER,
 // SSE_STREAMS_PER_ADDRESS): one over a cap is 429 RateLimited with Retry-After, and nothing of it stays open.
 
 const SIGNALS = 'subscription ($id: String!) { conversationSignals(conversationId: $id) { __typename } }'
@@ -43,8 +43,8 @@ async function listenOnceFreed(b: Bounded, key: string, conversationId: string) 
   }
 }
 
-describe('event streams per user key (SSE_STREAMS_PER_KEY)', () => {
-  const b = useBounded({ streamsPerKey: 2, streamsPerAddress: 0 })
+describe('event streams per user (SSE_STREAMS_PER_USER)', () => {
+  const b = useBounded({ streamsPerUser: 2, streamsPerAddress: 0 })
 
   it('refuses a third listen stream of one key with 429, leaves a second key unaffected, and frees a slot when a stream closes', async () => {
     const { alice, bob } = await actors(b.current)
@@ -53,7 +53,7 @@ describe('event streams per user key (SSE_STREAMS_PER_KEY)', () => {
     expect([first.response.statusCode, second.response.statusCode]).toEqual([200, 200])
     const signalsBefore = b.current.t.app.signals.activeSubscriptions()
 
-    await expectCapRefusal(await listen(b.current, alice.key, 'c1'), /2 event streams are already open with this user key \(SSE_STREAMS_PER_KEY\)/)
+    await expectCapRefusal(await listen(b.current, alice.key, 'c1'), /2 event streams are already open for this user \(SSE_STREAMS_PER_USER\)/)
     // The refused stream's subscription was ended, not left running.
     expect(b.current.t.app.signals.activeSubscriptions()).toBe(signalsBefore)
 
@@ -84,7 +84,7 @@ describe('event streams per user key (SSE_STREAMS_PER_KEY)', () => {
     expect(refused.response.headers['retry-after']).toBe('5')
     const requestId = refused.response.headers['x-request-id']
     expect(JSON.parse(await refused.text())).toEqual({
-      errors: [{ message: expect.stringMatching(/SSE_STREAMS_PER_KEY/), extensions: { type: 'RateLimited', status: 429, requestId } }],
+      errors: [{ message: expect.stringMatching(/SSE_STREAMS_PER_USER/), extensions: { type: 'RateLimited', status: 429, requestId } }],
     })
     listening.close()
     streaming.close()
@@ -92,7 +92,7 @@ describe('event streams per user key (SSE_STREAMS_PER_KEY)', () => {
 })
 
 describe('event streams per client address (SSE_STREAMS_PER_ADDRESS)', () => {
-  const b = useBounded({ streamsPerKey: 0, streamsPerAddress: 2 })
+  const b = useBounded({ streamsPerUser: 0, streamsPerAddress: 2 })
 
   it('refuses a third stream from one address whatever the key, and takes one from a second address', async () => {
     const { alice, bob } = await actors(b.current)
@@ -120,7 +120,7 @@ describe('event streams per client address (SSE_STREAMS_PER_ADDRESS)', () => {
 })
 
 describe('event streams with the caps off (0, as RATE_LIMITS=off sets them)', () => {
-  const b = useBounded({ streamsPerKey: 0, streamsPerAddress: 0 })
+  const b = useBounded({ streamsPerUser: 0, streamsPerAddress: 0 })
 
   it('opens as many streams as asked', async () => {
     const { alice } = await actors(b.current)
@@ -132,7 +132,7 @@ describe('event streams with the caps off (0, as RATE_LIMITS=off sets them)', ()
 })
 
 describe('in-process requests', () => {
-  const b = useBounded({ streamsPerKey: 1, streamsPerAddress: 1 })
+  const b = useBounded({ streamsPerUser: 1, streamsPerAddress: 1 })
 
   it('are not counted: they have no connection', async () => {
     const { alice } = await actors(b.current)

@@ -1,11 +1,12 @@
 import { describe, expect, it } from 'vitest'
+import { defaultLimits, withoutPerKeyCaps } from '../../src/config.ts'
 import { type Bounded, useBounded } from '../helpers/bounded.ts'
 import { connectedSocket } from '../helpers/sockets.ts'
 
 // GraphQL over WebSocket is bounded: a frame over the chat body limit (1 MB) closes the socket with
 // 1009 before anything of it is read; operations under way per socket (WS_SUBSCRIPTIONS_PER_SOCKET)
-// over the cap are refused with an error for that operation; sockets per user key and per client
-// address (WS_SOCKETS_PER_KEY, WS_SOCKETS_PER_ADDRESS) over the cap are closed with 4429.
+// over the cap are refused with an error for that operation; sockets per user (the verified user a key names) and per client
+// address (WS_SOCKETS_PER_USER, WS_SOCKETS_PER_ADDRESS) over the cap are closed with 4429.
 
 const SIGNALS = 'subscription ($id: String!) { conversationSignals(conversationId: $id) { __typename } }'
 
@@ -71,8 +72,8 @@ describe('operations per socket (WS_SUBSCRIPTIONS_PER_SOCKET)', () => {
   })
 })
 
-describe('sockets per user key (WS_SOCKETS_PER_KEY)', () => {
-  const b = useBounded({ socketsPerKey: 2, socketsPerAddress: 0 })
+describe('sockets per user (WS_SOCKETS_PER_USER)', () => {
+  const b = useBounded({ socketsPerUser: 2, socketsPerAddress: 0 })
 
   it('closes a third socket of one key with 4429, takes a second key, and frees a slot when a socket closes', async () => {
     const { key } = await alice(b.current)
@@ -83,7 +84,7 @@ describe('sockets per user key (WS_SOCKETS_PER_KEY)', () => {
 
     const third = await connectedSocket(b.current.wsUrl, key)
     await expect(third.acked).rejects.toThrow()
-    expect(await third.closed).toEqual({ code: 4429, reason: expect.stringMatching(/2 GraphQL WebSockets are already open with this user key/) })
+    expect(await third.closed).toEqual({ code: 4429, reason: expect.stringMatching(/2 GraphQL WebSockets are already open for this user/) })
 
     const bobs = await connectedSocket(b.current.wsUrl, bob.key)
     await bobs.acked
@@ -105,7 +106,7 @@ describe('sockets per user key (WS_SOCKETS_PER_KEY)', () => {
 })
 
 describe('sockets per client address (WS_SOCKETS_PER_ADDRESS)', () => {
-  const b = useBounded({ socketsPerKey: 0, socketsPerAddress: 2 })
+  const b = useBounded({ socketsPerUser: 0, socketsPerAddress: 2 })
 
   it('closes a third socket from one address, with or without a key, and takes one from a second address', async () => {
     const { key } = await alice(b.current)
@@ -123,7 +124,7 @@ describe('sockets per client address (WS_SOCKETS_PER_ADDRESS)', () => {
 })
 
 describe('WebSockets with the caps off (0, as RATE_LIMITS=off sets them)', () => {
-  const b = useBounded({ socketsPerKey: 0, socketsPerAddress: 0, subscriptionsPerSocket: 0 }, { rateLimits: 'off' })
+  const b = useBounded(withoutPerKeyCaps(defaultLimits), { rateLimits: 'off' })
 
   it('open as many sockets and subscriptions as asked', async () => {
     const { key } = await alice(b.current)
