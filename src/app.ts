@@ -6,6 +6,7 @@ import { apiPageTransport, openApiTransport } from './http/openapi.ts'
 import { type CorsOrigins, createCors } from './http/cors.ts'
 import { fileDownloadTransport, fileUploadTransport } from './http/files.ts'
 import { frontDoorTransport, toWebChatTransport } from './http/front-door.ts'
+import { graphiqlPages } from './http/graphiql.ts'
 import { graphqlOverHttp } from './http/graphql.ts'
 import { healthTransport, readinessTransport } from './http/health.ts'
 import { type MountGuard, type Replicable, type Routed, serveMounts } from './http/mounts.ts'
@@ -28,6 +29,8 @@ export interface AppOptions extends WiringOptions {
   publicUrl?: string
   /** The proxies whose X-Forwarded-For names the client (TRUST_PROXY); none by default. */
   trustProxy?: readonly string[]
+  /** GRAPHIQL: the GraphiQL page on the GraphQL endpoints (http/graphiql.ts); on by default. */
+  graphiql?: boolean
 }
 
 export interface App extends Pick<Wiring, 'signals' | 'bots' | 'streams' | 'retention'> {
@@ -54,7 +57,7 @@ export interface App extends Pick<Wiring, 'signals' | 'bots' | 'streams' | 'rete
 }
 
 /** The whole HTTP surface as one fetch function, with the live parts it runs; listening is main.ts's business. */
-export function createApp({ corsOrigins = [], publicUrl, trustProxy = [], ...options }: AppOptions): App {
+export function createApp({ corsOrigins = [], publicUrl, trustProxy = [], graphiql = true, ...options }: AppOptions): App {
   const parts = wire(options)
   const urls = publicUrls({ publicUrl, trustProxy })
   const { caps } = parts
@@ -89,6 +92,8 @@ export function createApp({ corsOrigins = [], publicUrl, trustProxy = [], ...opt
         }
       : undefined
   let draining = false
+  const pages = graphiql ? graphiqlPages(parts.store, limits) : undefined
+  const graphiqlOf = (scope: 'chat' | 'admin') => pages && { pages, scope }
 
   // First match wins: administration before /{webhookId}/…, whose first segment could read "v1".
   const mounts = serveMounts(
@@ -98,10 +103,10 @@ export function createApp({ corsOrigins = [], publicUrl, trustProxy = [], ...opt
       { path: '/openapi.json', kind: 'openapi', transport: countedPerAddress(openApiTransport, limits, 'anonymous') },
       { path: '/docs/api', kind: 'openapi', transport: countedPerAddress(apiPageTransport, limits, 'anonymous') },
       { path: '/readyz', kind: 'health', transport: readinessTransport({ store: parts.store, signalBus: parts.signalBus, draining: () => draining }) },
-      { path: '/v1/admin/graphql', kind: 'admin-graphql', transport: graphqlOverHttp(adminYoga, bodyLimits.admin, { replicated: true }) },
+      { path: '/v1/admin/graphql', kind: 'admin-graphql', transport: graphqlOverHttp(adminYoga, bodyLimits.admin, { replicated: true, graphiql: graphiqlOf('admin') }) },
       { path: '/v1/admin/*', kind: 'admin-rest', transport: adminRest },
       { path: '/v1/chat/*', kind: 'bot-api', transport: botApiRest },
-      { path: '/:webhookId/graphql', kind: 'graphql', transport: graphqlOverHttp(chatYoga, bodyLimits.chat, { replicated: true }) },
+      { path: '/:webhookId/graphql', kind: 'graphql', transport: graphqlOverHttp(chatYoga, bodyLimits.chat, { replicated: true, graphiql: graphiqlOf('chat') }) },
       // The graphql-sse protocol reserves a stream with PUT and stops one with DELETE.
       {
         path: '/:webhookId/graphql/stream',

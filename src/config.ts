@@ -48,6 +48,8 @@ export interface Config {
   botLeaseMs: number | undefined
   /** RETENTION_DAYS: messages, events, bot events and bot logs older than this are pruned; 0 or unset: kept forever. */
   retentionDays: number
+  /** GRAPHIQL=off: no GraphiQL page on the GraphQL endpoints (on by default). */
+  graphiql: boolean
 }
 
 export class ConfigError extends Error {}
@@ -76,6 +78,8 @@ export interface ResourceLimits {
   storagePerUser: number
   /** MESSAGE_MAX_BYTES: a message's payload, as JSON. */
   messageMaxBytes: number
+  /** RESPONSE_MAX_BYTES: the JSON answer of a chat API read or write (REST, GraphQL); a larger one is refused with 413 LimitExceeded. */
+  responseMaxBytes: number
 }
 
 export const defaultLimits: ResourceLimits = {
@@ -90,6 +94,7 @@ export const defaultLimits: ResourceLimits = {
   streamsPerAddress: 100,
   storagePerUser: 50 * 1024 * 1024,
   messageMaxBytes: 1024 * 1024,
+  responseMaxBytes: 8 * 1024 * 1024,
 }
 
 /** The caps RATE_LIMITS=off lifts: those counted per user key or client address. */
@@ -111,6 +116,7 @@ const limitVariables: Record<keyof ResourceLimits, [env: string, unit: number]> 
   streamsPerAddress: ['SSE_STREAMS_PER_ADDRESS', 1],
   storagePerUser: ['FILE_STORAGE_PER_USER_BYTES', 1],
   messageMaxBytes: ['MESSAGE_MAX_BYTES', 1],
+  responseMaxBytes: ['RESPONSE_MAX_BYTES', 1],
 }
 
 function parseLimits(env: NodeJS.ProcessEnv, rateLimitsOff: boolean): ResourceLimits {
@@ -143,6 +149,12 @@ function parseRateLimits(raw: string | undefined): boolean {
   if (raw === undefined || raw === 'on') return false
   if (raw === 'off') return true
   throw new ConfigError(`RATE_LIMITS must be "on" or "off", got "${raw}"`)
+}
+
+function parseGraphiql(raw: string | undefined): boolean {
+  if (raw === undefined || raw === 'on') return true
+  if (raw === 'off') return false
+  throw new ConfigError(`GRAPHIQL must be "on" or "off", got "${raw}"`)
 }
 
 function parseBotUrlsPrivate(raw: string | undefined): 'allow' | 'deny' {
@@ -300,6 +312,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     botLeaseMs: parseSeconds('CONFAB_BOT_LEASE_SECONDS', nonEmpty(env.CONFAB_BOT_LEASE_SECONDS)),
     botUrlsPrivate: parseBotUrlsPrivate(nonEmpty(env.BOT_URLS_PRIVATE)),
     retentionDays: parseRetentionDays(nonEmpty(env.RETENTION_DAYS)),
+    graphiql: parseGraphiql(nonEmpty(env.GRAPHIQL)),
     bootstrap: {
       workspaceId: nonEmpty(env.CONFAB_WORKSPACE_ID),
       adminToken: nonEmpty(env.CONFAB_ADMIN_TOKEN),

@@ -10,6 +10,7 @@ import {
 } from 'graphql'
 import type { Logger } from 'pino'
 import { DomainError } from '../domain/errors.ts'
+import { answerTooLarge, sizeOver } from '../graphql/answer-cap.ts'
 import { runsOften } from '../graphql/compiled-execution.ts'
 import type { Failure } from '../graphql/errors.ts'
 import type { ReplicaReads } from '../graphql/replica-reads.ts'
@@ -19,7 +20,7 @@ import type { AnyRoute, RestRequest } from '../rest/route.ts'
 import { readJsonObject } from './body.ts'
 import { decodePathSegment } from './path.ts'
 import type { Transport } from './mounts.ts'
-import { errorResponse, json } from './responses.ts'
+import { errorResponse, jsonText } from './responses.ts'
 import type { SseStreams } from './sse.ts'
 import { createStreamEvents } from './stream-events.ts'
 
@@ -48,6 +49,8 @@ export interface RestTransportOptions {
   admitStream?: (args: ExecutionArgs) => Promise<GraphQLError | undefined> | undefined
   /** The operations a read replica may serve (graphql/replica-reads.ts); none when absent. */
   reads?: ReplicaReads
+  /** RESPONSE_MAX_BYTES: a larger answer is refused with 413 LimitExceeded (graphql/answer-cap.ts); none when absent. */
+  answerMaxBytes?: number
 }
 
 interface CompiledRoute {
@@ -123,7 +126,7 @@ export const restRefusal = (_request: Request, failure: Failure, requestId: stri
  * validated here once; a request runs it through the same envelop pipeline as a GraphQL request
  * of that yoga server (context, error masking and every plugin), never through a second one.
  */
-export function restTransport({ schema, yoga, routes, bodyLimit, streams, log, admitStream, reads }: RestTransportOptions): Transport {
+export function restTransport({ schema, yoga, routes, bodyLimit, streams, log, admitStream, reads, answerMaxBytes }: RestTransportOptions): Transport {
   const compiled = routes.map((route) => compile(schema, route))
   for (const name of reads?.operations ?? []) {
     const found = compiled.find((c) => c.route.operation === name)
@@ -183,7 +186,10 @@ export function restTransport({ schema, yoga, routes, bodyLimit, streams, log, a
     const result = (await enveloped.execute(args)) as ExecutionResult
     const refusal = firstError(result)
     if (refusal) throw refusal
-    return json(200, c.route.response(result.data), { 'x-request-id': requestId })
+    const answer = JSON.stringify(c.route.response(result.data))
+    const size = answerMaxBytes ? sizeOver(answer, answerMaxBytes) : undefined
+    if (size !== undefined) throw answerTooLarge(answerMaxBytes as number, size)
+    return jsonText(200, answer, { 'x-request-id': requestId })
   }
 
   const replicable = (method: string, path: string) => {

@@ -18,6 +18,7 @@ describe('the caps and timeouts settings', () => {
       streamsPerAddress: 100,
       storagePerUser: 50 * 1024 * 1024,
       messageMaxBytes: 1024 * 1024,
+      responseMaxBytes: 8 * 1024 * 1024,
     })
   })
 
@@ -34,6 +35,7 @@ describe('the caps and timeouts settings', () => {
       SSE_STREAMS_PER_ADDRESS: '9',
       FILE_STORAGE_PER_USER_BYTES: '1000',
       MESSAGE_MAX_BYTES: '0',
+      RESPONSE_MAX_BYTES: '65536',
     }
     expect(loadConfig(env).caps).toEqual({
       headersTimeoutMs: 2_500,
@@ -47,6 +49,7 @@ describe('the caps and timeouts settings', () => {
       streamsPerAddress: 9,
       storagePerUser: 1000,
       messageMaxBytes: 0,
+      responseMaxBytes: 65_536,
     })
   })
 
@@ -69,6 +72,7 @@ describe('the caps and timeouts settings', () => {
     ['SSE_STREAMS_PER_KEY', '2.5'],
     ['WS_SOCKETS_PER_KEY', 'many'],
     ['HTTP_REQUEST_TIMEOUT_SECONDS', 'soon'],
+    ['RESPONSE_MAX_BYTES', '8MB'],
   ])('refuse %s=%s at start', (name, value) => {
     expect(() => loadConfig({ [name]: value })).toThrow(ConfigError)
     expect(() => loadConfig({ [name]: value })).toThrow(name)
@@ -76,5 +80,17 @@ describe('the caps and timeouts settings', () => {
 
   it('refuse a headers timeout longer than the request timeout (Node would throw)', () => {
     expect(() => loadConfig({ HTTP_HEADERS_TIMEOUT_SECONDS: '90', HTTP_REQUEST_TIMEOUT_SECONDS: '30' })).toThrow(/HTTP_HEADERS_TIMEOUT_SECONDS/)
+  })
+})
+
+describe('GRAPHIQL', () => {
+  it('is on unless set off', () => {
+    expect(loadConfig({}).graphiql).toBe(true)
+    expect(loadConfig({ GRAPHIQL: 'on' }).graphiql).toBe(true)
+    expect(loadConfig({ GRAPHIQL: 'off' }).graphiql).toBe(false)
+  })
+
+  it('refuses anything else at start, naming the variable', () => {
+    expect(() => loadConfig({ GRAPHIQL: 'no' })).toThrow(/GRAPHIQL must be "on" or "off"/)
   })
 })
