@@ -6,6 +6,7 @@ import { apiPageTransport, openApiTransport } from './http/openapi.ts'
 import { type CorsOrigins, createCors } from './http/cors.ts'
 import { fileDownloadTransport, fileUploadTransport } from './http/files.ts'
 import { frontDoorTransport, toWebChatTransport } from './http/front-door.ts'
+import { graphiqlPages } from './http/graphiql.ts'
 import { graphqlOverHttp } from './http/graphql.ts'
 import { healthTransport, readinessTransport } from './http/health.ts'
 import { type MountGuard, type Replicable, type Routed, serveMounts } from './http/mounts.ts'
@@ -30,6 +31,8 @@ export interface AppOptions extends WiringOptions {
   trustProxy?: readonly string[]
   /** How often a GraphQL WebSocket is pinged (a socket that misses its pong is terminated); 12 s by default, 0: never. */
   webSocketKeepAliveMs?: number
+  /** GRAPHIQL: the GraphiQL page on the GraphQL endpoints (http/graphiql.ts); on by default. */
+  graphiql?: boolean
 }
 
 export interface App extends Pick<Wiring, 'signals' | 'bots' | 'streams' | 'sendQueues' | 'renderings' | 'retention'> {
@@ -70,7 +73,7 @@ const isHealthPath = (url: string): boolean => {
 }
 
 /** The whole HTTP surface as one fetch function, with the live parts it runs; listening is main.ts's business. */
-export function createApp({ corsOrigins = [], publicUrl, trustProxy = [], webSocketKeepAliveMs, ...options }: AppOptions): App {
+export function createApp({ corsOrigins = [], publicUrl, trustProxy = [], webSocketKeepAliveMs, graphiql = true, ...options }: AppOptions): App {
   const parts = wire(options)
   const urls = publicUrls({ publicUrl, trustProxy })
   const { caps } = parts
@@ -108,6 +111,8 @@ export function createApp({ corsOrigins = [], publicUrl, trustProxy = [], webSoc
       : undefined
   let draining = false
   let refusing = false
+  const pages = graphiql ? graphiqlPages(parts.store, limits) : undefined
+  const graphiqlOf = (scope: 'chat' | 'admin') => pages && { pages, scope }
 
   // First match wins: administration before /{webhookId}/…, whose first segment could read "v1".
   const mounts = serveMounts(
@@ -117,10 +122,10 @@ export function createApp({ corsOrigins = [], publicUrl, trustProxy = [], webSoc
       { path: '/openapi.json', kind: 'openapi', transport: countedPerAddress(openApiTransport, limits, 'anonymous') },
       { path: '/docs/api', kind: 'openapi', transport: countedPerAddress(apiPageTransport, limits, 'anonymous') },
       { path: '/readyz', kind: 'health', transport: readinessTransport({ store: parts.store, signalBus: parts.signalBus, draining: () => draining }) },
-      { path: '/v1/admin/graphql', kind: 'admin-graphql', transport: graphqlOverHttp(adminYoga, bodyLimits.admin, { replicated: true }) },
+      { path: '/v1/admin/graphql', kind: 'admin-graphql', transport: graphqlOverHttp(adminYoga, bodyLimits.admin, { replicated: true, graphiql: graphiqlOf('admin') }) },
       { path: '/v1/admin/*', kind: 'admin-rest', transport: adminRest },
       { path: '/v1/chat/*', kind: 'bot-api', transport: botApiRest },
-      { path: '/:webhookId/graphql', kind: 'graphql', transport: graphqlOverHttp(chatYoga, bodyLimits.chat, { replicated: true }) },
+      { path: '/:webhookId/graphql', kind: 'graphql', transport: graphqlOverHttp(chatYoga, bodyLimits.chat, { replicated: true, graphiql: graphiqlOf('chat') }) },
       // The graphql-sse protocol reserves a stream with PUT and stops one with DELETE.
       {
         path: '/:webhookId/graphql/stream',

@@ -55,6 +55,8 @@ export interface Config {
    * still served, before the listener closes (a load balancer's time to take the instance out); 0 by default.
    */
   shutdownDelayMs: number
+  /** GRAPHIQL=off: no GraphiQL page on the GraphQL endpoints (on by default). */
+  graphiql: boolean
 }
 
 export class ConfigError extends Error {}
@@ -89,6 +91,8 @@ export interface ResourceLimits {
   storagePerUser: number
   /** MESSAGE_MAX_BYTES: a message's payload, as JSON. */
   messageMaxBytes: number
+  /** RESPONSE_MAX_BYTES: the JSON answer of a chat API read or write (REST, GraphQL); a larger one is refused with 413 LimitExceeded. */
+  responseMaxBytes: number
 }
 
 export const defaultLimits: ResourceLimits = {
@@ -106,6 +110,7 @@ export const defaultLimits: ResourceLimits = {
   sendQueueBytes: 1024 * 1024,
   storagePerUser: 50 * 1024 * 1024,
   messageMaxBytes: 1024 * 1024,
+  responseMaxBytes: 8 * 1024 * 1024,
 }
 
 /** The caps RATE_LIMITS=off lifts: those counted per user key or client address. */
@@ -140,6 +145,7 @@ const limitVariables: Record<keyof ResourceLimits, [env: string, unit: number, f
   sendQueueBytes: ['SEND_QUEUE_MAX_BYTES', 1],
   storagePerUser: ['FILE_STORAGE_PER_USER_BYTES', 1],
   messageMaxBytes: ['MESSAGE_MAX_BYTES', 1],
+  responseMaxBytes: ['RESPONSE_MAX_BYTES', 1],
 }
 
 function parseLimits(env: NodeJS.ProcessEnv, rateLimitsOff: boolean): ResourceLimits {
@@ -173,6 +179,12 @@ function parseRateLimits(raw: string | undefined): boolean {
   if (raw === undefined || raw === 'on') return false
   if (raw === 'off') return true
   throw new ConfigError(`RATE_LIMITS must be "on" or "off", got "${raw}"`)
+}
+
+function parseGraphiql(raw: string | undefined): boolean {
+  if (raw === undefined || raw === 'on') return true
+  if (raw === 'off') return false
+  throw new ConfigError(`GRAPHIQL must be "on" or "off", got "${raw}"`)
 }
 
 function parseBotUrlsPrivate(raw: string | undefined): 'allow' | 'deny' {
@@ -341,6 +353,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     botUrlsPrivate: parseBotUrlsPrivate(nonEmpty(env.BOT_URLS_PRIVATE)),
     retentionDays: parseRetentionDays(nonEmpty(env.RETENTION_DAYS)),
     shutdownDelayMs: parseShutdownDelay(nonEmpty(env.SHUTDOWN_DELAY_SECONDS)),
+    graphiql: parseGraphiql(nonEmpty(env.GRAPHIQL)),
     bootstrap: {
       workspaceId: nonEmpty(env.CONFAB_WORKSPACE_ID),
       adminToken: nonEmpty(env.CONFAB_ADMIN_TOKEN),

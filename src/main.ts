@@ -43,6 +43,7 @@ async function main() {
     botLeaseMs: config.botLeaseMs,
     outbound: outboundPolicy(config.botUrlsPrivate),
     retention: { days: config.retentionDays },
+    graphiql: config.graphiql,
   })
   if (confab.created) process.stdout.write(describeBootstrap(confab.created, config.publicUrl ?? confab.url))
   const ignored = Object.entries(bootstrapVariables).filter(([, key]) => config.bootstrap[key] !== undefined)

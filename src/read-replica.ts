@@ -3,6 +3,7 @@
 import { parentPort, workerData } from 'node:worker_threads'
 import * as fetchAPI from '@whatwg-node/fetch'
 import { createApp } from './app.ts'
+import { defaultLimits } from './config.ts'
 import { loadCompiler } from './graphql/compiled-execution.ts'
 import { ReplicaStore } from './db/sqlite/replica-store.ts'
 import type { ForwardedRequest, ReplicaAnswer, ReplicaRequest, ReplicaSetup } from './http/read-replicas.ts'
@@ -12,7 +13,7 @@ import { createLogger } from './logger.ts'
 
 const port = parentPort
 if (!port) throw new Error('read-replica.ts runs as a worker thread (http/read-replicas.ts starts it)')
-const { source, logLevel, corsOrigins, publicUrl, trustProxy } = workerData as ReplicaSetup
+const { source, logLevel, corsOrigins, publicUrl, trustProxy, responseMaxBytes } = workerData as ReplicaSetup
 
 // A request the replica may not serve (graphql/replica-reads.ts), or that turns out to write (its
 // write refused before anything was written), is served again by the main thread. So is every
@@ -21,7 +22,8 @@ const { source, logLevel, corsOrigins, publicUrl, trustProxy } = workerData as R
 let handedBack = 0
 const thread = { handBack: () => void handedBack++ }
 const store = new ReplicaStore(source, thread.handBack)
-const app = createApp({ store, log: createLogger(logLevel), corsOrigins, publicUrl, trustProxy, replica: thread })
+const caps = { ...defaultLimits, responseMaxBytes: responseMaxBytes ?? defaultLimits.responseMaxBytes }
+const app = createApp({ store, log: createLogger(logLevel), corsOrigins, publicUrl, trustProxy, caps, replica: thread })
 
 /**
  * The Request whatwg-node makes on the main thread, of the same URL (its rule: the Host header, else

@@ -177,6 +177,7 @@ export async function createServer({
           corsOrigins: appOptions.corsOrigins ?? [],
           publicUrl: appOptions.publicUrl,
           trustProxy: appOptions.trustProxy ?? [],
+          responseMaxBytes: appOptions.caps?.responseMaxBytes,
           log,
         })
       : undefined

@@ -126,7 +126,8 @@ export function wire({
   // Every subscription's events rendered once per shape, whatever the transport (REST streams included).
   const renderings = new SignalRenderings()
   const deps = { store, log, signals, bots, errors, chatLimits, limits, replica, renderings }
-  const chatYoga = createChatYoga(deps)
+  // Only the chat API's answers are capped: strangers reach it; the administration and bot APIs are the operator's.
+  const chatYoga = createChatYoga({ ...deps, answerMaxBytes: caps.responseMaxBytes })
   const adminYoga = createAdminYoga(deps)
   const botApiYoga = createBotApiYoga(deps)
   const rest = { streams, log, renderings, admitStream: limits && ((args: ExecutionArgs) => operationRefusal(limits, args)) }
@@ -149,7 +150,7 @@ export function wire({
     retention,
     chatYoga,
     adminYoga,
-    chatRest: restTransport({ ...rest, ...restApis.chat, yoga: chatYoga, reads: replicaReads.chat }),
+    chatRest: restTransport({ ...rest, ...restApis.chat, yoga: chatYoga, reads: replicaReads.chat, answerMaxBytes: caps.responseMaxBytes }),
     adminRest: restTransport({ ...rest, ...restApis.admin, yoga: adminYoga, reads: replicaReads.admin }),
     // A bot's calls are counted while under way, its delivery's timeout waiting for them: only the
     // calls its key opens, so that nobody else can hold a bot's timeout off by naming its id.

@@ -12,6 +12,8 @@ export const errorStatus = {
   NotAcceptable: 406,
   AlreadyExists: 409,
   PayloadTooLarge: 413,
+  // Botpress' type for a hard limit: here, an answer over RESPONSE_MAX_BYTES (after PayloadTooLarge: 413 alone reads as that).
+  LimitExceeded: 413,
   UnsupportedMediaType: 415,
   RateLimited: 429,
   Internal: 500,

@@ -1,15 +1,16 @@
 import type { Plugin } from 'graphql-yoga'
 import { GraphQLError } from 'graphql'
-import { costLimitPlugin } from '@escape.tech/graphql-armor-cost-limit'
 import { maxAliasesPlugin } from '@escape.tech/graphql-armor-max-aliases'
 import { maxDepthPlugin } from '@escape.tech/graphql-armor-max-depth'
 import { maxTokensPlugin } from '@escape.tech/graphql-armor-max-tokens'
+import { useCostLimit } from './cost.ts'
 
 /**
  * Limits that refuse a hostile operation before it runs. They fit every operation of the web chat
  * and the REST layer with room to spare: the deepest, conversations → messages → author, is 8 deep,
  * and the costliest (the web chat's conversation view, every payload kind spelled out) costs about
- * 27,000 under armor's cost model, where each level of depth multiplies by `depthCostFactor`.
+ * 13,000 by cost.ts's prices. Introspection meets a depth and a size of its own: the standard
+ * introspection query is 15 deep, and the chat schema's full answer is about 5,800 fields.
  */
 export const executionLimits = {
   /**
@@ -22,7 +23,8 @@ export const executionLimits = {
   aliases: 20,
   tokens: 2_000,
   cost: 100_000,
-  depthCostFactor: 1.2,
+  introspectionFields: 20_000,
+  introspectionDepth: 15,
 } as const
 
 /** Refuses a document over `documentLength` characters before it is lexed, as armor refuses before it runs. */
@@ -40,9 +42,5 @@ export const armorPlugins = () => [
   maxDepthPlugin({ n: executionLimits.depth, ignoreIntrospection: true, flattenFragments: true }),
   maxAliasesPlugin({ n: executionLimits.aliases }),
   maxTokensPlugin({ n: executionLimits.tokens }),
-  costLimitPlugin({
-    maxCost: executionLimits.cost,
-    depthCostFactor: executionLimits.depthCostFactor,
-    ignoreIntrospection: true,
-  }),
+  useCostLimit(executionLimits),
 ]

@@ -3,7 +3,9 @@ import RelayPlugin from '@pothos/plugin-relay'
 import SubGraphPlugin from '@pothos/plugin-sub-graph'
 import { GraphQLScalarType, type GraphQLSchema, isObjectType } from 'graphql'
 import { DateTimeResolver, JSONObjectResolver } from 'graphql-scalars'
+import { invalidPayload } from '../domain/errors.ts'
 import type { GraphQLContext } from './context.ts'
+import { maxPageSize } from './paging.ts'
 
 const isNodeType = (schema: GraphQLSchema, typename: string): boolean => {
   const type = schema.getType(typename)
@@ -35,6 +37,8 @@ export const builder = new SchemaBuilder<{
     },
     nodesQueryOptions: {
       resolve: async (_root, args, _ctx, info, resolveNodes) => {
+        // As many as a page holds: what the cost of an operation counts them as (cost.ts).
+        if (args.ids.length > maxPageSize) throw invalidPayload(`nodes takes at most ${maxPageSize} ids, got ${args.ids.length}`)
         const served = args.ids.map((id) => isNodeType(info.schema, id.typename))
         // Pothos' resolveNodes reads args.ids rather than its argument: narrow them in place.
         args.ids = args.ids.filter((_id, i) => served[i])

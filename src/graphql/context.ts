@@ -32,6 +32,11 @@ export interface GraphQLContext {
    * Asked for, not given: few operations need it, and working it out is a cost every request would pay.
    */
   baseUrl?: () => string
+  /**
+   * The bytes the answer may still take (answer-cap.ts), for an operation that could answer more than
+   * RESPONSE_MAX_BYTES: the fields that carry written bytes count what they answer through it.
+   */
+  answer?: { counted(value: unknown): unknown }
 }
 
 export interface ContextDeps {
@@ -138,7 +143,7 @@ export async function createChatContext(
         chat.callerId = await callerOf(integration)
       })
     }
-    const context: GraphQLContext = { requestId, log: deps.log, signals: deps.signals, chat, baseUrl }
+    const context: GraphQLContext = { requestId, log: deps.log, signals: deps.signals, chat, baseUrl, answer: undefined }
     if (told) told.caller = countedCaller(context)
     return context
   })

@@ -1,15 +1,21 @@
-import { Kind, type OperationDefinitionNode, parse } from 'graphql'
-import type { GraphiQLOptions, Plugin } from 'graphql-yoga'
+import type { GraphiQLOptions } from 'graphql-yoga'
 
 /**
  * GraphiQL with its scripts, styles and editor workers inlined in the page (yoga's default loads them
  * from a CDN, which leaves the page blank on a machine without internet). The bundle is a 9 MB module:
  * it is loaded on the first page request, not when the server starts.
  */
-export async function renderGraphiQL(options: GraphiQLOptions): Promise<string> {
+async function renderGraphiQL(options: GraphiQLOptions): Promise<string> {
   const { renderGraphiQL: render } = await import('@graphql-yoga/render-graphiql')
   return render(options)
 }
+
+/**
+ * The GraphiQL page of a scope. It names no endpoint: GraphiQL posts to the address it was opened at
+ * (`location.pathname`), so that one page serves every chat integration's /{webhookId}/graphql.
+ */
+export const graphiqlPage = (scope: keyof typeof graphiqlWelcome): Promise<string> =>
+  renderGraphiQL({ title: 'Confab', defaultQuery: graphiqlWelcome[scope], defaultEditorToolsVisibility: 'headers' })
 
 /**
  * What each GraphiQL opens with: Confab's own words on the credentials it needs (in the query
@@ -37,6 +43,8 @@ export const graphiqlWelcome = {
 #
 # Put the admin token and the workspace id in the Headers tab below:
 #   {"authorization": "Bearer <admin token>", "x-workspace-id": "<workspace id>"}
+# then fetch the schema again (the ↻ button at the bottom left, or Shift-Ctrl-R): without them
+# this API answers nothing, its schema included.
 # The first start printed both; \`npm run confab -- credentials\` shows the workspace id again
 # and issues a new admin token.
 #
@@ -53,48 +61,3 @@ export const graphiqlWelcome = {
 }
 `,
 } as const
-
-/**
- * Whether a query only asks for the schema (every operation's fields are __schema, __type or
- * __typename): what GraphiQL sends before any credential is typed, answered without one.
- */
-export function asksOnlyForTheSchema(query: unknown): boolean {
-  if (typeof query !== 'string') return false
-  try {
-    const operations = parse(query).definitions.filter((d): d is OperationDefinitionNode => d.kind === Kind.OPERATION_DEFINITION)
-    if (operations.length === 0) return false
-    // A fragment spread at the root could name any field: only plain __ fields count.
-    return operations.every(
-      (operation) =>
-        operation.operation === 'query' &&
-        operation.selectionSet.selections.every((selection) => selection.kind === Kind.FIELD && selection.name.value.startsWith('__')),
-    )
-  } catch {
-    return false
-  }
-}
-
-// The page is one inline script that starts Monaco's editor workers from blob: URLs; it loads
-// nothing else and talks only to its own origin, so the browser itself keeps it offline.
-const contentSecurityPolicy = [
-  "default-src 'none'",
-  "script-src 'unsafe-inline'",
-  'worker-src blob:',
-  "style-src 'unsafe-inline'",
-  'font-src data:',
-  'img-src data:',
-  "connect-src 'self'",
-  "base-uri 'none'",
-  "form-action 'none'",
-  "frame-ancestors 'none'",
-].join('; ')
-
-/** The security headers of the GraphiQL page, the only HTML yoga answers with. */
-export const useGraphiQLHeaders = (): Plugin => ({
-  onResponse({ response }) {
-    if (!response.headers.get('content-type')?.startsWith('text/html')) return
-    response.headers.set('content-security-policy', contentSecurityPolicy)
-    response.headers.set('x-content-type-options', 'nosniff')
-    response.headers.set('referrer-policy', 'no-referrer')
-  },
-})

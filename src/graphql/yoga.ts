@@ -2,7 +2,8 @@ import type { ExecutionArgs, GraphQLSchema } from 'graphql'
 import { createYoga, type Plugin } from 'graphql-yoga'
 import type { Logger } from 'pino'
 import type { RateLimits } from '../limits/rate-limits.ts'
-import { armorPlugins } from './armor.ts'
+import { countAnswers, useAnswerCap } from './answer-cap.ts'
+import { armorPlugins, executionLimits } from './armor.ts'
 import { useCompiledExecution } from './compiled-execution.ts'
 import { EndpointPattern } from './endpoint-pattern.ts'
 import {
@@ -13,7 +14,6 @@ import {
   type GraphQLContext,
 } from './context.ts'
 import type { ErrorPath } from './errors.ts'
-import { asksOnlyForTheSchema, graphiqlWelcome, renderGraphiQL, useGraphiQLHeaders } from './graphiql.ts'
 import { useGraphQLSSE } from './graphql-sse.ts'
 import { useIntegrationCheck } from './integration-check.ts'
 import { operationOf, rootFields, rootFieldsLabel } from './operation.ts'
@@ -80,6 +80,8 @@ export interface YogaDeps extends ContextDeps {
   replica?: ReplicaThread
   /** Where subscriptions' events are rendered once per shape (one for the app: REST streams share it). */
   renderings?: SignalRenderings
+  /** RESPONSE_MAX_BYTES: the largest chat answer (answer-cap.ts); 0 or none: no cap. */
+  answerMaxBytes?: number
 }
 
 /**
@@ -98,8 +100,8 @@ const yogaFor = (
   graphqlEndpoint: string,
   { log, errors, limits, replica, renderings }: YogaDeps,
   reads: ReplicaReads,
-  welcome: string,
   context: (init: ContextInit) => Promise<GraphQLContext>,
+  answerMaxBytes = 0,
 ) =>
   createYoga<ServerContext>({
     schema,
@@ -112,14 +114,8 @@ const yogaFor = (
     // The HTTP transport has read the body under the interface's payload limit before yoga sees it
     // (http/graphql.ts): yoga's own limit would stream it through a second, costlier check.
     maxRequestBodySize: false,
-    // The endpoint is a pattern (/:webhookId/graphql): GraphiQL must post to the concrete path it was opened on.
-    graphiql: (request) => ({
-      title: 'Confab',
-      endpoint: new URL(request.url).pathname,
-      defaultQuery: welcome,
-      defaultEditorToolsVisibility: 'headers',
-    }),
-    renderGraphiQL,
+    // The HTTP transport serves GraphiQL itself: compressed, cached and counted (http/graphiql.ts).
+    graphiql: false,
     landingPage: false,
     maskedErrors: { maskError: (error) => errors.mask(error) },
     plugins: [
@@ -127,8 +123,9 @@ const yogaFor = (
       ...armorPlugins(),
       useGraphQLSSE(errors),
       useRequestId(errors),
+      // After the errors have their final form, before a refusal is told as one.
+      ...(answerMaxBytes > 0 ? [useAnswerCap(answerMaxBytes, executionLimits)] : []),
       useExplainedRefusals(),
-      useGraphiQLHeaders(),
       // Before execution is compiled or run: a refused operation costs a counter and nothing else.
       ...(limits ? [useRateLimits(limits)] : []),
       ...(replica ? [useReplicaReads(reads, replica)] : []),
@@ -166,39 +163,44 @@ const credential = ({ request, connectionParams }: ContextInit, name: string): s
   return request?.headers.get(name) ?? undefined
 }
 
+/** The chat API's: the one strangers reach, so the one whose answers are capped (RESPONSE_MAX_BYTES). */
 export function createChatYoga(deps: YogaDeps) {
-  return yogaFor(chatSchema, '/:webhookId/graphql', deps, replicaReads.chat, graphiqlWelcome.chat, (init) =>
-    createChatContext(deps, {
-      requestId: init.requestId,
-      webhookId: init.webhookId ?? '',
-      userKey: credential(init, 'x-user-key'),
-      adminSecret: credential(init, 'x-admin-secret'),
-      baseUrl: init.publicUrl,
-      told: init.labelled,
-    }),
+  if (deps.answerMaxBytes) countAnswers(chatSchema)
+  return yogaFor(
+    chatSchema,
+    '/:webhookId/graphql',
+    deps,
+    replicaReads.chat,
+    (init) =>
+      createChatContext(deps, {
+        requestId: init.requestId,
+        webhookId: init.webhookId ?? '',
+        userKey: credential(init, 'x-user-key'),
+        adminSecret: credential(init, 'x-admin-secret'),
+        baseUrl: init.publicUrl,
+        told: init.labelled,
+      }),
+    deps.answerMaxBytes,
   )
 }
 
+/** The administration API's: every operation, introspection included, needs the admin token. */
 export function createAdminYoga(deps: YogaDeps) {
-  return yogaFor(adminSchema, '/v1/admin/graphql', deps, replicaReads.admin, graphiqlWelcome.admin, (init) => {
-    // GraphiQL fetches the schema before anyone typed a token: that much is public (schema/ holds it).
-    if (!credential(init, 'authorization') && asksOnlyForTheSchema(init.params?.query)) {
-      return Promise.resolve({ requestId: init.requestId, log: deps.log, signals: deps.signals })
-    }
-    return createAdminContext(deps, {
+  return yogaFor(adminSchema, '/v1/admin/graphql', deps, replicaReads.admin, (init) =>
+    createAdminContext(deps, {
       requestId: init.requestId,
       authorization: credential(init, 'authorization'),
       workspaceId: credential(init, 'x-workspace-id'),
       baseUrl: init.publicUrl,
-    })
-  })
+    }),
+  )
 }
 
 const noReads: ReplicaReads = { operations: [], rootFields: [] }
 
 /** The bot API scope: served through its REST routes only (its GraphQL endpoint is not mounted). */
 export function createBotApiYoga(deps: YogaDeps) {
-  return yogaFor(botApiSchema, '/v1/chat/graphql', deps, noReads, '', (init) =>
+  return yogaFor(botApiSchema, '/v1/chat/graphql', deps, noReads, (init) =>
     createBotApiContext(deps, {
       requestId: init.requestId,
       authorization: credential(init, 'authorization'),

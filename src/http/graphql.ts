@@ -2,6 +2,7 @@ import { DomainError } from '../domain/errors.ts'
 import { type ServerContext, withServerContext } from '../graphql/yoga.ts'
 import { graphqlRefusal } from '../graphql/refusals.ts'
 import { withLimitedBody } from './body.ts'
+import { asksForGraphiQL, type GraphiQLPages } from './graphiql.ts'
 import type { Transport } from './mounts.ts'
 
 interface YogaServer {
@@ -21,7 +22,14 @@ export function graphqlOverHttp(
     methods = ['GET', 'POST'],
     streams = false,
     replicated = false,
-  }: { methods?: readonly string[]; streams?: boolean; replicated?: boolean } = {},
+    graphiql,
+  }: {
+    methods?: readonly string[]
+    streams?: boolean
+    replicated?: boolean
+    /** The GraphiQL page a browser gets here (http/graphiql.ts); none (GRAPHIQL=off): a GET is a GraphQL request. */
+    graphiql?: { pages: GraphiQLPages; scope: 'chat' | 'admin' }
+  } = {},
 ): Transport {
   return {
     // A POST of queries only may be a read (the replica checks its root fields: graphql/replica-reads.ts).
@@ -31,6 +39,7 @@ export function graphqlOverHttp(
       if (!methods.includes(request.method)) {
         throw new DomainError('MethodNotFound', `this GraphQL endpoint takes ${methods.join(', ')}`, { allow: methods.join(', ') })
       }
+      if (graphiql && asksForGraphiQL(request)) return graphiql.pages(request, landing, graphiql.scope)
       const limited = await withLimitedBody(request, bodyLimit, streams ? request.signal : undefined)
       // handleRequest, not fetch: the app's own server adapter has already followed this request's
       // abort signal, which `fetch` would do again.

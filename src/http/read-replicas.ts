@@ -15,6 +15,8 @@ export interface ReplicaSetup {
   publicUrl?: string
   /** TRUST_PROXY: the replica's access lines name the client as the main thread would. */
   trustProxy?: readonly string[]
+  /** RESPONSE_MAX_BYTES: a replica's chat answers are capped as the main thread's; the default when absent. */
+  responseMaxBytes?: number
 }
 
 /** A request as the main thread's node:http server read it: what whatwg-node makes a Request of. */
@@ -174,11 +176,11 @@ export class ReadReplicas {
   }
 
   private start(slot: number): Replica | undefined {
-    const { source, corsOrigins, publicUrl, trustProxy, log, restartDelayMs = 1000, now = Date.now } = this.options
+    const { source, corsOrigins, publicUrl, trustProxy, responseMaxBytes, log, restartDelayMs = 1000, now = Date.now } = this.options
     if (now() < (this.downUntil[slot] ?? 0)) return undefined
     const worker = newThread({
       // V8's own young generation, not a smaller one: each scavenge holds every read under way (docs/internals/performance.md).
-      workerData: { source, corsOrigins, publicUrl, trustProxy, logLevel: log.level } satisfies ReplicaSetup,
+      workerData: { source, corsOrigins, publicUrl, trustProxy, responseMaxBytes, logLevel: log.level } satisfies ReplicaSetup,
     })
     worker.unref()
     const replica: Replica = { worker, ready: false, pending: new Map(), lastUsed: now(), retired: false }

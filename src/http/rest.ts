@@ -10,6 +10,7 @@ import {
 } from 'graphql'
 import type { Logger } from 'pino'
 import { DomainError } from '../domain/errors.ts'
+import { answerTooLarge, sizeOver } from '../graphql/answer-cap.ts'
 import { runsOften } from '../graphql/compiled-execution.ts'
 import { countedCaller, type GraphQLContext } from '../graphql/context.ts'
 import type { Failure } from '../graphql/errors.ts'
@@ -21,7 +22,7 @@ import type { AnyRoute, RestRequest } from '../rest/route.ts'
 import { readJsonObject } from './body.ts'
 import { decodePathSegment } from './path.ts'
 import type { Transport } from './mounts.ts'
-import { errorResponse, json } from './responses.ts'
+import { errorResponse, jsonText } from './responses.ts'
 import type { SseStreams } from './sse.ts'
 import { createStreamEvents } from './stream-events.ts'
 
@@ -52,6 +53,8 @@ export interface RestTransportOptions {
   admitStream?: (args: ExecutionArgs) => Promise<GraphQLError | undefined> | undefined
   /** The operations a read replica may serve (graphql/replica-reads.ts); none when absent. */
   reads?: ReplicaReads
+  /** RESPONSE_MAX_BYTES: a larger answer is refused with 413 LimitExceeded (graphql/answer-cap.ts); none when absent. */
+  answerMaxBytes?: number
 }
 
 interface CompiledRoute {
@@ -127,7 +130,7 @@ export const restRefusal = (_request: Request, failure: Failure, requestId: stri
  * validated here once; a request runs it through the same envelop pipeline as a GraphQL request
  * of that yoga server (context, error masking and every plugin), never through a second one.
  */
-export function restTransport({ schema, yoga, routes, bodyLimit, streams, log, renderings, admitStream, reads }: RestTransportOptions): Transport {
+export function restTransport({ schema, yoga, routes, bodyLimit, streams, log, renderings, admitStream, reads, answerMaxBytes }: RestTransportOptions): Transport {
   const compiled = routes.map((route) => compile(schema, route))
   for (const name of reads?.operations ?? []) {
     const found = compiled.find((c) => c.route.operation === name)
@@ -188,7 +191,10 @@ export function restTransport({ schema, yoga, routes, bodyLimit, streams, log, r
     const result = (await enveloped.execute(args)) as ExecutionResult
     const refusal = firstError(result)
     if (refusal) throw refusal
-    return json(200, c.route.response(result.data), { 'x-request-id': requestId })
+    const answer = JSON.stringify(c.route.response(result.data))
+    const size = answerMaxBytes ? sizeOver(answer, answerMaxBytes) : undefined
+    if (size !== undefined) throw answerTooLarge(answerMaxBytes as number, size)
+    return jsonText(200, answer, { 'x-request-id': requestId })
   }
 
   const replicable = (method: string, path: string) => {

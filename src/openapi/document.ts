@@ -26,6 +26,7 @@ const errorWords: Record<ErrorType, string> = {
   NotAcceptable: '',
   AlreadyExists: 'A resource with this id exists.',
   PayloadTooLarge: "The body is over the API's limit.",
+  LimitExceeded: 'The answer would be over RESPONSE_MAX_BYTES: ask for fewer items.',
   UnsupportedMediaType: 'The body is not JSON sent as `Content-Type: application/json`.',
   RateLimited: 'Over a rate limit or cap; `Retry-After` says when to try again.',
   Internal: 'An unexpected failure, logged under the same id (no stack trace is ever returned).',
@@ -67,6 +68,21 @@ const errorResponses = Object.fromEntries(
       },
     },
   ]),
+)
+
+/** Each error status with its type's response, or, where two types share a status (413), either one. */
+const errorResponsesByStatus = Object.fromEntries(
+  [...new Set(restErrors.map(([, status]) => status))].map((status) => {
+    const types = restErrors.filter(([, code]) => code === status).map(([type]) => type)
+    if (types.length === 1) return [status, { $ref: `#/components/responses/${types[0]}` }]
+    return [
+      status,
+      {
+        description: types.map((type) => `${type}: ${errorWords[type]}`).join(' '),
+        content: { 'application/json': { schema: { oneOf: types.map((type) => errorResponses[type]?.content['application/json'].schema) } } },
+      },
+    ]
+  }),
 )
 
 /** A zod schema as JSON Schema, its named parts (`.meta({ id })`) moved into the components. */
@@ -132,10 +148,7 @@ function operationOf(api: RestApi, route: AnyRoute, components: Components) {
         content: { 'application/json': { schema: jsonSchema(request.body, 'input', components) } },
       },
     }),
-    responses: {
-      200: ok,
-      ...Object.fromEntries(restErrors.map(([type, status]) => [status, { $ref: `#/components/responses/${type}` }])),
-    },
+    responses: { 200: ok, ...errorResponsesByStatus },
   }
 }
 

@@ -1,9 +1,13 @@
-import { beforeEach, describe, expect, it } from 'vitest'
+import { getNamedType, type GraphQLObjectType, isObjectType } from 'graphql'
+import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest'
+import { carryingFields } from '../../src/graphql/cost.ts'
+import { chatSchema } from '../../src/graphql/schema.ts'
 import { WebChatConversationDocument, WebChatParticipantsDocument, WebChatSendTextDocument } from '../../src/webchat/__generated__/graphql.ts'
 import { type JsonResponse, useC1, useTestApp } from '../helpers/app.ts'
 import { USER_FIELDS } from '../helpers/graphql.ts'
+import { type Listening, startListening } from '../helpers/listening.ts'
 
-// Execution limits (graphql-armor: depth 12, 20 aliases, 2000 tokens, cost 100,000): an operation
+// Execution limits (graphql-armor: depth 12, 20 aliases, 2000 tokens; cost.ts: cost 100,000): an operation
 // over a limit is refused before it runs, and the operations the API's own clients send pass.
 
 describe('execution limits', () => {
@@ -112,8 +116,8 @@ describe('execution limits', () => {
         }
       }
     `)
-    expectRefused(result, /^Syntax Error: Query Cost limit of 100000 exceeded, found \d+(\.\d+)?\.$/)
-    expect(Number(/found ([\d.]+)\.$/.exec(result.response.body.errors[0].message)?.[1])).toBeGreaterThan(100_000)
+    expectRefused(result, /^Query cost limit of 100000 exceeded, found \d+ \(a page multiplies what it selects; /)
+    expect(Number(/found (\d+) /.exec(result.response.body.errors[0].message)?.[1])).toBeGreaterThan(100_000)
     expect(await conversationIds()).toEqual(['c1'])
   })
 
@@ -178,5 +182,72 @@ describe('execution limits', () => {
       expect(response.body.errors).toBeUndefined()
       expect(response.body.data.conversations.edges[0].node.messages.edges[0].node.author.userId).toBe('alice')
     })
+  })
+})
+
+describe('the cost of an operation is priced by what it may return (cost.ts)', () => {
+  const state: { listening?: Listening; key?: string } = {}
+  beforeAll(async () => {
+    state.listening = await startListening()
+    state.key = (await state.listening.t.user('alice')).key
+    await state.listening.t.conversation(state.key, 'c1')
+  })
+  afterAll(() => state.listening?.close())
+
+  const send = async (query: string, variables: Record<string, unknown> = {}) => {
+    const response = await fetch(`${(state.listening as Listening).apiUrl}/graphql`, {
+      method: 'POST',
+      headers: { accept: 'application/json', 'content-type': 'application/json', 'x-user-key': state.key as string },
+      body: JSON.stringify({ query, variables }),
+    })
+    return (await response.json()) as { data?: unknown; errors?: { message: string; extensions: Record<string, unknown> }[] }
+  }
+  const pages = (leaf: string, size = '100') =>
+    `conversations(first: ${size}) { edges { node { messages(first: ${size}) { edges { node { ${leaf} } } } } } }`
+
+  it('weighs a field that may carry a message 17 (1 + one per 64 KiB of 1 MiB): two pages of ids pass, of payloads not', async () => {
+    expect(await send(`{ ${pages('messageId')} }`)).toEqual({ data: { conversations: { edges: [{ node: { messages: { edges: [] } } }] } } })
+    const refused = await send(`{ ${pages('rawPayload')} }`)
+    // 1 + 100 × (3 + 100 × (2 + 17))
+    expect(refused.errors?.[0]?.message).toMatch(/^Query cost limit of 100000 exceeded, found 190301 /)
+    expect(refused.errors?.[0]?.extensions).toMatchObject({ type: 'InvalidPayload', status: 400 })
+  })
+
+  it('counts a page size given as a variable as 100, and one with a default as its default', async () => {
+    const refused = await send(`query ($n: Int) { ${pages('rawPayload', '$n')} }`, { n: 2 })
+    expect(refused.errors?.[0]?.message).toMatch(/a page size given as a variable without a default counts as 100\)\.$/)
+    const priced = await send(`query ($n: Int = 10) { ${pages('rawPayload', '$n')} }`, { n: 2 })
+    expect(priced.errors).toBeUndefined()
+  })
+
+  it('refuses nodes(ids:) of more than a page (100) of ids', async () => {
+    const ids = Array.from({ length: 101 }, (_, i) => Buffer.from(`Message:m${i}`).toString('base64'))
+    const answer = await send('query ($ids: [ID!]!) { nodes(ids: $ids) { id } }', { ids })
+    expect(answer.errors?.[0]).toMatchObject({ message: 'nodes takes at most 100 ids, got 101', extensions: { type: 'InvalidPayload', status: 400 } })
+  })
+})
+
+describe('the fields priced as carrying written bytes', () => {
+  const stringFields = (carried: boolean) =>
+    Object.values(chatSchema.getTypeMap())
+      .filter((type) => isObjectType(type) && !type.name.startsWith('__') && !['Query', 'Mutation', 'Subscription'].includes(type.name))
+      .flatMap((type) => Object.values((type as GraphQLObjectType).getFields()).map((field) => [type.name, field] as const))
+      .filter(([, field]) => ['String', 'JSONObject'].includes(getNamedType(field.type).name) && carryingFields(chatSchema).has(field) === carried)
+      .map(([type, field]) => `${type}.${field.name}`)
+
+  it('are every text of a payload kind, metadata, event payloads, and what a user says of itself', () => {
+    expect(stringFields(true)).toEqual([
+      'AudioPayload.audioUrl', 'CardAction.label', 'CardAction.value', 'CardPayload.imageUrl', 'CardPayload.subtitle', 'CardPayload.title',
+      'ChoiceOption.label', 'ChoiceOption.value', 'ChoicePayload.text', 'DropdownPayload.text', 'Event.payload', 'FilePayload.fileUrl',
+      'FilePayload.title', 'ImagePayload.imageUrl', 'LocationPayload.address', 'LocationPayload.title', 'MarkdownPayload.markdown',
+      'Message.metadata', 'Message.rawPayload', 'MessageFeedback.comment', 'MessageStatusChangedSignal.failureReason', 'TextPayload.text',
+      'User.name', 'User.pictureUrl', 'User.profile', 'VideoPayload.videoUrl',
+    ])
+  })
+
+  it('leave only bounded strings: ids (64 characters), kinds, cursors, keys, statuses and the URLs of files (keys of 255)', () => {
+    for (const coordinate of stringFields(false)) {
+      expect(coordinate).toMatch(/\.(\w*[iI]d|type|cursor|endCursor|startCursor|key|userKey|value|newStatus|oldStatus|contentType|url|uploadUrl)$/)
+    }
   })
 })

@@ -21,6 +21,7 @@ describe('the caps and timeouts settings', () => {
       sendQueueBytes: 1024 * 1024,
       storagePerUser: 50 * 1024 * 1024,
       messageMaxBytes: 1024 * 1024,
+      responseMaxBytes: 8 * 1024 * 1024,
     })
   })
 
@@ -40,6 +41,7 @@ describe('the caps and timeouts settings', () => {
       SEND_QUEUE_MAX_BYTES: '65536',
       FILE_STORAGE_PER_USER_BYTES: '1000',
       MESSAGE_MAX_BYTES: '0',
+      RESPONSE_MAX_BYTES: '65536',
     }
     expect(loadConfig(env).caps).toEqual({
       headersTimeoutMs: 2_500,
@@ -56,6 +58,7 @@ describe('the caps and timeouts settings', () => {
       sendQueueBytes: 65_536,
       storagePerUser: 1000,
       messageMaxBytes: 0,
+      responseMaxBytes: 65_536,
     })
   })
 
@@ -89,6 +92,7 @@ describe('the caps and timeouts settings', () => {
     ['SUBSCRIPTIONS_PER_CONVERSATION', '-3'],
     ['SEND_QUEUE_MAX_BYTES', '1.5'],
     ['HTTP_REQUEST_TIMEOUT_SECONDS', 'soon'],
+    ['RESPONSE_MAX_BYTES', '8MB'],
   ])('refuse %s=%s at start', (name, value) => {
     expect(() => loadConfig({ [name]: value })).toThrow(ConfigError)
     expect(() => loadConfig({ [name]: value })).toThrow(name)
@@ -96,5 +100,17 @@ describe('the caps and timeouts settings', () => {
 
   it('refuse a headers timeout longer than the request timeout (Node would throw)', () => {
     expect(() => loadConfig({ HTTP_HEADERS_TIMEOUT_SECONDS: '90', HTTP_REQUEST_TIMEOUT_SECONDS: '30' })).toThrow(/HTTP_HEADERS_TIMEOUT_SECONDS/)
+  })
+})
+
+describe('GRAPHIQL', () => {
+  it('is on unless set off', () => {
+    expect(loadConfig({}).graphiql).toBe(true)
+    expect(loadConfig({ GRAPHIQL: 'on' }).graphiql).toBe(true)
+    expect(loadConfig({ GRAPHIQL: 'off' }).graphiql).toBe(false)
+  })
+
+  it('refuses anything else at start, naming the variable', () => {
+    expect(() => loadConfig({ GRAPHIQL: 'no' })).toThrow(/GRAPHIQL must be "on" or "off"/)
   })
 })
