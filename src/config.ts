@@ -343,7 +343,7 @@ function withSecretFiles(env: NodeJS.ProcessEnv): NodeJS.ProcessEnv {
   for (const name of secretVariables) {
     const file = nonEmpty(env[`${name}_FILE`])
     if (file === undefined) continue
-    if (nonEmpty(env[name]) !== undefined) throw new ConfigError(`${name} and ${name}_FILE are both set: set one of them`)
+    if (nonEmpty(env[name]) !== undefined) throw new ConfigError(`${name} and ${name}_FILE are both set: set one of them (an empty ${name} counts as unset)`)
     let content: string
     try {
       content = readFileSync(file, 'utf8')

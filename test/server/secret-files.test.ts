@@ -43,7 +43,7 @@ describe('each secret setting read from <NAME>_FILE (loadConfig)', () => {
   it.each(secretVariables)('refuses %s set both ways, an unreadable file and an empty one, naming the variable', (name) => {
     const file = secretFile(`${name}-value`, 'value\n')
     expect(() => loadConfig({ [name]: 'value', [`${name}_FILE`]: file })).toThrow(
-      new ConfigError(`${name} and ${name}_FILE are both set: set one of them`),
+      new ConfigError(`${name} and ${name}_FILE are both set: set one of them (an empty ${name} counts as unset)`),
     )
     const missing = join(dir, 'no-such-file')
     expect(() => loadConfig({ [`${name}_FILE`]: missing })).toThrow(
@@ -99,7 +99,7 @@ describe('a start whose secret files are wrong (node dist/main.js)', () => {
       CONFAB_ADMIN_TOKEN_FILE: secretFile('both-admin-token', 'bp_pat_in_a_file\n'),
     })
     expect(code).toBe(1)
-    expect(output).toBe('Confab failed to start: CONFAB_ADMIN_TOKEN and CONFAB_ADMIN_TOKEN_FILE are both set: set one of them\n')
+    expect(output).toBe('Confab failed to start: CONFAB_ADMIN_TOKEN and CONFAB_ADMIN_TOKEN_FILE are both set: set one of them (an empty CONFAB_ADMIN_TOKEN counts as unset)\n')
   })
 
   it('stops at once (exit 1) when the file cannot be read, naming the variable and the file', async () => {
