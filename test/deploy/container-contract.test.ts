@@ -1,5 +1,6 @@
 import { type ChildProcess, execFile, spawn } from 'node:child_process'
-import { chmodSync, chownSync, copyFileSync, existsSync, mkdirSync, mkdtempSync, readdirSync, rmSync, statSync } from 'node:fs'
+import { chmodSync, chownSync, copyFileSync, existsSync, mkdirSync, mkdtempSync, readdirSync, statSync } from 'node:fs'
+import { rm } from 'node:fs/promises'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { promisify } from 'node:util'
@@ -63,8 +64,8 @@ beforeAll(async () => {
 
 afterAll(async () => {
   if (existsSync(app)) await run('chmod', ['-R', 'u+w', app])
-  rmSync(root, { recursive: true, force: true })
-})
+  await rm(root, { recursive: true, force: true })
+}, INSTALL_TIMEOUT)
 
 describe('the package npm pack makes (package.json files)', () => {
   it('holds the built server, the command line, the web chat bundle, both engines\' migrations and the prepare script; no tests, no sources to compile', () => {

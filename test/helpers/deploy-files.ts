@@ -16,5 +16,3 @@ export function documentedVariables(): string[] {
   return [...names]
 }
 
-/** The variables a deployment file may set beyond Confab's own: Node's, and those of the services beside it. */
-export const notConfabs = new Set(['NODE_ENV', 'POSTGRES_USER', 'POSTGRES_DB', 'POSTGRES_PASSWORD_FILE'])
