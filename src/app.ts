@@ -98,7 +98,10 @@ export function createApp({ corsOrigins = [], publicUrl, trustProxy = [], webSoc
   const failedAuthentications: MountGuard | undefined =
     countsFailures && limits
       ? {
-          before({ clientAddress }) {
+          before({ clientAddress }, kind) {
+            // A load balancer's health checks come from its own address, which a proxy without
+            // TRUST_PROXY shares with every client: a blocked address must never fail them.
+            if (kind === 'health') return
             const blocked = limits.blockedAddress(clientAddress)
             if (blocked) throw rateLimited(blocked)
           },

@@ -10,8 +10,10 @@ export interface BootstrapValues {
 
 export interface Config {
   port: number
-  /** METRICS_PORT: Prometheus metrics on a listener of their own (on HOST); none when unset. */
+  /** METRICS_PORT: Prometheus metrics on a listener of their own (on METRICS_HOST); none when unset. */
   metricsPort: number | undefined
+  /** METRICS_HOST: the address the metrics listener binds; loopback (127.0.0.1) unless set, whatever HOST is. */
+  metricsHost: string
   host: string
   databaseUrl: string
   /** DATABASE_POOL_SIZE: PostgreSQL connections per instance. */
@@ -333,6 +335,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
   return {
     port: parsePort(env.PORT),
     metricsPort: env.METRICS_PORT === undefined || env.METRICS_PORT === '' ? undefined : parsePort(env.METRICS_PORT, 'METRICS_PORT'),
+    metricsHost: nonEmpty(env.METRICS_HOST) ?? '127.0.0.1',
     host: nonEmpty(env.HOST) ?? '127.0.0.1',
     databaseUrl: nonEmpty(env.DATABASE_URL) ?? './data/confab.db',
     poolSize: parsePoolSize(nonEmpty(env.DATABASE_POOL_SIZE)),

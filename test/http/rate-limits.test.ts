@@ -179,6 +179,17 @@ describe('failed authentications: per client address', () => {
     expect(ok(await me(good, SECOND)).body.user.id).toBe('alice')
   })
 
+  it('never blocks /healthz and /readyz: a load balancer sharing the blocked address still sees the instance up (issue 49 row 16)', async () => {
+    const FOURTH = '127.0.0.4'
+    const me = () => sendFrom(`${server.apiUrl}/users/me`, { headers: { 'x-user-key': 'not-a-key' }, from: FOURTH })
+    expect((await me()).status).toBe(401)
+    expect((await me()).status).toBe(401)
+    expectRateLimited(await me(), 2)
+    expectRateLimited(await sendFrom(`${server.apiUrl}/hello`, { from: FOURTH }), 2)
+    expect(await sendFrom(`${server.baseUrl}/healthz`, { from: FOURTH })).toMatchObject({ status: 200 })
+    expect(await sendFrom(`${server.baseUrl}/readyz`, { from: FOURTH })).toMatchObject({ status: 200 })
+  })
+
   it('counts bad admin tokens and GraphQL refusals alike', async () => {
     const bots = () => sendFrom(`${server.baseUrl}/v1/admin/bots`, { from: THIRD, headers: { authorization: 'Bearer bp_pat_wrong', 'x-workspace-id': WORKSPACE_ID } })
     expect((await bots()).status).toBe(401)
