@@ -165,6 +165,22 @@ describe('admin API: per admin token', () => {
   })
 })
 
+describe('admin API: per token, whichever way its Authorization header spells it (issue 49 row 9)', () => {
+  const server = useLimitedServer(rules({ admin: { points: 3, seconds: 60 } }))
+
+  it('counts `bearer T`, `BEARER T` and `Bearer  T` on the one budget of T; a header that is no RFC 6750 credential is 401', async () => {
+    const bots = (authorization: string) => sendFrom(`${server.baseUrl}/v1/admin/bots`, { headers: { authorization, 'x-workspace-id': WORKSPACE_ID } })
+    ok(await bots(`bearer ${ADMIN_TOKEN}`))
+    ok(await bots(`BEARER ${ADMIN_TOKEN}`))
+    ok(await bots(`Bearer  ${ADMIN_TOKEN}`))
+    expectRateLimited(await bots(`Bearer ${ADMIN_TOKEN}`), 3)
+    expectRateLimited(await bots(`bEaReR   ${ADMIN_TOKEN}`), 3)
+    for (const malformed of [`Bearer\t${ADMIN_TOKEN}`, `Bearer ${ADMIN_TOKEN} x`, `Bearer ${ADMIN_TOKEN},`, `Basic ${ADMIN_TOKEN}`, `Bearer${ADMIN_TOKEN}`]) {
+      expect((await bots(malformed)).body).toMatchObject({ code: 401, type: 'Unauthorized' })
+    }
+  })
+})
+
 describe('failed authentications: per client address', () => {
   const server = useLimitedServer(rules({ failedAuth: { points: 2, seconds: 60 } }))
 
