@@ -200,18 +200,23 @@ export interface RateLimitRule {
   seconds: number
 }
 
-/** Each rate limit's rule by default (docs/reference/limits.md says what each counts, and per what). */
+/**
+ * Each rate limit's rule by default (docs/reference/limits.md says what each counts, and per what);
+ * undefined: off unless its variable sets it. `botMessages` is off: one bucket per bot that every
+ * visitor shares is a budget one user (or a few it made itself) can drain for all the others, so it
+ * is only the operator's cost guard, to set knowingly; each user is held to `userWrites`.
+ */
 export const rateLimitDefaults = {
   createUser: { points: 30, seconds: 60 },
   anonymous: { points: 300, seconds: 60 },
   uploads: { points: 60, seconds: 60 },
   userWrites: { points: 600, seconds: 60 },
   streams: { points: 60, seconds: 60 },
-  botMessages: { points: 600, seconds: 60 },
+  botMessages: undefined,
   botApi: { points: 3000, seconds: 60 },
   admin: { points: 600, seconds: 60 },
   failedAuth: { points: 30, seconds: 60 },
-} as const satisfies Record<string, RateLimitRule>
+} as const satisfies Record<string, RateLimitRule | undefined>
 
 export type RateLimitName = keyof typeof rateLimitDefaults
 

@@ -1,10 +1,11 @@
 import { createClient as createWsClient } from 'graphql-ws'
 import { afterEach, describe, expect, it } from 'vitest'
 import WebSocket from 'ws'
-import { ConfigError, loadConfig } from '../../src/config.ts'
+import { ConfigError, loadConfig, rateLimitDefaults } from '../../src/config.ts'
 import { adminClient } from '../bots/sdk-bot.ts'
 import { ADMIN_TOKEN, OTHER, WEBHOOK_ID, WORKSPACE_ID } from '../helpers/app.ts'
 import { type Answer, sendFrom } from '../helpers/from-address.ts'
+import { encodingsOf } from '../helpers/key-encodings.ts'
 import { expectRateLimited, expectRateLimitHeaders, rules, useLimitedServer } from '../helpers/limited.ts'
 import { eventually } from '../helpers/wait.ts'
 
@@ -93,7 +94,72 @@ describe('writes: per user key', () => {
   })
 })
 
-describe('user messages and events: per bot', () => {
+describe('a user key counted by the user it verifies as, not by its text (issue 49 row 8)', () => {
+  const server = useLimitedServer(rules({ userWrites: { points: 5, seconds: 60 }, streams: { points: 4, seconds: 60 } }))
+
+  it("shares one budget of writes and one of streams over the four encodings of one key; another user's is its own", async () => {
+    const key = await server.t.keyFor('alice')
+    const encodings = encodingsOf(key)
+    expect(new Set(encodings).size).toBe(4)
+    const write = (as: string, path = '/conversations') => sendFrom(`${server.apiUrl}${path}`, { method: 'POST', body: {}, headers: { 'x-user-key': as } })
+    ok(await write(key, '/users/get-or-create'))
+    for (const as of encodings) ok(await write(as))
+    for (const as of encodings) expectRateLimited(await write(as), 5)
+    const listen = (as: string) => sendFrom(`${server.apiUrl}/initialize`, { headers: { 'x-user-key': as, accept: 'text/event-stream' } })
+    for (const as of encodings) expect((await listen(as)).status).toBe(200)
+    for (const as of encodings) expectRateLimited(await listen(as), 4)
+    ok(await write(await server.t.keyFor('bob'), '/users/get-or-create'))
+  })
+})
+
+describe('one user flooding a bot to its own limit, with the default limits (issue 49 row 1)', () => {
+  const server = useLimitedServer(rateLimitDefaults, { handlers: {} })
+
+  it("leaves every other user's messages to that bot untouched, REST and GraphQL, from other addresses", async () => {
+    const defaults = loadConfig({}).rateLimits
+    expect(defaults.botMessages).toBeUndefined()
+    const writes = defaults.userWrites?.points as number
+    const as = (key: string) => ({ 'x-user-key': key })
+    const flooder = await server.t.keyFor('flooder')
+    ok(await sendFrom(`${server.apiUrl}/users/get-or-create`, { method: 'POST', body: {}, headers: as(flooder) }))
+    ok(await sendFrom(`${server.apiUrl}/conversations`, { method: 'POST', body: { id: 'flood' }, headers: as(flooder) }))
+    const flood = () =>
+      sendFrom(`${server.apiUrl}/messages`, { method: 'POST', body: { conversationId: 'flood', payload: { type: 'text', text: 'spam' } }, headers: as(flooder) })
+    // Its own writes, ten at a time, until the first refusal: all of its allowance went into the bot.
+    let posted = 0
+    for (let refused = false; !refused; ) {
+      const answers = await Promise.all(Array.from({ length: 10 }, flood))
+      posted += answers.filter((answer) => answer.status === 200).length
+      refused = answers.some((answer) => answer.status === 429)
+    }
+    expect(posted).toBe(writes - 2)
+    const refusal = await flood()
+    expectRateLimited(refusal, writes)
+    expect(refusal.body.message).toMatch(/^rate limited: the "userWrites" limit allows 600 requests per 60 s per user; /)
+    const graphql = (key: string, conversationId: string, text: string, from: string) =>
+      sendFrom(`${server.apiUrl}/graphql`, {
+        method: 'POST',
+        from,
+        headers: as(key),
+        body: { query: 'mutation ($input: CreateMessageInput!) { createMessage(input: $input) { message { id } } }', variables: { input: { conversationId, payload: { text: { text } } } } },
+      })
+    expectGraphQLRateLimited(await graphql(flooder, 'flood', 'more', '127.0.0.1'), writes)
+
+    // Five others, from five other addresses, each into a conversation of its own with the same bot.
+    for (let i = 2; i <= 6; i++) {
+      const from = `127.0.0.${i}`
+      const key = await server.t.keyFor(`visitor-${i}`)
+      ok(await sendFrom(`${server.apiUrl}/users/get-or-create`, { method: 'POST', body: {}, headers: as(key), from }))
+      ok(await sendFrom(`${server.apiUrl}/conversations`, { method: 'POST', body: { id: `visit-${i}` }, headers: as(key), from }))
+      const rest = ok(await sendFrom(`${server.apiUrl}/messages`, { method: 'POST', body: { conversationId: `visit-${i}`, payload: { type: 'text', text: 'hello' } }, headers: as(key), from }))
+      expect(rest.body.message.conversationId).toBe(`visit-${i}`)
+      const viaGraphql = ok(await graphql(key, `visit-${i}`, 'hello again', from))
+      expect(viaGraphql.body).toEqual({ data: { createMessage: { message: { id: expect.any(String) } } } })
+    }
+  }, 120_000)
+})
+
+describe('user messages and events: per bot, when the operator sets RATE_LIMIT_BOT_MESSAGES (a cost guard, off by default)', () => {
   const server = useLimitedServer(rules({ botMessages: { points: 3, seconds: 60 } }), { handlers: {} })
 
   it("refuses the bot's users once it received its limit, while another bot's users still post", async () => {
