@@ -327,6 +327,35 @@ describe('client address', () => {
   })
 })
 
+describe('IPv6 clients counted per /64, IPv4-mapped ones as IPv4 (issue 49 row 13)', () => {
+  const server = useLimitedServer(rules({ createUser: { points: 2, seconds: 60 }, failedAuth: { points: 1, seconds: 60 } }), {
+    trustProxy: loadConfig({ TRUST_PROXY: 'loopback' }).trustProxy,
+  })
+  const create = (client: string) => sendFrom(`${server.apiUrl}/users`, { method: 'POST', body: {}, headers: { 'x-forwarded-for': client } })
+
+  it('gives every address of one /64 one budget, and the next /64 its own', async () => {
+    ok(await create('2001:db8:1:2::1'))
+    ok(await create('2001:0db8:0001:0002:ffff:ffff:ffff:fffe'))
+    expectRateLimited(await create('2001:db8:1:2:abcd::9'), 2)
+    ok(await create('2001:db8:1:3::1'))
+  })
+
+  it('counts ::ffff:a.b.c.d as a.b.c.d, and each IPv4 address on its own', async () => {
+    ok(await create('203.0.113.7'))
+    ok(await create('::ffff:203.0.113.7'))
+    expectRateLimited(await create('::ffff:cb00:7107'), 2)
+    ok(await create('203.0.113.8'))
+  })
+
+  it('blocks the whole /64 after its failed authentications', async () => {
+    const me = (client: string, key = 'not-a-key') => sendFrom(`${server.apiUrl}/users/me`, { headers: { 'x-forwarded-for': client, 'x-user-key': key } })
+    expect((await me('2001:db8:9:9::1')).status).toBe(401)
+    expectRateLimited(await me('2001:db8:9:9::2'), 1)
+    expectRateLimited(await sendFrom(`${server.apiUrl}/hello`, { headers: { 'x-forwarded-for': '2001:db8:9:9:1:2:3:4' } }), 1)
+    ok(await sendFrom(`${server.apiUrl}/hello`, { headers: { 'x-forwarded-for': '2001:db8:9:a::1' } }))
+  })
+})
+
 describe('turning limits off', () => {
   it('reads RATE_LIMIT_<NAME> as points/seconds, 0 as off, and RATE_LIMITS=off as every one off', () => {
     const config = loadConfig({ RATE_LIMIT_CREATE_USER: '0', RATE_LIMIT_USER_WRITES: '5/10', RATE_LIMIT_FAILED_AUTH: 'off' })
