@@ -59,7 +59,7 @@ export function refuseOffTheApp(server: Server): void {
     if (error.code === 'ECONNRESET' || !socket.writable || socket._httpMessage || (socket.bytesWritten ?? 0) > 0) return void socket.destroy()
     // The answer to a HEAD has no body (its client would read one as the start of a next answer).
     const head = error.rawPacket?.subarray(0, 5).toString('latin1') === 'HEAD '
-    if (error.code === 'ERR_HTTP_REQUEST_TIMEOUT') return refuse(socket, 408, 'Request Timeout', 'InvalidPayload', requestTimeoutMessage)
+    if (error.code === 'ERR_HTTP_REQUEST_TIMEOUT') return refuse(socket, 408, 'Request Timeout', 'InvalidPayload', 'the request did not arrive in time')
     if (error.code === 'HPE_HEADER_OVERFLOW') {
       return refuse(socket, 431, 'Request Header Fields Too Large', 'PayloadTooLarge', 'the request headers are over the size limit', { head })
     }
