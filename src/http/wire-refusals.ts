@@ -28,10 +28,12 @@ interface InFlight {
  * ERR_HTTP_REQUEST_TIMEOUT, which the one error path tells as that same 408 (graphql/errors.ts): the
  * access log and the metrics say 408, not 500. False when there is no such request.
  */
-function bodyTimedOut(socket: Duplex & { bytesWritten?: number; _httpMessage?: InFlight | null }, error: Error): boolean {
+function bodyTimedOut(socket: Duplex & { _httpMessage?: InFlight | null }, error: Error): boolean {
   const answer = socket._httpMessage
   const req = answer?.req
-  if (!answer || !req || req.complete || answer.headersSent || (socket.bytesWritten ?? 0) > 0) return false
+  // Node hands a kept-alive socket to the next answer only once the one before has been written whole:
+  // an answer with nothing sent yet may follow earlier ones on the connection, not cut into them.
+  if (!answer || !req || req.complete || answer.headersSent || !socket.writable) return false
   refuse(socket, 408, 'Request Timeout', 'InvalidPayload', requestTimeoutMessage)
   // Once the 408 has left (or at once, when it cannot be written), the request's body fails with the timeout.
   const fail = () => void req.destroy(error)
