@@ -4,6 +4,7 @@
  *                    --fanout-messages 20 --idle 10000 --deep 1000000 --bot-messages 200 --burst 3
  *                    --subscribers 250 --subscriber-messages 5 --message-bytes 131072
  *                    --only startup,http,fanout,subscribers,botreply,botlag,idle,paging,scale]
+ *   npm run bench -- --only limiter [--limiter-keys 200000]: the rate limit counters' memory per key (not in the default run)
  * The botlag and scale phases need PostgreSQL (BENCH_DATABASE_URL, 127.0.0.1:5432 by default: a database is
  * made and dropped) and Redis (BENCH_REDIS_URL, 127.0.0.1:6379).
  * Builds if src/ changed, then runs the built server on temporary databases. The ratios to the floor
@@ -24,6 +25,7 @@ import { seedMessages } from './seed.ts'
 import { type Subscribers, subscribe } from './subscribers.ts'
 import { root, type Server, start, startBuilt } from './server.ts'
 import { latencies, ms } from './stats.ts'
+import { limiterMemoryPhase } from './limiter-memory.ts'
 
 const arg = (name: string, fallback: number) => {
   const i = process.argv.indexOf(`--${name}`)
@@ -47,6 +49,7 @@ const options = {
   subscribers: arg('subscribers', 250),
   subscriberMessages: arg('subscriber-messages', 5),
   messageBytes: arg('message-bytes', 128 * 1024),
+  limiterKeys: arg('limiter-keys', 200_000),
 }
 
 const WEBHOOK = 'bench'
@@ -556,6 +559,7 @@ async function main() {
   if (phases.has('botlag')) await botLagPhase()
   if (phases.has('paging')) await pagingPhase()
   if (phases.has('scale')) await scalePhase()
+  if (phases.has('limiter')) await limiterMemoryPhase(options.limiterKeys, row)
 
   console.log(`\nConfab benchmark (${((performance.now() - began) / 1000).toFixed(0)} s; the echo bot answers every user message)\n`)
   console.log('| figure | measured | goal |')

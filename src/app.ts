@@ -19,6 +19,7 @@ import { errorResponse, withHeaders } from './http/responses.ts'
 import { trustedProxies } from './http/trusted-proxy.ts'
 import { attachGraphQLWebSocket } from './http/websocket.ts'
 import { webChatTransport } from './http/webchat.ts'
+import { addressKey } from './limits/address-key.ts'
 import { Slots } from './limits/slots.ts'
 import { type Wiring, type WiringOptions, wire } from './wiring.ts'
 
@@ -98,7 +99,10 @@ export function createApp({ corsOrigins = [], publicUrl, trustProxy = [], webSoc
   const failedAuthentications: MountGuard | undefined =
     countsFailures && limits
       ? {
-          before({ clientAddress }) {
+          before({ clientAddress }, kind) {
+            // A load balancer's health checks come from its own address, which a proxy without
+            // TRUST_PROXY shares with every client: a blocked address must never fail them.
+            if (kind === 'health') return
             const blocked = limits.blockedAddress(clientAddress)
             if (blocked) throw rateLimited(blocked)
           },
@@ -189,7 +193,7 @@ export function createApp({ corsOrigins = [], publicUrl, trustProxy = [], webSoc
     admitStream(req, response) {
       if (!openStreams.enabled) return undefined
       try {
-        return openStreams.take([callers.get(response), clientAddress(req)])
+        return openStreams.take([callers.get(response), addressKey(clientAddress(req))])
       } catch (error) {
         void response.body?.cancel().catch(() => {})
         const requestId = response.headers.get('x-request-id') ?? randomUUID()

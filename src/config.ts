@@ -11,8 +11,10 @@ export interface BootstrapValues {
 
 export interface Config {
   port: number
-  /** METRICS_PORT: Prometheus metrics on a listener of their own (on HOST); none when unset. */
+  /** METRICS_PORT: Prometheus metrics on a listener of their own (on METRICS_HOST); none when unset. */
   metricsPort: number | undefined
+  /** METRICS_HOST: the address the metrics listener binds; loopback (127.0.0.1) unless set, whatever HOST is. */
+  metricsHost: string
   host: string
   databaseUrl: string
   /** DATABASE_POOL_SIZE: PostgreSQL connections per instance. */
@@ -199,18 +201,23 @@ export interface RateLimitRule {
   seconds: number
 }
 
-/** Each rate limit's rule by default (docs/reference/limits.md says what each counts, and per what). */
+/**
+ * Each rate limit's rule by default (docs/reference/limits.md says what each counts, and per what);
+ * undefined: off unless its variable sets it. `botMessages` is off: one bucket per bot that every
+ * visitor shares is a budget one user (or a few it made itself) can drain for all the others, so it
+ * is only the operator's cost guard, to set knowingly; each user is held to `userWrites`.
+ */
 export const rateLimitDefaults = {
   createUser: { points: 30, seconds: 60 },
   anonymous: { points: 300, seconds: 60 },
   uploads: { points: 60, seconds: 60 },
   userWrites: { points: 600, seconds: 60 },
   streams: { points: 60, seconds: 60 },
-  botMessages: { points: 600, seconds: 60 },
+  botMessages: undefined,
   botApi: { points: 3000, seconds: 60 },
   admin: { points: 600, seconds: 60 },
   failedAuth: { points: 30, seconds: 60 },
-} as const satisfies Record<string, RateLimitRule>
+} as const satisfies Record<string, RateLimitRule | undefined>
 
 export type RateLimitName = keyof typeof rateLimitDefaults
 
@@ -365,6 +372,7 @@ export function loadConfig(given: NodeJS.ProcessEnv = process.env): Config {
   return {
     port: parsePort(env.PORT),
     metricsPort: env.METRICS_PORT === undefined || env.METRICS_PORT === '' ? undefined : parsePort(env.METRICS_PORT, 'METRICS_PORT'),
+    metricsHost: nonEmpty(env.METRICS_HOST) ?? '127.0.0.1',
     host: nonEmpty(env.HOST) ?? '127.0.0.1',
     databaseUrl: nonEmpty(env.DATABASE_URL) ?? './data/confab.db',
     poolSize: parsePoolSize(nonEmpty(env.DATABASE_POOL_SIZE)),

@@ -30,6 +30,7 @@ async function main() {
     redisUrl: config.redisUrl,
     port: config.port,
     metricsPort: config.metricsPort,
+    metricsHost: config.metricsHost,
     host: config.host,
     log,
     bootstrap: config.bootstrap,

@@ -43,8 +43,13 @@ export interface ServerOptions extends Omit<AppOptions, 'store' | 'log'> {
   host?: string
   /** pino at `info` by default. */
   log?: Logger
-  /** METRICS_PORT: Prometheus metrics at GET /metrics on a listener of its own, on `host`; none when absent. */
+  /** METRICS_PORT: Prometheus metrics at GET /metrics on a listener of its own, on `metricsHost`; none when absent. */
   metricsPort?: number
+  /**
+   * METRICS_HOST: the address the metrics listener binds; loopback (`127.0.0.1`) by default, whatever
+   * `host` is: a server that listens on every interface does not publish its metrics with it.
+   */
+  metricsHost?: string
   /** The first tenant's fixed values (CONFAB_* in main.ts); the others are generated. Ignored once a tenant exists. */
   bootstrap?: BootstrapValues
 }
@@ -119,6 +124,7 @@ export async function createServer({
   rateLimitPrefix,
   readReplicas = 0,
   metricsPort,
+  metricsHost = '127.0.0.1',
   ...appOptions
 }: ServerOptions = {}): Promise<ConfabServer> {
   // Made only when they are served: without METRICS_PORT nothing is counted at all, and prom-client
@@ -195,7 +201,7 @@ export async function createServer({
       server.once('error', reject)
       server.listen(port, host, resolve)
     })
-    if (metrics && metricsModule && metricsPort !== undefined) metricsServer = await metricsModule.serveMetrics(metrics, metricsPort, host)
+    if (metrics && metricsModule && metricsPort !== undefined) metricsServer = await metricsModule.serveMetrics(metrics, metricsPort, metricsHost)
   } catch (error) {
     server.close()
     await replicas?.close()
@@ -210,9 +216,9 @@ export async function createServer({
   // the compiler, and GraphQL then runs interpreted.
   loadCompiler().catch(() => {})
   const address = server.address() as AddressInfo
-  const origin = (port: number) => `http://${host.includes(':') ? `[${host}]` : host}:${port}`
+  const origin = (port: number, at = host) => `http://${at.includes(':') ? `[${at}]` : at}:${port}`
   const url = origin(address.port)
-  const metricsUrl = metricsServer && `${origin((metricsServer.address() as AddressInfo).port)}/metrics`
+  const metricsUrl = metricsServer && `${origin((metricsServer.address() as AddressInfo).port, metricsHost)}/metrics`
 
   let closing: Promise<void> | undefined
   let endDelay: (() => void) | undefined

@@ -13,6 +13,21 @@ export interface Failure {
 
 const internal: Failure = { type: 'Internal', status: 500, message: 'an internal error occurred' }
 
+export const requestTimeoutMessage = 'the request did not arrive in time (HTTP_REQUEST_TIMEOUT_SECONDS)'
+
+/**
+ * A request whose body did not arrive within HTTP_REQUEST_TIMEOUT_SECONDS: node fails the body's read
+ * with ERR_HTTP_REQUEST_TIMEOUT (http/wire-refusals.ts), which reaches here as it is, or as the cause
+ * of what the body's reader (whatwg-node, yoga) threw. 408, as node's own refusal of slow headers.
+ */
+function requestTimedOut(error: unknown): Failure | undefined {
+  for (let cause = error, depth = 0; cause instanceof Error && depth < 4; depth++) {
+    if ((cause as NodeJS.ErrnoException).code === 'ERR_HTTP_REQUEST_TIMEOUT') return { type: 'InvalidPayload', status: 408, message: requestTimeoutMessage }
+    cause = cause instanceof GraphQLError ? cause.originalError : cause.cause
+  }
+  return undefined
+}
+
 const httpStatusOf = (error: GraphQLError): number | undefined =>
   (error.extensions.http as { status?: number } | undefined)?.status
 
@@ -30,7 +45,7 @@ function expectedFailure(error: unknown): Failure | undefined {
   if (conflict) return expectedFailure(conflict)
   if (!(error instanceof GraphQLError)) {
     const unavailable = unavailableError(error)
-    return unavailable && expectedFailure(unavailable)
+    return unavailable ? expectedFailure(unavailable) : requestTimedOut(error)
   }
   const { type, status } = error.extensions
   if (typeof type === 'string' && typeof status === 'number') {
@@ -41,7 +56,7 @@ function expectedFailure(error: unknown): Failure | undefined {
   if (error.originalError instanceof DomainError || writeConflictError(error.originalError)) return expectedFailure(error.originalError)
   const unavailable = error.originalError && unavailableError(error.originalError)
   if (unavailable) return expectedFailure(unavailable)
-  if (error.originalError && !(error.originalError instanceof GraphQLError)) return undefined
+  if (error.originalError && !(error.originalError instanceof GraphQLError)) return requestTimedOut(error.originalError)
   const requestStatus = httpStatusOf(error) ?? 400
   if (requestStatus >= 500) return undefined
   return { type: errorTypeOf(requestStatus), status: requestStatus, message: error.message }

@@ -1,6 +1,7 @@
 import { createHash } from 'node:crypto'
 import { type ExecutionArgs, GraphQLError, type OperationDefinitionNode } from 'graphql'
 import type { Plugin } from 'graphql-yoga'
+import { bearerToken } from '../auth/admin-token.ts'
 import type { RateLimitName } from '../config.ts'
 import { type RateLimitRefusal, type RateLimits, refusalHeaders, refusalMessage } from '../limits/rate-limits.ts'
 import type { GraphQLContext } from './context.ts'
@@ -17,10 +18,13 @@ const createsUser = new Set(['createUser', 'initialize'])
 /** The chat fields whose every call is delivered to the bot (Botpress: 600 user messages a minute a bot). */
 const deliveredToBot = new Set(['createMessage', 'createEvent'])
 
-/** The admin token is counted by a digest of it: no token ever reaches the counters (or Redis). */
+/**
+ * The admin token is counted by a digest of the token the context verified (never of the header's
+ * text, which has several spellings per token: auth/admin-token.ts): no token ever reaches the counters (or Redis).
+ */
 const tokenDigest = (request: Request | undefined) =>
   createHash('sha256')
-    .update(request?.headers.get('authorization') ?? '')
+    .update(bearerToken(request?.headers.get('authorization') ?? undefined) ?? '')
     .digest('base64url')
     .slice(0, 22)
 

@@ -95,7 +95,8 @@ function matcher(pattern: string): Matcher {
 
 /** Checks around every request a transport serves; what they throw refuses it in that transport's form. */
 export interface MountGuard {
-  before(landing: Landing): void
+  /** `kind`: the mount's (Mount.kind). */
+  before(landing: Landing, kind: string): void
   /** Sees the transport's response (a 401 is a failed authentication) before it is sent. */
   after(landing: Landing, response: Response): Promise<void> | void
 }
@@ -144,7 +145,7 @@ export function serveMounts(
       let response: Response
       try {
         landing.params = Object.fromEntries(Object.entries(hit.params).map(([name, raw]) => [name, decodePathSegment(raw)]))
-        guard?.before(landing)
+        guard?.before(landing, kind)
         response = await transport.serve(request, landing)
       } catch (error) {
         response = transport.refuse(request, errors.describe(error, requestId), requestId)

@@ -10,6 +10,7 @@ import type { ErrorPath } from '../graphql/errors.ts'
 import { withRequestId } from '../graphql/request-id.ts'
 import type { SignalRenderings } from '../graphql/shared-rendering.ts'
 import type { createChatYoga } from '../graphql/yoga.ts'
+import { addressKey } from '../limits/address-key.ts'
 import type { RateLimits } from '../limits/rate-limits.ts'
 import { Slots } from '../limits/slots.ts'
 import { type Peer, peerOf } from './peer.ts'
@@ -164,7 +165,7 @@ export function attachGraphQLWebSocket(
           if (blocked) throw rateLimited(blocked)
           const context = (await envelop(ctx, undefined, requestId).contextFactory()) as unknown as GraphQLContext
           // Counted once the key verified, by the user it names: a socket over a cap is closed with 4429, its reason saying which.
-          const release = sockets.take([countedCaller(context), address])
+          const release = sockets.take([countedCaller(context), addressKey(address)])
           // A client that left while its key was checked has closed already: its slot goes at once.
           if (ctx.extra.socket.readyState === ctx.extra.socket.CLOSED) release()
           else ctx.extra.socket.once('close', release)

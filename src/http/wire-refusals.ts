@@ -1,6 +1,7 @@
 import { randomUUID } from 'node:crypto'
-import type { Server } from 'node:http'
+import type { IncomingMessage, Server } from 'node:http'
 import type { Duplex } from 'node:stream'
+import { requestTimeoutMessage } from '../graphql/errors.ts'
 import { errorId } from './responses.ts'
 
 /** A refusal written straight to the socket, in the contract's error body, and the connection closed. */
@@ -14,16 +15,47 @@ function refuse(socket: Duplex, status: number, reason: string, type: string, me
   )
 }
 
+/** The answer node made for the request a socket is serving, and that request. */
+interface InFlight {
+  headersSent: boolean
+  req?: IncomingMessage
+}
+
+/**
+ * A request whose body was still arriving when HTTP_REQUEST_TIMEOUT_SECONDS ran out: the app is
+ * reading it. It is answered 408 here, in the contract's error body (the app can no longer answer on a
+ * connection whose request never ends), and the app's read of the body then fails with node's
+ * ERR_HTTP_REQUEST_TIMEOUT, which the one error path tells as that same 408 (graphql/errors.ts): the
+ * access log and the metrics say 408, not 500. False when there is no such request.
+ */
+function bodyTimedOut(socket: Duplex & { _httpMessage?: InFlight | null }, error: Error): boolean {
+  const answer = socket._httpMessage
+  const req = answer?.req
+  // Node hands a kept-alive socket to the next answer only once the one before has been written whole:
+  // an answer with nothing sent yet may follow earlier ones on the connection, not cut into them.
+  if (!answer || !req || req.complete || answer.headersSent || !socket.writable) return false
+  refuse(socket, 408, 'Request Timeout', 'InvalidPayload', requestTimeoutMessage)
+  // Once the 408 has left (or at once, when it cannot be written), the request's body fails with the timeout.
+  const fail = () => void req.destroy(error)
+  if (socket.destroyed || socket.writableFinished) fail()
+  else {
+    socket.once('finish', fail)
+    socket.once('close', fail)
+  }
+  return true
+}
+
 /**
  * What node's HTTP server answers before the app sees a request, in the contract's error body rather
  * than node's bare status line: a request it cannot parse (400), headers over its limit (431), one
  * too slow to arrive (408, as node), and a CONNECT (405; node would close the connection without a word).
  */
 export function refuseOffTheApp(server: Server): void {
-  server.on('clientError', (error: NodeJS.ErrnoException & { rawPacket?: Buffer }, socket: Duplex & { bytesWritten?: number; _httpMessage?: unknown }) => {
+  server.on('clientError', (error: NodeJS.ErrnoException & { rawPacket?: Buffer }, socket: Duplex & { bytesWritten?: number; _httpMessage?: InFlight | null }) => {
     // Bytes after a request that said `Connection: close` (the rest of a body the app refused
     // unread): its answer is under way, and ends the connection.
     if (error.code === 'HPE_CLOSED_CONNECTION' && socket._httpMessage) return
+    if (error.code === 'ERR_HTTP_REQUEST_TIMEOUT' && bodyTimedOut(socket, error)) return
     // A connection closed or timed out while idle has no request to answer; nor has one whose answer
     // has begun (a second answer after it would be read as garbage), which node would end the same way.
     if (error.code === 'ECONNRESET' || !socket.writable || socket._httpMessage || (socket.bytesWritten ?? 0) > 0) return void socket.destroy()

@@ -1,6 +1,8 @@
 import type { Redis } from 'ioredis'
-import { type RateLimiterAbstract, RateLimiterMemory, RateLimiterRedis, RateLimiterRes } from 'rate-limiter-flexible'
+import { type RateLimiterAbstract, RateLimiterRedis, RateLimiterRes } from 'rate-limiter-flexible'
 import type { RateLimitName, RateLimitRule, RateLimitRules } from '../config.ts'
+import { addressKey } from './address-key.ts'
+import { MemoryCounters } from './memory-counters.ts'
 
 /**
  * A Redis connection for the rate limits' counters (ioredis, imported only when REDIS_URL is set).
@@ -45,18 +47,29 @@ const perWhat: Record<RateLimitName, string> = {
   failedAuth: 'client address',
 }
 
+/** The limits counted per client address: their keys are addresses, counted by addressKey (an IPv6 address by its /64). */
+const perAddress = new Set(Object.entries(perWhat).flatMap(([name, per]) => (per === 'client address' ? [name] : [])))
+
+/** One limit: its counters in memory, and in Redis when there is one (the memory then counts only while Redis fails). */
+interface Limiter {
+  memory: MemoryCounters
+  redis?: RateLimiterAbstract
+}
+
 /**
- * Confab's rate limits (rate-limiter-flexible): one limiter per named rule, its counters in memory or,
- * with Redis, shared by every instance (a Redis that fails falls back to this instance's memory
- * rather than refusing or letting everything through). A rule that is off has no limiter: checking
- * it costs a property read.
+ * Confab's rate limits: one limiter per named rule, its counters in this process's memory
+ * (MemoryCounters) or, with Redis, shared by every instance (rate-limiter-flexible); a Redis that
+ * fails falls back to this instance's memory rather than refusing or letting everything through. A
+ * rule that is off has no limiter: checking it costs a property read. A client address is counted
+ * by addressKey: an IPv6 address by its /64, an IPv4-mapped one as its IPv4 address.
  */
 export class RateLimits {
-  private readonly limiters: Partial<Record<RateLimitName, RateLimiterAbstract>> = {}
+  private readonly limiters: Partial<Record<RateLimitName, Limiter>> = {}
   /**
-   * Client addresses refused for failed authentications, until when (ms since the epoch): checked
-   * before anything else on every request, so kept here rather than asked of Redis each time. Another
-   * instance learns of a block at its own next failure from that address, which Redis refuses.
+   * Client addresses (as addressKey names them) refused for failed authentications, until when (ms
+   * since the epoch): checked before anything else on every request, so kept here rather than asked
+   * of Redis each time. Another instance learns of a block at its own next failure from that
+   * address, which Redis refuses. Expired blocks are forgotten as the map grows.
    */
   private readonly blocked = new Map<string, number>()
 
@@ -67,9 +80,10 @@ export class RateLimits {
     for (const [name, rule] of Object.entries(rules) as [RateLimitName, RateLimitRule | undefined][]) {
       if (!rule) continue
       const options = { points: rule.points, duration: rule.seconds, keyPrefix: `${prefix}:${name}` }
-      this.limiters[name] = redis
-        ? new RateLimiterRedis({ ...options, storeClient: redis, rejectIfRedisNotReady: true, insuranceLimiter: new RateLimiterMemory(options) })
-        : new RateLimiterMemory(options)
+      this.limiters[name] = {
+        memory: new MemoryCounters(rule.points, rule.seconds * 1000),
+        redis: redis && new RateLimiterRedis({ ...options, storeClient: redis, rejectIfRedisNotReady: true }),
+      }
     }
   }
 
@@ -82,23 +96,32 @@ export class RateLimits {
   async consume(name: RateLimitName, key: string): Promise<RateLimitRefusal | undefined> {
     const limiter = this.limiters[name]
     if (!limiter) return undefined
-    try {
-      await limiter.consume(key)
-      return undefined
-    } catch (rejection) {
-      // Anything but a RateLimiterRes is the store failing (its insurance too): let the request in.
-      if (!(rejection instanceof RateLimiterRes)) return undefined
-      return { limit: name, rule: this.rules[name] as RateLimitRule, retryAfterMs: Math.max(rejection.msBeforeNext, 1) }
+    const counted = perAddress.has(name) ? addressKey(key) : key
+    if (limiter.redis) {
+      try {
+        await limiter.redis.consume(counted)
+        return undefined
+      } catch (rejection) {
+        if (rejection instanceof RateLimiterRes) return this.refusal(name, rejection.msBeforeNext)
+        // Anything but a RateLimiterRes is Redis failing: this instance's memory counts meanwhile.
+      }
     }
+    const retryAfterMs = limiter.memory.consume(counted)
+    return retryAfterMs === undefined ? undefined : this.refusal(name, retryAfterMs)
+  }
+
+  private refusal(limit: RateLimitName, retryAfterMs: number): RateLimitRefusal {
+    return { limit, rule: this.rules[limit] as RateLimitRule, retryAfterMs: Math.max(retryAfterMs, 1) }
   }
 
   /** The refusal of a client address that failed to authenticate too often, while it lasts. */
   blockedAddress(address: string, now = Date.now()): RateLimitRefusal | undefined {
     if (this.blocked.size === 0) return undefined
-    const until = this.blocked.get(address)
+    const key = addressKey(address)
+    const until = this.blocked.get(key)
     if (until === undefined) return undefined
     if (until <= now) {
-      this.blocked.delete(address)
+      this.blocked.delete(key)
       return undefined
     }
     return { limit: 'failedAuth', rule: this.rules.failedAuth as RateLimitRule, retryAfterMs: until - now }
@@ -110,7 +133,7 @@ export class RateLimits {
     if (refusal) {
       // Forget the expired blocks now and then, so that the map holds only the addresses blocked now.
       if (this.blocked.size > 10_000) for (const [key, until] of this.blocked) if (until <= Date.now()) this.blocked.delete(key)
-      this.blocked.set(address, Date.now() + refusal.retryAfterMs)
+      this.blocked.set(addressKey(address), Date.now() + refusal.retryAfterMs)
     }
     return refusal
   }

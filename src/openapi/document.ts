@@ -85,6 +85,19 @@ const errorResponsesByStatus = Object.fromEntries(
   }),
 )
 
+/**
+ * A request whose headers or body did not arrive within the server's timeouts: 408 with type
+ * InvalidPayload (the one status whose type is not its own), the connection closed (docs/reference/limits.md).
+ */
+const requestTimeout = {
+  description: 'InvalidPayload: the request did not arrive in time (HTTP_HEADERS_TIMEOUT_SECONDS, HTTP_REQUEST_TIMEOUT_SECONDS); the connection is closed',
+  content: {
+    'application/json': {
+      schema: { allOf: [{ $ref: '#/components/schemas/Error' }, { properties: { type: { const: 'InvalidPayload' }, code: { const: 408 } } }] },
+    },
+  },
+}
+
 /** A zod schema as JSON Schema, its named parts (`.meta({ id })`) moved into the components. */
 function jsonSchema(schema: z.ZodType, io: 'input' | 'output', components: Components): JsonSchema {
   const { $schema: _, $defs, ...body } = z.toJSONSchema(schema, { target: 'draft-2020-12', io, unrepresentable: 'any' }) as JsonSchema & {
@@ -148,7 +161,7 @@ function operationOf(api: RestApi, route: AnyRoute, components: Components) {
         content: { 'application/json': { schema: jsonSchema(request.body, 'input', components) } },
       },
     }),
-    responses: { 200: ok, ...errorResponsesByStatus },
+    responses: { 200: ok, ...errorResponsesByStatus, 408: requestTimeout },
   }
 }
 

@@ -1,7 +1,7 @@
 import { pino } from 'pino'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { signUserKey } from '../../src/auth/user-key.ts'
-import { rateLimitDefaults } from '../../src/config.ts'
+import { loadConfig, rateLimitDefaults } from '../../src/config.ts'
 import { type ConfabServer, createServer } from '../../src/index.ts'
 import { SseReader } from '../helpers/sse.ts'
 import { eventually } from '../helpers/wait.ts'
@@ -116,3 +116,41 @@ describe('GET /metrics on METRICS_PORT', () => {
 
 /** A key the test signs itself, with the bootstrap's shared key (as tools that hold it may). */
 const userKey = () => signUserKey('metrics-user', sharedKey)
+
+describe('the metrics listener binds loopback unless METRICS_HOST says otherwise (issue 49 row 16)', () => {
+  /** Whether an HTTP GET to `url` gets an answer (false: the connection is refused). */
+  const answers = (url: string) =>
+    fetch(url).then(
+      () => true,
+      () => false,
+    )
+  const at = (url: string, address: string) => {
+    const moved = new URL(url)
+    moved.hostname = address
+    return moved.href
+  }
+
+  it('with HOST=0.0.0.0 the API answers on every address, the metrics on 127.0.0.1 only', async () => {
+    expect(loadConfig({}).metricsHost).toBe('127.0.0.1')
+    const open = await createServer({ databaseUrl: ':memory:', log: pino({ level: 'silent' }), host: '0.0.0.0', metricsPort: 0 })
+    try {
+      expect(open.metricsUrl).toMatch(/^http:\/\/127\.0\.0\.1:\d+\/metrics$/)
+      expect(await answers(at(`${open.url}/healthz`, '127.0.0.2'))).toBe(true)
+      expect(await answers(open.metricsUrl as string)).toBe(true)
+      expect(await answers(at(open.metricsUrl as string, '127.0.0.2'))).toBe(false)
+    } finally {
+      await open.close()
+    }
+  })
+
+  it('METRICS_HOST=0.0.0.0 publishes them on every address', async () => {
+    const { metricsHost } = loadConfig({ METRICS_HOST: '0.0.0.0' })
+    const open = await createServer({ databaseUrl: ':memory:', log: pino({ level: 'silent' }), metricsPort: 0, metricsHost })
+    try {
+      expect(await answers(at(open.metricsUrl as string, '127.0.0.2'))).toBe(true)
+      expect(await answers(at(open.url, '127.0.0.2'))).toBe(false)
+    } finally {
+      await open.close()
+    }
+  })
+})

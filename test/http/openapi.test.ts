@@ -35,12 +35,14 @@ describe('the OpenAPI document', () => {
 
   it('documents every refusal of every operation with the error body, its type bound to its status', () => {
     for (const op of operations()) {
-      expect(Object.keys(op.responses).sort(), op.operationId).toEqual(['200', '400', '401', '403', '404', '405', '409', '413', '415', '429', '500', '503', '507'])
+      expect(Object.keys(op.responses).sort(), op.operationId).toEqual(['200', '400', '401', '403', '404', '405', '408', '409', '413', '415', '429', '500', '503', '507'])
     }
     expect(document.components.schemas.Error).toMatchObject({ required: ['id', 'code', 'type', 'message'], additionalProperties: false })
     expect(document.components.responses.RateLimited?.headers).toHaveProperty('Retry-After')
     expect(document.components.responses.Unavailable?.headers).toHaveProperty('Retry-After')
     expect(document.components.responses.InsufficientStorage?.headers).toHaveProperty('Retry-After')
+    // A request that did not arrive in time (issue 49 row 16): InvalidPayload with status 408.
+    expect(JSON.stringify(operations()[0]?.responses['408'])).toContain('{"type":{"const":"InvalidPayload"},"code":{"const":408}}')
   })
 
   it('publishes the message payload kinds the server checks, and the body limits', () => {

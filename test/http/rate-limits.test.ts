@@ -1,10 +1,11 @@
 import { createClient as createWsClient } from 'graphql-ws'
 import { afterEach, describe, expect, it } from 'vitest'
 import WebSocket from 'ws'
-import { ConfigError, loadConfig } from '../../src/config.ts'
+import { ConfigError, loadConfig, rateLimitDefaults } from '../../src/config.ts'
 import { adminClient } from '../bots/sdk-bot.ts'
 import { ADMIN_TOKEN, OTHER, WEBHOOK_ID, WORKSPACE_ID } from '../helpers/app.ts'
 import { type Answer, sendFrom } from '../helpers/from-address.ts'
+import { encodingsOf } from '../helpers/key-encodings.ts'
 import { expectRateLimited, expectRateLimitHeaders, rules, useLimitedServer } from '../helpers/limited.ts'
 import { eventually } from '../helpers/wait.ts'
 
@@ -93,7 +94,72 @@ describe('writes: per user key', () => {
   })
 })
 
-describe('user messages and events: per bot', () => {
+describe('a user key counted by the user it verifies as, not by its text (issue 49 row 8)', () => {
+  const server = useLimitedServer(rules({ userWrites: { points: 5, seconds: 60 }, streams: { points: 4, seconds: 60 } }))
+
+  it("shares one budget of writes and one of streams over the four encodings of one key; another user's is its own", async () => {
+    const key = await server.t.keyFor('alice')
+    const encodings = encodingsOf(key)
+    expect(new Set(encodings).size).toBe(4)
+    const write = (as: string, path = '/conversations') => sendFrom(`${server.apiUrl}${path}`, { method: 'POST', body: {}, headers: { 'x-user-key': as } })
+    ok(await write(key, '/users/get-or-create'))
+    for (const as of encodings) ok(await write(as))
+    for (const as of encodings) expectRateLimited(await write(as), 5)
+    const listen = (as: string) => sendFrom(`${server.apiUrl}/initialize`, { headers: { 'x-user-key': as, accept: 'text/event-stream' } })
+    for (const as of encodings) expect((await listen(as)).status).toBe(200)
+    for (const as of encodings) expectRateLimited(await listen(as), 4)
+    ok(await write(await server.t.keyFor('bob'), '/users/get-or-create'))
+  })
+})
+
+describe('one user flooding a bot to its own limit, with the default limits (issue 49 row 1)', () => {
+  const server = useLimitedServer(rateLimitDefaults, { handlers: {} })
+
+  it("leaves every other user's messages to that bot untouched, REST and GraphQL, from other addresses", async () => {
+    const defaults = loadConfig({}).rateLimits
+    expect(defaults.botMessages).toBeUndefined()
+    const writes = defaults.userWrites?.points as number
+    const as = (key: string) => ({ 'x-user-key': key })
+    const flooder = await server.t.keyFor('flooder')
+    ok(await sendFrom(`${server.apiUrl}/users/get-or-create`, { method: 'POST', body: {}, headers: as(flooder) }))
+    ok(await sendFrom(`${server.apiUrl}/conversations`, { method: 'POST', body: { id: 'flood' }, headers: as(flooder) }))
+    const flood = () =>
+      sendFrom(`${server.apiUrl}/messages`, { method: 'POST', body: { conversationId: 'flood', payload: { type: 'text', text: 'spam' } }, headers: as(flooder) })
+    // Its own writes, ten at a time, until the first refusal: all of its allowance went into the bot.
+    let posted = 0
+    for (let refused = false; !refused; ) {
+      const answers = await Promise.all(Array.from({ length: 10 }, flood))
+      posted += answers.filter((answer) => answer.status === 200).length
+      refused = answers.some((answer) => answer.status === 429)
+    }
+    expect(posted).toBe(writes - 2)
+    const refusal = await flood()
+    expectRateLimited(refusal, writes)
+    expect(refusal.body.message).toMatch(/^rate limited: the "userWrites" limit allows 600 requests per 60 s per user; /)
+    const graphql = (key: string, conversationId: string, text: string, from: string) =>
+      sendFrom(`${server.apiUrl}/graphql`, {
+        method: 'POST',
+        from,
+        headers: as(key),
+        body: { query: 'mutation ($input: CreateMessageInput!) { createMessage(input: $input) { message { id } } }', variables: { input: { conversationId, payload: { text: { text } } } } },
+      })
+    expectGraphQLRateLimited(await graphql(flooder, 'flood', 'more', '127.0.0.1'), writes)
+
+    // Five others, from five other addresses, each into a conversation of its own with the same bot.
+    for (let i = 2; i <= 6; i++) {
+      const from = `127.0.0.${i}`
+      const key = await server.t.keyFor(`visitor-${i}`)
+      ok(await sendFrom(`${server.apiUrl}/users/get-or-create`, { method: 'POST', body: {}, headers: as(key), from }))
+      ok(await sendFrom(`${server.apiUrl}/conversations`, { method: 'POST', body: { id: `visit-${i}` }, headers: as(key), from }))
+      const rest = ok(await sendFrom(`${server.apiUrl}/messages`, { method: 'POST', body: { conversationId: `visit-${i}`, payload: { type: 'text', text: 'hello' } }, headers: as(key), from }))
+      expect(rest.body.message.conversationId).toBe(`visit-${i}`)
+      const viaGraphql = ok(await graphql(key, `visit-${i}`, 'hello again', from))
+      expect(viaGraphql.body).toEqual({ data: { createMessage: { message: { id: expect.any(String) } } } })
+    }
+  }, 120_000)
+})
+
+describe('user messages and events: per bot, when the operator sets RATE_LIMIT_BOT_MESSAGES (a cost guard, off by default)', () => {
   const server = useLimitedServer(rules({ botMessages: { points: 3, seconds: 60 } }), { handlers: {} })
 
   it("refuses the bot's users once it received its limit, while another bot's users still post", async () => {
@@ -165,6 +231,22 @@ describe('admin API: per admin token', () => {
   })
 })
 
+describe('admin API: per token, whichever way its Authorization header spells it (issue 49 row 9)', () => {
+  const server = useLimitedServer(rules({ admin: { points: 3, seconds: 60 } }))
+
+  it('counts `bearer T`, `BEARER T` and `Bearer  T` on the one budget of T; a header that is no RFC 6750 credential is 401', async () => {
+    const bots = (authorization: string) => sendFrom(`${server.baseUrl}/v1/admin/bots`, { headers: { authorization, 'x-workspace-id': WORKSPACE_ID } })
+    ok(await bots(`bearer ${ADMIN_TOKEN}`))
+    ok(await bots(`BEARER ${ADMIN_TOKEN}`))
+    ok(await bots(`Bearer  ${ADMIN_TOKEN}`))
+    expectRateLimited(await bots(`Bearer ${ADMIN_TOKEN}`), 3)
+    expectRateLimited(await bots(`bEaReR   ${ADMIN_TOKEN}`), 3)
+    for (const malformed of [`Bearer\t${ADMIN_TOKEN}`, `Bearer ${ADMIN_TOKEN} x`, `Bearer ${ADMIN_TOKEN},`, `Basic ${ADMIN_TOKEN}`, `Bearer${ADMIN_TOKEN}`]) {
+      expect((await bots(malformed)).body).toMatchObject({ code: 401, type: 'Unauthorized' })
+    }
+  })
+})
+
 describe('failed authentications: per client address', () => {
   const server = useLimitedServer(rules({ failedAuth: { points: 2, seconds: 60 } }))
 
@@ -177,6 +259,17 @@ describe('failed authentications: per client address', () => {
     expectRateLimited(await me('not-a-key'), 2)
     expectRateLimited(await me(good), 2)
     expect(ok(await me(good, SECOND)).body.user.id).toBe('alice')
+  })
+
+  it('never blocks /healthz and /readyz: a load balancer sharing the blocked address still sees the instance up (issue 49 row 16)', async () => {
+    const FOURTH = '127.0.0.4'
+    const me = () => sendFrom(`${server.apiUrl}/users/me`, { headers: { 'x-user-key': 'not-a-key' }, from: FOURTH })
+    expect((await me()).status).toBe(401)
+    expect((await me()).status).toBe(401)
+    expectRateLimited(await me(), 2)
+    expectRateLimited(await sendFrom(`${server.apiUrl}/hello`, { from: FOURTH }), 2)
+    expect(await sendFrom(`${server.baseUrl}/healthz`, { from: FOURTH })).toMatchObject({ status: 200 })
+    expect(await sendFrom(`${server.baseUrl}/readyz`, { from: FOURTH })).toMatchObject({ status: 200 })
   })
 
   it('counts bad admin tokens and GraphQL refusals alike', async () => {
@@ -231,6 +324,35 @@ describe('client address', () => {
       ok(await create({ 'x-forwarded-for': '203.0.113.9' }, SECOND))
       expectRateLimited(await create({ 'x-forwarded-for': '203.0.113.10' }, SECOND), 1)
     })
+  })
+})
+
+describe('IPv6 clients counted per /64, IPv4-mapped ones as IPv4 (issue 49 row 13)', () => {
+  const server = useLimitedServer(rules({ createUser: { points: 2, seconds: 60 }, failedAuth: { points: 1, seconds: 60 } }), {
+    trustProxy: loadConfig({ TRUST_PROXY: 'loopback' }).trustProxy,
+  })
+  const create = (client: string) => sendFrom(`${server.apiUrl}/users`, { method: 'POST', body: {}, headers: { 'x-forwarded-for': client } })
+
+  it('gives every address of one /64 one budget, and the next /64 its own', async () => {
+    ok(await create('2001:db8:1:2::1'))
+    ok(await create('2001:0db8:0001:0002:ffff:ffff:ffff:fffe'))
+    expectRateLimited(await create('2001:db8:1:2:abcd::9'), 2)
+    ok(await create('2001:db8:1:3::1'))
+  })
+
+  it('counts ::ffff:a.b.c.d as a.b.c.d, and each IPv4 address on its own', async () => {
+    ok(await create('203.0.113.7'))
+    ok(await create('::ffff:203.0.113.7'))
+    expectRateLimited(await create('::ffff:cb00:7107'), 2)
+    ok(await create('203.0.113.8'))
+  })
+
+  it('blocks the whole /64 after its failed authentications', async () => {
+    const me = (client: string, key = 'not-a-key') => sendFrom(`${server.apiUrl}/users/me`, { headers: { 'x-forwarded-for': client, 'x-user-key': key } })
+    expect((await me('2001:db8:9:9::1')).status).toBe(401)
+    expectRateLimited(await me('2001:db8:9:9::2'), 1)
+    expectRateLimited(await sendFrom(`${server.apiUrl}/hello`, { headers: { 'x-forwarded-for': '2001:db8:9:9:1:2:3:4' } }), 1)
+    ok(await sendFrom(`${server.apiUrl}/hello`, { headers: { 'x-forwarded-for': '2001:db8:9:a::1' } }))
   })
 })
 

@@ -1,7 +1,12 @@
 import { connect, type Socket } from 'node:net'
-import { describe, expect, it } from 'vitest'
+import { Writable } from 'node:stream'
+import { pino } from 'pino'
+import { afterAll, beforeAll, describe, expect, it } from 'vitest'
+import { defaultLimits } from '../../src/config.ts'
+import { type ConfabServer, createServer } from '../../src/index.ts'
 import { useBounded } from '../helpers/bounded.ts'
 import { openStream } from '../helpers/sockets.ts'
+import { eventually } from '../helpers/wait.ts'
 
 // The HTTP server's timeouts (HTTP_HEADERS_TIMEOUT_SECONDS, HTTP_REQUEST_TIMEOUT_SECONDS) cut off a
 // client that sends its request too slowly, and never a response that runs long, such as an event
@@ -114,3 +119,60 @@ describe('the connection cap (HTTP_MAX_CONNECTIONS)', () => {
     second.socket.destroy()
   })
 })
+
+describe('a slow request body through the real server (issue 49 row 16)', () => {
+  const lines: Record<string, any>[] = []
+  const sink = new Writable({
+    write(chunk: Buffer, _encoding, done) {
+      for (const line of chunk.toString('utf8').split('\n')) if (line !== '') lines.push(JSON.parse(line))
+      done()
+    },
+  })
+  let confab: ConfabServer
+  beforeAll(async () => {
+    confab = await createServer({
+      databaseUrl: ':memory:',
+      log: pino({ level: 'info' }, sink),
+      bootstrap: { webhookId: 'slow-bodies' },
+      caps: { ...defaultLimits, headersTimeoutMs, requestTimeoutMs },
+    })
+  })
+  afterAll(() => confab?.close())
+
+  /**
+   * Sends a request's head and then its body a byte at a time, never finishing it, on a connection
+   * that first had a request answered (kept alive): what came back after that answer, once the server closed.
+   */
+  async function slowBody(path: string) {
+    const client = rawConnection(Number(new URL(confab.url).port))
+    await client.connected
+    client.socket.write('GET /healthz HTTP/1.1\r\nHost: 127.0.0.1\r\n\r\n')
+    await eventually(() => expect(client.received()).toMatch(/^HTTP\/1\.1 200 [^]*\{"status":"ok"\}$/))
+    const answered = client.received().length
+    const started = Date.now()
+    client.socket.write(`POST ${path} HTTP/1.1\r\nHost: 127.0.0.1\r\nContent-Type: application/json\r\nContent-Length: 100000\r\n\r\n{`)
+    dribble(client.socket, ' ', 20)
+    await client.closed
+    return { received: client.received().slice(answered), elapsed: Date.now() - started }
+  }
+
+  it.each(['/slow-bodies/conversations', '/slow-bodies/graphql', '/v1/admin/bots'])(
+    'POST %s: 408 in the contract error body after the request timeout, logged as 408 (not 500), no error logged',
+    async (path) => {
+      const { received, elapsed } = await slowBody(path)
+      expect(elapsed).toBeGreaterThanOrEqual(requestTimeoutMs)
+      const [head, body] = received.split('\r\n\r\n') as [string, string]
+      expect(head).toMatch(/^HTTP\/1\.1 408 Request Timeout\r\n/)
+      expect(head).toContain('connection: close')
+      expect(JSON.parse(body)).toEqual({
+        id: expect.stringMatching(/^err_/),
+        code: 408,
+        type: 'InvalidPayload',
+        message: 'the request did not arrive in time (HTTP_REQUEST_TIMEOUT_SECONDS)',
+      })
+      const route = path.startsWith('/v1') ? path : path.replace('/slow-bodies', '/:webhookId')
+      await eventually(() => expect(lines.filter((line) => line.msg === 'request' && line.route === route).map((line) => line.status)).toEqual([408]))
+      expect(lines.filter((line) => line.level >= 50)).toEqual([])
+    },
+  )
+}, 30_000)

@@ -1,6 +1,7 @@
 import { describe, expect, it } from 'vitest'
 import { errorBody } from '../helpers/app.ts'
 import { type Bounded, useBounded } from '../helpers/bounded.ts'
+import { encodingsOf } from '../helpers/key-encodings.ts'
 import { connectedSocket, firstChunk, openStream } from '../helpers/sockets.ts'
 
 // Live subscriptions are capped per user and per conversation (SUBSCRIPTIONS_PER_USER,
@@ -9,17 +10,6 @@ import { connectedSocket, firstChunk, openStream } from '../helpers/sockets.ts'
 // names: every key of a user, and each of the four encodings an HS256 key has, count as one.
 
 const SIGNALS = 'subscription ($id: String!) { conversationSignals(conversationId: $id) { __typename } }'
-
-const base64url = 'ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789-_'
-
-/**
- * The four spellings of one key: an HS256 signature is 32 bytes in 43 base64url characters, whose
- * last one carries 2 bits that decode to nothing. Each verifies as the same key.
- */
-function encodingsOf(key: string): string[] {
-  const index = base64url.indexOf(key.at(-1) as string)
-  return [0, 1, 2, 3].map((spare) => key.slice(0, -1) + base64url[(index & ~3) | spare])
-}
 
 /** alice with c1 and c2, bob in c1. */
 async function actors(b: Bounded) {
