@@ -4,7 +4,6 @@ import { PgDialect, type PgDatabase, PgInsertBase, PgSelectBase } from 'drizzle-
 import { binder, placeholdersFor, type Values } from '../placeholders.ts'
 import type { Built, Key, On, Query, Run } from '../query.ts'
 import { rowMapper, type SelectedField, wholeRows } from '../row-maker.ts'
-import type { SqliteDb } from '../sqlite/connection.ts'
 import type { InsertShape, Planned, Sql, StatementKind } from '../unit.ts'
 import * as tables from './schema.ts'
 
@@ -18,7 +17,7 @@ export type PgDb = PgDatabase<NodePgQueryResultHKT, typeof tables>
  */
 const builder = drizzle.mock({ schema: tables })
 const dialect = new PgDialect()
-const on: On = { db: builder as unknown as SqliteDb, t: tables }
+const on: On = { db: builder as unknown as On['db'], t: tables }
 
 /** A statement as the executor sends it: its SQL and values, with node-postgres' per-query choices drizzle made. */
 export interface Sent extends Sql {

@@ -29,7 +29,7 @@ export interface PostgresStoreOptions {
   onEffectError?: (error: unknown) => void
   /** Called with every SQL statement run (statement counts, debugging). */
   onQuery?: (sql: string, params: unknown[]) => void
-  /** Connections that send reads together (read-lanes.ts), besides the pool; 2 by default, 0: reads on the pool. */
+  /** Connections that send reads together (connection.ts: ReadLanes), besides the pool; 2 by default, 0: reads on the pool. */
   readLanes?: number
   /**
    * How long a unit may wait for a connection, new or from the pool (DATABASE_CONNECT_TIMEOUT_SECONDS):
