@@ -98,7 +98,7 @@ export function wire({
   const streams = new SseStreams(log, sseTiming, sendQueues)
   const activity = new BotApiActivity()
   // Its own connections (PostgreSQL): bots keep answering while requests fill the main pool.
-  const background = replica ? store : (store.background?.() ?? store)
+  const background = replica ? store : store.background()
   const bots = replica
     ? noDeliveryWorker
     : startDeliveryWorker({

@@ -104,10 +104,7 @@ class IntegrationCheck {
   }
 }
 
-const versionsOf = (q: Queries): IntegrationVersionQueries => {
-  if (!q.integrationVersions) throw new Error('a shared store must have the integration versions')
-  return q.integrationVersions
-}
+const versionsOf = (q: Queries): IntegrationVersionQueries => q.integrationVersions
 
 /**
  * `store` for a request opened with an integration from memory (`version`): until one of its
@@ -124,7 +121,8 @@ export function checkedStore(store: Store, request: CheckedRequest, version: str
     close: () => store.close(),
     read: (work) => store.read((q) => work(checked(q))),
     write: (work) => store.write((q, after) => work(checked(q), after)),
-    writeStatement: store.writeStatement && ((work) => store.writeStatement!((q) => work(checked(q)))),
+    writeStatement: (work) => store.writeStatement((q) => work(checked(q))),
+    background: () => store.background(),
   }
   pendingChecks.set(made, { check, store })
   return made

@@ -1,7 +1,7 @@
 import { randomBytes } from 'node:crypto'
 import { afterEach, beforeEach, describe, expect, it } from 'vitest'
 import { bootstrap, firstTenant } from '../../src/bootstrap.ts'
-import { type Store, writeStatement } from '../../src/db/store.ts'
+import type { Store } from '../../src/db/store.ts'
 import { findChatIntegration } from '../../src/domain/tenancy.ts'
 import { onPostgres, openTestStore, type TestStore } from '../helpers/engine.ts'
 
@@ -33,7 +33,7 @@ afterEach(async () => {
 })
 
 const at = '2026-01-01T00:00:00.000Z'
-const line = (id: string) => ({ id, botId, timestamp: at, level: 'info', message: `line ${id}`, conversationId: null, userId: null })
+const line = (id: string) => ({ id, botId, timestamp: at, level: 'info' as const, message: `line ${id}`, conversationId: null, userId: null })
 /** The ids of the bot's log lines stored, sorted. */
 const stored = async () =>
   (await store.read((q) => q.botLogs.page(botId, { timeStart: at }, { limit: 100, inverted: false }))).map(({ id }) => id).sort()
@@ -114,7 +114,7 @@ describe(`a unit of work (${onPostgres ? 'PostgreSQL' : 'SQLite'})`, () => {
   })
 
   it('of one statement commits it by itself', async () => {
-    await writeStatement(store, (q) => q.botLogs.insert(line('alone')))
+    await store.writeStatement((q) => q.botLogs.insert(line('alone')))
     expect(await stored()).toEqual(['alone'])
   })
 
