@@ -104,6 +104,7 @@ export function wire({
     : startDeliveryWorker({
         activity,
         store: background,
+        shared: store.shared,
         log,
         signals,
         handlers,
@@ -125,7 +126,7 @@ export function wire({
   const chatLimits = { messageMaxBytes: caps.messageMaxBytes, storagePerUser: caps.storagePerUser }
   // Every subscription's events rendered once per shape, whatever the transport (REST streams included).
   const renderings = new SignalRenderings()
-  const deps = { store, log, signals, bots, errors, chatLimits, limits, replica, renderings }
+  const deps = { store, shared: store.shared, log, signals, bots, errors, chatLimits, limits, replica, renderings }
   // Only the chat API's answers are capped: strangers reach it; the administration and bot APIs are the operator's.
   const chatYoga = createChatYoga({ ...deps, answerMaxBytes: caps.responseMaxBytes })
   const adminYoga = createAdminYoga(deps)

@@ -46,13 +46,18 @@ export interface OpenedIntegration {
 }
 
 /**
- * The chat integration a request names. `fromMemory`: the request may take it from memory, as long
+ * The chat integration a request names; `shared`: other instances share the store (else its engine
+ * keeps its own exact copy, and it is read from there). `fromMemory`: the request may take it from memory, as long
  * as it runs on `checkedStore` (which checks the version in its first statement) and decides
  * nothing from the integration before that statement (a request with a user key, whose verbs all
  * begin with a statement; createUser, without one, decides from its mode first).
  */
-export async function openChatIntegration(store: Store, webhookId: string, { fromMemory }: { fromMemory: boolean }): Promise<OpenedIntegration> {
-  if (!store.shared) return { integration: await findChatIntegration(store, webhookId) }
+export async function openChatIntegration(
+  store: Store,
+  webhookId: string,
+  { fromMemory, shared }: { fromMemory: boolean; shared: boolean },
+): Promise<OpenedIntegration> {
+  if (!shared) return { integration: await findChatIntegration(store, webhookId) }
   const kept = fromMemory ? knownOf(store).get(webhookId) : undefined
   if (kept) return { integration: kept.integration, unchecked: kept.version }
   const found = await store.read((q) => versionsOf(q).byWebhook(webhookId))
