@@ -144,7 +144,7 @@ export async function createServer({
     checkpoints: { onError: (error) => log.warn({ err: error }, 'SQLite checkpoints on the writer again') },
   })
   const traces = tracing()
-  if (traces) traceStore(store, traces)
+  if (traces) traceStore(store, traces, store.shared ? 'postgresql' : 'sqlite')
   let signalBus: RedisSignalBus | undefined
   let created: BootstrapResult | undefined
   let rateLimitRedis: Awaited<ReturnType<typeof connectRateLimitRedis>> | undefined

@@ -98,12 +98,13 @@ export function wire({
   const streams = new SseStreams(log, sseTiming, sendQueues)
   const activity = new BotApiActivity()
   // Its own connections (PostgreSQL): bots keep answering while requests fill the main pool.
-  const background = replica ? store : (store.background?.() ?? store)
+  const background = replica ? store : store.background()
   const bots = replica
     ? noDeliveryWorker
     : startDeliveryWorker({
         activity,
         store: background,
+        shared: store.shared,
         log,
         signals,
         handlers,
@@ -125,7 +126,7 @@ export function wire({
   const chatLimits = { messageMaxBytes: caps.messageMaxBytes, storagePerUser: caps.storagePerUser }
   // Every subscription's events rendered once per shape, whatever the transport (REST streams included).
   const renderings = new SignalRenderings()
-  const deps = { store, log, signals, bots, errors, chatLimits, limits, replica, renderings }
+  const deps = { store, shared: store.shared, log, signals, bots, errors, chatLimits, limits, replica, renderings }
   // Only the chat API's answers are capped: strangers reach it; the administration and bot APIs are the operator's.
   const chatYoga = createChatYoga({ ...deps, answerMaxBytes: caps.responseMaxBytes })
   const adminYoga = createAdminYoga(deps)

@@ -166,6 +166,37 @@ const importGraph = new Map(
   ]),
 )
 
+describe('storage: engines beneath one shared storage API (src/db)', () => {
+  /** The engine folder a src/db path lies in, if any. */
+  const engineOf = (path: string) => /^db\/(sqlite|postgres)\//.exec(path)?.[1]
+  const dbImports = allImports.filter((i) => i.file.startsWith('db/') && i.specifier.startsWith('.'))
+  const target = (i: Import) => relative(src, resolveSpecifier(join(src, i.file), i.specifier))
+  /**
+   * The tables and shapes are typed as SQLite's (the reference dialect: docs/internals/storage.md), so
+   * its types are everyone's: a type-only import of them is no dependency on the SQLite engine.
+   */
+  const referenceTypes = (i: Import) => i.typeOnly && ['db/sqlite/dialect.ts', 'db/sqlite/connection.ts'].includes(target(i))
+
+  it('shared storage imports no engine folder (but open.ts, which picks the engine DATABASE_URL names)', () => {
+    const reaching = dbImports.filter((i) => !engineOf(i.file) && i.file !== 'db/open.ts' && engineOf(target(i)) && !referenceTypes(i))
+    expect(describeAll(reaching)).toEqual([])
+  })
+
+  it('an engine imports nothing of another engine', () => {
+    const crossing = dbImports.filter((i) => {
+      const from = engineOf(i.file)
+      const to = engineOf(target(i))
+      return from !== undefined && to !== undefined && from !== to && !referenceTypes(i)
+    })
+    expect(describeAll(crossing)).toEqual([])
+  })
+
+  it('sees the engines import shared storage (the rule above has something to look at)', () => {
+    expect(dbImports.some((i) => engineOf(i.file) === 'postgres' && target(i) === 'db/unit.ts')).toBe(true)
+    expect(dbImports.some((i) => i.file === 'db/open.ts' && engineOf(target(i)) === 'postgres')).toBe(true)
+  })
+})
+
 describe('import circles', () => {
   it('no src/ file reaches itself through its imports, type imports included', () => {
     expect(circlesIn(importGraph)).toEqual([])

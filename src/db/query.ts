@@ -15,6 +15,7 @@ import {
 import type { Tables } from './schema.ts'
 import type { SqliteDb } from './sqlite/connection.ts'
 import type { KeysetWindow, SortDirection } from './store.ts'
+import type { StatementKind } from './unit.ts'
 
 /*
  * A named query is said once, as a shape (src/db/queries/): what it selects, joins, filters and
@@ -50,6 +51,12 @@ export interface Query<V, R> {
   given?: Given
   /** PostgreSQL plans it on every call (see plannedEachCall). */
   plannedEachCall?: boolean
+  /**
+   * What its statement is, when its builder does not say (src/db/unit.ts): a select with a
+   * data-modifying CTE writes (`writing`), a lock is a locking read (`locking`). Otherwise a select
+   * reads, an insert that returns nothing is an `insert`, anything else writes.
+   */
+  kind?: StatementKind
   /** The rows it returns (a type only). */
   readonly rows?: R
 }
@@ -86,6 +93,12 @@ export const queryGiven = <V, R>(
  * ignores it.
  */
 export const plannedEachCall = <V, R>(shape: Query<V, R>): Query<V, R> => ({ ...shape, plannedEachCall: true })
+
+/** `shape`, whose select writes (a data-modifying CTE): it runs inside its unit's transaction. */
+export const writing = <V, R>(shape: Query<V, R>): Query<V, R> => ({ ...shape, kind: 'write' })
+
+/** `shape`, a read that takes a lock: it runs inside its unit's transaction. */
+export const locking = <V, R>(shape: Query<V, R>): Query<V, R> => ({ ...shape, kind: 'lockingRead' })
 
 /** The key of an update that sets some columns: which ones (a field left undefined sets none). */
 export const columnsKey = (changes: Record<string, unknown>) =>

@@ -218,27 +218,27 @@ export interface BotDeliveryQueries {
    * Up to `limit` deliveries of the conversation after `afterSeq`, in their order, while each is due
    * at `now` and its bot's delivery is on (none after one that is not): what the holder of the
    * conversation's head attempts ahead of its settlement (the delivery worker's run ahead), read in
-   * one look. Only an engine several instances share needs it (PostgreSQL).
+   * one look. On SQLite a run of at most one (`following`).
    */
-  followingRun?(integrationId: string, conversationId: string, afterSeq: number, now: string, limit: number): Promise<DueDelivery[]>
+  followingRun(integrationId: string, conversationId: string, afterSeq: number, now: string, limit: number): Promise<DueDelivery[]>
   /** False when it was already gone (its bot or conversation deleted). */
   reschedule(id: string, attempts: number, nextAttemptAt: string): Promise<boolean>
   /** False when it was already gone (its bot or conversation deleted). */
   remove(id: string): Promise<boolean>
   /**
-   * `remove` of several in one statement: how many were still there. Where an engine has it
-   * (PostgreSQL), a run of settlements takes its deliveries out at once (settleDeliveries).
+   * `remove` of several: how many were still there. A run of settlements takes its deliveries out at
+   * once (settleDeliveries): one statement on PostgreSQL, one by one on SQLite (no round trip to save).
    */
-  removeAll?(ids: readonly string[]): Promise<number>
+  removeAll(ids: readonly string[]): Promise<number>
   /** The outbox as an operator watches it (metrics): how many deliveries wait, and since when the oldest. */
   backlog(): Promise<{ pending: number; oldestCreatedAt: string | undefined }>
   /**
    * Keeps a claimed delivery its holder's until `leaseUntil`, while it still holds it until
    * `heldUntil` (the lease its claim or last renewal set): false when it does not (settled,
    * rescheduled, gone, or its lease ran out and another instance took it). Only an engine several
-   * instances share holds leases (PostgreSQL); on SQLite a claim is a read, and there is none.
+   * instances share holds leases (PostgreSQL); on SQLite a claim is a read, and this is true.
    */
-  renew?(id: string, heldUntil: string, leaseUntil: string): Promise<boolean>
+  renew(id: string, heldUntil: string, leaseUntil: string): Promise<boolean>
 }
 
 export interface BotStateQueries {
@@ -328,13 +328,13 @@ export interface Queries {
   erasure: ErasureQueries
   userRecords: UserRecordQueries
   retention: RetentionQueries
-  /** On a shared store (PostgreSQL): a chat integration's version, read alone or with the statement it fences. */
-  integrationVersions?: IntegrationVersionQueries
+  /** A chat integration's version, read alone or with the statement it fences (what a shared store's instances check: integration-cache.ts). */
+  integrationVersions: IntegrationVersionQueries
 }
 
 /**
  * A chat integration's version: a token that changes with every write of its row (PostgreSQL's
- * `xmin`), so that an instance may keep the integration in memory and check in the first statement
+ * `xmin`; on SQLite the thread's count of bot and integration changes), so that an instance may keep the integration in memory and check in the first statement
  * of a request that it is still the one in the database (src/domain/integration-cache.ts).
  */
 export interface IntegrationVersionQueries {
@@ -413,21 +413,18 @@ export interface Store {
   /**
    * A unit of work of one statement, atomic by itself (a claim, a lease's renewal): the work sends
    * exactly one statement through `q`. PostgreSQL runs it without BEGIN and COMMIT, two round trips
-   * fewer; absent, it is `write` (see writeStatement).
+   * fewer; SQLite as a unit of work of its group commit.
    */
-  writeStatement?<T>(work: (q: Queries) => Promise<T>): Promise<T>
+  writeStatement<T>(work: (q: Queries) => Promise<T>): Promise<T>
   /** Finishes the units already submitted, then closes; later calls are refused. */
   close(): Promise<void>
   /**
    * The store for work in the background (the delivery worker, retention) on connections of its own,
-   * closed with this one (PostgreSQL); absent: this store.
+   * closed with this one (PostgreSQL); on SQLite, this store (one writing connection).
    */
-  background?(): Store
+  background(): Store
 }
 
-/** Runs a unit of one statement (Store.writeStatement), as a unit of work where the engine has no cheaper way. */
-export const writeStatement = <T>(store: Store, work: (q: Queries) => Promise<T>): Promise<T> =>
-  store.writeStatement ? store.writeStatement(work) : store.write((q) => work(q))
 
 /* Erasure, a user's records and retention (src/db/queries/erasure.ts, user-records.ts, retention.ts). */
 

@@ -46,13 +46,18 @@ export interface OpenedIntegration {
 }
 
 /**
- * The chat integration a request names. `fromMemory`: the request may take it from memory, as long
+ * The chat integration a request names; `shared`: other instances share the store (else its engine
+ * keeps its own exact copy, and it is read from there). `fromMemory`: the request may take it from memory, as long
  * as it runs on `checkedStore` (which checks the version in its first statement) and decides
  * nothing from the integration before that statement (a request with a user key, whose verbs all
  * begin with a statement; createUser, without one, decides from its mode first).
  */
-export async function openChatIntegration(store: Store, webhookId: string, { fromMemory }: { fromMemory: boolean }): Promise<OpenedIntegration> {
-  if (!store.shared) return { integration: await findChatIntegration(store, webhookId) }
+export async function openChatIntegration(
+  store: Store,
+  webhookId: string,
+  { fromMemory, shared }: { fromMemory: boolean; shared: boolean },
+): Promise<OpenedIntegration> {
+  if (!shared) return { integration: await findChatIntegration(store, webhookId) }
   const kept = fromMemory ? knownOf(store).get(webhookId) : undefined
   if (kept) return { integration: kept.integration, unchecked: kept.version }
   const found = await store.read((q) => versionsOf(q).byWebhook(webhookId))
@@ -104,10 +109,7 @@ class IntegrationCheck {
   }
 }
 
-const versionsOf = (q: Queries): IntegrationVersionQueries => {
-  if (!q.integrationVersions) throw new Error('a shared store must have the integration versions')
-  return q.integrationVersions
-}
+const versionsOf = (q: Queries): IntegrationVersionQueries => q.integrationVersions
 
 /**
  * `store` for a request opened with an integration from memory (`version`): until one of its
@@ -124,7 +126,8 @@ export function checkedStore(store: Store, request: CheckedRequest, version: str
     close: () => store.close(),
     read: (work) => store.read((q) => work(checked(q))),
     write: (work) => store.write((q, after) => work(checked(q), after)),
-    writeStatement: store.writeStatement && ((work) => store.writeStatement!((q) => work(checked(q)))),
+    writeStatement: (work) => store.writeStatement((q) => work(checked(q))),
+    background: () => store.background(),
   }
   pendingChecks.set(made, { check, store })
   return made

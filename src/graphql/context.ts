@@ -41,6 +41,8 @@ export interface GraphQLContext {
 
 export interface ContextDeps {
   store: Store
+  /** Whether other instances share the store (said once by wiring): chat integrations are then kept with their versions (domain/integration-cache.ts). */
+  shared: boolean
   /** The caps on what a user writes; none when absent. */
   chatLimits?: ChatLimits
   log: Logger
@@ -115,7 +117,7 @@ export async function createChatContext(
     // its verbs begins with a statement, which checks it (domain/integration-cache.ts).
     const fromMemory = Boolean(userKey) && !adminSecret
     const callerOf = (integration: ChatIntegrationRow) => verifyUserKeyWithAny(userKey as string, verifyingKeysOf(integration))
-    let opened = await openChatIntegration(deps.store, webhookId, { fromMemory })
+    let opened = await openChatIntegration(deps.store, webhookId, { fromMemory, shared: deps.shared })
     let callerId: string | undefined
     if (userKey) {
       try {
@@ -123,7 +125,7 @@ export async function createChatContext(
       } catch (refusal) {
         // Signed with a key set since, on another instance?
         if (opened.unchecked === undefined) throw refusal
-        opened = await openChatIntegration(deps.store, webhookId, { fromMemory: false })
+        opened = await openChatIntegration(deps.store, webhookId, { fromMemory: false, shared: deps.shared })
         callerId = await callerOf(opened.integration)
       }
     }

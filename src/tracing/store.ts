@@ -7,8 +7,7 @@ import type { Tracing } from './tracer.ts'
  * statement. The store is changed in place: it stays the engine's own object, which the server
  * tells apart (SQLite's read replicas).
  */
-export function traceStore(store: Store, traces: Tracing): void {
-  const system = store.shared ? 'postgresql' : 'sqlite'
+export function traceStore(store: Store, traces: Tracing, system: 'postgresql' | 'sqlite'): void {
   const write = store.write.bind(store)
   const read = store.read.bind(store)
   store.write = (work) => traces.inSpan('unit of work', { attributes: { 'db.system.name': system } }, () => write(work))

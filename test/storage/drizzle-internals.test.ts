@@ -1,4 +1,4 @@
-import { readFileSync } from 'node:fs'
+import { existsSync, readFileSync } from 'node:fs'
 import { createRequire } from 'node:module'
 import { dirname, join } from 'node:path'
 import { eq, getTableName, is, Param, Placeholder, SQL, sql } from 'drizzle-orm'
@@ -19,7 +19,7 @@ const pinned = (name: string) => JSON.parse(readFileSync(join(project, 'package.
 const installed = (name: string) => {
   const entry = createRequire(join(project, 'package.json')).resolve(name)
   let dir = dirname(entry)
-  while (!JSON.parse(readFileSync(join(dir, 'package.json'), 'utf8')).version) dir = dirname(dir)
+  while (!existsSync(join(dir, 'package.json')) || !JSON.parse(readFileSync(join(dir, 'package.json'), 'utf8')).version) dir = dirname(dir)
   return JSON.parse(readFileSync(join(dir, 'package.json'), 'utf8')).version as string
 }
 
@@ -34,6 +34,27 @@ describe('drizzle internals the statement cache relies on', () => {
     expect(pinned('drizzle-orm')).toMatch(/^\d+\.\d+\.\d+$/)
     expect(pinned('drizzle-kit')).toMatch(/^\d+\.\d+\.\d+$/)
     expect(installed('drizzle-orm')).toBe(pinned('drizzle-orm'))
+  })
+
+  it('pg is pinned to an exact version, the one installed, whose client keeps its socket as connection.stream (src/db/postgres/connection.ts corks it)', () => {
+    expect(pinned('pg')).toMatch(/^\d+\.\d+\.\d+$/)
+    expect(installed('pg')).toBe(pinned('pg'))
+    const client = new pg.Client({ connectionString: 'postgres://nobody@127.0.0.1:1/none' })
+    const stream = (client as unknown as { connection: { stream: { cork: unknown; uncork: unknown } } }).connection.stream
+    expect(typeof stream.cork).toBe('function')
+    expect(typeof stream.uncork).toBe('function')
+  })
+
+  it("an insert builder keeps its table, rows, conflict and select in its config (src/db/postgres/run.ts: how held inserts join)", () => {
+    const db = drizzle.mock() as unknown as SqliteDb
+    const insert = db.insert(pgTables.users).values({ integrationId: 'i', id: 'u', createdAt: 'now', updatedAt: 'now' })
+    const config = (insert as unknown as { config: { table: unknown; values: unknown[]; onConflict?: unknown; select?: unknown } }).config
+    expect(getTableName(config.table as never)).toBe('users')
+    expect(config.values).toHaveLength(1)
+    expect(config.onConflict).toBeUndefined()
+    expect(config.select).toBeFalsy()
+    const conflicting = db.insert(pgTables.users).values({ integrationId: 'i', id: 'u', createdAt: 'now', updatedAt: 'now' }).onConflictDoNothing()
+    expect((conflicting as unknown as { config: { onConflict?: unknown } }).config.onConflict).toBeDefined()
   })
 
   it('a prepared query keeps its statement, query, logger, selected fields and join nullability', () => {

@@ -2,12 +2,12 @@ import { randomBytes } from 'node:crypto'
 import net from 'node:net'
 import pg from 'pg'
 import { afterEach, describe, expect, it, vi } from 'vitest'
-import { ReadLanes } from '../../src/db/postgres/read-lanes.ts'
+import { ReadLanes } from '../../src/db/postgres/connection.ts'
 import { openPostgresStore, type PostgresStore } from '../../src/db/postgres/store.ts'
 import { eventually } from '../helpers/wait.ts'
 
 /*
- * Reads on PostgreSQL go on lanes (src/db/postgres/read-lanes.ts): connections in pipeline mode,
+ * Reads on PostgreSQL go on lanes (src/db/postgres/connection.ts): connections in pipeline mode,
  * never in a transaction, on which the reads of one turn of the event loop leave together. This file
  * always runs on PostgreSQL (TEST_DATABASE_URL, or 127.0.0.1:5432): it fails if the database does
  * not answer.
@@ -33,7 +33,7 @@ const lanesOf = (count: number) => {
 }
 
 const read = (on: ReadLanes, text: string, values: unknown[] = []) =>
-  on.query({ text }, values) as Promise<{ rows: Record<string, unknown>[] }>
+  on.query({ text, values }) as Promise<{ rows: Record<string, unknown>[] }>
 
 /** The server process behind the lane that answers next (with one lane, the lane). */
 const backendOf = async (on: ReadLanes) => Number((await read(on, 'select pg_backend_pid() as pid')).rows[0]?.pid)

@@ -25,7 +25,7 @@ const ceiling = {
    * participation with the chat integration's version (the integration itself is this instance's
    * copy: src/domain/integration-cache.ts; read before the unit's first write: no BEGIN yet), then
    * one statement of the message, its bot event and its delivery, atomic by itself (no BEGIN, no
-   * COMMIT: src/db/postgres/deferred-writes.ts). It was 7, then 3 with the integration read.
+   * COMMIT: src/db/unit.ts). It was 7, then 3 with the integration read.
    */
   createMessage: 2,
   /**
@@ -75,7 +75,7 @@ beforeEach(async () => {
   vi.spyOn(pg.Client.prototype, 'query').mockImplementation(function (this: pg.Client, ...args: unknown[]) {
     const [first, second] = args
     const sql = typeof first === 'string' ? first : String((first as { text?: string }).text)
-    // A named statement described once goes as a query object that holds its values (described-once.ts).
+    // A statement goes as a query config that holds its values (src/db/postgres/connection.ts).
     const values = Array.isArray(second) ? second : (first as { values?: unknown[] } | null)?.values
     if (counting) {
       sent.push(sql)

@@ -35,6 +35,13 @@ export interface DeliveryObserver {
 
 export interface DeliveryWorkerOptions {
   store: Store
+  /**
+   * Whether other instances share the database (PostgreSQL), said once by wiring: the worker then
+   * leases what it claims, looks for others' deliveries on a timer, and claims each conversation's
+   * next delivery in the unit that settles the one before; alone on its database, it learns of every
+   * delivery from its own writes and goes on with a conversation's next one as it settles.
+   */
+  shared: boolean
   log: Logger
   signals: SignalPublisher
   handlers: Record<string, BotHandler>
@@ -123,11 +130,13 @@ class Worker implements DeliveryWorker {
   private timer: NodeJS.Timeout | undefined
   private sweep: NodeJS.Timeout | undefined
   private stopped = false
+  private readonly shared: boolean
   readonly outbound: OutboundPolicy | undefined
   private readonly observer: DeliveryObserver | undefined
 
   constructor({
     store,
+    shared,
     log,
     signals,
     handlers,
@@ -143,6 +152,7 @@ class Worker implements DeliveryWorker {
     observer,
   }: DeliveryWorkerOptions) {
     this.store = store
+    this.shared = shared
     this.log = log
     this.clock = clock
     this.concurrency = concurrency
@@ -157,7 +167,7 @@ class Worker implements DeliveryWorker {
   start() {
     // Alone on its database, this instance learns of every delivery from its own writes; sharing it,
     // it also looks now and then for the deliveries of others (a lease run out, a dead instance's).
-    this.sweep = this.store.shared ? setInterval(() => this.wake(), this.sweepMs) : undefined
+    this.sweep = this.shared ? setInterval(() => this.wake(), this.sweepMs) : undefined
     this.sweep?.unref()
     this.wake()
   }
@@ -221,7 +231,7 @@ class Worker implements DeliveryWorker {
       // A shared store's claim leaves out what this instance holds, a private one's returns the
       // attempts under way again (skipped below): either way, no more than there is room for.
       const room = this.concurrency - this.underWay.size
-      const limit = this.store.shared ? room : room + this.underWay.size
+      const limit = this.shared ? room : room + this.underWay.size
       const leaseUntil = new Date(at.getTime() + this.leaseMs)
       const due = room > 0 ? await claimDeliveries(this.store, at, limit, leaseUntil) : []
       this.starved = room <= 0
@@ -230,7 +240,7 @@ class Worker implements DeliveryWorker {
           this.starved = true
           break
         }
-        if (!this.underWay.has(delivery.id)) this.startAttempt(delivery, this.store.shared ? leaseUntil : undefined)
+        if (!this.underWay.has(delivery.id)) this.startAttempt(delivery, this.shared ? leaseUntil : undefined)
       }
       const next = await nextDeliveryAfter(this.store, at)
       clearTimeout(this.timer)
@@ -343,7 +353,7 @@ class Worker implements DeliveryWorker {
     const settlement = await this.attempt(delivery)
     // Going on with the conversation early is an optimisation: if it fails, the look taken when this attempt ends finds the next one.
     const goesOn = !holdsTheNext(settlement) && this.hasRoom()
-    if (!this.store.shared) {
+    if (!this.shared) {
       const settling = settleAttempt(this.attempts, delivery, settlement)
       if (goesOn) await this.startNextAfter(delivery).catch(this.couldNotGoOn)
       await settling
@@ -440,7 +450,7 @@ class Worker implements DeliveryWorker {
 
   /** Whether this process may start a conversation's next delivery itself, without a look at the outbox (or a claim). */
   private mayStartWithoutLook(): boolean {
-    return !this.store.shared && this.hasRoom()
+    return !this.shared && this.hasRoom()
   }
 
   /** Starts the delivery a conversation waits on, if it is due and not under way yet. */

@@ -2,7 +2,7 @@ import { and, eq, gt, inArray, lte, sql, type SQL } from 'drizzle-orm'
 import type { PgTable } from 'drizzle-orm/pg-core'
 import { deliveryOn, dueDeliveries } from '../queries/bot-deliveries.ts'
 import type { EngineDeliveries } from '../queries/index.ts'
-import { limitOf, type On, plannedEachCall, query, type Run } from '../query.ts'
+import { limitOf, type On, plannedEachCall, query, type Run, writing } from '../query.ts'
 import { idsKey } from '../queries/users.ts'
 import type { DueDelivery } from '../store.ts'
 import type { PgDb } from './run.ts'
@@ -69,7 +69,7 @@ const due = plannedEachCall(
 
 // One statement: the lease is set on the deliveries (their update trigger carries it to their
 // heads), and the select reads them as they were before it (one snapshot), lease aside.
-const claim = plannedEachCall(
+const claim = writing(plannedEachCall(
   query((on, v: { now: string; limit: number; leaseUntil: string }) => {
     const { botDeliveries } = on.t
     const leased = sql`update ${botDeliveries} set leased_until = ${v.leaseUntil}
@@ -78,7 +78,7 @@ const claim = plannedEachCall(
       .where(sql`${botDeliveries.seq} in (select seq from leased)`)
       .orderBy(inTurn(on.t))
   }),
-)
+))
 
 const following = plannedEachCall(
   query((on, v: Following & { now: string }) =>
@@ -92,7 +92,7 @@ const following = plannedEachCall(
 // the conversation's head until the unit removes it, and the head the removal makes carries this
 // lease, so that no other instance's claim walks to it; one held by another instance before is
 // passed over until its lease has run out.
-const claimFollowing = plannedEachCall(
+const claimFollowing = writing(plannedEachCall(
   query((on, v: Following & { now: string; leaseUntil: string }) => {
     const { botDeliveries, bots } = on.t
     const leased = sql`update ${botDeliveries} set leased_until = ${v.leaseUntil}
@@ -102,7 +102,7 @@ const claimFollowing = plannedEachCall(
       returning ${botDeliveries.seq}`
     return withFollowed(leasing(on, leased)).where(sql`${botDeliveries.seq} in (select seq from leased)`)
   }),
-)
+))
 
 // In the conversation's order, due or not: the caller ends the run at the first one not due.
 const followingRun = plannedEachCall(

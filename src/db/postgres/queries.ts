@@ -1,23 +1,25 @@
 import { sql } from 'drizzle-orm'
 import { queriesOf } from '../queries/index.ts'
+import { locking, query, type Run } from '../query.ts'
 import type { Queries } from '../store.ts'
 import { postgresDeliveries } from './delivery-claim.ts'
 import { integrationVersionQueries } from './integration-versions.ts'
 import { postgresParticipationPage } from './participation-page.ts'
-import { type PgDb, postgresRun } from './run.ts'
 
 /** The advisory lock key that serializes first-start bootstraps of several instances ("confab-b"). */
 const bootstrapLock = 0x636f6e66_61622d62n
 
+/** A transaction-scoped advisory lock: a locking read, inside its unit's transaction. */
+const bootstrap = locking(query(() => sql`select pg_advisory_xact_lock(${sql.raw(String(bootstrapLock))})`))
+
 /**
- * Every named query of the storage API on a pool (reads) or inside one transaction (a unit of
+ * Every named query of the storage API on PostgreSQL, as `run` runs their shapes (a read, a unit of
  * work: `inUnit`). Beside the deliveries (delivery-claim.ts) and the page read with its participation
- * in one statement (participation-page.ts), one differs from SQLite's:
- * `anyWorkspace` inside a unit of work takes a transaction-scoped advisory lock first, so that N
- * instances starting at once on an empty database make one first tenant, not N.
+ * in one statement (participation-page.ts), one differs from SQLite's: `anyWorkspace` inside a unit
+ * of work takes a transaction-scoped advisory lock first, so that N instances starting at once on an
+ * empty database make one first tenant, not N.
  */
-export function postgresQueries(db: PgDb, { inUnit }: { inUnit: boolean }): Queries {
-  const run = postgresRun(db, { holdInserts: inUnit })
+export function postgresQueries(run: Run, { inUnit }: { inUnit: boolean }): Queries {
   const common = queriesOf(run, postgresDeliveries(run))
   const shared = {
     ...common,
@@ -30,7 +32,7 @@ export function postgresQueries(db: PgDb, { inUnit }: { inUnit: boolean }): Quer
     tenancy: {
       ...shared.tenancy,
       anyWorkspace: async () => {
-        await db.execute(sql`select pg_advisory_xact_lock(${bootstrapLock})`)
+        await run.run(bootstrap, {})
         return shared.tenancy.anyWorkspace()
       },
     },

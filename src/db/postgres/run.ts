@@ -1,120 +1,161 @@
-import type { SQL } from 'drizzle-orm'
-import type { NodePgQueryResultHKT } from 'drizzle-orm/node-postgres'
-import type { PgDatabase } from 'drizzle-orm/pg-core'
+import { getTableName, is, SQL, type Table } from 'drizzle-orm'
+import { drizzle, type NodePgQueryResultHKT } from 'drizzle-orm/node-postgres'
+import { PgDialect, type PgDatabase, PgInsertBase, PgSelectBase } from 'drizzle-orm/pg-core'
 import { binder, placeholdersFor, type Values } from '../placeholders.ts'
 import type { Built, Key, On, Query, Run } from '../query.ts'
 import { rowMapper, type SelectedField, wholeRows } from '../row-maker.ts'
-import type { SqliteDb } from '../sqlite/connection.ts'
-import { holdInsert } from './deferred-writes.ts'
-import { plannedEachCall } from './named-statements.ts'
+import type { InsertShape, Planned, Sql, StatementKind } from '../unit.ts'
 import * as tables from './schema.ts'
 
-/** A pool or a transaction: the named queries run the same on both. */
+/** A PostgreSQL drizzle handle, as the shapes that say something PostgreSQL's own way see it. */
 export type PgDb = PgDatabase<NodePgQueryResultHKT, typeof tables>
 
 /**
+ * drizzle as a query builder only: shapes are built on it, and their SQL, parameters and selected
+ * fields read from drizzle's prepared query (never executed through it); statements are sent by the
+ * executor (executor.ts).
+ */
+const builder = drizzle.mock({ schema: tables })
+const dialect = new PgDialect()
+const on: On = { db: builder as unknown as On['db'], t: tables }
+
+/** A statement as the executor sends it: its SQL and values, with node-postgres' per-query choices drizzle made. */
+export interface Sent extends Sql {
+  /** Rows as arrays (made objects by `rows` below), with drizzle's type parsers (timestamps kept as text). */
+  rowMode?: 'array'
+  types?: unknown
+  /** Planned by the server on every call: never prepared (query.ts: plannedEachCall). */
+  unnamed?: boolean
+}
+
+/** What the server answered. */
+export interface Answer {
+  rows: unknown[]
+  rowCount: number | null
+}
+
+/** Sends a planned statement where its context says (a read, a unit, a statement alone: store.ts). */
+export type Send = (planned: Planned<Sent>) => Promise<Answer>
+
+/**
  * What drizzle's node-postgres prepared query holds (drizzle-orm/node-postgres/session.js), not part
- * of its typed API: the configs it sends (with rows as arrays, or as objects), its parameters
- * (placeholders where the values go) and its selected fields.
+ * of its typed API (drizzle is pinned; test/storage/drizzle-internals.test.ts fails if it changes).
  */
 interface DrizzlePgPrepared {
-  queryConfig: { text: string }
-  rawQueryConfig: { text: string }
+  queryConfig: { text: string; rowMode: 'array'; types: unknown }
+  rawQueryConfig: { text: string; types: unknown }
   params: unknown[]
   fields?: SelectedField[]
   joinsNotNullableMap?: Record<string, boolean>
-  customResultMapper?: unknown
 }
 
-/** A shape's statement for one key: what node-postgres is sent, how its parameters are read, how its rows are made. */
-interface Statement {
-  /** drizzle's config (its type parsers; rows as arrays when there are rows to make). */
-  config: { text: string }
+/** A shape's statement for one key: its SQL, how its parameters are read, how its rows are made. */
+interface Compiled {
+  kind: StatementKind
+  text: string
+  rowMode?: 'array'
+  types?: unknown
+  unnamed: boolean
   params: ((values: Values) => unknown)[]
   rows: ((row: unknown[], values: Values) => unknown) | undefined
+  insert?: InsertShape
 }
 
-/** A pg pool or client, as drizzle's session holds it. */
-interface Sender {
-  query(config: object, values: unknown[]): Promise<{ rows: unknown[] }>
-}
+/** Statements by shape and key, shared by every store of the process (the schema is the connection's search path). */
+const statements = new WeakMap<Query<never, unknown>, Map<Key, Compiled>>()
 
-/**
- * Statements by shape and key, shared by every pool, transaction and store of the process: the SQL
- * of a shape does not depend on the connection (the schema is the connection's search path).
- * Undefined: made per call (drizzle's own mapping, or no builder to prepare).
- */
-const statements = new WeakMap<Query<never, unknown>, Map<Key, Statement | undefined>>()
-
-function statementOf<V, R>(on: On, query: Query<V, R>, values: V): Statement | undefined {
+function compiledOf<V, R>(query: Query<V, R>, values: V): Compiled {
   const key = query.key ? query.key(values) : 0
-  if (key === null) return undefined
+  if (key === null) return compile(query, query.build(on, values, null))
   let byKey = statements.get(query as Query<never, unknown>)
   if (!byKey) statements.set(query as Query<never, unknown>, (byKey = new Map()))
-  if (byKey.has(key)) return byKey.get(key)
-  const built = query.build(on, placeholdersFor(values as Values) as V, key) as Built & { prepare?(name?: string): unknown }
-  let made: Statement | undefined
-  if (typeof built.prepare === 'function') {
-    const prepared = built.prepare(undefined) as DrizzlePgPrepared
-    const { fields, customResultMapper } = prepared
-    if (!customResultMapper && !fields?.some(({ path }) => path.length > 2)) {
-      const config = fields ? prepared.queryConfig : prepared.rawQueryConfig
-      made = {
-        // Unnamed: named-statements.ts names it per connection, unless it is planned on every call.
-        config: query.plannedEachCall ? ({ ...config, [plannedEachCall]: true } as typeof config) : config,
-        params: prepared.params.map(binder),
-        rows: fields && (query.given ? wholeRows(fields, query.given.plan(on.t)) : rowMapper(fields, prepared.joinsNotNullableMap)),
-      }
-    }
-  }
-  byKey.set(key, made)
+  let made = byKey.get(key)
+  if (!made) byKey.set(key, (made = compile(query, query.build(on, placeholdersFor(values as Values) as V, key))))
   return made
 }
 
-/**
- * The shapes of src/db/queries/ on a PostgreSQL pool or transaction: each built once per key with
- * placeholders (as on SQLite), then sent with the call's values as a parameterized query
- * (node-postgres; named per connection, so that the server plans it once). Building a shape's SQL
- * was most of the CPU a createMessage cost on PostgreSQL (docs/internals/performance.md). The
- * handle and tables are PostgreSQL's, seen through SQLite's types (the reference dialect).
- */
-export function postgresRun(db: PgDb, { holdInserts = false }: { holdInserts?: boolean } = {}): Run {
-  const on: On = { db: db as unknown as SqliteDb, t: tables }
-  // The pool or the unit's connection (a transaction's session holds it), and drizzle's logger.
-  const session = (db as unknown as { session: { client: Sender; logger: { logQuery(text: string, params: unknown[]): void } } }).session
-  const paramsOf = (statement: Statement, values: Values) => {
-    const params = statement.params.map((read) => read(values))
-    session.logger.logQuery(statement.config.text, params)
-    return params
+function compile(query: Query<never, unknown>, built: Built): Compiled {
+  if (is(built, SQL)) {
+    const { sql: text, params } = dialect.sqlToQuery(built)
+    return { kind: query.kind ?? 'write', text, unnamed: true, params: params.map(binder), rows: undefined }
   }
+  const prepared = (built as unknown as { prepare(name?: string): DrizzlePgPrepared }).prepare(undefined)
+  const { fields, joinsNotNullableMap } = prepared
+  if (fields?.some(({ path }) => path.length > 2)) throw new Error('a shape selects fields more than two deep, which its rows cannot be made of')
+  const config = fields ? prepared.queryConfig : prepared.rawQueryConfig
+  return {
+    kind: query.kind ?? kindOf(built, fields !== undefined),
+    text: config.text,
+    rowMode: fields ? 'array' : undefined,
+    types: config.types,
+    unnamed: query.plannedEachCall === true,
+    params: prepared.params.map(binder),
+    rows: fields && (query.given ? wholeRows(fields, query.given.plan(on.t)) : rowMapper(fields, joinsNotNullableMap)),
+    insert: is(built, PgInsertBase) ? insertShape(built, config.text) : undefined,
+  }
+}
+
+/** What a builder's statement is: a select reads, an insert that returns nothing is held, anything else writes. */
+function kindOf(built: Built, returnsRows: boolean): StatementKind {
+  if (is(built, PgSelectBase)) return 'read'
+  if (is(built, PgInsertBase) && !returnsRows) return 'insert'
+  return 'write'
+}
+
+/** drizzle's insert builder's config (its typed API does not show it; pinned as above). */
+interface InsertConfig {
+  table: Table
+  values: unknown[] | undefined
+  onConflict?: unknown
+  select?: unknown
+}
+
+/** The table an insert writes and, for a plain insert of one row, its text cut before the row's tuple. */
+function insertShape(built: Built, text: string): InsertShape {
+  const { table, values, onConflict, select } = (built as unknown as { config: InsertConfig }).config
+  const shape: InsertShape = { table: getTableName(table) }
+  const at = text.lastIndexOf(' values (')
+  if (!onConflict && !select && values?.length === 1 && at > 0) shape.row = { head: text.slice(0, at + 8), tuple: text.slice(at + 8) }
+  return shape
+}
+
+/** U+0000, which PostgreSQL's text cannot hold (SQLite's can), is sent as U+FFFD: a lookup by it finds nothing instead of failing. */
+const withoutNul = (value: unknown) => (typeof value === 'string' && value.includes('\0') ? value.replaceAll('\0', '\uFFFD') : value)
+
+function planned(compiled: Compiled, values: Values): Planned<Sent> {
+  const params = new Array(compiled.params.length)
+  for (let i = 0; i < params.length; i++) params[i] = withoutNul((compiled.params[i] as (v: Values) => unknown)(values))
+  const { kind, text, rowMode, types, unnamed, insert } = compiled
+  return { kind, statement: { text, values: params, rowMode, types, unnamed }, insert }
+}
+
+/** A statement made for one call alone (a union of pages, an erasure): rows as objects, decoded by the caller. */
+const plannedRaw = (statement: SQL, kind: StatementKind): Planned<Sent> => {
+  const { sql: text, params } = dialect.sqlToQuery(statement)
+  return { kind, statement: { text, values: params.map(withoutNul), unnamed: true } }
+}
+
+/**
+ * The shapes of src/db/queries/ on PostgreSQL: each built once per key with placeholders (as on
+ * SQLite), then planned with each call's values and given to `send`, which runs it where its
+ * context says (store.ts). Building a shape's SQL was most of the CPU a createMessage cost on
+ * PostgreSQL (docs/internals/performance.md).
+ */
+export function postgresRun(send: Send): Run {
   const rows = async <V, R>(query: Query<V, R>, values: V): Promise<R[]> => {
-    const statement = statementOf(on, query, values)
-    if (!statement) {
-      const found = await (query.build(on, values, null) as unknown as Promise<R[]>)
-      const { given } = query
-      return given ? found.map((row) => given.whole(on.t, row as Values, values as Values) as R) : found
-    }
-    const record = values as Values
-    const { rows: found } = await session.client.query(statement.config, paramsOf(statement, record))
-    const make = statement.rows
-    return (make ? found.map((row) => make(row as unknown[], record)) : found) as R[]
+    const compiled = compiledOf(query, values)
+    const answer = await send(planned(compiled, values as Values))
+    const make = compiled.rows
+    return (make ? answer.rows.map((row) => make(row as unknown[], values as Values)) : answer.rows) as R[]
   }
   return {
     on,
     one: async (query, values) => (await rows(query, values))[0],
     all: rows,
     run: async (query, values) => {
-      if (holdInserts) {
-        // Nothing is read back: an insert goes with the unit's next statement (deferred-writes.ts).
-        const statement = statementOf(on, query, values)
-        const { sql: text, params } = statement
-          ? { sql: statement.config.text, params: statement.params.map((read) => read(values as Values)) }
-          : (query.build(on, values, null) as unknown as { toSQL(): { sql: string; params: unknown[] } }).toSQL()
-        if (holdInsert(session.client, text, params)) return session.logger.logQuery(text, params)
-      }
-      await rows(query, values)
+      await send(planned(compiledOf(query, values), values as Values))
     },
-    raw: async (statement: SQL) => (await db.execute<Record<string, unknown>>(statement)).rows,
-    exec: async (statement: SQL) => (await db.execute(statement)).rowCount ?? 0,
+    raw: async (statement) => (await send(plannedRaw(statement, 'read'))).rows as Record<string, unknown>[],
+    exec: async (statement) => (await send(plannedRaw(statement, 'write'))).rowCount ?? 0,
   }
 }

@@ -8,13 +8,8 @@ import type { FileBytes } from '../file-bytes.ts'
 import { type After, type Queries, type Store, unitEffects } from '../store.ts'
 import { databaseFileBytes } from './file-bytes.ts'
 import { postgresQueries } from './queries.ts'
-import type { PgDb } from './run.ts'
-import { bare, type Statement } from './deferred-writes.ts'
-import { LoneStatements } from './lone-statements.ts'
-import { describedOnce } from './described-once.ts'
-import { named } from './named-statements.ts'
-import { ReadLanes } from './read-lanes.ts'
-import { type UnitConnection, UnitSession, type UnitSessionOptions } from './unit-session.ts'
+import { type PgDb, postgresRun, type Send } from './run.ts'
+import { PostgresExecutor, type UnitRun } from './executor.ts'
 import { conflictOf, racedCodes } from './write-conflicts.ts'
 import { isDatabaseUnavailable } from '../unavailable.ts'
 import * as schema from './schema.ts'
@@ -34,7 +29,7 @@ export interface PostgresStoreOptions {
   onEffectError?: (error: unknown) => void
   /** Called with every SQL statement run (statement counts, debugging). */
   onQuery?: (sql: string, params: unknown[]) => void
-  /** Connections that send reads together (read-lanes.ts), besides the pool; 2 by default, 0: reads on the pool. */
+  /** Connections that send reads together (connection.ts: ReadLanes), besides the pool; 2 by default, 0: reads on the pool. */
   readLanes?: number
   /**
    * How long a unit may wait for a connection, new or from the pool (DATABASE_CONNECT_TIMEOUT_SECONDS):
@@ -49,115 +44,6 @@ export interface PostgresStoreOptions {
 /** DATABASE_CONNECT_TIMEOUT_SECONDS' default. */
 export const defaultConnectTimeoutMs = 5_000
 
-/**
- * What every connection of the store is made with: a connection or a pool's wait for one gives up
- * after `connectTimeoutMs` (a database that does not answer, a failover to an address that drops
- * packets), and TCP keepalives find a peer gone silently on a connection left idle.
- */
-const connectionSettings = (databaseUrl: string, schemaName: string, connectTimeoutMs: number, onError: (error: unknown) => void) => ({
-  connectionString: databaseUrl,
-  pipeline: true,
-  options: `-c search_path=${schemaName}`,
-  connectionTimeoutMillis: connectTimeoutMs,
-  keepAlive: true,
-  keepAliveInitialDelayMillis: 10_000,
-  onConnectionError: onError,
-})
-
-/**
- * A pg client that prepares drizzle's parameterized queries (named-statements.ts), and whose
- * string parameters never carry U+0000: PostgreSQL's text cannot hold it (SQLite's can), so it is
- * sent as U+FFFD, the replacement character. A lookup by such a value finds nothing (as no stored
- * id has it) instead of failing; a stored name keeps every other character. JSON columns are not
- * concerned: their text escapes it (`\u0000`), which `json` keeps.
- */
-class NulSafeClient extends pg.Client {
-  constructor(config: pg.ClientConfig & { onConnectionError?: (error: unknown) => void }) {
-    super(config)
-    // A connection that fails while a unit holds it (the server crashed, restarts or fails over)
-    // emits 'error', which the pool listens to only while it is idle: without a listener of its own
-    // the process would end. Its queries fail with the error (503); the pool drops it once released.
-    const told = config.onConnectionError
-    this.on('error', (error) => told?.(error))
-  }
-
-  override query(...args: unknown[]): never {
-    return this.send(args)
-  }
-
-  /**
-   * A unit's statements, given by deferred-writes.ts (the last one's answer is theirs). Several go
-   * at once, in one round trip (the connection pipelines them: `pipeline` below). They run inside
-   * the unit's transaction (a BEGIN is the first of them, or was sent before), so one that fails
-   * aborts it and those after it fail too: the first failure is the one told. Corked, they leave in
-   * one write, where node-postgres writes each query apart: a write on a socket is a system call
-   * that also runs the server's receive path, and the server reads them all at once.
-   */
-  sendAll(config: object, sending: readonly Statement[]): Promise<unknown> {
-    if (sending.length === 1) {
-      const [only] = sending as [Statement]
-      return this.sendStatement(config, only.text, only.values)
-    }
-    const { stream } = this.connection
-    stream.cork()
-    let answers: Promise<unknown>[]
-    try {
-      answers = sending.map(({ text: sql, values }, i) => this.sendStatement(i === sending.length - 1 ? config : bare, sql, values))
-    } finally {
-      stream.uncork()
-    }
-    return Promise.allSettled(answers).then((results) => {
-      const failed = results.find((result) => result.status === 'rejected')
-      if (failed) throw failed.reason
-      return (results.at(-1) as PromiseFulfilledResult<unknown>).value
-    })
-  }
-
-  /** One statement of drizzle's (its config, as sent with `text`), prepared once per connection (named-statements.ts). */
-  private sendStatement(config: object, text: string, values: unknown[], callback?: unknown): never {
-    const sent = named(this, config, values, text)
-    const query = super.query as (...a: unknown[]) => never
-    // Described on its first execution only (described-once.ts): node-postgres answers such a query
-    // object through its callback, not a promise.
-    const once = describedOnce(sent, withoutNuls(values))
-    if (once) {
-      if (callback !== undefined) {
-        once.callback = callback as typeof once.callback
-        return query.call(this, once)
-      }
-      return new Promise((resolve, reject) => {
-        once.callback = (error, result) => (error ? reject(error) : resolve(result))
-        query.call(this, once)
-      }) as never
-    }
-    return callback === undefined ? query.call(this, sent, withoutNuls(values)) : query.call(this, sent, withoutNuls(values), callback)
-  }
-
-  private send(args: unknown[]): never {
-    const [first, second, callback] = args
-    if (Array.isArray(second)) {
-      // drizzle's queries (a config and its values; the pool's reads add a callback).
-      if (first && typeof first === 'object') return this.sendStatement(first, (first as { text: string }).text, second, callback)
-      args[1] = withoutNuls(second)
-    } else if (first && typeof first === 'object' && Array.isArray((first as { values?: unknown }).values)) {
-      const config = first as { values: unknown[] }
-      args[0] = { ...config, values: withoutNuls(config.values) }
-    }
-    return (super.query as (...a: unknown[]) => never)(...args)
-  }
-}
-
-const withoutNul = (value: unknown) => (typeof value === 'string' && value.includes('\0') ? value.replaceAll('\0', '\uFFFD') : value)
-
-/** The values as sent: the same array when none carries U+0000 (most), as a copy per query was garbage. */
-const withoutNuls = (values: unknown[]): unknown[] => {
-  for (let i = 0; i < values.length; i++) {
-    const value = values[i]
-    if (typeof value === 'string' && value.includes('\0')) return values.map(withoutNul)
-  }
-  return values
-}
-
 /** Errors after which a unit of work is run again from its start: nothing of it was committed. */
 const retryable = new Set(['40001', '40P01'])
 const maxAttempts = 5
@@ -169,10 +55,7 @@ const maxAttempts = 5
  */
 const defaultPoolSize = 10
 
-/**
- * Unit sessions kept for the next units: a unit waits for no connection before its first write, so
- * more run at once than the pool holds; past this many, a session is made for the unit and dropped.
- */
+/** Sessions kept for the next units (a session's queries, made once, cost a tenth of the process's CPU when made per unit). */
 const maxFreeSessions = 64
 
 /**
@@ -182,32 +65,33 @@ const maxFreeSessions = 64
  */
 const defaultReadLanes = 2
 
+/** A unit's queries, made once and used by one unit after another. */
+interface Session {
+  queries: Queries
+  unit: UnitRun | undefined
+}
+
 /**
  * The storage API on PostgreSQL (node-postgres: the driver drizzle's migrator, pg-boss and most of
- * the ecosystem use, with a plain connection pool and no hidden statement cache). A unit of work is
- * one transaction on one pooled connection, its BEGIN sent with its first write and its held inserts
- * with its next statement (deferred-writes.ts); reads run on the pool. Several instances may share the
+ * the ecosystem use, pinned exactly). Each statement is planned by the shape that builds it and sent
+ * where src/db/unit.ts says, by the executor (executor.ts). Several instances may share the
  * database: migrations are applied under an advisory lock, bot deliveries are leased.
  */
 export class PostgresStore implements Store {
   readonly shared = true
   readonly pool: pg.Pool
-  /** The pool as drizzle sees it, for tools and tests that look at the tables directly. */
+  /** drizzle on the pool, for tools and tests that look at the tables directly (the storage API never runs through it). */
   readonly db: NodePgDatabase<typeof schema>
   readonly schema: string
   /** The bytes of uploaded files, in the database: every instance serves them. */
   readonly files: FileBytes
-  /** The pool's queries, for statements that commit by themselves (writeStatement). */
-  private readonly poolQueries: Queries
-  /** Reads, on lanes that send those of one turn together (read-lanes.ts). */
+  private readonly executor: PostgresExecutor
+  /** Statements that commit by themselves, each alone on the pool (writeStatement). */
+  private readonly aloneQueries: Queries
+  /** Reads, on lanes that send those of one turn together (connection.ts). */
   private readonly readQueries: Queries
-  private readonly lanes: ReadLanes | undefined
-  /** Units that end with their held inserts only, written together (lone-statements.ts). */
-  private readonly lone: LoneStatements
-  private readonly sessionOptions: UnitSessionOptions
-  /** Sessions free for the next unit (unit-session.ts), as many as units ran at once (up to `maxFreeSessions`). */
-  private readonly sessions: UnitSession[] = []
-  private readonly logger: { logQuery(query: string, params: unknown[]): void } | undefined
+  /** Sessions free for the next unit. */
+  private readonly sessions: Session[] = []
   private readonly onEffectError: (error: unknown) => void
   private readonly units = new Set<Promise<unknown>>()
   private closing: Promise<void> | undefined
@@ -221,41 +105,23 @@ export class PostgresStore implements Store {
     if (!/^[A-Za-z_][A-Za-z0-9_]{0,62}$/.test(schemaName)) throw new Error(`not a schema name: "${schemaName}"`)
     this.schema = schemaName
     const availability = availabilityOf(options.onAvailability)
-    // A connection sends the statements it is given at once without waiting for each answer
-    // (node-postgres' pipeline mode): a unit's BEGIN goes with its first write, its held inserts
-    // with the statement after them. Queries that keep a portal open (cursors) are refused in it.
-    const settings = connectionSettings(databaseUrl, schemaName, connectTimeoutMs, availability.lost)
-    this.pool = new pg.Pool({ ...settings, max: poolSize, Client: NulSafeClient as never })
-    // An idle connection the server dropped must not crash the process: the pool replaces it.
-    this.pool.on('error', availability.lost)
-    this.pool.on('connect', availability.back)
-    // Transaction control is not a statement of the storage API (SQLite's group commit does not log it either).
-    const logQuery = onQuery && ((query: string, params: unknown[]) => void (/^(begin|commit|rollback)\b/i.test(query) || onQuery(query, params)))
-    this.logger = logQuery ? { logQuery } : undefined
-    this.db = drizzle(this.pool, { schema, logger: this.logger })
-    this.poolQueries = postgresQueries(this.db as unknown as PgDb, { inUnit: false })
     const { readLanes = defaultReadLanes } = options
-    if (readLanes > 0) {
-      this.lanes = new ReadLanes(() => new NulSafeClient(settings), readLanes, availability.back)
-      this.readQueries = postgresQueries(drizzle(this.lanes as never, { schema, logger: this.logger }) as unknown as PgDb, { inUnit: false })
-    } else {
-      this.readQueries = this.poolQueries
-    }
-    this.files = databaseFileBytes(this.db as unknown as PgDb)
-    this.lone = new LoneStatements(async (statement) => {
-      const client = (await this.pool.connect()) as unknown as NulSafeClient & pg.PoolClient
-      try {
-        return await client.sendAll(bare, [statement])
-      } finally {
-        client.release()
-      }
+    this.executor = new PostgresExecutor({
+      databaseUrl,
+      schema: schemaName,
+      poolSize,
+      readLanes,
+      connectTimeoutMs,
+      lost: availability.lost,
+      back: availability.back,
     })
-    this.sessionOptions = {
-      connect: () => this.pool.connect() as unknown as Promise<UnitConnection>,
-      lanes: this.lanes,
-      lone: this.lone,
-      logger: this.logger,
-    }
+    this.pool = this.executor.pool
+    this.db = drizzle(this.pool, { schema })
+    // Every statement of the storage API, as its unit plans it (statement counts, debugging).
+    this.logged = onQuery ? (send) => (planned) => (onQuery(planned.statement.text, planned.statement.values), send(planned)) : (send) => send
+    this.readQueries = postgresQueries(postgresRun(this.logged((planned) => this.executor.read(planned.statement))), { inUnit: false })
+    this.aloneQueries = postgresQueries(postgresRun(this.logged((planned) => this.executor.alone(planned.statement))), { inUnit: false })
+    this.files = databaseFileBytes(this.db as unknown as PgDb)
     this.onEffectError =
       onEffectError ??
       ((error) =>
@@ -263,6 +129,8 @@ export class PostgresStore implements Store {
           throw error
         }))
   }
+
+  private readonly logged: (send: Send) => Send
 
   /** Creates the schema if needed and applies the migrations not applied yet, one instance at a time. */
   async migrate(): Promise<void> {
@@ -339,7 +207,7 @@ export class PostgresStore implements Store {
     for (let attempt = 1; ; attempt++) {
       const effects = unitEffects()
       try {
-        const value = inTransaction ? await this.transaction((q) => work(q, effects.after)) : await work(this.poolQueries, effects.after)
+        const value = inTransaction ? await this.transaction((q) => work(q, effects.after)) : await work(this.aloneQueries, effects.after)
         effects.run(this.onEffectError)
         return value
       } catch (error) {
@@ -356,29 +224,34 @@ export class PostgresStore implements Store {
     }
   }
 
-  /**
-   * `work` as one unit of work: one transaction, whose BEGIN goes with its first write and whose
-   * inserts go with its next statement (deferred-writes.ts), on a pooled connection taken when it
-   * must be (unit-session.ts: a unit that only reads, then only inserts, takes none of its own).
-   */
+  /** `work` as one unit of work, its statements sent where its plan says (src/db/unit.ts). */
   private async transaction<T>(work: (q: Queries) => Promise<T>): Promise<T> {
-    const session = this.sessions.pop() ?? new UnitSession(this.sessionOptions)
-    let broken = false
+    const session = this.sessions.pop() ?? this.session()
+    const unit = (session.unit = this.executor.unit())
     try {
-      await session.query('begin', [])
+      let value: T
       try {
-        const value = await work(session.queries)
-        await session.query('commit', [])
-        return value
+        value = await work(session.queries)
       } catch (error) {
-        await session.query('rollback', []).catch(() => (broken = true))
+        await unit.abort()
         throw error
       }
+      await unit.commit()
+      return value
     } finally {
-      // A connection that cannot roll back is left out of the pool.
-      session.release(broken)
+      session.unit = undefined
       if (this.sessions.length < maxFreeSessions) this.sessions.push(session)
     }
+  }
+
+  private session(): Session {
+    const session: Session = { queries: undefined as unknown as Queries, unit: undefined }
+    const send: Send = (planned) => {
+      if (!session.unit) return Promise.reject(new Error('a statement was sent once its unit of work had ended'))
+      return session.unit.send(planned)
+    }
+    session.queries = postgresQueries(postgresRun(this.logged(send)), { inUnit: true })
+    return session
   }
 
   async check(): Promise<void> {
@@ -394,8 +267,7 @@ export class PostgresStore implements Store {
     this.closing ??= (async () => {
       await Promise.allSettled([...this.units])
       await this.backgroundStore?.close()
-      await this.lanes?.close()
-      await this.pool.end()
+      await this.executor.close()
     })()
     return this.closing
   }

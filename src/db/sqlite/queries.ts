@@ -1,6 +1,6 @@
 import { and, asc, eq, gt, lte, min, sql } from 'drizzle-orm'
 import { ofIntegration } from '../queries/bots.ts'
-import { deliveryColumns, deliveryIsOn, deliveryOn, dueDeliveries } from '../queries/bot-deliveries.ts'
+import { botDeliveryQueries, deliveryColumns, deliveryIsOn, deliveryOn, dueDeliveries } from '../queries/bot-deliveries.ts'
 import { queriesOf } from '../queries/index.ts'
 import { chatIntegrationByWebhook } from '../queries/tenancy.ts'
 import { limitOf, query } from '../query.ts'
@@ -71,15 +71,54 @@ export function sqliteQueries(db: SqliteDb, cache: TenancyCache): Queries {
     // Field by field, not spread: one object shape per delivery (docs/internals/performance.md).
     return { delivery: next.delivery, message: next.message, bot: target.bot, integration: target.integration }
   }
+  const deliveries = botDeliveryQueries(run)
   const shared = queriesOf(run, {
     due: (now, limit) => run.all(due, { now, limit }) as Promise<DueDelivery[]>,
     claim: (now, limit) => run.all(due, { now, limit }) as Promise<DueDelivery[]>,
     following: followingOf,
     claimFollowing: followingOf,
     nextDueAfter: async (now) => (await run.one(nextDueAfter, { now }))?.at ?? undefined,
+    // A run of at most one: the delivery worker of the one process settles each as it goes.
+    followingRun: async (integrationId, conversationId, afterSeq, now) => {
+      const next = await followingOf(integrationId, conversationId, afterSeq, now)
+      return next ? [next] : []
+    },
+    // Nothing to lease: the process that owns the file holds every delivery it claimed.
+    renew: async () => true,
+    // A statement in process costs no round trip: one by one.
+    removeAll: async (ids) => {
+      let removed = 0
+      for (const id of ids) if (await deliveries.remove(id)) removed++
+      return removed
+    },
   })
+  const { conversations } = shared
   return {
     ...shared,
+    // One process sees every write: the version is the thread's count of bot and integration changes (TenancyCache).
+    integrationVersions: {
+      byWebhook: async (webhookId) => {
+        const version = cache.version
+        const integration = cache.integrationByWebhook(webhookId, () => run.oneNow(chatIntegrationByWebhook, { webhookId }))
+        return integration && { integration, version }
+      },
+      version: async (integrationId) => (botOfIntegration(integrationId) ? cache.version : undefined),
+      participation: async (integrationId, conversationId, userId) => {
+        const version = cache.version
+        const found = await conversations.participation(integrationId, conversationId, userId)
+        return { ...found, integrationVersion: found.conversation ? version : undefined }
+      },
+      participationWithPage: async (integrationId, conversationId, userId, window) => {
+        const version = cache.version
+        const found = await conversations.participationWithPage(integrationId, conversationId, userId, window)
+        return { ...found, integrationVersion: found.participation.conversation ? version : undefined }
+      },
+      participations: async (integrationId, conversationIds, userId) => {
+        const version = cache.version
+        const found = await conversations.participations(integrationId, conversationIds, userId)
+        return { found, integrationVersion: found.size > 0 ? version : undefined }
+      },
+    },
     bots: { ...shared.bots, ofIntegration: async (integrationId) => botOfIntegration(integrationId) },
     tenancy: {
       ...shared.tenancy,

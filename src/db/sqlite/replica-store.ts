@@ -58,6 +58,15 @@ export class ReplicaStore implements Store {
     return Promise.reject(new ReplicaWriteRefused())
   }
 
+  writeStatement<T>(work: (q: Queries) => Promise<T>): Promise<T> {
+    return this.write((q) => work(q))
+  }
+
+  /** A replica runs no background work (the main thread does). */
+  background(): Store {
+    return this
+  }
+
   async check(): Promise<void> {
     this.reader.$client.prepare('select 1').get()
   }

@@ -60,6 +60,11 @@ export class TenancyCache {
    * A bot is written or deleted (its integration with it, by cascade) in the transaction under way:
    * the writer's own next look reads it again now, every thread's once the transaction has ended.
    */
+  /** A token that moves with every change of a bot or chat integration (IntegrationVersionQueries on SQLite). */
+  get version(): string {
+    return String(Atomics.load(this.generation, 0))
+  }
+
   botChanged(): void {
     this.changing = true
     Atomics.add(this.generation, 0, 1)

@@ -1,5 +1,5 @@
 import type { BotEventRow, BotRow, ChatIntegrationRow, MessageRow } from '../../../db/schema.ts'
-import { type After, type DueDelivery, type Queries, type Store, writeStatement } from '../../../db/store.ts'
+import type { After, DueDelivery, Queries, Store } from '../../../db/store.ts'
 import type { BotEvent } from './event.ts'
 import { signingSecretsOf } from '../admin/secrets.ts'
 import type { ChatContext } from '../../context.ts'
@@ -107,7 +107,7 @@ export const dueDeliveries = (store: Store, at: Date, limit: number): Promise<Pe
  * one whose holder died is taken by another once the lease has run out.
  */
 export const claimDeliveries = (store: Store, at: Date, limit: number, leaseUntil: Date): Promise<PendingDelivery[]> =>
-  writeStatement(store, async (q) =>
+  store.writeStatement(async (q) =>
     (await q.botDeliveries.claim(at.toISOString(), limit, leaseUntil.toISOString())).map((due) => pendingOf(due, at)),
   )
 
@@ -117,7 +117,7 @@ export const claimDeliveries = (store: Store, at: Date, limit: number, leaseUnti
  * holds it since `heldUntil` (see BotDeliveryQueries.renew). True where the engine holds no leases.
  */
 export const renewDeliveryLease = (store: Store, id: string, heldUntil: Date, leaseUntil: Date): Promise<boolean> =>
-  writeStatement(store, async (q) => (await q.botDeliveries.renew?.(id, heldUntil.toISOString(), leaseUntil.toISOString())) ?? true)
+  store.writeStatement((q) => q.botDeliveries.renew(id, heldUntil.toISOString(), leaseUntil.toISOString()))
 
 /**
  * The delivery right after `delivery` in its conversation, if it is due at `at`: read while
@@ -129,16 +129,12 @@ export const followingDelivery = (store: Store, delivery: PendingDelivery, at: D
 /**
  * Up to `limit` deliveries after `delivery` in its conversation, in their order, while each is due at
  * `at`: what the holder of the conversation's head attempts ahead of its settlement (see
- * BotDeliveryQueries.followingRun), read in one look where the engine can.
+ * BotDeliveryQueries.followingRun), read in one look.
  */
 export const followingDeliveries = async (store: Store, delivery: PendingDelivery, at: Date, limit: number): Promise<PendingDelivery[]> => {
   const { integrationId, conversationId, seq } = delivery
   const now = at.toISOString()
-  const run = await store.read(async (q) =>
-    q.botDeliveries.followingRun
-      ? q.botDeliveries.followingRun(integrationId, conversationId, seq, now, limit)
-      : [await q.botDeliveries.following(integrationId, conversationId, seq, now)].filter((due) => due !== undefined),
-  )
+  const run = await store.read((q) => q.botDeliveries.followingRun(integrationId, conversationId, seq, now, limit))
   return run.map((due) => pendingOf(due, at))
 }
 

@@ -110,7 +110,7 @@ const leaveOutbox = (q: Queries, delivery: PendingDelivery, settlement: Settleme
 /** leaveOutbox of each (at once where the engine can remove several): false when one was gone already. */
 async function leaveOutboxAll(q: Queries, attempts: readonly Settled[]): Promise<boolean> {
   const { removeAll } = q.botDeliveries
-  if (removeAll && attempts.length > 1 && attempts.every(({ settlement }) => !settlement.retryAt)) {
+  if (attempts.length > 1 && attempts.every(({ settlement }) => !settlement.retryAt)) {
     return (await removeAll(attempts.map(({ delivery }) => delivery.id))) === attempts.length
   }
   for (const { delivery, settlement } of attempts) if (!(await leaveOutbox(q, delivery, settlement))) return false

@@ -7,7 +7,7 @@ import { findChatIntegration } from '../../src/domain/tenancy.ts'
 
 /*
  * Units whose only writes are inserts held to their end commit as one statement by themselves; those
- * that end together are written together (src/db/postgres/lone-statements.ts). This file always
+ * that end together are written together (CommitGroups, src/db/unit.ts). This file always
  * runs on PostgreSQL (TEST_DATABASE_URL, or 127.0.0.1:5432): it fails if the database does not answer.
  */
 const url = process.env.TEST_DATABASE_URL || 'postgres://postgres@127.0.0.1:5432/postgres'
@@ -85,19 +85,23 @@ describe('units that end with held inserts only', () => {
     vi.spyOn(pg.Client.prototype, 'query').mockImplementation(function (this: pg.Client, ...args: unknown[]) {
       const [first] = args
       const text = typeof first === 'string' ? first : String((first as { text?: string }).text)
-      const send = () => (query as (...a: unknown[]) => unknown).apply(this, args)
+      const send = () => (query as (...a: unknown[]) => Promise<unknown>).apply(this, args)
       if (!text.includes('insert into "bot_logs"')) return send()
       const n = events.filter((e) => e.startsWith('sent')).length + 1
       events.push(`sent ${n}`)
-      // The statement goes as a query object answered through its callback (described-once.ts).
-      const sent = first as { callback: (error: unknown, result?: unknown) => void }
-      const answered = sent.callback
-      sent.callback = (error, result) =>
-        void (n === 1 ? held : Promise.resolve()).then(() => {
+      // The answer is told once `held` is (the first group's), in the order the groups were sent.
+      const told = (outcome: () => unknown) =>
+        (n === 1 ? held : Promise.resolve()).then(() => {
           events.push(`answered ${n}`)
-          answered(error, result)
+          return outcome()
         })
-      return send()
+      return send().then(
+        (result) => told(() => result),
+        (error) =>
+          told(() => {
+            throw error
+          }),
+      )
     } as never)
     // The pool's connections open and idle: a group takes one at once.
     await Promise.all(Array.from({ length: 4 }, () => store.pool.query('select 1')))

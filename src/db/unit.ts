@@ -1,0 +1,319 @@
+import { isDatabaseUnavailable } from './unavailable.ts'
+
+/*
+ * A unit of work as a plan of typed statements, and the rules of when each statement leaves for the
+ * database, said once (docs/internals/storage.md, "How a unit runs on each engine"). The shape layer
+ * knows what each statement is (src/db/query.ts: a select reads, an insert without RETURNING
+ * returns nothing, a shape may declare that it writes or locks); an engine's executor only sends
+ * what the plan gives it. Nothing here reads SQL text to decide anything.
+ *
+ * - A plain read before the unit's first write runs outside its transaction, as any read does: at
+ *   READ COMMITTED each statement of a transaction sees what was committed when it started, as a
+ *   statement on its own does.
+ * - An insert that returns nothing is held, and rides with the unit's next statement: as one of its
+ *   CTEs when that is an insert into another table (PostgreSQL runs them all, and checks foreign
+ *   keys once the statement ends), else as one statement of its own sent in the same round trip.
+ *   A held insert's failure fails the statement it went with: the unit fails a statement later
+ *   than it would have, and its effects and answer come only after its commit anyway.
+ * - BEGIN goes with the unit's first statement that must run inside it; a unit that never sends one
+ *   sends neither BEGIN nor COMMIT: a unit of held inserts only commits them as one statement, which
+ *   is atomic and durable by itself once answered, grouped with the units ending with it (below).
+ * - A unit of one statement (a claim, a lease's renewal: Store.writeStatement) sends it alone.
+ * - Held inserts of one text (one row each) go as one insert of all their rows: PostgreSQL plans and
+ *   starts each CTE of a statement apart (a run of settlements holds hundreds).
+ */
+
+/** What a statement is, as the shape that builds it knows. */
+export type StatementKind =
+  /** A select that locks nothing. */
+  | 'read'
+  /** A read that takes a lock (an advisory lock): inside the unit's transaction. */
+  | 'lockingRead'
+  /** An insert that returns nothing: held until the unit's next statement. */
+  | 'insert'
+  /** Anything else that writes (an update, a delete, an insert that returns rows, a select with a data-modifying CTE). */
+  | 'write'
+
+/** SQL text and its parameters ($1, $2…). */
+export interface Sql {
+  text: string
+  values: unknown[]
+}
+
+/** An insert, as it may be joined with others: its table and, for a plain insert of one row, its text cut before its row's tuple. */
+export interface InsertShape {
+  table: string
+  row?: {
+    /** `insert into "t" (…) values ` */
+    head: string
+    /** `($1, $2, …)` */
+    tuple: string
+  }
+}
+
+/** A statement of a unit's plan. */
+export interface Planned<S extends Sql = Sql> {
+  kind: StatementKind
+  /** What the engine sends for it. */
+  statement: S
+  /** Set for an insert (kind `insert`): how it joins others. */
+  insert?: InsertShape
+}
+
+/** An insert held by a unit. */
+export interface Held {
+  statement: Sql
+  insert: InsertShape | undefined
+}
+
+/**
+ * The most parameters held inserts sent as one statement have (PostgreSQL takes at most 65,535 per
+ * statement): past this, they go out in several statements.
+ */
+export const maxHeldValues = 30_000
+
+/** What a unit does with a statement it is given. */
+export type Step<S extends Sql> =
+  /** Held: answered at once with no rows. */
+  | { go: 'hold' }
+  /** A plain read before the unit's first write: sent as any read is. */
+  | { go: 'read' }
+  /** Sent on the unit's connection, in order, together; the last one's answer is the statement's. */
+  | { go: 'unit'; sending: (S | Sql)[] }
+
+/** How a unit ends. */
+export type Ending =
+  /** It wrote nothing: nothing to send. */
+  | { go: 'nothing' }
+  /** Only held inserts: committed as one statement, with those of the units ending with it. */
+  | { go: 'group'; held: readonly Held[] }
+  /** On its connection (its held inserts, then COMMIT). */
+  | { go: 'unit'; sending: Sql[] }
+
+export const begin: Sql = { text: 'begin', values: [] }
+export const commit: Sql = { text: 'commit', values: [] }
+export const rollback: Sql = { text: 'rollback', values: [] }
+
+/** The state of one unit of work under way: what it holds, whether its transaction began. */
+export class UnitPlan<S extends Sql = Sql> {
+  private began = false
+  private held: Held[] = []
+  private heldValues = 0
+
+  /** Whether the unit's transaction began (its connection holds it). */
+  get begun(): boolean {
+    return this.began
+  }
+
+  step(planned: Planned<S>): Step<S> {
+    const { kind, statement, insert } = planned
+    if (kind === 'insert' && this.heldValues + statement.values.length <= maxHeldValues) {
+      this.held.push({ statement, insert })
+      this.heldValues += statement.values.length
+      return { go: 'hold' }
+    }
+    if (kind === 'read' && !this.began && this.held.length === 0) return { go: 'read' }
+    const sending: (S | Sql)[] = this.began ? [] : [begin]
+    this.began = true
+    const held = this.take()
+    if (held.length === 0) return { go: 'unit', sending: [...sending, statement] }
+    const fits = this.heldValuesOf(held) + statement.values.length <= maxHeldValues
+    if (fits && kind === 'insert' && insert && !held.some((h) => h.insert?.table === insert.table)) {
+      // One statement: the held inserts as CTEs, then this one (its answer is the statement's).
+      return { go: 'unit', sending: [...sending, joined(merged(held), statement)] }
+    }
+    return { go: 'unit', sending: [...sending, heldStatement(held), statement] }
+  }
+
+  /** How the unit commits. */
+  end(): Ending {
+    const held = this.take()
+    if (!this.began) return held.length === 0 ? { go: 'nothing' } : { go: 'group', held }
+    return { go: 'unit', sending: held.length === 0 ? [commit] : [heldStatement(held), commit] }
+  }
+
+  /** What rolls the unit back: its held inserts are dropped, never sent. */
+  abort(): Sql[] {
+    this.take()
+    return this.began ? [rollback] : []
+  }
+
+  private take(): Held[] {
+    const held = this.held
+    this.held = []
+    this.heldValues = 0
+    return held
+  }
+
+  private heldValuesOf(held: readonly Held[]): number {
+    let values = 0
+    for (const h of held) values += h.statement.values.length
+    return values
+  }
+}
+
+/** Held inserts (of one unit or several) as one statement: the last one under the others' CTEs. */
+export function heldStatement(held: readonly Held[]): Sql {
+  const inserts = merged(held)
+  return joined(inserts.slice(0, -1), (inserts.at(-1) as Held).statement)
+}
+
+/** `held` with the one-row inserts of one text made one insert of all their rows, where the first was. */
+function merged(held: readonly Held[]): Held[] {
+  const byText = new Map<string, Held[]>()
+  for (const h of held) {
+    const same = byText.get(h.statement.text)
+    if (same) same.push(h)
+    else byText.set(h.statement.text, [h])
+  }
+  if (byText.size === held.length) return [...held]
+  const inserts: Held[] = []
+  for (const same of byText.values()) {
+    const shape = (same[0] as Held).insert?.row
+    if (same.length === 1 || !shape) {
+      inserts.push(...same)
+      continue
+    }
+    const width = (same[0] as Held).statement.values.length
+    const tuples = same.map((_, i) => renumbered(shape.tuple, i * width))
+    inserts.push({ statement: { text: shape.head + tuples.join(', '), values: same.flatMap((h) => h.statement.values) }, insert: undefined })
+  }
+  return inserts
+}
+
+/** One statement: `held` as CTEs, then `main`, its parameters numbered after theirs. */
+function joined(held: readonly Held[], main: Sql): Sql {
+  if (held.length === 0) return main
+  const values: unknown[] = []
+  const parts: string[] = []
+  held.forEach((h, i) => {
+    parts.push(`confab_held_${i} as (${renumbered(h.statement.text, values.length)})`)
+    values.push(...h.statement.values)
+  })
+  const text = `with ${parts.join(', ')} ${renumbered(main.text, values.length)}`
+  values.push(...main.values)
+  return { text, values }
+}
+
+/**
+ * Texts cut at their parameters (`$n`), by text: odd indexes are the parameters' numbers. Made once
+ * per text (a unit's texts are few), forgotten all at once past `maxSplit`.
+ */
+const splitTexts = new Map<string, (string | number)[]>()
+const maxSplit = 1024
+
+function splitAtParameters(text: string): (string | number)[] {
+  let pieces = splitTexts.get(text)
+  if (pieces) return pieces
+  pieces = []
+  let from = 0
+  for (let i = 0; i < text.length; i++) {
+    if (text[i] !== '$') continue
+    let end = i + 1
+    while (end < text.length && text.charCodeAt(end) >= 48 && text.charCodeAt(end) <= 57) end++
+    if (end === i + 1) continue
+    pieces.push(text.slice(from, i), Number(text.slice(i + 1, end)))
+    from = end
+    i = end - 1
+  }
+  pieces.push(text.slice(from))
+  if (splitTexts.size >= maxSplit) splitTexts.clear()
+  splitTexts.set(text, pieces)
+  return pieces
+}
+
+/** `text` with each parameter `$n` made `$(n + offset)`. */
+function renumbered(text: string, offset: number): string {
+  if (offset === 0) return text
+  const pieces = splitAtParameters(text)
+  let out = pieces[0] as string
+  for (let i = 1; i < pieces.length; i += 2) out += `$${(pieces[i] as number) + offset}${pieces[i + 1] as string}`
+  return out
+}
+
+/*
+ * Commits grouped across requests. Units whose only writes are held inserts (a createMessage: its
+ * message, bot event and delivery) commit as one statement each; those that end while another group
+ * is being written, or in the same turn of the event loop, are written together: one statement of
+ * all their rows, one commit and one WAL flush, one round trip, where each was all of these on its
+ * own. One group is written at a time: two groups whose rows share the outbox's heads in different
+ * orders could deadlock, and while one is written the next grows, as PostgreSQL's own group commit
+ * does. A group that fails (a conversation deleted meanwhile breaks one row's foreign key) is written
+ * again unit by unit, so that each unit has its own outcome; one whose connection failed may have
+ * committed (its answer was lost): its units fail as unavailable (503), never written twice.
+ */
+
+interface Waiting {
+  held: readonly Held[]
+  values: number
+  resolve(): void
+  reject(error: unknown): void
+}
+
+export class CommitGroups {
+  private waiting: Waiting[] = []
+  private writing = false
+  private scheduled = false
+
+  /** `send` commits one statement by itself (outside any transaction). */
+  constructor(private readonly send: (statement: Sql) => Promise<unknown>) {}
+
+  /** Commits a unit's held inserts, with those of the units ending with it. */
+  commit(held: readonly Held[]): Promise<void> {
+    return new Promise((resolve, reject) => {
+      let values = 0
+      for (const h of held) values += h.statement.values.length
+      this.waiting.push({ held, values, resolve, reject })
+      this.schedule()
+    })
+  }
+
+  private schedule(): void {
+    if (this.writing || this.scheduled) return
+    this.scheduled = true
+    // The end of this turn: the units that end in it (their reads answered together) join the group.
+    setImmediate(() => {
+      this.scheduled = false
+      void this.writeNext()
+    })
+  }
+
+  private async writeNext(): Promise<void> {
+    const group = this.nextGroup()
+    if (group.length === 0) return
+    this.writing = true
+    try {
+      if (group.length === 1) await this.writeAlone(group[0] as Waiting)
+      else {
+        let failure: { error: unknown } | undefined
+        try {
+          await this.send(heldStatement(group.flatMap(({ held }) => held)))
+        } catch (error) {
+          failure = { error }
+        }
+        if (!failure) for (const unit of group) unit.resolve()
+        else if (isDatabaseUnavailable(failure.error)) for (const unit of group) unit.reject(failure.error)
+        else await Promise.all(group.map((unit) => this.writeAlone(unit)))
+      }
+    } finally {
+      this.writing = false
+      if (this.waiting.length > 0) this.schedule()
+    }
+  }
+
+  private writeAlone(unit: Waiting): Promise<void> {
+    return this.send(heldStatement(unit.held)).then(unit.resolve, unit.reject)
+  }
+
+  /** The units waiting, in order, as many as one statement's parameters allow (at least one). */
+  private nextGroup(): Waiting[] {
+    let values = 0
+    let count = 0
+    for (const unit of this.waiting) {
+      if (count > 0 && values + unit.values > maxHeldValues) break
+      values += unit.values
+      count++
+    }
+    return this.waiting.splice(0, count)
+  }
+}
