@@ -181,7 +181,7 @@ describe('two instances on one PostgreSQL and one Redis', () => {
   })
 
   it('SIGKILL of A under steady writes: no acknowledged message lost, no request to B fails, A\'s delivery in flight is completed by B', async () => {
-    const { bot, webhookId, encryptionKey: key } = await signedBot(b, 'Held bot', receiver.url)
+    const { webhookId, encryptionKey: key } = await signedBot(b, 'Held bot', receiver.url)
     const botOnA = await ChatClient.connect({ apiUrl: `${a.baseUrl}/${webhookId}`, userId: 'held', encryptionKey: key })
     const { conversation: held } = await botOnA.createConversation({ id: 'held' })
     // The bot holds A's delivery open: A dies holding it.

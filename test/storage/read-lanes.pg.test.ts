@@ -14,9 +14,9 @@ import { eventually } from '../helpers/wait.ts'
  */
 const url = process.env.TEST_DATABASE_URL || 'postgres://postgres@127.0.0.1:5432/postgres'
 
-let lanes: ReadLanes[] = []
-let stores: PostgresStore[] = []
-let schemas: string[] = []
+const lanes: ReadLanes[] = []
+const stores: PostgresStore[] = []
+const schemas: string[] = []
 afterEach(async () => {
   vi.restoreAllMocks()
   await Promise.all([...lanes.splice(0).map((l) => l.close()), ...stores.splice(0).map((s) => s.close())])
