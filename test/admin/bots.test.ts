@@ -1,7 +1,7 @@
 import { type AuthenticatedClient, Client as ChatClient } from '@botpress/chat'
 import { Client, InvalidPayloadError, ResourceNotFoundError } from '@botpress/client'
 import { eq } from 'drizzle-orm'
-import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest'
+import { describe, expect, it, vi } from 'vitest'
 import type { BotRow } from '../../src/db/schema.ts'
 import { tables } from '../helpers/tables.ts'
 
@@ -9,7 +9,7 @@ const { chatIntegrations, conversations, users } = tables
 import { signingSecretsOf } from '../../src/domain/bots/admin/secrets.ts'
 import { createTenant } from '../../src/domain/tenancy.ts'
 import { ADMIN_TOKEN, ENCRYPTION_KEY, errorBody, ISO, WEBHOOK_ID, WORKSPACE_ID } from '../helpers/app.ts'
-import { type Listening, startListening } from '../helpers/listening.ts'
+import { eachListening, expectApiError, type Listening } from '../helpers/listening.ts'
 
 const OTHER_WORKSPACE = 'wkspace_other'
 const OTHER_TOKEN = 'bp_pat_other_token'
@@ -18,26 +18,7 @@ const SIGNING_SECRET = /^whsec_[A-Za-z0-9+/]{43}=$/
 
 let s: Listening
 let admin: Client
-
-beforeEach(async () => {
-  s = await startListening()
-  admin = new Client({ apiUrl: s.baseUrl, token: ADMIN_TOKEN, workspaceId: WORKSPACE_ID })
-})
-afterEach(() => s.close())
-
-type ErrorClass = abstract new (...args: never[]) => Error
-
-/** The call fails with this typed error of @botpress/client, carrying the API's code and type. */
-async function expectApiError(call: Promise<unknown>, ErrorClass: ErrorClass, code: number, type: string) {
-  const error: unknown = await call.then(
-    (value) => {
-      throw new Error(`expected ${type}, got ${JSON.stringify(value)}`)
-    },
-    (thrown: unknown) => thrown,
-  )
-  expect(error).toBeInstanceOf(ErrorClass)
-  expect(error).toMatchObject({ code, type, isApiError: true, id: expect.stringMatching(/.+/) })
-}
+eachListening((started, client) => ([s, admin] = [started, client]))
 
 /** The exact bot body: every field, the optional url only when set. */
 const botBody = (fields: { id?: unknown; name: unknown; tags?: Record<string, string>; url?: string }) => ({
