@@ -71,6 +71,17 @@ const botAnswer = (client: AuthenticatedClient, conversationId: string, botId: s
     return messages[0]!
   })
 
+/** A new bot named `name`; a @botpress/chat user at its webhookUrl says `text` in a new conversation; and the bot's answer. */
+async function chatWithNewBot(name: string, text: string) {
+  const { bot } = await admin.createBot({ name })
+  const chat = bot.integrations.chat!
+  const client = await ChatClient.connect({ apiUrl: chat.webhookUrl })
+  const { conversation } = await client.createConversation({})
+  await client.createMessage({ conversationId: conversation.id, payload: { type: 'text', text } })
+  const answer = await botAnswer(client, conversation.id, bot.id)
+  return { bot, chat, client, conversation, answer }
+}
+
 describe('createBot and getBot through @botpress/client', () => {
   it('creates a bot with its own chat integration and signing secret, and getBot returns the same', async () => {
     const { bot } = await admin.createBot({ name: 'Support', url: 'https://bot.example/hook', tags: { team: 'care' } })
@@ -105,12 +116,7 @@ describe('createBot and getBot through @botpress/client', () => {
   })
 
   it('a @botpress/chat client at the webhookUrl chats with the new bot (the echo handler answers)', async () => {
-    const { bot } = await admin.createBot({ name: 'Second' })
-    const chat = bot.integrations.chat!
-    const client = await ChatClient.connect({ apiUrl: chat.webhookUrl })
-    const { conversation } = await client.createConversation({})
-    await client.createMessage({ conversationId: conversation.id, payload: { type: 'text', text: 'hello' } })
-    const answer = await botAnswer(client, conversation.id, bot.id)
+    const { chat, client, conversation, answer } = await chatWithNewBot('Second', 'hello')
     expect(answer.payload).toEqual({ type: 'text', text: 'hello' })
 
     // The integrations are apart: the user and the conversation exist under the new webhook id only.
@@ -219,12 +225,7 @@ describe('updateBot', () => {
 
 describe('deleteBot', () => {
   it('deletes the bot with its chat integration, users and conversations; its webhook id is then 404 for every chat route', async () => {
-    const { bot } = await admin.createBot({ name: 'Doomed' })
-    const chat = bot.integrations.chat!
-    const client = await ChatClient.connect({ apiUrl: chat.webhookUrl })
-    const { conversation } = await client.createConversation({})
-    await client.createMessage({ conversationId: conversation.id, payload: { type: 'text', text: 'bye' } })
-    await botAnswer(client, conversation.id, bot.id)
+    const { bot, chat, client, conversation } = await chatWithNewBot('Doomed', 'bye')
     const listening = await fetch(`${chat.webhookUrl}/conversations/${conversation.id}/listen`, {
       headers: { 'x-user-key': client.user.key },
     })
