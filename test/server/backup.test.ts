@@ -2,7 +2,7 @@ import { existsSync, readFileSync } from 'node:fs'
 import { join } from 'node:path'
 import { beforeAll, describe, expect, it } from 'vitest'
 import { Database } from '../../src/db/sqlite/driver.ts'
-import { confab, ensureBuilt, ROOT, START_TIMEOUT, serversInFolder, startServer } from '../helpers/server.ts'
+import { confab, ensureBuilt, ROOT, type RunningServer, START_TIMEOUT, serversInFolder, startServer } from '../helpers/server.ts'
 
 const WEBHOOK_ID = 'backup-test-webhook'
 const ENV = {
