@@ -1,9 +1,15 @@
 import { fileURLToPath } from 'node:url'
 import { BaseSequencer, type TestSpecification } from 'vitest/node'
-import { defineConfig } from 'vitest/config'
+import { configDefaults, defineConfig } from 'vitest/config'
 
 /** Files that mostly wait (on a 70 s idle stream, on `npm start` building, on npm installing): started first, they overlap the rest. */
 const WAITING = [/\/test\/live\/heartbeats\.test\.ts$/, /\/test\/server\//, /\/test\/examples\//, /\/test\/deploy\/container-contract\.test\.ts$/]
+
+/**
+ * `*.pg.test.ts` files always need PostgreSQL (and most of them Redis, or initdb and redis-server): `npm test`
+ * (SQLite) leaves them out; `npm run test:postgres` (TEST_DATABASE_URL=postgres://…) runs them with the rest.
+ */
+const onPostgres = /^postgres(ql)?:\/\//i.test(process.env.TEST_DATABASE_URL ?? '')
 
 class WaitingFirst extends BaseSequencer {
   override async sort(files: TestSpecification[]) {
@@ -23,6 +29,7 @@ export default defineConfig({
   },
   test: {
     include: ['test/**/*.test.ts'],
+    exclude: [...configDefaults.exclude, ...(onPostgres ? [] : ['test/**/*.pg.test.ts'])],
     // TEST_DATABASE_URL=postgres://…: every test app on PostgreSQL; the run fails if it does not answer.
     globalSetup: ['test/helpers/global-setup.ts'],
     // Every REST response the suite receives is checked against the OpenAPI document (helpers/openapi.ts).

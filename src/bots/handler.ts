@@ -54,6 +54,7 @@ export type { BotAnswer }
  * or nothing (a bad payload refuses the whole answer, logged), and never repeated by a retry. An
  * answer costs no commit of its own, and a conversation's next event need not wait for it.
  */
+// biome-ignore lint/suspicious/noConfusingVoidType: a handler may return nothing (its return type is void then)
 export type BotHandler = (context: BotContext) => Promise<BotAnswer | void> | BotAnswer | void
 
 interface StoredMessage extends Omit<BotMessage, 'payload' | 'metadata'> {

@@ -134,7 +134,7 @@ export function restTransport({ schema, yoga, routes, bodyLimit, streams, log, r
   const compiled = routes.map((route) => compile(schema, route))
   for (const name of reads?.operations ?? []) {
     const found = compiled.find((c) => c.route.operation === name)
-    if (!found || found.route.kind !== 'call' || !found.query) throw new Error(`a read replica may serve ${name}, which is no REST read`)
+    if (found?.route.kind !== 'call' || !found.query) throw new Error(`a read replica may serve ${name}, which is no REST read`)
   }
   const streamEvents = createStreamEvents(log, renderings)
   // A request is matched against its method's routes only, in the table's order.

@@ -41,6 +41,7 @@ interface RouteBase<TData, TVariables> {
  * it runs, and how the response body is made from the operation's data. Variables are picked by
  * name from the path parameters, then the JSON body, unless the route maps them itself.
  */
+// biome-ignore lint/suspicious/noExplicitAny: a table of routes mixes operations; each route is typed where it is declared
 export interface Route<TData = any, TVariables = any> extends RouteBase<TData, TVariables> {
   kind: 'call'
   response: (data: TData) => unknown
@@ -49,6 +50,7 @@ export interface Route<TData = any, TVariables = any> extends RouteBase<TData, T
 }
 
 /** A REST operation answered as Server-Sent Events: one `data:` message per subscription result. */
+// biome-ignore lint/suspicious/noExplicitAny: as Route
 export interface StreamRoute<TData = any, TVariables = any> extends RouteBase<TData, TVariables> {
   kind: 'stream'
   event: (data: TData) => unknown

@@ -31,7 +31,7 @@ function webChatScript(): Promise<string> {
 }
 
 /** Answers GET /{webhookId}/ (the page) and /{webhookId}/webchat.js (its script). */
-export async function serveWebChat(webhookId: string, file: 'page' | 'script'): Promise<Response> {
+export async function serveWebChat(_webhookId: string, file: 'page' | 'script'): Promise<Response> {
   if (file === 'page') {
     return new Response(webChatPage(), {
       headers: {

@@ -1,17 +1,12 @@
-import { Client, InvalidPayloadError } from '@botpress/client'
-import { afterEach, beforeEach, describe, expect, it } from 'vitest'
+import { type Client, InvalidPayloadError } from '@botpress/client'
+import { describe, expect, it } from 'vitest'
 import { type BotLogEntry, type BotLogLevel, recordBotLog } from '../../src/domain/bots/admin/logs.ts'
 import { ADMIN_TOKEN, WORKSPACE_ID } from '../helpers/app.ts'
-import { type Listening, startListening } from '../helpers/listening.ts'
+import { eachListening, type Listening } from '../helpers/listening.ts'
 
 let s: Listening
 let admin: Client
-
-beforeEach(async () => {
-  s = await startListening()
-  admin = new Client({ apiUrl: s.baseUrl, token: ADMIN_TOKEN, workspaceId: WORKSPACE_ID })
-})
-afterEach(() => s.close())
+eachListening((started, client) => ([s, admin] = [started, client]))
 
 const second = (n: number) => new Date(Date.UTC(2026, 0, 1, 0, 0, n)).toISOString()
 const LEVELS: BotLogLevel[] = ['debug', 'info', 'warn', 'error']

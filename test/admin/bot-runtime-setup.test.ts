@@ -1,6 +1,7 @@
 import { Client, ResourceNotFoundError } from '@botpress/client'
 import { afterEach, beforeEach, describe, expect, it } from 'vitest'
 import { ADMIN_TOKEN, ISO, OTHER, WORKSPACE_ID } from '../helpers/app.ts'
+import { adminFetchOn } from '../helpers/admin-fetch.ts'
 import { type Listening, startListening } from '../helpers/listening.ts'
 
 // What running an @botpress/sdk bot takes on the administration side: a bot whose protocol is
@@ -18,14 +19,7 @@ afterEach(async () => {
   await s.close()
 })
 
-async function adminFetch(method: string, path: string, body?: unknown) {
-  const response = await fetch(`${s.baseUrl}/v1/admin${path}`, {
-    method,
-    headers: { authorization: `Bearer ${ADMIN_TOKEN}`, 'x-workspace-id': WORKSPACE_ID, 'content-type': 'application/json' },
-    body: body === undefined ? undefined : JSON.stringify(body),
-  })
-  return { status: response.status, body: await response.json() }
-}
+const adminFetch = adminFetchOn(() => s)
 
 const runtimeCall = (key: string, botId: string) =>
   fetch(`${s.baseUrl}/v1/chat/states/bot/${botId}/x`, { headers: { authorization: `Bearer ${key}`, 'x-bot-id': botId } })

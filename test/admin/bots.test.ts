@@ -1,7 +1,7 @@
 import { type AuthenticatedClient, Client as ChatClient } from '@botpress/chat'
 import { Client, InvalidPayloadError, ResourceNotFoundError } from '@botpress/client'
 import { eq } from 'drizzle-orm'
-import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest'
+import { describe, expect, it, vi } from 'vitest'
 import type { BotRow } from '../../src/db/schema.ts'
 import { tables } from '../helpers/tables.ts'
 
@@ -9,7 +9,7 @@ const { chatIntegrations, conversations, users } = tables
 import { signingSecretsOf } from '../../src/domain/bots/admin/secrets.ts'
 import { createTenant } from '../../src/domain/tenancy.ts'
 import { ADMIN_TOKEN, ENCRYPTION_KEY, errorBody, ISO, WEBHOOK_ID, WORKSPACE_ID } from '../helpers/app.ts'
-import { type Listening, startListening } from '../helpers/listening.ts'
+import { eachListening, expectApiError, type Listening } from '../helpers/listening.ts'
 
 const OTHER_WORKSPACE = 'wkspace_other'
 const OTHER_TOKEN = 'bp_pat_other_token'
@@ -18,26 +18,7 @@ const SIGNING_SECRET = /^whsec_[A-Za-z0-9+/]{43}=$/
 
 let s: Listening
 let admin: Client
-
-beforeEach(async () => {
-  s = await startListening()
-  admin = new Client({ apiUrl: s.baseUrl, token: ADMIN_TOKEN, workspaceId: WORKSPACE_ID })
-})
-afterEach(() => s.close())
-
-type ErrorClass = abstract new (...args: never[]) => Error
-
-/** The call fails with this typed error of @botpress/client, carrying the API's code and type. */
-async function expectApiError(call: Promise<unknown>, ErrorClass: ErrorClass, code: number, type: string) {
-  const error: unknown = await call.then(
-    (value) => {
-      throw new Error(`expected ${type}, got ${JSON.stringify(value)}`)
-    },
-    (thrown: unknown) => thrown,
-  )
-  expect(error).toBeInstanceOf(ErrorClass)
-  expect(error).toMatchObject({ code, type, isApiError: true, id: expect.stringMatching(/.+/) })
-}
+eachListening((started, client) => ([s, admin] = [started, client]))
 
 /** The exact bot body: every field, the optional url only when set. */
 const botBody = (fields: { id?: unknown; name: unknown; tags?: Record<string, string>; url?: string }) => ({
@@ -90,6 +71,17 @@ const botAnswer = (client: AuthenticatedClient, conversationId: string, botId: s
     return messages[0]!
   })
 
+/** A new bot named `name`; a @botpress/chat user at its webhookUrl says `text` in a new conversation; and the bot's answer. */
+async function chatWithNewBot(name: string, text: string) {
+  const { bot } = await admin.createBot({ name })
+  const chat = bot.integrations.chat!
+  const client = await ChatClient.connect({ apiUrl: chat.webhookUrl })
+  const { conversation } = await client.createConversation({})
+  await client.createMessage({ conversationId: conversation.id, payload: { type: 'text', text } })
+  const answer = await botAnswer(client, conversation.id, bot.id)
+  return { bot, chat, client, conversation, answer }
+}
+
 describe('createBot and getBot through @botpress/client', () => {
   it('creates a bot with its own chat integration and signing secret, and getBot returns the same', async () => {
     const { bot } = await admin.createBot({ name: 'Support', url: 'https://bot.example/hook', tags: { team: 'care' } })
@@ -124,12 +116,7 @@ describe('createBot and getBot through @botpress/client', () => {
   })
 
   it('a @botpress/chat client at the webhookUrl chats with the new bot (the echo handler answers)', async () => {
-    const { bot } = await admin.createBot({ name: 'Second' })
-    const chat = bot.integrations.chat!
-    const client = await ChatClient.connect({ apiUrl: chat.webhookUrl })
-    const { conversation } = await client.createConversation({})
-    await client.createMessage({ conversationId: conversation.id, payload: { type: 'text', text: 'hello' } })
-    const answer = await botAnswer(client, conversation.id, bot.id)
+    const { chat, client, conversation, answer } = await chatWithNewBot('Second', 'hello')
     expect(answer.payload).toEqual({ type: 'text', text: 'hello' })
 
     // The integrations are apart: the user and the conversation exist under the new webhook id only.
@@ -238,12 +225,7 @@ describe('updateBot', () => {
 
 describe('deleteBot', () => {
   it('deletes the bot with its chat integration, users and conversations; its webhook id is then 404 for every chat route', async () => {
-    const { bot } = await admin.createBot({ name: 'Doomed' })
-    const chat = bot.integrations.chat!
-    const client = await ChatClient.connect({ apiUrl: chat.webhookUrl })
-    const { conversation } = await client.createConversation({})
-    await client.createMessage({ conversationId: conversation.id, payload: { type: 'text', text: 'bye' } })
-    await botAnswer(client, conversation.id, bot.id)
+    const { bot, chat, client, conversation } = await chatWithNewBot('Doomed', 'bye')
     const listening = await fetch(`${chat.webhookUrl}/conversations/${conversation.id}/listen`, {
       headers: { 'x-user-key': client.user.key },
     })

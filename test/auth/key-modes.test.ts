@@ -1,13 +1,13 @@
 import { Client as ChatClient, UnauthorizedError as ChatUnauthorizedError } from '@botpress/chat'
-import { Client, InvalidPayloadError } from '@botpress/client'
+import { type Client, InvalidPayloadError } from '@botpress/client'
 import { decodeJwt } from 'jose'
-import { afterEach, beforeEach, describe, expect, it } from 'vitest'
+import { describe, expect, it } from 'vitest'
 import { signUserKey } from '../../src/auth/user-key.ts'
 import { createUserRefusal } from '../../src/domain/key-modes.ts'
 import { firstVisitRefusal } from '../../src/domain/webchat.ts'
 import { ADMIN_TOKEN, ENCRYPTION_KEY, errorBody, WORKSPACE_ID } from '../helpers/app.ts'
 import { fieldError } from '../helpers/graphql.ts'
-import { expectApiError, type Listening, PING, sign, startListening } from '../helpers/listening.ts'
+import { eachListening, expectApiError, type Listening, PING, sign } from '../helpers/listening.ts'
 import { SseReader } from '../helpers/sse.ts'
 
 // Key modes, as Botpress' chat integration has them. An integration signs its user keys with the
@@ -23,12 +23,7 @@ const NEXT_PERSONAL_KEY = 'operator-next-personal-key-fedcba9876543210'
 
 let s: Listening
 let admin: Client
-
-beforeEach(async () => {
-  s = await startListening()
-  admin = new Client({ apiUrl: s.baseUrl, token: ADMIN_TOKEN, workspaceId: WORKSPACE_ID })
-})
-afterEach(() => s.close())
+eachListening((started, client) => ([s, admin] = [started, client]))
 
 /** The bootstrap bot's chat integration signs with `encryptionKey` from now on (null: the shared key again). */
 const setPersonalKey = (encryptionKey: string | null) =>

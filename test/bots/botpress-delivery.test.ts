@@ -2,6 +2,7 @@ import { Webhook } from 'standardwebhooks'
 import { afterEach, describe, expect, it, vi } from 'vitest'
 import type { TestApp } from '../helpers/app.ts'
 import { iso } from '../helpers/app.ts'
+import { aliceC1 } from '../helpers/bot-events.ts'
 import { serve } from '../helpers/listening.ts'
 import { logsOf, type Receiver, startReceiver, webhookBotApp } from './receiver.ts'
 
@@ -66,14 +67,7 @@ describe('botpress delivery format', () => {
             tags: {},
           },
           user: { id: 'alice', createdAt: iso, updatedAt: iso, tags: {} },
-          conversation: {
-            id: 'c1',
-            createdAt: iso,
-            updatedAt: iso,
-            channel: 'channel',
-            integration: 'chat',
-            tags: { 'chat:owner': 'alice', 'chat:fid': 'c1' },
-          },
+          conversation: aliceC1(iso),
         },
         conversationId: 'c1',
         userId: 'alice',

@@ -1,9 +1,9 @@
 import { Client } from '@botpress/chat'
 import { Client as RuntimeClient } from '@botpress/client'
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest'
-import { ADMIN_TOKEN, WORKSPACE_ID } from '../helpers/app.ts'
+import { adminFetch } from '../helpers/admin-fetch.ts'
 import { type Listening, recordSignals, startListening } from '../helpers/listening.ts'
-import { adminClient, type SdkBot, startSdkBot } from './sdk-bot.ts'
+import { botWithApiKey, type SdkBot, startSdkBot } from './sdk-bot.ts'
 
 // A stock @botpress/sdk bot written for Botpress' chat integration (test/bots/chat-bot/bot.ts, the
 // echo bot's behaviour) in its own process, chatted with through @botpress/chat: every message kind
@@ -18,19 +18,13 @@ let runtime: RuntimeClient
 
 beforeAll(async () => {
   confab = await startListening({ botRetrySchedule: [0, 0.2, 0.2] })
-  const admin = adminClient(confab.baseUrl)
-  const { bot: created } = await admin.createBot({ name: 'Chat integration bot' })
-  botId = created.id
-  const { value } = await admin.createBotApiKey({ botId, note: 'chat integration bot test' })
-  runtime = new RuntimeClient({ apiUrl: confab.baseUrl, token: value, botId, retry: { retries: 0 } })
-  bot = await startSdkBot({ BP_API_URL: confab.baseUrl, BP_TOKEN: value }, 'test/bots/chat-bot/bot.ts')
-  const put = await fetch(`${confab.baseUrl}/v1/admin/bots/${botId}`, {
-    method: 'PUT',
-    headers: { authorization: `Bearer ${ADMIN_TOKEN}`, 'x-workspace-id': WORKSPACE_ID, 'content-type': 'application/json' },
-    body: JSON.stringify({ url: bot.url, protocol: 'botpress' }),
-  })
+  const created = await botWithApiKey(confab.baseUrl, 'Chat integration bot')
+  botId = created.botId
+  runtime = new RuntimeClient({ apiUrl: confab.baseUrl, token: created.token, botId, retry: { retries: 0 } })
+  bot = await startSdkBot({ BP_API_URL: confab.baseUrl, BP_TOKEN: created.token }, 'test/bots/chat-bot/bot.ts')
+  const put = await adminFetch(confab.baseUrl, 'PUT', `/bots/${botId}`, { url: bot.url, protocol: 'botpress' })
   expect(put.status).toBe(200)
-  apiUrl = (await put.json()).bot.integrations.chat.webhookUrl
+  apiUrl = put.body.bot.integrations.chat.webhookUrl
 }, 60_000)
 
 afterAll(async () => {

@@ -9,7 +9,8 @@ import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest'
 import { excerptBytes } from '../../src/bots/body-excerpt.ts'
 import { loadConfig } from '../../src/config.ts'
 import { ADMIN_TOKEN, errorBody, WORKSPACE_ID } from '../helpers/app.ts'
-import { type Listening, startListening } from '../helpers/listening.ts'
+import { adminFetchOn } from '../helpers/admin-fetch.ts'
+import { adminClientOf, type Listening, startListening } from '../helpers/listening.ts'
 import { testOutbound, testResolver } from '../helpers/resolver.ts'
 import { START_TIMEOUT, startServer } from '../helpers/server.ts'
 import { type Answer, type Receiver, startReceiver } from './receiver.ts'
@@ -45,7 +46,7 @@ async function start(privateNetworks: 'allow' | 'deny' = 'allow', names: Record<
   // One attempt: a refused delivery is dead at once, rather than waiting for a retry.
   s = await startListening({ outbound: testOutbound(privateNetworks, resolver), botRetrySchedule: [0] })
   cleanups.push(s.close)
-  admin = new Client({ apiUrl: s.baseUrl, token: ADMIN_TOKEN, workspaceId: WORKSPACE_ID })
+  admin = adminClientOf(s)
 }
 
 beforeEach(() => {
@@ -56,14 +57,7 @@ afterEach(async () => {
   expect(outsideLoopback()).toEqual([])
 })
 
-async function adminFetch(method: string, path: string, body?: unknown) {
-  const response = await fetch(`${s.baseUrl}/v1/admin${path}`, {
-    method,
-    headers: { authorization: `Bearer ${ADMIN_TOKEN}`, 'x-workspace-id': WORKSPACE_ID, 'content-type': 'application/json' },
-    body: body === undefined ? undefined : JSON.stringify(body),
-  })
-  return { status: response.status, body: await response.json() }
-}
+const adminFetch = adminFetchOn(() => s)
 
 const adminGraphql = (query: string, input: Record<string, unknown>) => adminFetch('POST', '/graphql', { query, variables: { input } })
 const createBotMutation = 'mutation ($input: CreateBotInput!) { createBot(input: $input) { bot { botId url } } }'

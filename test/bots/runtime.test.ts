@@ -5,6 +5,7 @@ import type { BotContext, BotHandler } from '../../src/bots/handler.ts'
 import type { ConversationSignal } from '../../src/domain/signals.ts'
 import { findChatIntegration } from '../../src/domain/tenancy.ts'
 import { type Actor, createTestApp, iso, type TestApp, WEBHOOK_ID } from '../helpers/app.ts'
+import { helloFromAlice } from '../helpers/bot-events.ts'
 import { tables } from '../helpers/tables.ts'
 import { onPostgres } from '../helpers/engine.ts'
 import { eventually } from '../helpers/wait.ts'
@@ -302,21 +303,7 @@ describe('bot handler — what it is given', () => {
     const mine = await post(text('hello'), { trace: 't-1' })
     await eventually(() => expect(calls).toHaveLength(1))
     const [call] = calls
-    expect(call?.event).toStrictEqual({
-      botId,
-      conversationId: 'c1',
-      createdOn: new Date(mine.createdAt),
-      direction: 'incoming',
-      id: expect.any(String),
-      integration: 'chat',
-      messageId: mine.id,
-      payload: text('hello'),
-      preview: 'hello',
-      state: { conversation: {}, user: {}, bot: {} },
-      tags: { conversation: {}, message: {}, user: {} },
-      type: 'message',
-      userId: 'alice',
-    })
+    expect(call?.event).toStrictEqual(helloFromAlice(botId, mine.id, { id: expect.any(String), createdOn: new Date(mine.createdAt) }))
     expect(call?.message).toMatchObject({ id: mine.id, payload: text('hello'), metadata: { trace: 't-1' } })
     expect(typeof call?.reply).toBe('function')
     expect(typeof call?.emit).toBe('function')

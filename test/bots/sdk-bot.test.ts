@@ -1,8 +1,8 @@
 import { Client } from '@botpress/chat'
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest'
-import { ADMIN_TOKEN, WORKSPACE_ID } from '../helpers/app.ts'
+import { adminFetchOn } from '../helpers/admin-fetch.ts'
 import { type Listening, recordSignals, startListening } from '../helpers/listening.ts'
-import { adminClient, type SdkBot, startSdkBot } from './sdk-bot.ts'
+import { botWithApiKey, type SdkBot, startSdkBot } from './sdk-bot.ts'
 
 // A real @botpress/sdk 7.2.4 bot (test/bots/sdk-bot/bot.ts) in its own process, pointed at Confab
 // with BP_API_URL and BP_TOKEN (a key from createBotApiKey), chatting with a @botpress/chat user.
@@ -12,20 +12,13 @@ let bot: SdkBot
 let botId: string
 let apiUrl: string
 
-const admin = (method: string, path: string, body?: unknown) =>
-  fetch(`${confab.baseUrl}/v1/admin${path}`, {
-    method,
-    headers: { authorization: `Bearer ${ADMIN_TOKEN}`, 'x-workspace-id': WORKSPACE_ID, 'content-type': 'application/json' },
-    body: body === undefined ? undefined : JSON.stringify(body),
-  }).then(async (res) => ({ status: res.status, body: await res.json() }))
+const admin = adminFetchOn(() => confab)
 
 beforeAll(async () => {
   confab = await startListening({ botRetrySchedule: [0, 0.2, 0.2] })
-  const client = adminClient(confab.baseUrl)
-  const { bot: created } = await client.createBot({ name: 'SDK bot' })
-  botId = created.id
-  const { value } = await client.createBotApiKey({ botId, note: 'sdk bot test' })
-  bot = await startSdkBot({ BP_API_URL: confab.baseUrl, BP_TOKEN: value })
+  const created = await botWithApiKey(confab.baseUrl, 'SDK bot')
+  botId = created.botId
+  bot = await startSdkBot({ BP_API_URL: confab.baseUrl, BP_TOKEN: created.token })
   const put = await admin('PUT', `/bots/${botId}`, { url: bot.url, protocol: 'botpress' })
   expect(put.status).toBe(200)
   expect(put.body.bot).toMatchObject({ url: bot.url, protocol: 'botpress' })

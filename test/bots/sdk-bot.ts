@@ -62,3 +62,11 @@ export async function startSdkBot(env: { BP_API_URL: string; BP_TOKEN: string },
 
 /** The administration client of the test workspace, as a user would make it. */
 export const adminClient = (baseUrl: string) => new AdminClient({ apiUrl: baseUrl, token: ADMIN_TOKEN, workspaceId: WORKSPACE_ID })
+
+/** A new bot of the test workspace named `name`, and a key of its own for the runtime API (its BP_TOKEN). */
+export async function botWithApiKey(baseUrl: string, name: string) {
+  const admin = adminClient(baseUrl)
+  const { bot } = await admin.createBot({ name })
+  const { value } = await admin.createBotApiKey({ botId: bot.id, note: `${name} test` })
+  return { botId: bot.id, token: value }
+}

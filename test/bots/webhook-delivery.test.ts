@@ -1,6 +1,7 @@
 import { asc, eq } from 'drizzle-orm'
 import { Webhook } from 'standardwebhooks'
 import { afterEach, describe, expect, it, vi } from 'vitest'
+import { helloFromAlice } from '../helpers/bot-events.ts'
 import { tables } from '../helpers/tables.ts'
 import type { TestApp } from '../helpers/app.ts'
 import { logsOf, manualClock, pendingDeliveries, type Receiver, setBot, startReceiver, webhookBotApp } from './receiver.ts'
@@ -56,21 +57,7 @@ describe('webhook delivery — signed, with the spec event', () => {
     expect(verified).toEqual({
       type: 'message',
       timestamp: mine.createdAt,
-      data: {
-        botId,
-        conversationId: 'c1',
-        createdOn: mine.createdAt,
-        direction: 'incoming',
-        id: request!.headers['webhook-id'],
-        integration: 'chat',
-        messageId: mine.id,
-        payload: text('hello'),
-        preview: 'hello',
-        state: { conversation: {}, user: {}, bot: {} },
-        tags: { conversation: {}, message: {}, user: {} },
-        type: 'message',
-        userId: 'alice',
-      },
+      data: helloFromAlice(botId, mine.id, { id: request!.headers['webhook-id'], createdOn: mine.createdAt }),
     })
     expect(request!.headers['webhook-signature']).toMatch(/^v1,[A-Za-z0-9+/=]+$/)
     expect(() => new Webhook(`whsec_${Buffer.from('another key').toString('base64')}`).verify(request!.body, request!.headers)).toThrow()

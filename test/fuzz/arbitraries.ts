@@ -29,6 +29,7 @@ const notorious = [
   "'",
   '\r\n',
   '<script>alert(1)</script>',
+  // biome-ignore lint/suspicious/noTemplateCurlyInString: a template injection probe, meant literally
   '${7*7}{{7*7}}',
   "' OR '1'='1",
   '__proto__',

@@ -1,8 +1,11 @@
+import { Redis } from 'ioredis'
 import pg from 'pg'
+import { TEST_REDIS_URL } from './redis.ts'
 
 /**
- * With TEST_DATABASE_URL=postgres://…, the run needs PostgreSQL: if it does not answer, the whole
- * run fails at once, loudly, rather than each test on its own (and never skips).
+ * With TEST_DATABASE_URL=postgres://…, the run needs PostgreSQL, and Redis for the `*.pg.test.ts` files
+ * of several instances: if either does not answer, the whole run fails at once, loudly, rather than each
+ * test on its own (and never skips).
  */
 export default async function setup() {
   const url = process.env.TEST_DATABASE_URL
@@ -17,7 +20,20 @@ export default async function setup() {
   } finally {
     await client.end().catch(() => undefined)
   }
+  await requireRedis(TEST_REDIS_URL)
   return () => dropOrphanSchemas(url)
+}
+
+async function requireRedis(url: string) {
+  const redis = new Redis(url, { lazyConnect: true, connectTimeout: 5000, maxRetriesPerRequest: 0, retryStrategy: () => null })
+  try {
+    await redis.connect()
+    await redis.ping()
+  } catch (error) {
+    throw new Error(`TEST_REDIS_URL=${url}: Redis does not answer (${String(error)}); the PostgreSQL run needs it`)
+  } finally {
+    redis.disconnect()
+  }
 }
 
 const alive = (pid: number) => {

@@ -1,11 +1,12 @@
 import { createServer } from 'node:http'
 import type { AddressInfo } from 'node:net'
 import { type AuthenticatedClient, Client, type SignalListener, type Signals } from '@botpress/chat'
+import { Client as AdminClient } from '@botpress/client'
 import { jwtVerify, SignJWT } from 'jose'
 import pino from 'pino'
 import { afterEach, beforeEach, expect } from 'vitest'
 import { nodeListener } from '../../src/http/node-listener.ts'
-import { createTestApp, ENCRYPTION_KEY, type TestApp, type TestAppOptions, WEBHOOK_ID } from './app.ts'
+import { ADMIN_TOKEN, createTestApp, ENCRYPTION_KEY, type TestApp, type TestAppOptions, WEBHOOK_ID, WORKSPACE_ID } from './app.ts'
 
 /**
  * An app behind a real HTTP server on a free port of 127.0.0.1, mounted exactly as src/main.ts
@@ -44,6 +45,19 @@ export async function startListening(options: TestAppOptions = {}) {
 }
 
 export type Listening = Awaited<ReturnType<typeof startListening>>
+
+/** The official @botpress/client against `s`, as the bootstrap workspace's operator. */
+export const adminClientOf = (s: Listening) => new AdminClient({ apiUrl: s.baseUrl, token: ADMIN_TOKEN, workspaceId: WORKSPACE_ID })
+
+/** A listening app for each test of the file, closed after it: `started` receives it and an admin client of it. */
+export function eachListening(started: (s: Listening, admin: AdminClient) => void) {
+  let s: Listening | undefined
+  beforeEach(async () => {
+    s = await startListening()
+    started(s, adminClientOf(s))
+  })
+  afterEach(() => s?.close())
+}
 
 export type SignalType = Exclude<keyof Signals, 'unknown'>
 

@@ -1,7 +1,9 @@
 import { type ChildProcess, spawn } from 'node:child_process'
-import { readdirSync, readFileSync } from 'node:fs'
+import { mkdtempSync, readdirSync, readFileSync, rmSync } from 'node:fs'
+import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { fileURLToPath } from 'node:url'
+import { afterAll } from 'vitest'
 
 /** The project root, where `npm start` is run. */
 export const ROOT = fileURLToPath(new URL('../..', import.meta.url))
@@ -236,3 +238,17 @@ export async function runBuilt(entry: string, args: string[], env: Record<string
 /** `confab <args>` as a user runs it (the built command line) on a database. */
 export const confab = (args: string[], databaseUrl: string, env: Record<string, string> = {}) =>
   runBuilt('dist/cli.js', args, { DATABASE_URL: databaseUrl, ...env })
+
+/**
+ * A folder of a test file's own (`<prefix>…` in the temporary folder) and a list to push the servers it
+ * starts to: after the file, the servers are stopped and the folder removed.
+ */
+export function serversInFolder(prefix: string) {
+  const dir = mkdtempSync(join(tmpdir(), prefix))
+  const started: RunningServer[] = []
+  afterAll(async () => {
+    await Promise.allSettled(started.map((s) => s.stop()))
+    rmSync(dir, { recursive: true, force: true })
+  }, 60_000)
+  return { dir, started }
+}

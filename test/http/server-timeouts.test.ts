@@ -37,30 +37,31 @@ function dribble(socket: Socket, text: string, everyMs: number) {
   socket.once('close', () => clearInterval(timer))
 }
 
+/** A client that sends `head` at once, then `slow` a byte every 20 ms, never done: how long until the server cut it off, and what it answered. */
+async function slowClient(port: number, head: string, slow: string) {
+  const client = rawConnection(port)
+  await client.connected
+  const started = Date.now()
+  client.socket.write(head)
+  dribble(client.socket, slow, 20)
+  await client.closed
+  return { elapsed: Date.now() - started, received: client.received() }
+}
+
 describe('a slow client (HTTP_HEADERS_TIMEOUT_SECONDS, HTTP_REQUEST_TIMEOUT_SECONDS)', () => {
   const b = useBounded({ headersTimeoutMs, requestTimeoutMs }, { sseTiming: { commentIntervalMs: 50, pingIntervalMs: 1_000 } })
 
   it('sending its headers byte by byte, never finishing them, is answered 408 and cut off after the headers timeout', async () => {
-    const client = rawConnection(b.current.port)
-    await client.connected
-    const started = Date.now()
-    client.socket.write('GET /healthz HTTP/1.1\r\nHost: 127.0.0.1\r\n')
-    dribble(client.socket, 'X-Slow: aaaaaaaaaaaaaaaaaaaaaaaaaaaaaa', 20)
-    await client.closed
-    const elapsed = Date.now() - started
-    expect(elapsed).toBeGreaterThanOrEqual(headersTimeoutMs)
-    expect(client.received()).toMatch(/^HTTP\/1\.1 408 /)
+    const client = await slowClient(b.current.port, 'GET /healthz HTTP/1.1\r\nHost: 127.0.0.1\r\n', 'X-Slow: aaaaaaaaaaaaaaaaaaaaaaaaaaaaaa')
+    expect(client.elapsed).toBeGreaterThanOrEqual(headersTimeoutMs)
+    expect(client.received).toMatch(/^HTTP\/1\.1 408 /)
   })
 
   it('sending its body byte by byte, never finishing it, is answered 408 and cut off after the request timeout', async () => {
-    const client = rawConnection(b.current.port)
-    await client.connected
-    const started = Date.now()
-    client.socket.write('POST /test-webhook/conversations HTTP/1.1\r\nHost: 127.0.0.1\r\nContent-Type: application/json\r\nContent-Length: 100000\r\n\r\n{')
-    dribble(client.socket, ' ', 20)
-    await client.closed
-    expect(Date.now() - started).toBeGreaterThanOrEqual(requestTimeoutMs)
-    expect(client.received()).toMatch(/^HTTP\/1\.1 408 /)
+    const head = 'POST /test-webhook/conversations HTTP/1.1\r\nHost: 127.0.0.1\r\nContent-Type: application/json\r\nContent-Length: 100000\r\n\r\n{'
+    const client = await slowClient(b.current.port, head, ' ')
+    expect(client.elapsed).toBeGreaterThanOrEqual(requestTimeoutMs)
+    expect(client.received).toMatch(/^HTTP\/1\.1 408 /)
   })
 
   it('does not cut an event stream that lasts longer than the request timeout', async () => {

@@ -3,6 +3,7 @@ import { Client, PayloadTooLargeError, ResourceNotFoundError, UnauthorizedError 
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest'
 import type { BotContext } from '../../src/bots/handler.ts'
 import { iso } from '../helpers/app.ts'
+import { aliceC1 } from '../helpers/bot-events.ts'
 import { type Listening, recordSignals, startListening } from '../helpers/listening.ts'
 import { adminClient } from '../bots/sdk-bot.ts'
 
@@ -44,14 +45,7 @@ async function webhookIdOf(id: string): Promise<string> {
 describe('runtime API through @botpress/client', () => {
   it('getConversation answers the conversation of the bot’s integration, with the chat integration’s tags', async () => {
     const { conversation } = await bot.getConversation({ id: 'c1' })
-    expect(conversation).toEqual({
-      id: 'c1',
-      createdAt: iso,
-      updatedAt: iso,
-      channel: 'channel',
-      integration: 'chat',
-      tags: { 'chat:owner': 'alice', 'chat:fid': 'c1' },
-    })
+    expect(conversation).toEqual(aliceC1(iso))
   })
 
   it('createMessage as the bot stores a Chat API payload; chat clients read it, runtime clients read type beside payload', async () => {

@@ -1,9 +1,8 @@
-import { existsSync, mkdtempSync, readFileSync, rmSync } from 'node:fs'
-import { tmpdir } from 'node:os'
+import { existsSync, readFileSync } from 'node:fs'
 import { join } from 'node:path'
-import { afterAll, beforeAll, describe, expect, it } from 'vitest'
+import { beforeAll, describe, expect, it } from 'vitest'
 import { Database } from '../../src/db/sqlite/driver.ts'
-import { confab, ensureBuilt, ROOT, type RunningServer, START_TIMEOUT, startServer } from '../helpers/server.ts'
+import { confab, ensureBuilt, ROOT, type RunningServer, START_TIMEOUT, serversInFolder, startServer } from '../helpers/server.ts'
 
 const WEBHOOK_ID = 'backup-test-webhook'
 const ENV = {
@@ -13,13 +12,7 @@ const ENV = {
   CONFAB_ENCRYPTION_KEY: 'backup-test-encryption-key',
 }
 
-const dir = mkdtempSync(join(tmpdir(), 'confab-backup-'))
-const started: RunningServer[] = []
-
-afterAll(async () => {
-  await Promise.allSettled(started.map((s) => s.stop()))
-  rmSync(dir, { recursive: true, force: true })
-}, 60_000)
+const { dir, started } = serversInFolder('confab-backup-')
 
 async function call(server: RunningServer, method: string, path: string, key?: string, body?: unknown) {
   const headers: Record<string, string> = { 'content-type': 'application/json' }

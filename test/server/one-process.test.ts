@@ -1,18 +1,11 @@
-import { mkdtempSync, rmSync } from 'node:fs'
-import { tmpdir } from 'node:os'
+
 import { join } from 'node:path'
-import { afterAll, beforeAll, describe, expect, it } from 'vitest'
+import { beforeAll, describe, expect, it } from 'vitest'
 import { createServer } from '../../src/server.ts'
-import { ensureBuilt, runBuilt as run, type RunningServer, START_TIMEOUT, startServer } from '../helpers/server.ts'
+import { ensureBuilt, runBuilt as run, START_TIMEOUT, serversInFolder, startServer } from '../helpers/server.ts'
 import pino from 'pino'
 
-const dir = mkdtempSync(join(tmpdir(), 'confab-one-process-'))
-const started: RunningServer[] = []
-
-afterAll(async () => {
-  await Promise.allSettled(started.map((s) => s.stop()))
-  rmSync(dir, { recursive: true, force: true })
-}, 60_000)
+const { dir, started } = serversInFolder('confab-one-process-')
 
 beforeAll(ensureBuilt, START_TIMEOUT)
 

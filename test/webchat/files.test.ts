@@ -16,6 +16,12 @@ describe('files', () => {
   const put = (url: string, bytes: Uint8Array) =>
     t.app.fetch(new Request(url, { method: 'PUT', headers: { 'content-type': 'image/png', 'x-amz-tagging': 'public=true' }, body: Buffer.from(bytes) }))
   const get = (url: string) => t.app.fetch(new Request(url))
+  /** A slot for a.txt, its two bytes ("hi") put at uploadUrl: the file. */
+  const uploadedText = async () => {
+    const { file } = (await slot({ key: 'a.txt', size: 2 })).body
+    await put(file.uploadUrl, new Uint8Array([104, 105]))
+    return file
+  }
 
   it('opens a slot, takes the bytes once at uploadUrl and serves them at url with their content type', async () => {
     const created = await slot({
@@ -82,8 +88,7 @@ describe('files', () => {
   })
 
   it('goes with its user', async () => {
-    const { file } = (await slot({ key: 'a.txt', size: 2 })).body
-    await put(file.uploadUrl, new Uint8Array([104, 105]))
+    const file = await uploadedText()
     expect((await get(file.url)).headers.get('content-type')).toBe('text/plain')
     expect((await t.chat('DELETE', '/users/me', { key: users.alice.key })).status).toBe(200)
     expect((await get(file.url)).status).toBe(404)
@@ -91,8 +96,7 @@ describe('files', () => {
   })
 
   it('goes with its bot', async () => {
-    const { file } = (await slot({ key: 'a.txt', size: 2 })).body
-    await put(file.uploadUrl, new Uint8Array([104, 105]))
+    const file = await uploadedText()
     expect((await t.admin('DELETE', `/bots/${t.tenant!.botId}`)).status).toBe(200)
     await eventually(async () => expect(await t.store.files.read(file.id)).toBeUndefined())
   })

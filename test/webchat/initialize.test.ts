@@ -1,8 +1,7 @@
 import { describe, expect, it } from 'vitest'
-import { BASE, errorBody, iso, type TestApp, useTestApp, WEBHOOK_ID } from '../helpers/app.ts'
+import { BASE, errorBody, iso, useTestApp, WEBHOOK_ID } from '../helpers/app.ts'
 import { SseReader } from '../helpers/sse.ts'
 import { initialize, type Signal } from '../helpers/webchat.ts'
-import { eventually } from '../helpers/wait.ts'
 
 // initialize — GET /{webhookId}/initialize[?conversationId=]: the official web chat's one stream.
 // Its first message is `init` (conversation, messages newest first, participants, user with its

@@ -9,7 +9,7 @@ import { User } from './user.ts'
 type Signal<T extends ConversationSignal['type']> = Extract<ConversationSignal, { type: T }>
 
 const signalType = <T extends ConversationSignal['type']>(type: T) =>
-  builder.objectRef<Signal<T>>(type.replace(/(^|_)(\w)/g, (_m, _s, c: string) => c.toUpperCase()) + 'Signal')
+  builder.objectRef<Signal<T>>(`${type.replace(/(^|_)(\w)/g, (_m, _s, c: string) => c.toUpperCase())}Signal`)
 
 export const MessageCreatedSignal = signalType('message_created').implement({
   subGraphs: ['chat'],

@@ -1,10 +1,10 @@
-import pg from 'pg'
 import { pino } from 'pino'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { type ConfabServer, createServer } from '../../src/index.ts'
 import { signUserKey } from '../../src/auth/user-key.ts'
 import { sendFrom } from '../helpers/from-address.ts'
 import { expectRateLimited, rules } from '../helpers/limited.ts'
+import { ownDatabase } from '../helpers/own-database.ts'
 import { TEST_REDIS_URL } from '../helpers/redis.ts'
 
 /*
@@ -12,23 +12,8 @@ import { TEST_REDIS_URL } from '../helpers/redis.ts'
  * Redis. Always runs on PostgreSQL (TEST_DATABASE_URL, or 127.0.0.1:5432) and Redis (TEST_REDIS_URL,
  * or 127.0.0.1:6379): it fails if either does not answer.
  */
-const adminUrl = process.env.TEST_DATABASE_URL || 'postgres://postgres@127.0.0.1:5432/postgres'
-const database = `confab_limits_${process.pid}_${Date.now()}`
-const databaseUrl = (() => {
-  const url = new URL(adminUrl)
-  url.pathname = `/${database}`
-  return url.toString()
-})()
-
-const pgAdmin = async (statement: string) => {
-  const client = new pg.Client({ connectionString: adminUrl })
-  await client.connect()
-  try {
-    await client.query(statement)
-  } finally {
-    await client.end()
-  }
-}
+const database = ownDatabase('confab_limits')
+const databaseUrl = database.url
 
 const bootstrap = { webhookId: 'limits-two', encryptionKey: 'limits-two-encryption-key', workspaceId: 'wkspace_limits', adminToken: 'bp_pat_limits_two' }
 // Counters of this run only: the suite's Redis is shared with other runs.
@@ -46,14 +31,14 @@ let a: ConfabServer
 let b: ConfabServer
 
 beforeAll(async () => {
-  await pgAdmin(`create database "${database}"`)
+  await database.create()
   a = await createServer(options)
   b = await createServer(options)
 }, 60_000)
 
 afterAll(async () => {
   await Promise.allSettled([a?.close(), b?.close()])
-  await pgAdmin(`drop database if exists "${database}" with (force)`)
+  await database.drop()
 }, 60_000)
 
 const api = (server: ConfabServer) => `${server.url}/${bootstrap.webhookId}`

@@ -1,8 +1,8 @@
 import { Client as ChatClient } from '@botpress/chat'
 import { Client } from '@botpress/client'
-import pg from 'pg'
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest'
 import { startReceiver } from '../bots/receiver.ts'
+import { ownDatabase, queryOnce } from '../helpers/own-database.ts'
 import { TEST_REDIS_URL } from '../helpers/redis.ts'
 import { type RunningServer, START_TIMEOUT, startServer } from '../helpers/server.ts'
 
@@ -12,13 +12,8 @@ import { type RunningServer, START_TIMEOUT, startServer } from '../helpers/serve
  * runs on PostgreSQL (TEST_DATABASE_URL, or 127.0.0.1:5432) and Redis (TEST_REDIS_URL, or
  * 127.0.0.1:6379): it fails if either does not answer.
  */
-const adminUrl = process.env.TEST_DATABASE_URL || 'postgres://postgres@127.0.0.1:5432/postgres'
-const database = `confab_two_${process.pid}_${Date.now()}`
-const databaseUrl = (() => {
-  const url = new URL(adminUrl)
-  url.pathname = `/${database}`
-  return url.toString()
-})()
+const database = ownDatabase('confab_two')
+const databaseUrl = database.url
 
 const env = {
   REDIS_URL: TEST_REDIS_URL,
@@ -35,28 +30,11 @@ let a: RunningServer
 let b: RunningServer
 
 /** The deliveries to a bot still in the shared outbox. */
-const pendingDeliveries = async (botId: string) => {
-  const client = new pg.Client({ connectionString: databaseUrl })
-  await client.connect()
-  try {
-    return Number((await client.query('select count(*) as n from bot_deliveries where bot_id = $1', [botId])).rows[0].n)
-  } finally {
-    await client.end()
-  }
-}
-
-const pgAdmin = async (statement: string) => {
-  const client = new pg.Client({ connectionString: adminUrl })
-  await client.connect()
-  try {
-    await client.query(statement)
-  } finally {
-    await client.end()
-  }
-}
+const pendingDeliveries = async (botId: string) =>
+  Number((await queryOnce<{ n: string }>(databaseUrl, 'select count(*) as n from bot_deliveries where bot_id = $1', [botId]))[0]!.n)
 
 beforeAll(async () => {
-  await pgAdmin(`create database "${database}"`)
+  await database.create()
   // Both at once, on the empty database: one applies the migrations and makes the first tenant.
   ;[a, b] = await Promise.all([startServer({ databaseUrl, env }), startServer({ databaseUrl, env })])
 }, 2 * START_TIMEOUT)
@@ -64,7 +42,7 @@ beforeAll(async () => {
 afterAll(async () => {
   await Promise.allSettled([a?.stop(), b?.stop()])
   await receiver.close()
-  await pgAdmin(`drop database if exists "${database}" with (force)`)
+  await database.drop()
 }, 2 * START_TIMEOUT)
 
 const chatUrl = (server: RunningServer) => `${server.baseUrl}/${env.CONFAB_WEBHOOK_ID}`
@@ -181,7 +159,7 @@ describe('two instances on one PostgreSQL and one Redis', () => {
   })
 
   it('SIGKILL of A under steady writes: no acknowledged message lost, no request to B fails, A\'s delivery in flight is completed by B', async () => {
-    const { bot, webhookId, encryptionKey: key } = await signedBot(b, 'Held bot', receiver.url)
+    const { webhookId, encryptionKey: key } = await signedBot(b, 'Held bot', receiver.url)
     const botOnA = await ChatClient.connect({ apiUrl: `${a.baseUrl}/${webhookId}`, userId: 'held', encryptionKey: key })
     const { conversation: held } = await botOnA.createConversation({ id: 'held' })
     // The bot holds A's delivery open: A dies holding it.

@@ -2,7 +2,7 @@ import { randomBytes } from 'node:crypto'
 import pg from 'pg'
 import { afterEach, describe, expect, it, vi } from 'vitest'
 import { bootstrap, firstTenant } from '../../src/bootstrap.ts'
-import { PostgresStore, openPostgresStore } from '../../src/db/postgres/store.ts'
+import { type PostgresStore, openPostgresStore } from '../../src/db/postgres/store.ts'
 import type { Store } from '../../src/db/store.ts'
 import { WriteConflict } from '../../src/db/write-conflict.ts'
 import { findChatIntegration } from '../../src/domain/tenancy.ts'
@@ -14,8 +14,8 @@ import { findChatIntegration } from '../../src/domain/tenancy.ts'
  */
 const url = process.env.TEST_DATABASE_URL || 'postgres://postgres@127.0.0.1:5432/postgres'
 
-let schemas: string[] = []
-let stores: PostgresStore[] = []
+const schemas: string[] = []
+const stores: PostgresStore[] = []
 afterEach(async () => {
   await Promise.all(stores.splice(0).map((store) => store.close()))
   const client = new pg.Client({ connectionString: url })

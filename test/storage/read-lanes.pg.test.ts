@@ -4,6 +4,7 @@ import pg from 'pg'
 import { afterEach, describe, expect, it, vi } from 'vitest'
 import { ReadLanes } from '../../src/db/postgres/connection.ts'
 import { openPostgresStore, type PostgresStore } from '../../src/db/postgres/store.ts'
+import { queryOnce } from '../helpers/own-database.ts'
 import { eventually } from '../helpers/wait.ts'
 
 /*
@@ -14,9 +15,9 @@ import { eventually } from '../helpers/wait.ts'
  */
 const url = process.env.TEST_DATABASE_URL || 'postgres://postgres@127.0.0.1:5432/postgres'
 
-let lanes: ReadLanes[] = []
-let stores: PostgresStore[] = []
-let schemas: string[] = []
+const lanes: ReadLanes[] = []
+const stores: PostgresStore[] = []
+const schemas: string[] = []
 afterEach(async () => {
   vi.restoreAllMocks()
   await Promise.all([...lanes.splice(0).map((l) => l.close()), ...stores.splice(0).map((s) => s.close())])
@@ -39,15 +40,7 @@ const read = (on: ReadLanes, text: string, values: unknown[] = []) =>
 const backendOf = async (on: ReadLanes) => Number((await read(on, 'select pg_backend_pid() as pid')).rows[0]?.pid)
 
 /** Runs `sql` on a connection of its own. */
-async function aside<T extends Record<string, unknown>>(sql: string, values: unknown[] = []): Promise<T[]> {
-  const client = new pg.Client({ connectionString: url })
-  await client.connect()
-  try {
-    return (await client.query<T>(sql, values)).rows
-  } finally {
-    await client.end()
-  }
-}
+const aside = <T extends Record<string, unknown>>(sql: string, values: unknown[] = []) => queryOnce<T>(url, sql, values)
 
 /** Counts the writes on each socket of a pg client while `work` runs. */
 async function socketWrites(work: () => Promise<unknown>): Promise<number> {

@@ -14,34 +14,24 @@ import { openPostgresStore } from '../../src/db/postgres/store.ts'
 import * as sqliteTables from '../../src/db/sqlite/schema.ts'
 import { openSqliteStore } from '../../src/db/sqlite/store.ts'
 import { createTestApp } from '../helpers/app.ts'
+import { ownDatabase } from '../helpers/own-database.ts'
 import { ROOT, START_TIMEOUT } from '../helpers/server.ts'
 
 /*
  * `npm run db:copy -- <SQLite file> <postgres URL>` moves a whole SQLite database to PostgreSQL
  * (always runs on PostgreSQL: TEST_DATABASE_URL, or 127.0.0.1:5432).
  */
-const admin = process.env.TEST_DATABASE_URL || 'postgres://postgres@127.0.0.1:5432/postgres'
-const database = `confab_copy_${process.pid}_${Date.now()}`
-const target = (() => {
-  const url = new URL(admin)
-  url.pathname = `/${database}`
-  return url.toString()
-})()
+const database = ownDatabase('confab_copy')
+const target = database.url
 
 let dir: string
 beforeAll(async () => {
   dir = mkdtempSync(join(tmpdir(), 'confab-copy-'))
-  const client = new pg.Client({ connectionString: admin })
-  await client.connect()
-  await client.query(`create database "${database}"`)
-  await client.end()
+  await database.create()
 })
 afterAll(async () => {
   rmSync(dir, { recursive: true, force: true })
-  const client = new pg.Client({ connectionString: admin })
-  await client.connect()
-  await client.query(`drop database if exists "${database}" with (force)`)
-  await client.end()
+  await database.drop()
 })
 
 const run = (args: string[]) =>
