@@ -106,7 +106,10 @@ export function httpServer(
   return server
 }
 
-/** Confab listening over HTTP: the store opened and migrated, the first tenant made, the app mounted. */
+/**
+ * Confab listening over HTTP: the store opened and migrated, the app mounted and listening, then the
+ * first tenant made (a request in between finds no webhook id yet: 404).
+ */
 export async function createServer({
   databaseUrl = './data/confab.db',
   port = 0,
@@ -151,7 +154,6 @@ export async function createServer({
       : undefined
     // The rate limits' counters in Redis, on a connection of their own (the signal bus subscribes on one of its two).
     rateLimitRedis = redisUrl && appOptions.rateLimits !== 'off' ? await connectRateLimitRedis(redisUrl) : undefined
-    created = await bootstrap(store, firstTenant(bootstrapValues))
   } catch (error) {
     rateLimitRedis?.disconnect()
     await signalBus?.close()
@@ -196,7 +198,11 @@ export async function createServer({
       server.listen(port, host, resolve)
     })
     if (metrics && metricsModule && metricsPort !== undefined) metricsServer = await metricsModule.serveMetrics(metrics, metricsPort, host)
+    // Only once the ports are bound: a start that cannot listen (PORT taken) must not create the tenant
+    // whose admin token is printed once, or the next start would have nothing to show.
+    created = await bootstrap(store, firstTenant(bootstrapValues))
   } catch (error) {
+    metricsServer?.close()
     server.close()
     await replicas?.close()
     await app.close()
