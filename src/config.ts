@@ -328,13 +328,16 @@ function parseShutdownDelay(raw: string | undefined): number {
 
 const nonEmpty = (value: string | undefined) => (value === undefined || value === '' ? undefined : value)
 
+/** DATABASE_URL when unset: an SQLite file, from the folder the server (or a command) runs in. */
+export const defaultDatabaseUrl = './data/confab.db'
+
 export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
   const rateLimitsOff = parseRateLimits(nonEmpty(env.RATE_LIMITS))
   return {
     port: parsePort(env.PORT),
     metricsPort: env.METRICS_PORT === undefined || env.METRICS_PORT === '' ? undefined : parsePort(env.METRICS_PORT, 'METRICS_PORT'),
     host: nonEmpty(env.HOST) ?? '127.0.0.1',
-    databaseUrl: nonEmpty(env.DATABASE_URL) ?? './data/confab.db',
+    databaseUrl: nonEmpty(env.DATABASE_URL) ?? defaultDatabaseUrl,
     poolSize: parsePoolSize(nonEmpty(env.DATABASE_POOL_SIZE)),
     databaseConnectTimeoutMs: parseSeconds('DATABASE_CONNECT_TIMEOUT_SECONDS', nonEmpty(env.DATABASE_CONNECT_TIMEOUT_SECONDS)),
     readReplicas: parseReadReplicas(nonEmpty(env.READ_REPLICAS)),

@@ -3,7 +3,7 @@ import type { AddressInfo } from 'node:net'
 import type { Logger } from 'pino'
 import { type App, type AppOptions, createApp } from './app.ts'
 import { bootstrap, type BootstrapResult, firstTenant } from './bootstrap.ts'
-import { type BootstrapValues, defaultLimits, type ResourceLimits } from './config.ts'
+import { type BootstrapValues, defaultDatabaseUrl, defaultLimits, type ResourceLimits } from './config.ts'
 import { openStore } from './db/open.ts'
 import { SqliteStore } from './db/sqlite/store.ts'
 import type { Store } from './db/store.ts'
@@ -111,7 +111,7 @@ export function httpServer(
  * first tenant made (a request in between finds no webhook id yet: 404).
  */
 export async function createServer({
-  databaseUrl = './data/confab.db',
+  databaseUrl = defaultDatabaseUrl,
   port = 0,
   host = '127.0.0.1',
   log = createLogger('info'),
