@@ -10,7 +10,7 @@ const packageVersion = (JSON.parse(readFileSync(join(ROOT, 'package.json'), 'utf
 beforeAll(ensureBuilt, START_TIMEOUT)
 
 describe('confab --version', () => {
-  it("prints package.json's version alone and exits 0; the help names it", { timeout: 60_000 }, async () => {
+  it("prints package.json's version alone and exits 0; the help names it", { timeout: START_TIMEOUT }, async () => {
     expect(packageVersion).toMatch(/^\d+\.\d+\.\d+$/)
     expect(await runBuilt('dist/cli.js', ['--version'], {})).toEqual({ code: 0, output: `${packageVersion}\n` })
     const help = await runBuilt('dist/cli.js', ['--help'], {})
