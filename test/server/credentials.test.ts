@@ -64,7 +64,7 @@ describe('confab credentials', () => {
     expect(revoked.output).toContain('revoked 1 older admin tokens of wkspace_credentials')
     expect(await adminStatus(databaseUrl, [bootstrap.adminToken, token])).toEqual([401, 200])
     expect((await confab(['credentials'], databaseUrl)).output).not.toContain(token)
-  }, START_TIMEOUT)
+  }, START_TIMEOUT * 3)
 
   it('refuses, in words, a database that does not exist (creating none), a database with no tenant, an unknown workspace', async () => {
     const missing = await confab(['credentials'], join(dir, 'missing.db'))
@@ -256,5 +256,5 @@ describe('the database a command works on', () => {
     const found = await confabIn(elsewhere, ['credentials'], { DATABASE_URL: databaseUrl })
     expect(found.code).toBe(0)
     expect(found.output).toContain('    webhook id:              found-webhook')
-  }, START_TIMEOUT)
+  }, START_TIMEOUT * 3)
 })
