@@ -178,7 +178,7 @@ describe('web chat: what a finished chat widget shows', () => {
     })
     await expect.poll(() => bubble(id).locator('em').allTextContents(), { timeout: 10_000 }).toEqual(['italic', 'also italic'])
     expect(await bubble(id).locator('strong').allTextContents()).toEqual(['bold'])
-    expect(await bubble(id).locator('code').allTextContents()).toEqual(['code'])
+    expect(await bubble(id).locator('p code').allTextContents()).toEqual(['code'])
     expect(await bubble(id).locator('b').count()).toBe(0)
     expect(await bubble(id).locator('p').first().textContent()).toContain('<b>not bold</b>')
     expect(await bubble(id).locator('ol li').allTextContents()).toEqual(['one', 'two'])
