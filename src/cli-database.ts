@@ -18,7 +18,9 @@ export function existingSqliteFile({ databaseUrl }: Pick<Config, 'databaseUrl'>,
   if (existsSync(path)) return path
   const named = env.DATABASE_URL
     ? `DATABASE_URL=${env.DATABASE_URL}`
-    : `DATABASE_URL is unset, so ${defaultDatabaseUrl} from the folder the command runs in (${process.cwd()})`
+    : env.DATABASE_URL_FILE
+      ? `DATABASE_URL from DATABASE_URL_FILE=${env.DATABASE_URL_FILE}`
+      : `DATABASE_URL is unset, so ${defaultDatabaseUrl} from the folder the command runs in (${process.cwd()})`
   throw new Error(`no database at ${path} (${named}): set DATABASE_URL to the database the server uses; the server's first start creates it`)
 }
 

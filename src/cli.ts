@@ -1,7 +1,7 @@
 #!/usr/bin/env node
 // The command line: `npm run confab -- <command>` from the checkout, or `confab <command>` where the package is
 // installed (package.json bin). Never through npx: the registry's `confab` is an unrelated package.
-import { existsSync, realpathSync } from 'node:fs'
+import { realpathSync } from 'node:fs'
 import { resolve } from 'node:path'
 import { fileURLToPath } from 'node:url'
 import { parseArgs } from 'node:util'
@@ -58,11 +58,11 @@ const commands: Record<string, Command> = {
     usage: 'confab migrate',
     async run() {
       const { databaseUrl } = loadConfig()
-      // The one command besides the server that makes an SQLite database where none is: it says so.
-      const created = !isPostgresUrl(databaseUrl) && databaseUrl !== ':memory:' && !existsSync(resolve(databaseUrl))
+      // The one command besides the server that makes an SQLite database where none is (a container's first
+      // migration, on an empty volume): the path it prints says where.
       const store = await openStore(databaseUrl)
       await store.close()
-      say(`${created ? 'created and migrated' : 'migrated'} ${isPostgresUrl(databaseUrl) ? 'the PostgreSQL database' : resolve(databaseUrl)}`)
+      say(`migrated ${isPostgresUrl(databaseUrl) ? 'the PostgreSQL database' : resolve(databaseUrl)}`)
     },
   },
   credentials: {

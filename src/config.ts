@@ -1,3 +1,4 @@
+import { readFileSync } from 'node:fs'
 import { availableParallelism } from 'node:os'
 import proxyaddr from 'proxy-addr'
 
@@ -331,7 +332,38 @@ const nonEmpty = (value: string | undefined) => (value === undefined || value ==
 /** DATABASE_URL when unset: an SQLite file, from the folder the server (or a command) runs in. */
 export const defaultDatabaseUrl = './data/confab.db'
 
-export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
+/**
+ * The settings that may hold a secret (a password in a database or Redis URL, the admin token, the
+ * encryption key): each may be given as the path of a file holding it instead, in `<NAME>_FILE`, the
+ * convention of Docker and Kubernetes secrets and of systemd's credentials, so that the value is never in
+ * the environment (which `ps e`, `docker inspect` and crash reports show).
+ */
+export const secretVariables = ['DATABASE_URL', 'REDIS_URL', 'CONFAB_ADMIN_TOKEN', 'CONFAB_ENCRYPTION_KEY'] as const
+
+/** `env` with each secret read from its `<NAME>_FILE` where that is set (its trailing newlines trimmed). */
+function withSecretFiles(env: NodeJS.ProcessEnv): NodeJS.ProcessEnv {
+  const resolved = { ...env }
+  for (const name of secretVariables) {
+    const file = nonEmpty(env[`${name}_FILE`])
+    if (file === undefined) continue
+    if (nonEmpty(env[name]) !== undefined) throw new ConfigError(`${name} and ${name}_FILE are both set: set one of them (an empty ${name} counts as unset)`)
+    let content: string
+    try {
+      content = readFileSync(file, 'utf8')
+    } catch (error) {
+      // Node's message names the path and the reason (ENOENT, EACCES, EISDIR); never the content.
+      throw new ConfigError(`${name}_FILE could not be read: ${(error as Error).message}`)
+    }
+    // Editors and `echo` end a file with a newline; Kubernetes and Docker secrets keep what was given.
+    const value = content.replace(/[\r\n]+$/, '')
+    if (value === '') throw new ConfigError(`${name}_FILE names an empty file: ${file}`)
+    resolved[name] = value
+  }
+  return resolved
+}
+
+export function loadConfig(given: NodeJS.ProcessEnv = process.env): Config {
+  const env = withSecretFiles(given)
   const rateLimitsOff = parseRateLimits(nonEmpty(env.RATE_LIMITS))
   return {
     port: parsePort(env.PORT),

@@ -2,8 +2,8 @@ import { fileURLToPath } from 'node:url'
 import { BaseSequencer, type TestSpecification } from 'vitest/node'
 import { defineConfig } from 'vitest/config'
 
-/** Files that mostly wait (on a 70 s idle stream, on `npm start` building): started first, they overlap the rest. */
-const WAITING = [/\/test\/live\/heartbeats\.test\.ts$/, /\/test\/server\//, /\/test\/examples\//]
+/** Files that mostly wait (on a 70 s idle stream, on `npm start` building, on npm installing): started first, they overlap the rest. */
+const WAITING = [/\/test\/live\/heartbeats\.test\.ts$/, /\/test\/server\//, /\/test\/examples\//, /\/test\/deploy\/container-contract\.test\.ts$/]
 
 class WaitingFirst extends BaseSequencer {
   override async sort(files: TestSpecification[]) {
