@@ -8,7 +8,7 @@
 // is newer than the stamp, so the next start rebuilds. The check stats the inputs (a few ms), so a start
 // after `npm ci` goes straight to `node dist/main.js`, and a start after editing src/ still serves the edit.
 // Directories are inputs too: deleting or adding a file changes its directory's mtime.
-import { execFileSync } from 'node:child_process'
+import { spawn } from 'node:child_process'
 import { chmodSync, existsSync, readFileSync, readdirSync, rmSync, statSync, utimesSync, writeFileSync } from 'node:fs'
 import { createRequire } from 'node:module'
 import { dirname, join, relative } from 'node:path'
@@ -47,25 +47,58 @@ const tsc = () => {
   }
 }
 
+const say = (line) => process.stdout.write(`${line}\n`)
+const seconds = (since) => `${((Date.now() - since) / 1000).toFixed(1)} s`
+
+/**
+ * One step of the build, said as it starts and ends, with a line every 5 s while it runs: `npm ci` runs
+ * the build as `prepare` (half a minute on a busy machine), and a silent minute looks like a hang.
+ */
+async function step(number, total, title, work) {
+  const started = Date.now()
+  say(`Confab build ${number}/${total}: ${title}`)
+  const ticker = setInterval(() => say(`  … still ${title} (${seconds(started)})`), 5_000)
+  try {
+    await work()
+  } finally {
+    clearInterval(ticker)
+  }
+  say(`  done in ${seconds(started)}`)
+}
+
+/** tsc in a process of its own: the event loop stays free for the step's progress lines. */
+const compile = (compiler) =>
+  new Promise((resolve, reject) => {
+    const child = spawn(process.execPath, [compiler, '-p', 'src'], { cwd: root, stdio: 'inherit' })
+    child.once('error', reject)
+    // status: tsc has printed its diagnostics; the build says nothing more of it.
+    child.once('exit', (code) => (code === 0 ? resolve() : reject(Object.assign(new Error(`tsc exited with ${code}`), { status: code }))))
+  })
+
 async function build() {
   const startedAt = new Date()
   const compiler = tsc()
   if (compiler === undefined) throw new Error('TypeScript is not installed: run npm ci (with the dev dependencies) to build')
-  execFileSync(process.execPath, [compiler, '-p', 'src'], { cwd: root, stdio: 'inherit' })
-  // The command line is package.json's bin: run by its #! line.
-  chmodSync(join(root, 'dist/cli.js'), 0o755)
-  const esbuild = await import('esbuild')
-  // The web chat's options as the server uses them (compiled just now), with its entry point in src/.
-  const { webChatBundle } = await import('../dist/webchat/bundle.js')
-  await esbuild.build({
-    ...webChatBundle,
-    entryPoints: [join(root, 'src/webchat/main.ts')],
-    outfile: join(root, 'dist/webchat/webchat.js'),
-    logLevel: 'warning',
+  await step(1, 3, 'compiling src/ to dist/ (tsc)', async () => {
+    await compile(compiler)
+    // The command line is package.json's bin: run by its #! line.
+    chmodSync(join(root, 'dist/cli.js'), 0o755)
   })
-  await bundleServer(esbuild)
+  const esbuild = await import('esbuild')
+  await step(2, 3, 'bundling the web chat (esbuild)', async () => {
+    // The web chat's options as the server uses them (compiled just now), with its entry point in src/.
+    const { webChatBundle } = await import('../dist/webchat/bundle.js')
+    await esbuild.build({
+      ...webChatBundle,
+      entryPoints: [join(root, 'src/webchat/main.ts')],
+      outfile: join(root, 'dist/webchat/webchat.js'),
+      logLevel: 'warning',
+    })
+  })
+  await step(3, 3, 'bundling the server (esbuild)', () => bundleServer(esbuild))
   writeFileSync(stamp, '')
   utimesSync(stamp, startedAt, startedAt)
+  say(`Confab build: dist/ built in ${seconds(startedAt.getTime())}`)
 }
 
 const stubNote = '// The server, bundled by src/build.mjs (bundleServer).'

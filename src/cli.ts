@@ -5,12 +5,14 @@ import { realpathSync } from 'node:fs'
 import { resolve } from 'node:path'
 import { fileURLToPath } from 'node:url'
 import { parseArgs } from 'node:util'
+import { existingSqliteFile, openForReading, openForWriting } from './cli-database.ts'
 import { type Config, loadConfig } from './config.ts'
 import { isPostgresUrl, openStore } from './db/open.ts'
 import { backupDatabase, restoreDatabase } from './db/sqlite/backup.ts'
 import type { Store } from './db/store.ts'
 import { retireOldEncryptionKeys, rotateEncryptionKey } from './domain/key-rotation.ts'
 import { issueAdminToken, listTenants, revokeOlderAdminTokens } from './domain/tenancy.ts'
+import { version } from './version.ts'
 
 interface Command {
   summary: string
@@ -34,6 +36,12 @@ function sqlitePath(what: string): string {
   return resolve(databaseUrl)
 }
 
+/** The SQLite database the server uses, known to exist (backup reads it). */
+const existingSqlitePath = (what: string) => {
+  sqlitePath(what)
+  return existingSqliteFile(loadConfig())
+}
+
 /** How long user keys signed by a rotated encryption key keep working, unless --overlap says. */
 const defaultOverlap = '7d'
 
@@ -46,10 +54,12 @@ const commands: Record<string, Command> = {
     },
   },
   migrate: {
-    summary: 'apply the database migrations to DATABASE_URL, then exit',
+    summary: 'apply the database migrations to DATABASE_URL (an SQLite file is created if there is none), then exit',
     usage: 'confab migrate',
     async run() {
       const { databaseUrl } = loadConfig()
+      // The one command besides the server that makes an SQLite database where none is (a container's first
+      // migration, on an empty volume): the path it prints says where.
       const store = await openStore(databaseUrl)
       await store.close()
       say(`migrated ${isPostgresUrl(databaseUrl) ? 'the PostgreSQL database' : resolve(databaseUrl)}`)
@@ -70,7 +80,8 @@ const commands: Record<string, Command> = {
       '  --retire-old-encryption-keys  ends every overlap now: user keys signed by an old key are refused',
       '  --webhook-id <id>             the chat integration whose key changes, when there are several',
       'Admin tokens are stored as digests: a lost one cannot be shown, only replaced.',
-      'On SQLite, stop the server first (it keeps the keys it has read); on PostgreSQL a change applies at once.',
+      'Showing runs beside a running server. To change anything on SQLite, stop the server first (it keeps the keys',
+      'it has read); on PostgreSQL a change applies at once.',
     ].join('\n'),
     options: {
       'new-admin-token': 'boolean',
@@ -83,7 +94,8 @@ const commands: Record<string, Command> = {
     },
     async run(_args, options) {
       const config = loadConfig()
-      const store = await openStore(config.databaseUrl)
+      const changes = ['new-admin-token', 'revoke-older-admin-tokens', 'rotate-encryption-key', 'retire-old-encryption-keys'].some((name) => options[name] === true)
+      const store = changes ? await openForWriting(config) : await openForReading(config)
       try {
         await showCredentials(store, baseUrlOf(config), options)
       } finally {
@@ -96,8 +108,9 @@ const commands: Record<string, Command> = {
     usage: 'confab backup <file>     (writes <file> and the folder <file>.files)',
     async run([file]) {
       if (!file) throw new UsageError('backup needs the file to write')
-      const { file: written, bytes, files } = backupDatabase(sqlitePath('backup'), file)
-      say(`backed up ${sqlitePath('backup')} to ${written} (${bytes} bytes, ${files} uploaded files)`)
+      const source = existingSqlitePath('backup')
+      const { file: written, bytes, files } = backupDatabase(source, file)
+      say(`backed up ${source} to ${written} (${bytes} bytes, ${files} uploaded files)`)
     },
   },
   restore: {
@@ -138,9 +151,7 @@ async function changeEncryptionKeys(store: Store, options: Record<string, string
   if (typeof options.overlap === 'string' && !rotate) throw new UsageError('--overlap goes with --rotate-encryption-key')
   if (rotate && retire) throw new UsageError('--rotate-encryption-key and --retire-old-encryption-keys are two steps: the overlap is between them')
   const overlapMs = overlapOf(typeof options.overlap === 'string' ? options.overlap : defaultOverlap)
-  const { integrations } = await listTenants(store)
-  const webhookId = typeof options['webhook-id'] === 'string' ? options['webhook-id'] : integrations.length === 1 ? integrations[0]?.webhookId : undefined
-  if (!webhookId) throw new UsageError(`there are ${integrations.length} chat integrations: name one with --webhook-id <id>`)
+  const webhookId = typeof options['webhook-id'] === 'string' ? options['webhook-id'] : await theIntegration(store, options.workspace)
   if (rotate) {
     const { mode, key, overlapEndsAt } = await rotateEncryptionKey(store, webhookId, overlapMs)
     say(`new ${mode} encryption key for ${webhookId} (shown this once; keep it): ${key}`)
@@ -149,9 +160,30 @@ async function changeEncryptionKeys(store: Store, options: Record<string, string
   if (retire) say(`retired ${await retireOldEncryptionKeys(store, webhookId)} old encryption keys of ${webhookId}`)
 }
 
-/** Where the server says it listens (the chat and admin base URLs are made of it). */
-// PUBLIC_URL when set: the address the world reaches Confab at, as every URL it hands out.
-const baseUrlOf = ({ host, port, publicUrl }: Config) => publicUrl ?? `http://${host.includes(':') ? `[${host}]` : host}:${port}`
+/**
+ * The chat integration a key change is for when --webhook-id does not say: the only one (of the
+ * workspace --workspace names, if given); otherwise the refusal lists them, each with its bot.
+ */
+async function theIntegration(store: Store, workspace: string | boolean | undefined): Promise<string> {
+  const { integrations } = await listTenants(store)
+  const candidates = typeof workspace === 'string' ? integrations.filter((entry) => entry.workspaceId === workspace) : integrations
+  if (candidates.length === 1) return (candidates[0] as (typeof candidates)[number]).webhookId
+  const where = typeof workspace === 'string' ? ` in workspace ${workspace}` : ''
+  const listed = candidates.map((entry) => `\n  ${entry.webhookId}  (bot ${entry.botName}, workspace ${entry.workspaceId})`).join('')
+  throw new UsageError(`there are ${candidates.length} chat integrations${where}: name one with --webhook-id <id>${listed}`)
+}
+
+/**
+ * The address the printed URLs start with: PUBLIC_URL, the address the world reaches Confab at and
+ * every URL the server hands out starts with; else HOST and PORT when PORT is set for the command as
+ * for the server. Otherwise the command cannot know the server's address (PORT 0 picks one):
+ * `$CONFAB_URL`, the export line the server printed, stands for it.
+ */
+function baseUrlOf({ host, port, publicUrl }: Config, env: NodeJS.ProcessEnv = process.env): string {
+  if (publicUrl) return publicUrl
+  if (env.PORT && port !== 0) return `http://${host.includes(':') ? `[${host}]` : host}:${port}`
+  return '$CONFAB_URL'
+}
 
 async function showCredentials(store: Store, baseUrl: string, options: Record<string, string | boolean | undefined>) {
   const changes = options['new-admin-token'] === true || options['revoke-older-admin-tokens'] === true
@@ -174,6 +206,9 @@ async function showCredentials(store: Store, baseUrl: string, options: Record<st
     }
     ;({ workspaces, adminTokens, integrations } = await listTenants(store))
   }
+  if (baseUrl === '$CONFAB_URL') {
+    say('$CONFAB_URL: the address the server printed (export CONFAB_URL=…); set PUBLIC_URL, or PORT, to see it here')
+  }
   for (const workspace of workspaces) {
     const tokens = adminTokens.filter((token) => token.workspaceId === workspace.id)
     say(`workspace ${workspace.id} (${workspace.name})`)
@@ -189,7 +224,8 @@ async function showCredentials(store: Store, baseUrl: string, options: Record<st
 
 const help = () =>
   [
-    'usage: confab <command> [arguments]',
+    `confab ${version}`,
+    'usage: confab <command> [arguments]     (confab --version: the version alone)',
     '',
     ...Object.entries(commands).map(([name, { summary }]) => `  ${name.padEnd(12)}${summary}`),
     '',
@@ -202,6 +238,10 @@ export async function cli(argv: string[]): Promise<number> {
   if (name === undefined || name === '--help' || name === '-h' || name === 'help') {
     say(help())
     return name === undefined ? 2 : 0
+  }
+  if (name === '--version' || name === '-v' || name === 'version') {
+    say(version)
+    return 0
   }
   const command = commands[name]
   if (!command) {

@@ -336,6 +336,9 @@ function parseShutdownDelay(raw: string | undefined): number {
 
 const nonEmpty = (value: string | undefined) => (value === undefined || value === '' ? undefined : value)
 
+/** DATABASE_URL when unset: an SQLite file, from the folder the server (or a command) runs in. */
+export const defaultDatabaseUrl = './data/confab.db'
+
 /**
  * The settings that may hold a secret (a password in a database or Redis URL, the admin token, the
  * encryption key): each may be given as the path of a file holding it instead, in `<NAME>_FILE`, the
@@ -374,7 +377,7 @@ export function loadConfig(given: NodeJS.ProcessEnv = process.env): Config {
     metricsPort: env.METRICS_PORT === undefined || env.METRICS_PORT === '' ? undefined : parsePort(env.METRICS_PORT, 'METRICS_PORT'),
     metricsHost: nonEmpty(env.METRICS_HOST) ?? '127.0.0.1',
     host: nonEmpty(env.HOST) ?? '127.0.0.1',
-    databaseUrl: nonEmpty(env.DATABASE_URL) ?? './data/confab.db',
+    databaseUrl: nonEmpty(env.DATABASE_URL) ?? defaultDatabaseUrl,
     poolSize: parsePoolSize(nonEmpty(env.DATABASE_POOL_SIZE)),
     databaseConnectTimeoutMs: parseSeconds('DATABASE_CONNECT_TIMEOUT_SECONDS', nonEmpty(env.DATABASE_CONNECT_TIMEOUT_SECONDS)),
     readReplicas: parseReadReplicas(nonEmpty(env.READ_REPLICAS)),

@@ -78,7 +78,31 @@ async function main() {
   process.on('SIGTERM', () => stop('SIGTERM'))
 }
 
+/**
+ * Why a start failed, in the words of the settings that cause it: a listener's error names the
+ * variable (PORT, METRICS_PORT or HOST) to change rather than the system call that failed.
+ */
+function whyNotStarted(error: unknown, { port, metricsPort }: { port: number; metricsPort?: number }): string {
+  const { code, address, port: failedPort } = (error ?? {}) as NodeJS.ErrnoException & { address?: string; port?: number }
+  const variable = failedPort !== undefined && failedPort === metricsPort && failedPort !== port ? 'METRICS_PORT' : 'PORT'
+  if (code === 'EADDRINUSE') {
+    return `port ${failedPort} on ${address} is in use by another process (${variable}=${failedPort}): stop that process, or set ${variable} to a free port`
+  }
+  if (code === 'EACCES' && failedPort !== undefined) {
+    return `this process may not listen on port ${failedPort} of ${address} (${variable}=${failedPort}): set ${variable} to a port above 1023`
+  }
+  if (code === 'EADDRNOTAVAIL') return `HOST=${address} is not an address of this machine: set HOST to one of its addresses, or 0.0.0.0`
+  return error instanceof Error ? error.message : String(error)
+}
+
 main().catch((error: unknown) => {
-  process.stderr.write(`Confab failed to start: ${error instanceof Error ? error.message : String(error)}\n`)
+  const ports = (() => {
+    try {
+      return loadConfig()
+    } catch {
+      return { port: Number.NaN }
+    }
+  })()
+  process.stderr.write(`Confab failed to start: ${whyNotStarted(error, ports)}\n`)
   process.exit(1)
 })

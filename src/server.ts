@@ -3,7 +3,7 @@ import type { AddressInfo } from 'node:net'
 import type { Logger } from 'pino'
 import { type App, type AppOptions, createApp } from './app.ts'
 import { bootstrap, type BootstrapResult, firstTenant } from './bootstrap.ts'
-import { type BootstrapValues, defaultLimits, type ResourceLimits } from './config.ts'
+import { type BootstrapValues, defaultDatabaseUrl, defaultLimits, type ResourceLimits } from './config.ts'
 import { openStore } from './db/open.ts'
 import { SqliteStore } from './db/sqlite/store.ts'
 import type { Store } from './db/store.ts'
@@ -111,9 +111,12 @@ export function httpServer(
   return server
 }
 
-/** Confab listening over HTTP: the store opened and migrated, the first tenant made, the app mounted. */
+/**
+ * Confab listening over HTTP: the store opened and migrated, the app mounted and listening, then the
+ * first tenant made (a request in between finds no webhook id yet: 404).
+ */
 export async function createServer({
-  databaseUrl = './data/confab.db',
+  databaseUrl = defaultDatabaseUrl,
   port = 0,
   host = '127.0.0.1',
   log = createLogger('info'),
@@ -157,7 +160,6 @@ export async function createServer({
       : undefined
     // The rate limits' counters in Redis, on a connection of their own (the signal bus subscribes on one of its two).
     rateLimitRedis = redisUrl && appOptions.rateLimits !== 'off' ? await connectRateLimitRedis(redisUrl) : undefined
-    created = await bootstrap(store, firstTenant(bootstrapValues))
   } catch (error) {
     rateLimitRedis?.disconnect()
     await signalBus?.close()
@@ -202,7 +204,11 @@ export async function createServer({
       server.listen(port, host, resolve)
     })
     if (metrics && metricsModule && metricsPort !== undefined) metricsServer = await metricsModule.serveMetrics(metrics, metricsPort, metricsHost)
+    // Only once the ports are bound: a start that cannot listen (PORT taken) must not create the tenant
+    // whose admin token is printed once, or the next start would have nothing to show.
+    created = await bootstrap(store, firstTenant(bootstrapValues))
   } catch (error) {
+    metricsServer?.close()
     server.close()
     await replicas?.close()
     await app.close()

@@ -38,6 +38,7 @@ function layerOf(path: string): string {
   const byTopLevelFile: Record<string, string> = {
     'config.ts': 'config',
     'logger.ts': 'config',
+    'version.ts': 'config',
     'app.ts': 'app',
     'wiring.ts': 'app',
     'bootstrap.ts': 'app',
@@ -47,6 +48,7 @@ function layerOf(path: string): string {
     'read-replica.ts': 'main',
     'copy-to-postgres.ts': 'main',
     'cli.ts': 'main',
+    'cli-database.ts': 'main',
     __generated__: 'graphql',
   }
   const layer = byTopLevelFile[first] ?? first

@@ -2,12 +2,13 @@ import { DomainError } from '../domain/errors.ts'
 import type { Transport } from './mounts.ts'
 import { json } from './responses.ts'
 import { restRefusal } from './rest.ts'
+import { version } from '../version.ts'
 
-/** GET /healthz: the process is up and serving. */
+/** GET /healthz: the process is up and serving, and which version of Confab it runs (a rolling upgrade shows its progress). */
 export const healthTransport: Transport = {
   async serve(request) {
     if (request.method !== 'GET') throw new DomainError('MethodNotFound', 'the health check answers GET', { allow: 'GET' })
-    return json(200, { status: 'ok' })
+    return json(200, { status: 'ok', version })
   },
   refuse: restRefusal,
 }

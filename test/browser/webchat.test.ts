@@ -173,21 +173,30 @@ describe('web chat: what a finished chat widget shows', () => {
   it('renders markdown as CommonMark: emphasis with _ and *, strong, code, lists, links; HTML stays text', async () => {
     const id = await postAsPageUser({
       type: 'markdown',
-      markdown: '_italic_ and *also italic*, **bold**, `code` <b>not bold</b>\n\n1. one\n2. two\n\n> quoted\n\n[docs](https://example.com/docs)',
+      markdown:
+        '_italic_ and *also italic*, **bold**, `code` <b>not bold</b>\n\n1. one\n2. two\n\n> quoted\n\n[docs](https://example.com/docs) [write](mailto:help@example.com) [inside](/v1/admin)\n\n```\nblock\n```',
     })
     await expect.poll(() => bubble(id).locator('em').allTextContents(), { timeout: 10_000 }).toEqual(['italic', 'also italic'])
     expect(await bubble(id).locator('strong').allTextContents()).toEqual(['bold'])
-    expect(await bubble(id).locator('code').allTextContents()).toEqual(['code'])
+    expect(await bubble(id).locator('p code').allTextContents()).toEqual(['code'])
     expect(await bubble(id).locator('b').count()).toBe(0)
     expect(await bubble(id).locator('p').first().textContent()).toContain('<b>not bold</b>')
     expect(await bubble(id).locator('ol li').allTextContents()).toEqual(['one', 'two'])
     expect(await bubble(id).locator('blockquote').textContent()).toContain('quoted')
-    const link = bubble(id).locator('a')
+    const link = bubble(id).locator('a').first()
     expect([await link.getAttribute('href'), await link.getAttribute('target'), await link.getAttribute('rel')]).toEqual([
       'https://example.com/docs',
       '_blank',
       'noopener noreferrer',
     ])
+    // mailto stays a link; a relative one (it would lead into Confab) is plain text.
+    expect(await bubble(id).locator('a').evaluateAll((links) => links.map((a) => a.getAttribute('href')))).toEqual(['https://example.com/docs', 'mailto:help@example.com'])
+    expect(await bubble(id).textContent()).toContain('inside')
+    expect(await bubble(id).locator('pre code').textContent()).toBe('block\n')
+    // A text message is shown as written: Markdown is a markdown message's (the guide says so).
+    const text = await postAsPageUser({ type: 'text', text: '**not bold** _nor italic_' })
+    await expect.poll(() => bubble(text).textContent(), { timeout: 10_000 }).toContain('**not bold** _nor italic_')
+    expect(await bubble(text).locator('strong, em').count()).toBe(0)
   })
 
   it('shows data: and https images', async () => {

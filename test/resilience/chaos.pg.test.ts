@@ -5,6 +5,7 @@ import { connect } from 'node:net'
 import { SignJWT } from 'jose'
 import pg from 'pg'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
+import { version } from '../../src/version.ts'
 import { ensureBuilt, type RunningServer, START_TIMEOUT, startServer } from '../helpers/server.ts'
 import { type PrivatePostgres, type PrivateRedis, startPrivatePostgres, startPrivateRedis } from '../helpers/private-services.ts'
 import { SseReader } from '../helpers/sse.ts'
@@ -264,7 +265,7 @@ describe('two instances on PostgreSQL and Redis, each crashed and restarted unde
       for (const server of [0, 1]) {
         expect(alive((servers[server] as RunningServer).serverPid)).toBe(true)
         await eventually(async () => expect(await get(server, '/readyz')).toEqual({ status: 503, body: { status: 'unavailable', failing: ['database'] } }))
-        expect(await get(server, '/healthz')).toEqual({ status: 200, body: { status: 'ok' } })
+        expect(await get(server, '/healthz')).toEqual({ status: 200, body: { status: 'ok', version } })
         // GraphQL tells it the same way: 503 on the HTTP response, the type and status in the error.
         const graphql = await fetch(`${chatUrl(servers[server] as RunningServer)}/graphql`, {
           method: 'POST',

@@ -1,7 +1,8 @@
-import { existsSync, readFileSync } from 'node:fs'
+import { chmodSync, existsSync, readFileSync, statSync } from 'node:fs'
 import { join } from 'node:path'
 import { beforeAll, describe, expect, it } from 'vitest'
 import { Database } from '../../src/db/sqlite/driver.ts'
+import { openSqliteStore } from '../../src/db/sqlite/store.ts'
 import { confab, ensureBuilt, ROOT, type RunningServer, START_TIMEOUT, serversInFolder, startServer } from '../helpers/server.ts'
 
 const WEBHOOK_ID = 'backup-test-webhook'
@@ -129,5 +130,56 @@ describe('confab backup and confab restore', () => {
     expect(help.code).toBe(0)
     expect(help.output).toContain('usage: confab restore <file> [--force]')
     expect(readFileSync(join(ROOT, 'package.json'), 'utf8')).toContain('"confab": "dist/cli.js"')
-  })
+  }, START_TIMEOUT)
+})
+
+const mode = (path: string) => statSync(path).mode & 0o777
+
+describe('the modes of a backup and a restore', () => {
+  it('backup writes the file and each upload 0600 and its folders 0700; restore puts them in place the same, whatever the modes before', async () => {
+    // The umask most shells have: without the code's own modes, every new file would be 0644.
+    const previousUmask = process.umask(0o022)
+    try {
+      const databaseUrl = join(dir, 'modes', 'confab.db')
+      const store = openSqliteStore(databaseUrl)
+      await (await store.files.stage(new Uint8Array([1, 2, 3]))).keep('file_modes')
+      await store.close()
+      // An operator loosened them: the backup is owner-only all the same.
+      chmodSync(databaseUrl, 0o644)
+      chmodSync(join(`${databaseUrl}.files`, 'file_modes'), 0o644)
+
+      const backupFile = join(dir, 'modes-backups', 'nested', 'backup.db')
+      const backup = await confab(['backup', backupFile], databaseUrl)
+      expect(backup.code).toBe(0)
+      expect({
+        folder: mode(join(dir, 'modes-backups')),
+        nested: mode(join(dir, 'modes-backups', 'nested')),
+        file: mode(backupFile),
+        files: mode(`${backupFile}.files`),
+        upload: mode(join(`${backupFile}.files`, 'file_modes')),
+      }).toEqual({ folder: 0o700, nested: 0o700, file: 0o600, files: 0o700, upload: 0o600 })
+
+      // A backup copied around with a looser mode is restored owner-only.
+      chmodSync(backupFile, 0o644)
+      chmodSync(join(`${backupFile}.files`, 'file_modes'), 0o644)
+      const restoredUrl = join(dir, 'modes-restored', 'data', 'confab.db')
+      const restore = await confab(['restore', backupFile], restoredUrl)
+      expect(restore.code).toBe(0)
+      const restoredModes = () => ({
+        folder: mode(join(dir, 'modes-restored', 'data')),
+        database: mode(restoredUrl),
+        files: mode(`${restoredUrl}.files`),
+        upload: mode(join(`${restoredUrl}.files`, 'file_modes')),
+      })
+      expect(restoredModes()).toEqual({ folder: 0o700, database: 0o600, files: 0o700, upload: 0o600 })
+
+      // In place of an existing database that was 0644.
+      chmodSync(restoredUrl, 0o644)
+      const replaced = await confab(['restore', backupFile, '--force'], restoredUrl)
+      expect(replaced.code).toBe(0)
+      expect(restoredModes()).toEqual({ folder: 0o700, database: 0o600, files: 0o700, upload: 0o600 })
+    } finally {
+      process.umask(previousUmask)
+    }
+  }, START_TIMEOUT)
 })

@@ -1,12 +1,14 @@
-import { mkdtempSync, rmSync } from 'node:fs'
+import { spawn } from 'node:child_process'
+import { existsSync, mkdirSync, mkdtempSync, rmSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import pino from 'pino'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { decodeJwt, jwtVerify } from 'jose'
 import { signUserKey } from '../../src/auth/user-key.ts'
+import { openSqliteStore } from '../../src/db/sqlite/store.ts'
 import { createServer } from '../../src/server.ts'
-import { confab, ensureBuilt, type RunningServer, START_TIMEOUT, startServer } from '../helpers/server.ts'
+import { confab, ensureBuilt, ROOT, type RunningServer, START_TIMEOUT, startServer } from '../helpers/server.ts'
 
 const dir = mkdtempSync(join(tmpdir(), 'confab-credentials-'))
 afterAll(() => rmSync(dir, { recursive: true, force: true }))
@@ -51,6 +53,10 @@ describe('confab credentials', () => {
     const token = /new admin token for wkspace_credentials \(shown this once; keep it\): (bp_pat_\S+)/.exec(issued.output)?.[1] as string
     expect(token).toBeDefined()
     expect(issued.output).toContain('  admin tokens:    2, the newest issued ')
+    // Without PUBLIC_URL or PORT the command cannot know the server's address, and prints no made-up one.
+    expect(issued.output).toContain('$CONFAB_URL: the address the server printed (export CONFAB_URL=…); set PUBLIC_URL, or PORT, to see it here')
+    expect(issued.output).toContain('  admin base URL:  $CONFAB_URL/v1/admin')
+    expect(issued.output).toContain('    chat base URL (apiUrl):  $CONFAB_URL/credentials-webhook')
     expect(await adminStatus(databaseUrl, [bootstrap.adminToken, token])).toEqual([200, 200])
 
     const revoked = await confab(['credentials', '--revoke-older-admin-tokens'], databaseUrl)
@@ -58,12 +64,21 @@ describe('confab credentials', () => {
     expect(revoked.output).toContain('revoked 1 older admin tokens of wkspace_credentials')
     expect(await adminStatus(databaseUrl, [bootstrap.adminToken, token])).toEqual([401, 200])
     expect((await confab(['credentials'], databaseUrl)).output).not.toContain(token)
-  })
+  }, START_TIMEOUT * 3)
 
-  it('refuses, in words, a database with no tenant, an unknown workspace, and a database a server is using', async () => {
-    const empty = await confab(['credentials'], join(dir, 'empty.db'))
-    expect(empty.code).toBe(1)
-    expect(empty.output).toContain('the database has no tenant yet')
+  it('refuses, in words, a database that does not exist (creating none), a database with no tenant, an unknown workspace', async () => {
+    const missing = await confab(['credentials'], join(dir, 'missing.db'))
+    expect(missing.code).toBe(1)
+    expect(missing.output).toContain(
+      `confab credentials failed: no database at ${join(dir, 'missing.db')} (DATABASE_URL=${join(dir, 'missing.db')}): set DATABASE_URL to the database the server uses`,
+    )
+    expect(existsSync(join(dir, 'missing.db'))).toBe(false)
+
+    const empty = join(dir, 'empty.db')
+    await (await openSqliteStore(empty)).close()
+    const noTenant = await confab(['credentials'], empty)
+    expect(noTenant.code).toBe(1)
+    expect(noTenant.output).toContain('the database has no tenant yet')
 
     const databaseUrl = join(dir, 'served.db')
     const unknown = await (async () => {
@@ -73,11 +88,26 @@ describe('confab credentials', () => {
     expect(unknown.code).toBe(1)
     expect(unknown.output).toContain('confab credentials failed: Workspace "wkspace_nope" does not exist')
 
+  }, START_TIMEOUT)
+
+  it('shows the credentials beside a running server on SQLite (read-only); refuses to change them there, saying why', async () => {
+    const databaseUrl = join(dir, 'beside.db')
+    await (await createServer({ databaseUrl, log, bootstrap: { ...bootstrap, webhookId: 'beside-webhook' } })).close()
     const server = await startServer({ databaseUrl, env: { CONFAB_ADMIN_TOKEN: 'bp_pat_ignored_now' } })
     try {
-      const refused = await confab(['credentials'], databaseUrl)
+      const shown = await confab(['credentials'], databaseUrl, { PUBLIC_URL: 'https://chat.example.com/confab' })
+      expect(shown.code).toBe(0)
+      expect(shown.output).toContain('workspace wkspace_credentials (Default workspace)')
+      expect(shown.output).toContain('  admin base URL:  https://chat.example.com/confab/v1/admin')
+      expect(shown.output).toContain('    chat base URL (apiUrl):  https://chat.example.com/confab/beside-webhook')
+      // The server goes on serving and writing meanwhile.
+      const created = await fetch(`${server.baseUrl}/beside-webhook/users`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: '{}' })
+      expect(created.status).toBe(200)
+
+      const refused = await confab(['credentials', '--new-admin-token'], databaseUrl)
       expect(refused.code).toBe(1)
       expect(refused.output).toContain(`the database ${databaseUrl} is in use by another process (pid ${server.serverPid} on `)
+      expect(refused.output).toContain('(showing the credentials works beside a running server; changing them on SQLite does not)')
       // The start said which first-run values it ignored, without their values.
       expect(server.stderr() + server.stdout()).toContain('CONFAB_ADMIN_TOKEN')
       expect(server.stderr() + server.stdout()).not.toContain('bp_pat_ignored_now')
@@ -164,7 +194,9 @@ describe('confab credentials --rotate-encryption-key, then --retire-old-encrypti
 
     const unnamed = await confab(['credentials', '--rotate-encryption-key'], databaseUrl)
     expect(unnamed.code).toBe(2)
-    expect(unnamed.output).toContain('there are 2 chat integrations: name one with --webhook-id <id>')
+    expect(unnamed.output).toContain(
+      `there are 2 chat integrations: name one with --webhook-id <id>\n  rotate-first-webhook  (bot Echo bot, workspace ${bootstrap.workspaceId})\n  ${webhookId}  (bot Personal, workspace ${bootstrap.workspaceId})`,
+    )
     const badOverlap = await confab(['credentials', '--rotate-encryption-key', '--overlap', 'a week', '--webhook-id', webhookId], databaseUrl)
     expect(badOverlap.code).toBe(2)
     expect(badOverlap.output).toContain('--overlap must be a whole number and a unit (s, m, h or d), such as 7d; got "a week"')
@@ -190,5 +222,39 @@ describe('confab credentials --rotate-encryption-key, then --retire-old-encrypti
       `retired 1 old encryption keys of ${webhookId}`,
     )
     expect((await userKeyStatuses(databaseUrl, webhookId, [oldSigned, newSigned])).statuses).toEqual([401, 200])
-  }, START_TIMEOUT)
+  }, START_TIMEOUT * 2)
+})
+
+/** The built command line run in another folder, with DATABASE_URL unset unless given. */
+function confabIn(cwd: string, args: string[], env: Record<string, string> = {}): Promise<{ code: number | null; output: string }> {
+  const { DATABASE_URL: _unset, ...rest } = process.env
+  const child = spawn(process.execPath, [join(ROOT, 'dist/cli.js'), ...args], { cwd, stdio: ['ignore', 'pipe', 'pipe'], env: { ...rest, PORT: '0', ...env } })
+  let output = ''
+  child.stdout.setEncoding('utf8').on('data', (chunk: string) => (output += chunk))
+  child.stderr.setEncoding('utf8').on('data', (chunk: string) => (output += chunk))
+  return new Promise((resolve) => child.once('close', (code) => resolve({ code, output })))
+}
+
+describe('the database a command works on', () => {
+  it('run from another folder without DATABASE_URL: no stray database made there, the message names DATABASE_URL and the path it looked at', async () => {
+    const elsewhere = join(dir, 'elsewhere')
+    mkdirSync(elsewhere)
+    const looked = join(elsewhere, 'data', 'confab.db')
+    for (const args of [['credentials'], ['credentials', '--new-admin-token'], ['backup', join(dir, 'stray-backup.db')]]) {
+      const refused = await confabIn(elsewhere, args)
+      expect(refused.code).toBe(1)
+      expect(refused.output).toContain(
+        `no database at ${looked} (DATABASE_URL is unset, so ./data/confab.db from the folder the command runs in (${elsewhere})): set DATABASE_URL to the database the server uses; the server's first start creates it`,
+      )
+    }
+    expect(existsSync(join(elsewhere, 'data'))).toBe(false)
+    expect(existsSync(join(dir, 'stray-backup.db'))).toBe(false)
+
+    // Given the server's DATABASE_URL, it finds the server's database from anywhere.
+    const databaseUrl = join(dir, 'found.db')
+    await (await createServer({ databaseUrl, log, bootstrap: { ...bootstrap, webhookId: 'found-webhook' } })).close()
+    const found = await confabIn(elsewhere, ['credentials'], { DATABASE_URL: databaseUrl })
+    expect(found.code).toBe(0)
+    expect(found.output).toContain('    webhook id:              found-webhook')
+  }, START_TIMEOUT * 3)
 })

@@ -1,11 +1,12 @@
-import { existsSync, mkdtempSync, rmSync } from 'node:fs'
+import { existsSync, mkdtempSync, readFileSync, rmSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { Client, UnauthorizedError } from '@botpress/client'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { signUserKey } from '../../src/auth/user-key.ts'
+import { version } from '../../src/version.ts'
 import { errorBody } from '../helpers/app.ts'
-import { type ExitStatus, type RunningServer, START_TIMEOUT, startServer } from '../helpers/server.ts'
+import { type ExitStatus, ROOT, type RunningServer, START_TIMEOUT, startServer } from '../helpers/server.ts'
 
 const WORKSPACE_ID = 'wkspace_main_test'
 const ADMIN_TOKEN = 'bp_pat_main_test_admin_token'
@@ -90,11 +91,12 @@ describe('npm start', () => {
 })
 
 describe('GET /healthz', () => {
-  it('answers 200 {"status":"ok"}', async () => {
+  it('answers 200 {"status":"ok","version":…}, the version package.json has', async () => {
     const response = await fetch(`${server.baseUrl}/healthz`)
     expect(response.status).toBe(200)
     expect(response.headers.get('content-type')).toMatch(/^application\/json/)
-    expect(await response.json()).toEqual({ status: 'ok' })
+    expect(await response.json()).toEqual({ status: 'ok', version })
+    expect(version).toBe((JSON.parse(readFileSync(join(ROOT, 'package.json'), 'utf8')) as { version: string }).version)
   })
 })
 

@@ -2,6 +2,7 @@ import { mkdtempSync, rmSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
+import { version } from '../../src/version.ts'
 import { BASE, errorBody, toJson, useTestApp, WEBHOOK_ID } from '../helpers/app.ts'
 import { type ExitStatus, type RunningServer, START_TIMEOUT, startServer } from '../helpers/server.ts'
 import { eventually } from '../helpers/wait.ts'
@@ -58,7 +59,7 @@ describe('SIGTERM with SHUTDOWN_DELAY_SECONDS', () => {
     expect(await get('/readyz')).toEqual({ status: 200, body: { status: 'ready' } })
     server.signal('SIGTERM')
     await eventually(async () => expect(await get('/readyz')).toEqual({ status: 503, body: { status: 'unavailable', reason: 'stopping' } }))
-    expect(await get('/healthz')).toEqual({ status: 200, body: { status: 'ok' } })
+    expect(await get('/healthz')).toEqual({ status: 200, body: { status: 'ok', version } })
     expect(await createUser()).toBe(200)
 
     server.signal('SIGTERM')

@@ -1,4 +1,4 @@
-import { copyFileSync, existsSync, fsyncSync, mkdirSync, openSync, closeSync, readdirSync, renameSync, rmSync, statSync } from 'node:fs'
+import { chmodSync, copyFileSync, existsSync, fsyncSync, mkdirSync, openSync, closeSync, readdirSync, renameSync, rmSync, statSync } from 'node:fs'
 import { dirname, join, resolve } from 'node:path'
 import { Database } from './driver.ts'
 import { lockDatabaseFile } from './process-lock.ts'
@@ -22,14 +22,24 @@ function syncPath(path: string): void {
   }
 }
 
-/** Copies the uploaded files of a folder (not the staged uploads under way) into another. */
+/**
+ * A copy of a database or an upload, owner-only (0600) whatever the source's mode or the umask: a
+ * backup holds every key and message, as the database does.
+ */
+function copyOwnerOnly(from: string, to: string): void {
+  copyFileSync(from, to)
+  chmodSync(to, 0o600)
+}
+
+/** Copies the uploaded files of a folder (not the staged uploads under way) into another, made 0700. */
 function copyFiles(from: string, to: string): number {
   mkdirSync(to, { recursive: true, mode: 0o700 })
+  chmodSync(to, 0o700)
   if (!existsSync(from)) return 0
   let copied = 0
   for (const name of readdirSync(from)) {
     if (name.startsWith('.')) continue
-    copyFileSync(join(from, name), join(to, name))
+    copyOwnerOnly(join(from, name), join(to, name))
     syncPath(join(to, name))
     copied++
   }
@@ -55,9 +65,12 @@ export function backupDatabase(databasePath: string, file: string): BackupSummar
   const target = resolve(file)
   if (!existsSync(source)) throw new Error(`no database at ${source}`)
   if (existsSync(target)) throw new Error(`${target} exists already; choose a new file for the backup`)
-  mkdirSync(dirname(target), { recursive: true })
+  // Folders made for it are 0700, the file 0600 (docs/operations/backup-and-restore.md): it holds the encryption keys.
+  mkdirSync(dirname(target), { recursive: true, mode: 0o700 })
   const partial = `${target}.partial`
   rmSync(partial, { force: true })
+  // VACUUM INTO writes into an empty file that exists: made 0600 first, so the copy is never readable by others.
+  closeSync(openSync(partial, 'wx', 0o600))
   const connection = new Database(source, { readonly: true, fileMustExist: true })
   try {
     connection.pragma('busy_timeout = 5000')
@@ -97,7 +110,7 @@ export function restoreDatabase(file: string, databasePath: string, { replace = 
   const lock = lockDatabaseFile(target)
   try {
     const staged = `${target}.restoring`
-    copyFileSync(backup, staged)
+    copyOwnerOnly(backup, staged)
     syncPath(staged)
     // The old database's journal must not be replayed onto the backup.
     for (const suffix of ['-wal', '-shm']) rmSync(`${target}${suffix}`, { force: true })
