@@ -76,6 +76,15 @@ describe('drizzle internals the statement cache relies on', () => {
     expect(prepared.customResultMapper).toBeUndefined()
   })
 
+  it('every bound parameter is written +? (src/db/sqlite/connection.ts: SQLite 3.54 plans a join again per call otherwise)', () => {
+    const query = store.db
+      .select({ id: users.id, webhookId: chatIntegrations.webhookId })
+      .from(users)
+      .innerJoin(chatIntegrations, eq(chatIntegrations.id, users.integrationId))
+      .where(eq(users.id, sql.placeholder('id')))
+    expect(query.toSQL().sql).toMatch(/where "users"\."id" = \+\?$/)
+  })
+
   it('a placeholder of a typed column is a Param holding it with the column as its encoder', () => {
     const prepared = store.db.insert(messages).values({
       integrationId: 'i', id: 'm', conversationId: 'c', userId: 'u', payload: sql.placeholder('payload') as never, createdAt: 'now',
