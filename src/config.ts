@@ -1,5 +1,6 @@
 import { availableParallelism } from 'node:os'
 import proxyaddr from 'proxy-addr'
+import { estimatedEntropyBits } from './auth/secret-strength.ts'
 
 export interface BootstrapValues {
   workspaceId?: string
@@ -328,6 +329,28 @@ function parseShutdownDelay(raw: string | undefined): number {
 
 const nonEmpty = (value: string | undefined) => (value === undefined || value === '' ? undefined : value)
 
+/**
+ * The least estimated entropy (src/auth/secret-strength.ts) of each bootstrap secret an operator sets.
+ * The shared key signs every user key with HS256, which RFC 7518 §3.2 wants at least 256 bits for: a
+ * weaker one is cracked offline from any one user key. The admin token is a bearer token the server
+ * only compares (as a digest): 128 random bits are beyond guessing online or offline, so
+ * `bp_pat_$(openssl rand -hex 16)` is enough (its fixed `bp_pat_` prefix counts for nothing).
+ */
+export const secretMinimumBits = { CONFAB_ENCRYPTION_KEY: 256, CONFAB_ADMIN_TOKEN: 128 } as const
+
+function parseSecret(variable: keyof typeof secretMinimumBits, raw: string | undefined): string | undefined {
+  if (raw === undefined) return undefined
+  const bits = estimatedEntropyBits(variable === 'CONFAB_ADMIN_TOKEN' ? raw.replace(/^bp_pat_/, '') : raw)
+  const needed = secretMinimumBits[variable]
+  if (bits < needed) {
+    const example = variable === 'CONFAB_ADMIN_TOKEN' ? 'bp_pat_$(openssl rand -hex 16)' : '$(openssl rand -hex 32)'
+    throw new ConfigError(
+      `${variable} is too weak: about ${bits} bits of entropy estimated, at least ${needed} needed; use a random value (e.g. ${example}) or leave it unset to have one generated`,
+    )
+  }
+  return raw
+}
+
 export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
   const rateLimitsOff = parseRateLimits(nonEmpty(env.RATE_LIMITS))
   return {
@@ -356,9 +379,9 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     graphiql: parseGraphiql(nonEmpty(env.GRAPHIQL)),
     bootstrap: {
       workspaceId: nonEmpty(env.CONFAB_WORKSPACE_ID),
-      adminToken: nonEmpty(env.CONFAB_ADMIN_TOKEN),
+      adminToken: parseSecret('CONFAB_ADMIN_TOKEN', nonEmpty(env.CONFAB_ADMIN_TOKEN)),
       webhookId: nonEmpty(env.CONFAB_WEBHOOK_ID),
-      encryptionKey: nonEmpty(env.CONFAB_ENCRYPTION_KEY),
+      encryptionKey: parseSecret('CONFAB_ENCRYPTION_KEY', nonEmpty(env.CONFAB_ENCRYPTION_KEY)),
     },
   }
 }

@@ -6,7 +6,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { decodeJwt, jwtVerify } from 'jose'
 import { signUserKey } from '../../src/auth/user-key.ts'
 import { createServer } from '../../src/server.ts'
-import { confab, ensureBuilt, type RunningServer, START_TIMEOUT, startServer } from '../helpers/server.ts'
+import { confab, ensureBuilt, randomAdminToken, type RunningServer, START_TIMEOUT, startServer } from '../helpers/server.ts'
 
 const dir = mkdtempSync(join(tmpdir(), 'confab-credentials-'))
 afterAll(() => rmSync(dir, { recursive: true, force: true }))
@@ -73,14 +73,15 @@ describe('confab credentials', () => {
     expect(unknown.code).toBe(1)
     expect(unknown.output).toContain('confab credentials failed: Workspace "wkspace_nope" does not exist')
 
-    const server = await startServer({ databaseUrl, env: { CONFAB_ADMIN_TOKEN: 'bp_pat_ignored_now' } })
+    const ignoredToken = randomAdminToken()
+    const server = await startServer({ databaseUrl, env: { CONFAB_ADMIN_TOKEN: ignoredToken } })
     try {
       const refused = await confab(['credentials'], databaseUrl)
       expect(refused.code).toBe(1)
       expect(refused.output).toContain(`the database ${databaseUrl} is in use by another process (pid ${server.serverPid} on `)
       // The start said which first-run values it ignored, without their values.
       expect(server.stderr() + server.stdout()).toContain('CONFAB_ADMIN_TOKEN')
-      expect(server.stderr() + server.stdout()).not.toContain('bp_pat_ignored_now')
+      expect(server.stderr() + server.stdout()).not.toContain(ignoredToken)
     } finally {
       await server.stop()
     }
