@@ -38,6 +38,12 @@ export interface Config {
   rateLimits: RateLimitRules
   /** TRUST_PROXY: the proxies whose forwarded headers are believed (addresses, CIDR ranges, `loopback`…); none by default. */
   trustProxy: readonly string[]
+  /**
+   * TRACE_PARENT_TRUST: whose W3C `traceparent` a request's trace continues (traces on): `off` (the
+   * default: none, every request starts a trace of its own), `proxy` (a request whose connection comes
+   * from a TRUST_PROXY proxy), `all` (any caller's).
+   */
+  traceParentTrust: TraceParentTrust
   /** PUBLIC_URL: the origin (and base path) every URL Confab hands out starts with; from each request when unset. */
   publicUrl: string | undefined
   /** BOT_URLS_PRIVATE: `allow` (default) or `deny` bot urls on loopback/private networks; metadata addresses are always refused. */
@@ -61,6 +67,8 @@ export interface Config {
 }
 
 export class ConfigError extends Error {}
+
+export type TraceParentTrust = 'off' | 'proxy' | 'all'
 
 /** Bounded resources (docs/reference/limits.md). A cap of 0 is no cap; a timeout of 0 is none. */
 export interface ResourceLimits {
@@ -250,6 +258,11 @@ function parseTrustProxy(raw: string | undefined): readonly string[] {
   return list
 }
 
+function parseTraceParentTrust(raw: string | undefined): TraceParentTrust {
+  if (raw === undefined || raw === 'off' || raw === 'proxy' || raw === 'all') return raw ?? 'off'
+  throw new ConfigError(`TRACE_PARENT_TRUST must be "off", "proxy" or "all", got "${raw}"`)
+}
+
 function parsePublicUrl(raw: string | undefined): string | undefined {
   if (raw === undefined) return undefined
   const url = URL.canParse(raw) ? new URL(raw) : undefined
@@ -366,6 +379,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     production: env.NODE_ENV === 'production',
     corsOrigins: parseOrigins(env.CORS_ORIGINS),
     trustProxy: parseTrustProxy(env.TRUST_PROXY),
+    traceParentTrust: parseTraceParentTrust(nonEmpty(env.TRACE_PARENT_TRUST)),
     publicUrl: parsePublicUrl(nonEmpty(env.PUBLIC_URL)),
     rateLimitsOff,
     caps: parseLimits(env, rateLimitsOff),

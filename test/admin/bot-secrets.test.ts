@@ -81,9 +81,11 @@ describe("a bot url's credentials are never shown or logged", () => {
     const withCredentials = receiver.url.replace('http://', 'http://hook-user:pa55-w0rd-x@')
     const shown = receiver.url.replace('http://', 'http://***@')
     const { bot } = await admin.createBot({ name: 'Hooked', url: withCredentials })
-    expect(bot.url).toBe(shown)
-    expect((await admin.getBot({ id: bot.id })).bot.url).toBe(shown)
-    expect((await admin.updateBot({ id: bot.id, name: 'Still hooked' })).bot.url).toBe(shown)
+    // Confab's bot has a url (Botpress' type has none).
+    const urlOf = (answer: object) => (answer as { url?: string }).url
+    expect(urlOf(bot)).toBe(shown)
+    expect(urlOf((await admin.getBot({ id: bot.id })).bot)).toBe(shown)
+    expect(urlOf((await admin.updateBot({ id: bot.id, name: 'Still hooked' })).bot)).toBe(shown)
     const graphql = await adminRequest('POST', '/graphql', { query: `{ bot(id: "${bot.id}") { url } }` })
     expect(JSON.parse(graphql.text)).toEqual({ data: { bot: { url: shown } } })
 
