@@ -108,13 +108,16 @@ describe('initialize', () => {
     await gone.sse!.cancel()
   })
 
-  it("answers another user's conversation as one that does not exist (404) and refuses an invalid key (401), with the error body", async () => {
+  it("takes another user's conversation for one that does not exist (a new one of the caller's) and refuses an invalid key (401)", async () => {
     const alice = await initialize(t)
     await alice.sse!.cancel()
     const bob = await t.user('bob')
-    const forbidden = await initialize(t, { key: bob.key, conversationId: alice.init!.data.conversation.id })
-    expect(forbidden.response.status).toBe(404)
-    expect(forbidden.body).toEqual(errorBody(404, 'ResourceNotFound'))
+    const aliceConversation = alice.init!.data.conversation.id
+    const other = await initialize(t, { key: bob.key, conversationId: aliceConversation })
+    expect(other.response.status).toBe(200)
+    expect(other.init!.data.conversation.id).not.toBe(aliceConversation)
+    await other.sse!.cancel()
+    expect(await t.participantIds(bob.key, other.init!.data.conversation.id)).toEqual(['bob'])
     const invalid = await initialize(t, { key: 'not-a-key' })
     expect(invalid.response.status).toBe(401)
     expect(invalid.body).toEqual(errorBody(401, 'Unauthorized'))
