@@ -23,7 +23,7 @@ import { freshPostgres } from './postgres.ts'
 import { type Listener, listen, listenMany } from './listeners.ts'
 import { seedMessages } from './seed.ts'
 import { type Subscribers, subscribe } from './subscribers.ts'
-import { root, type Server, start, startBuilt } from './server.ts'
+import { BENCH_ADMIN_TOKEN, BENCH_ENCRYPTION_KEY, root, type Server, start, startBuilt } from './server.ts'
 import { latencies, ms } from './stats.ts'
 import { limiterMemoryPhase } from './limiter-memory.ts'
 
@@ -53,7 +53,7 @@ const options = {
 }
 
 const WEBHOOK = 'bench'
-const ENCRYPTION_KEY = 'bench-encryption-key'
+const ENCRYPTION_KEY = BENCH_ENCRYPTION_KEY
 const dir = mkdtempSync(join(tmpdir(), 'confab-bench-'))
 let databases = 0
 const freshDatabase = () => join(dir, `confab-${++databases}.db`)
@@ -285,7 +285,7 @@ async function botReplyPhase(server: Server) {
   })
   await new Promise<void>((resolve) => bot.listen(0, '127.0.0.1', resolve))
   try {
-    const admin = { authorization: 'Bearer bp_pat_bench', 'x-workspace-id': 'wkspace_bench', 'content-type': 'application/json' }
+    const admin = { authorization: `Bearer ${BENCH_ADMIN_TOKEN}`, 'x-workspace-id': 'wkspace_bench', 'content-type': 'application/json' }
     const created = await fetch(`${server.base}/v1/admin/bots`, {
       method: 'POST',
       headers: admin,

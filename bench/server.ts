@@ -4,6 +4,10 @@ import { fileURLToPath } from 'node:url'
 
 export const root = fileURLToPath(new URL('..', import.meta.url))
 
+/** Bootstrap secrets the start accepts (it refuses weak ones): fixed, as every bench process signs with them. */
+export const BENCH_ENCRYPTION_KEY = '0f4b9ff2082f0854962fef851f60104c154fedfee8e0d1714b4799b59c102517'
+export const BENCH_ADMIN_TOKEN = 'bp_pat_5929da76c3f1d04218d3712184d8c203'
+
 export const benchEnv = (databaseUrl: string, env: Record<string, string> = {}) => ({
   // A load test from one address is what the rate limits refuse; RATE_LIMITS=on npm run bench measures them on.
   RATE_LIMITS: 'off',
@@ -14,9 +18,9 @@ export const benchEnv = (databaseUrl: string, env: Record<string, string> = {}) 
   DATABASE_URL: databaseUrl,
   LOG_LEVEL: 'warn',
   CONFAB_WEBHOOK_ID: 'bench',
-  CONFAB_ENCRYPTION_KEY: 'bench-encryption-key',
+  CONFAB_ENCRYPTION_KEY: BENCH_ENCRYPTION_KEY,
   CONFAB_WORKSPACE_ID: 'wkspace_bench',
-  CONFAB_ADMIN_TOKEN: 'bp_pat_bench',
+  CONFAB_ADMIN_TOKEN: BENCH_ADMIN_TOKEN,
 })
 
 export interface Server {

@@ -25,7 +25,7 @@ import { signUserKey } from '../src/auth/user-key.ts'
 import { load } from './load.ts'
 import { freshPostgres } from './postgres.ts'
 import { type Listener, listen, listenMany } from './listeners.ts'
-import { root, startBuilt } from './server.ts'
+import { BENCH_ADMIN_TOKEN, BENCH_ENCRYPTION_KEY, root, startBuilt } from './server.ts'
 import { latencies, ms } from './stats.ts'
 
 const arg = (name: string, fallback: number) => {
@@ -45,7 +45,7 @@ const redisUrl = text('redis')
 if (postgresServer !== undefined && !/^postgres(ql)?:\/\//i.test(postgresServer)) throw new Error(`--database takes a postgres:// URL, got "${postgresServer}"`)
 
 const WEBHOOK = 'bench'
-const admin = { authorization: 'Bearer bp_pat_bench', 'x-workspace-id': 'wkspace_bench', 'content-type': 'application/json' }
+const admin = { authorization: `Bearer ${BENCH_ADMIN_TOKEN}`, 'x-workspace-id': 'wkspace_bench', 'content-type': 'application/json' }
 
 interface Sent {
   method: 'GET' | 'POST'
@@ -119,7 +119,7 @@ async function main() {
     // Four users, each in a conversation with the echo bot and one with the webhook bot.
     const users = await Promise.all(
       [0, 1, 2, 3].map(async (n) => {
-        const echoKey = await signUserKey(`soak-${n}`, 'bench-encryption-key')
+        const echoKey = await signUserKey(`soak-${n}`, BENCH_ENCRYPTION_KEY)
         await json(`${server.base}/${WEBHOOK}/users/get-or-create`, { method: 'POST', headers: { 'x-user-key': echoKey, 'content-type': 'application/json' }, body: '{}' })
         await json(`${server.base}/${WEBHOOK}/conversations`, { method: 'POST', headers: { 'x-user-key': echoKey, 'content-type': 'application/json' }, body: JSON.stringify({ id: `soak-${n}` }) })
         const { key: botKey } = await json(`${server.base}/${botWebhook}/users`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: '{}' })

@@ -241,7 +241,8 @@ export function createApp({ corsOrigins = [], publicUrl, trustProxy = [], webSoc
       }
       const routed: Routed = { route: '(no route)' }
       const response = await mounts.serve(request, requestId, peer, clientAddress, () => urls.baseOf(request.url, request.headers, peer), routed)
-      withHeaders(response, { 'x-request-id': requestId, ...cors.responseHeaders(request) })
+      // nosniff: no browser takes an answer (a JSON body, a file) for another type than it says it is.
+      withHeaders(response, { 'x-request-id': requestId, 'x-content-type-options': 'nosniff', ...cors.responseHeaders(request) })
       // Stopping: each connection closes after its answer, so that none is left idle for the listener's
       // close to cut while its client sends on it (a reset, where a new connection is refused cleanly).
       if (draining) withHeaders(response, { connection: 'close' })

@@ -1,6 +1,7 @@
 import { readFileSync } from 'node:fs'
 import { availableParallelism } from 'node:os'
 import proxyaddr from 'proxy-addr'
+import { estimatedEntropyBits } from './auth/secret-strength.ts'
 
 export interface BootstrapValues {
   workspaceId?: string
@@ -40,6 +41,12 @@ export interface Config {
   rateLimits: RateLimitRules
   /** TRUST_PROXY: the proxies whose forwarded headers are believed (addresses, CIDR ranges, `loopback`…); none by default. */
   trustProxy: readonly string[]
+  /**
+   * TRACE_PARENT_TRUST: whose W3C `traceparent` a request's trace continues (traces on): `off` (the
+   * default: none, every request starts a trace of its own), `proxy` (a request whose connection comes
+   * from a TRUST_PROXY proxy), `all` (any caller's).
+   */
+  traceParentTrust: TraceParentTrust
   /** PUBLIC_URL: the origin (and base path) every URL Confab hands out starts with; from each request when unset. */
   publicUrl: string | undefined
   /** BOT_URLS_PRIVATE: `allow` (default) or `deny` bot urls on loopback/private networks; metadata addresses are always refused. */
@@ -63,6 +70,8 @@ export interface Config {
 }
 
 export class ConfigError extends Error {}
+
+export type TraceParentTrust = 'off' | 'proxy' | 'all'
 
 /** Bounded resources (docs/reference/limits.md). A cap of 0 is no cap; a timeout of 0 is none. */
 export interface ResourceLimits {
@@ -257,6 +266,11 @@ function parseTrustProxy(raw: string | undefined): readonly string[] {
   return list
 }
 
+function parseTraceParentTrust(raw: string | undefined): TraceParentTrust {
+  if (raw === undefined || raw === 'off' || raw === 'proxy' || raw === 'all') return raw ?? 'off'
+  throw new ConfigError(`TRACE_PARENT_TRUST must be "off", "proxy" or "all", got "${raw}"`)
+}
+
 function parsePublicUrl(raw: string | undefined): string | undefined {
   if (raw === undefined) return undefined
   const url = URL.canParse(raw) ? new URL(raw) : undefined
@@ -336,6 +350,28 @@ function parseShutdownDelay(raw: string | undefined): number {
 
 const nonEmpty = (value: string | undefined) => (value === undefined || value === '' ? undefined : value)
 
+/**
+ * The least estimated entropy (src/auth/secret-strength.ts) of each bootstrap secret an operator sets.
+ * The shared key signs every user key with HS256, which RFC 7518 §3.2 wants at least 256 bits for: a
+ * weaker one is cracked offline from any one user key. The admin token is a bearer token the server
+ * only compares (as a digest): 128 random bits are beyond guessing online or offline, so
+ * `bp_pat_$(openssl rand -hex 16)` is enough (its fixed `bp_pat_` prefix counts for nothing).
+ */
+export const secretMinimumBits = { CONFAB_ENCRYPTION_KEY: 256, CONFAB_ADMIN_TOKEN: 128 } as const
+
+function parseSecret(variable: keyof typeof secretMinimumBits, raw: string | undefined): string | undefined {
+  if (raw === undefined) return undefined
+  const bits = estimatedEntropyBits(variable === 'CONFAB_ADMIN_TOKEN' ? raw.replace(/^bp_pat_/, '') : raw)
+  const needed = secretMinimumBits[variable]
+  if (bits < needed) {
+    const example = variable === 'CONFAB_ADMIN_TOKEN' ? 'bp_pat_$(openssl rand -hex 16)' : '$(openssl rand -hex 32)'
+    throw new ConfigError(
+      `${variable} is too weak: about ${bits} bits of entropy estimated, at least ${needed} needed; use a random value (e.g. ${example}) or leave it unset to have one generated`,
+    )
+  }
+  return raw
+}
+
 /** DATABASE_URL when unset: an SQLite file, from the folder the server (or a command) runs in. */
 export const defaultDatabaseUrl = './data/confab.db'
 
@@ -386,6 +422,7 @@ export function loadConfig(given: NodeJS.ProcessEnv = process.env): Config {
     production: env.NODE_ENV === 'production',
     corsOrigins: parseOrigins(env.CORS_ORIGINS),
     trustProxy: parseTrustProxy(env.TRUST_PROXY),
+    traceParentTrust: parseTraceParentTrust(nonEmpty(env.TRACE_PARENT_TRUST)),
     publicUrl: parsePublicUrl(nonEmpty(env.PUBLIC_URL)),
     rateLimitsOff,
     caps: parseLimits(env, rateLimitsOff),
@@ -399,9 +436,9 @@ export function loadConfig(given: NodeJS.ProcessEnv = process.env): Config {
     graphiql: parseGraphiql(nonEmpty(env.GRAPHIQL)),
     bootstrap: {
       workspaceId: nonEmpty(env.CONFAB_WORKSPACE_ID),
-      adminToken: nonEmpty(env.CONFAB_ADMIN_TOKEN),
+      adminToken: parseSecret('CONFAB_ADMIN_TOKEN', nonEmpty(env.CONFAB_ADMIN_TOKEN)),
       webhookId: nonEmpty(env.CONFAB_WEBHOOK_ID),
-      encryptionKey: nonEmpty(env.CONFAB_ENCRYPTION_KEY),
+      encryptionKey: parseSecret('CONFAB_ENCRYPTION_KEY', nonEmpty(env.CONFAB_ENCRYPTION_KEY)),
     },
   }
 }

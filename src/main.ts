@@ -37,6 +37,7 @@ async function main() {
     corsOrigins: config.corsOrigins,
     publicUrl: config.publicUrl,
     trustProxy: config.trustProxy,
+    traceParentTrust: config.traceParentTrust,
     caps: config.caps,
     rateLimits: config.rateLimitsOff ? 'off' : config.rateLimits,
     handlers,

@@ -1,15 +1,17 @@
-import { createServer as createHttpServer, type Server } from 'node:http'
+import { createServer as createHttpServer, type IncomingMessage, type Server } from 'node:http'
 import type { AddressInfo } from 'node:net'
 import type { Logger } from 'pino'
 import { type App, type AppOptions, createApp } from './app.ts'
 import { bootstrap, type BootstrapResult, firstTenant } from './bootstrap.ts'
-import { type BootstrapValues, defaultDatabaseUrl, defaultLimits, type ResourceLimits } from './config.ts'
+import { type BootstrapValues, defaultDatabaseUrl, defaultLimits, type ResourceLimits, type TraceParentTrust } from './config.ts'
 import { openStore } from './db/open.ts'
 import { SqliteStore } from './db/sqlite/store.ts'
 import type { Store } from './db/store.ts'
 import { deliveryBacklog } from './domain/bots/delivery/outbox.ts'
 import { loadCompiler } from './graphql/compiled-execution.ts'
 import { nodeListener } from './http/node-listener.ts'
+import { peerOf } from './http/peer.ts'
+import { trustedProxies } from './http/trusted-proxy.ts'
 import type { Metrics } from './http/metrics.ts'
 import { ReadReplicas } from './http/read-replicas.ts'
 import { refuseOffTheApp } from './http/wire-refusals.ts'
@@ -52,6 +54,8 @@ export interface ServerOptions extends Omit<AppOptions, 'store' | 'log'> {
   metricsHost?: string
   /** The first tenant's fixed values (CONFAB_* in main.ts); the others are generated. Ignored once a tenant exists. */
   bootstrap?: BootstrapValues
+  /** TRACE_PARENT_TRUST (traces on): whose `traceparent` is continued; `off` (none) by default. */
+  traceParentTrust?: TraceParentTrust
 }
 
 export interface ConfabServer {
@@ -85,8 +89,20 @@ export interface ConfabServer {
  */
 export function httpServer(
   app: App,
-  { log, replicas, caps, metrics }: { log: Logger; replicas?: ReadReplicas; caps: ResourceLimits; metrics?: Metrics },
+  {
+    log,
+    replicas,
+    caps,
+    metrics,
+    traceParentTrust = 'off',
+    trustProxy = [],
+  }: { log: Logger; replicas?: ReadReplicas; caps: ResourceLimits; metrics?: Metrics; traceParentTrust?: TraceParentTrust; trustProxy?: readonly string[] },
 ): Server {
+  // W3C Trace Context: a trace is restarted at the trust boundary; a stranger neither picks its trace
+  // ids nor opts out of sampling (`-00`). Only the proxies the operator names are believed.
+  const proxies = trustedProxies(trustProxy)
+  const continuesTrace =
+    traceParentTrust === 'all' ? () => true : traceParentTrust === 'proxy' ? (req: IncomingMessage) => proxies.trusts(peerOf(req)) : () => false
   const timeouts = [caps.headersTimeoutMs, caps.requestTimeoutMs].filter((ms) => ms > 0)
   const server = createHttpServer(
     {
@@ -105,6 +121,7 @@ export function httpServer(
       observe: metrics && ((labels, status, seconds) => metrics.request(labels?.transport ?? 'none', labels?.operation ?? '(unknown)', status, seconds)),
       streamOpened: metrics && (() => metrics.streamOpened()),
       sendQueues: app.sendQueues,
+      continuesTrace,
     }),
   )
   if (caps.maxConnections > 0) server.maxConnections = caps.maxConnections
@@ -128,6 +145,7 @@ export async function createServer({
   readReplicas = 0,
   metricsPort,
   metricsHost = '127.0.0.1',
+  traceParentTrust,
   ...appOptions
 }: ServerOptions = {}): Promise<ConfabServer> {
   // Made only when they are served: without METRICS_PORT nothing is counted at all, and prom-client
@@ -189,7 +207,14 @@ export async function createServer({
           log,
         })
       : undefined
-  const server = httpServer(app, { log, replicas, caps: appOptions.caps ?? defaultLimits, metrics })
+  const server = httpServer(app, {
+    log,
+    replicas,
+    caps: appOptions.caps ?? defaultLimits,
+    metrics,
+    traceParentTrust,
+    trustProxy: appOptions.trustProxy,
+  })
   metrics?.observe({
     liveSockets: () => app.openSockets(),
     droppedConnections: () => app.sendQueues.stats.dropped,

@@ -31,9 +31,9 @@ export async function requireParticipation(
     rememberCaller(ctx, participant)
     return { conversation, caller: participant }
   }
-  const caller = await requireCaller(ctx, q)
-  if (!conversation) throw notFound('Conversation', conversationId)
-  throw forbidden(`user "${caller.id}" is not a participant of conversation "${conversationId}"`)
+  // An unknown caller is 401 first; then a conversation the caller is not in is one that does not exist.
+  await requireCaller(ctx, q)
+  throw notFound('Conversation', conversationId)
 }
 
 /** `messages`: the window of the page of its messages that will be asked next, read with it. */

@@ -53,6 +53,15 @@ export const unauthorized = (message: string) => new DomainError('Unauthorized',
 export const forbidden = (message: string) => new DomainError('Forbidden', message)
 export const notFound = (entity: string, id: string) =>
   new DomainError('ResourceNotFound', `${entity} "${id}" does not exist`)
+/**
+ * What is not the caller's to see is answered as what does not exist (the same type, status and
+ * words): a 403 for "exists, not yours" beside a 404 for "no such thing" would tell a stranger which
+ * ids exist. `entity` and `id` name the thing the caller asked for.
+ */
+export const hiddenAs = (entity: string, id: string) => (error: unknown): never => {
+  if (error instanceof DomainError && error.type === 'ResourceNotFound') throw notFound(entity, id)
+  throw error
+}
 export const alreadyExists = (entity: string, id: string) =>
   new DomainError('AlreadyExists', `${entity} "${id}" already exists`)
 

@@ -5,7 +5,7 @@ import { recordIncomingEvent } from './bots/delivery/outbox.ts'
 import { now } from './clock.ts'
 import type { ChatContext } from './context.ts'
 import { type Poster, requireParticipation } from './conversations.ts'
-import { notFound } from './errors.ts'
+import { hiddenAs, notFound } from './errors.ts'
 import { newId } from './ids.ts'
 import { loadParticipation } from './loaders.ts'
 import { assertJsonDepth } from './payloads.ts'
@@ -60,6 +60,6 @@ export async function createEvent({ ctx, input }: { ctx: ChatContext; input: Cre
 export async function getEvent({ ctx, id }: { ctx: ChatContext; id: string }): Promise<EventRow> {
   const row = await ctx.store.read((q) => q.events.find(ctx.integration.id, id))
   if (!row) throw notFound('Event', id)
-  await loadParticipation(ctx, row.conversationId)
+  await loadParticipation(ctx, row.conversationId).catch(hiddenAs('Event', id))
   return row
 }

@@ -3,7 +3,7 @@ import type { ConversationRow, MessageRow, UserRow } from '../db/schema.ts'
 import type { KeysetWindow, Participation, Queries } from '../db/store.ts'
 import type { ChatLoaders, PageKey } from './chat-loaders.ts'
 import type { ChatContext } from './context.ts'
-import { forbidden, notFound } from './errors.ts'
+import { notFound } from './errors.ts'
 import { type Cursored, encodeCursor, keysetWindow, type PageWindow, withCursors } from './paging.ts'
 import { rememberCaller, requireCaller, requireCallerId } from './users.ts'
 
@@ -150,10 +150,8 @@ export async function loadParticipationWithMessages(
 }
 
 function gate(ctx: ChatContext, conversationId: string, { conversation, participant }: Participation) {
-  if (!conversation) throw notFound('Conversation', conversationId)
-  if (!participant) {
-    throw forbidden(`user "${ctx.callerId}" is not a participant of conversation "${conversationId}"`)
-  }
+  // Not in it: answered as a conversation that does not exist (no 403 to tell that it does).
+  if (!conversation || !participant) throw notFound('Conversation', conversationId)
   return { conversation, caller: participant }
 }
 

@@ -2,7 +2,7 @@ import type { MessageFeedback, MessageRow } from '../db/schema.ts'
 import type { After, Queries } from '../db/store.ts'
 import type { ChatContext } from './context.ts'
 import { requireParticipation } from './conversations.ts'
-import { forbidden, invalidPayload } from './errors.ts'
+import { forbidden, hiddenAs, invalidPayload } from './errors.ts'
 import { checkMessage, findMessage } from './messages.ts'
 
 const publishUpdated = (ctx: ChatContext, after: After, message: MessageRow, isBot: boolean) =>
@@ -41,7 +41,7 @@ export function setMessageFeedback({
 }): Promise<MessageRow> {
   return ctx.store.write(async (q, after) => {
     const row = await findMessage(ctx, q, id)
-    await requireParticipation(ctx, q, row.conversationId)
+    await requireParticipation(ctx, q, row.conversationId).catch(hiddenAs('Message', id))
     const updated = (await q.messages.setFeedback(ctx.integration.id, id, feedback)) as MessageRow
     publishUpdated(ctx, after, updated, await authoredByBot(ctx, q, updated))
     return updated
@@ -60,7 +60,7 @@ export function updateMessage({
 }): Promise<MessageRow> {
   return ctx.store.write(async (q, after) => {
     const row = await findMessage(ctx, q, id)
-    const { caller } = await requireParticipation(ctx, q, row.conversationId)
+    const { caller } = await requireParticipation(ctx, q, row.conversationId).catch(hiddenAs('Message', id))
     if (row.userId !== caller.id) throw forbidden(`only the author of message "${id}" may update it`)
     const { payload, metadata } = checkMessage({ conversationId: row.conversationId, ...input })
     const updated = (await q.messages.update(ctx.integration.id, id, { payload, metadata })) as MessageRow

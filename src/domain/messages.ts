@@ -5,7 +5,7 @@ import { recordIncomingEvent } from './bots/delivery/outbox.ts'
 import { now } from './clock.ts'
 import type { ChatContext } from './context.ts'
 import { type Poster, requireParticipation } from './conversations.ts'
-import { DomainError, forbidden, notFound } from './errors.ts'
+import { DomainError, forbidden, hiddenAs, notFound } from './errors.ts'
 import { newId } from './ids.ts'
 import { loadMessagesPage, loadParticipation } from './loaders.ts'
 import type { Cursored, PageWindow } from './paging.ts'
@@ -108,7 +108,7 @@ export async function findMessage(ctx: ChatContext, q: Queries, id: string): Pro
 /** A message is visible to the participants of its conversation. */
 export async function getMessage({ ctx, id }: { ctx: ChatContext; id: string }): Promise<MessageRow> {
   const row = await ctx.store.read((q) => findMessage(ctx, q, id))
-  await loadParticipation(ctx, row.conversationId)
+  await loadParticipation(ctx, row.conversationId).catch(hiddenAs('Message', id))
   return row
 }
 
@@ -116,7 +116,7 @@ export async function getMessage({ ctx, id }: { ctx: ChatContext; id: string }):
 export function deleteMessage({ ctx, id }: { ctx: ChatContext; id: string }): Promise<void> {
   return ctx.store.write(async (q, after) => {
     const row = await findMessage(ctx, q, id)
-    const { caller } = await requireParticipation(ctx, q, row.conversationId)
+    const { caller } = await requireParticipation(ctx, q, row.conversationId).catch(hiddenAs('Message', id))
     if (row.userId !== caller.id) throw forbidden(`only the author of message "${id}" may delete it`)
     await q.messages.delete(ctx.integration.id, id)
     await q.erasure.messageTraces(ctx.integration.id, row.conversationId, id)

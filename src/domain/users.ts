@@ -3,7 +3,7 @@ import type { UserRow } from '../db/schema.ts'
 import type { Queries } from '../db/store.ts'
 import { now } from './clock.ts'
 import type { ChatContext } from './context.ts'
-import { alreadyExists, DomainError, forbidden, notFound, unauthorized } from './errors.ts'
+import { alreadyExists, DomainError, notFound, unauthorized } from './errors.ts'
 import { eraseUser, refuseDeletedUserId } from './erasure.ts'
 import { assertClientId, newId } from './ids.ts'
 import { refuseUnsignedUsers, signingKeyOf } from './key-modes.ts'
@@ -128,9 +128,8 @@ export function getVisibleUser(ctx: ChatContext, id: string): Promise<UserRow> {
     const caller = await requireCaller(ctx, q)
     if (id === caller.id) return caller
     const user = await getUserIn(ctx, q, id)
-    if (!(await q.users.shareAConversation(ctx.integration.id, caller.id, id))) {
-      throw forbidden(`user "${id}" shares no conversation with user "${caller.id}"`)
-    }
+    // A user the caller may not see is answered as one that does not exist.
+    if (!(await q.users.shareAConversation(ctx.integration.id, caller.id, id))) throw notFound('User', id)
     return user
   })
 }

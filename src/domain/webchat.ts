@@ -43,7 +43,8 @@ export async function startWebchat({ ctx }: { ctx: ChatContext }): Promise<{ ctx
 
 /**
  * The conversation the web chat resumes (`conversationId`), or a new one the caller owns when none
- * is named or it is gone. One the caller does not participate in is 403.
+ * is named or it is gone. One the caller does not participate in is answered as gone (a new one), so
+ * that the answer never tells whether another user's conversation exists.
  */
 export async function openWebchatConversation({
   ctx,

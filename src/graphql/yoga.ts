@@ -17,6 +17,7 @@ import type { ErrorPath } from './errors.ts'
 import { useGraphQLSSE } from './graphql-sse.ts'
 import { useIntegrationCheck } from './integration-check.ts'
 import { operationOf, rootFields, rootFieldsLabel } from './operation.ts'
+import { useCsrfPrevention } from './csrf.ts'
 import { useExplainedRefusals } from './refusals.ts'
 import { useRateLimits } from './rate-limits.ts'
 import { type ReplicaReads, type ReplicaThread, replicaReads, useReplicaReads } from './replica-reads.ts'
@@ -126,6 +127,7 @@ const yogaFor = (
       // After the errors have their final form, before a refusal is told as one.
       ...(answerMaxBytes > 0 ? [useAnswerCap(answerMaxBytes, executionLimits)] : []),
       useExplainedRefusals(),
+      useCsrfPrevention(),
       // Before execution is compiled or run: a refused operation costs a counter and nothing else.
       ...(limits ? [useRateLimits(limits)] : []),
       ...(replica ? [useReplicaReads(reads, replica)] : []),

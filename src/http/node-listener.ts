@@ -108,6 +108,8 @@ export interface ListenerOptions {
   streamOpened?: () => () => void
   /** The send queues event streams are written through (App.sendQueues); one of the default mark when absent. */
   sendQueues?: SendQueues
+  /** Whether a request's `traceparent` is continued (TRACE_PARENT_TRUST); never when absent: each request starts a trace. */
+  continuesTrace?: (req: IncomingMessage) => boolean
 }
 
 type Observe = (labels: RequestLabels | undefined, status: number, seconds: number) => void
@@ -129,7 +131,17 @@ const admissionHeaders = (req: IncomingMessage): Headers => {
  */
 export function nodeListener(
   fetch: (request: Request, peer: Peer) => Promise<Response>,
-  { log, replicable, replicas, admitStream, admission, observe, streamOpened, sendQueues = new SendQueues(defaultLimits.sendQueueBytes) }: ListenerOptions,
+  {
+    log,
+    replicable,
+    replicas,
+    admitStream,
+    admission,
+    observe,
+    streamOpened,
+    sendQueues = new SendQueues(defaultLimits.sendQueueBytes),
+    continuesTrace = () => false,
+  }: ListenerOptions,
 ) {
   // whatwg-node hands a node request's own `req` to the fetch function as its server context.
   const adapter = createServerAdapter<{ req?: IncomingMessage }>((request, context) => fetch(request, peerOf(context.req)))
@@ -216,7 +228,8 @@ export function nodeListener(
     if (!traces) return void serve(req, res, observe)
     // Named once answered, by the route's pattern (never the path, which holds ids); a live stream's span lasts as long as the stream.
     const method = req.method ?? 'GET'
-    void traces.inSpan(method, { kind: 'server', continues: req.headers, attributes: { 'http.request.method': method } }, (span) =>
+    const continues = continuesTrace(req) ? req.headers : undefined
+    void traces.inSpan(method, { kind: 'server', root: !continues, continues, attributes: { 'http.request.method': method } }, (span) =>
       serve(req, res, (labels, status, seconds) => {
         observe?.(labels, status, seconds)
         span.updateName(`${method} ${labels?.route ?? labels?.operation ?? '(unknown)'}`)

@@ -18,7 +18,7 @@ export const json = (status: number, body: unknown, headers?: Record<string, str
 
 /** A JSON answer already serialised (measured on the way: http/rest.ts). */
 export const jsonText = (status: number, text: string, headers?: Record<string, string>): Response =>
-  new Response(text, { status, headers: { 'content-type': 'application/json', ...headers } })
+  new Response(text, { status, headers: { 'content-type': 'application/json', 'x-content-type-options': 'nosniff', ...headers } })
 
 /** Botpress' clients (the web chat among them) recognise an error body by the `err_` prefix of its id. */
 export const errorId = (requestId: string): string => `err_${requestId}`

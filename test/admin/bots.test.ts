@@ -30,7 +30,6 @@ const botBody = (fields: { id?: unknown; name: unknown; tags?: Record<string, st
   tags: fields.tags ?? {},
   ...(fields.url === undefined ? {} : { url: fields.url }),
   protocol: 'webhook',
-  signingSecret: expect.stringMatching(SIGNING_SECRET),
   integrations: {
     chat: {
       enabled: true,
@@ -42,6 +41,12 @@ const botBody = (fields: { id?: unknown; name: unknown; tags?: Record<string, st
     },
   },
 })
+
+/** createBot's answer split in two: the bot as every later read shows it, and the signing secret it shows this once. */
+async function createBot(input: Parameters<Client['createBot']>[0]) {
+  const { bot: { signingSecret, ...bot } } = (await admin.createBot(input)) as { bot: Awaited<ReturnType<Client['getBot']>>['bot'] & { signingSecret: string } }
+  return { bot, signingSecret }
+}
 
 /** A raw admin request, to send what the official client would not. */
 async function adminFetch(method: string, path: string, body?: unknown, token = ADMIN_TOKEN, workspaceId = WORKSPACE_ID) {
@@ -83,13 +88,14 @@ async function chatWithNewBot(name: string, text: string) {
 }
 
 describe('createBot and getBot through @botpress/client', () => {
-  it('creates a bot with its own chat integration and signing secret, and getBot returns the same', async () => {
-    const { bot } = await admin.createBot({ name: 'Support', url: 'https://bot.example/hook', tags: { team: 'care' } })
+  it('creates a bot with its own chat integration and signing secret (shown this once), and getBot returns the same without it', async () => {
+    const { bot, signingSecret } = await createBot({ name: 'Support', url: 'https://bot.example/hook', tags: { team: 'care' } })
     expect(bot).toEqual(botBody({ name: 'Support', url: 'https://bot.example/hook', tags: { team: 'care' } }))
     expect(bot.updatedAt).toBe(bot.createdAt)
     const chat = bot.integrations.chat!
     expect(chat.webhookUrl).toBe(`${s.baseUrl}/${chat.webhookId}`)
-    expect(Buffer.from(bot.signingSecret.slice('whsec_'.length), 'base64')).toHaveLength(32)
+    expect(signingSecret).toMatch(SIGNING_SECRET)
+    expect(Buffer.from(signingSecret.slice('whsec_'.length), 'base64')).toHaveLength(32)
     expect(chat.webhookId).not.toBe(WEBHOOK_ID)
     expect(JSON.stringify(bot)).not.toContain(ENCRYPTION_KEY)
 
@@ -99,7 +105,7 @@ describe('createBot and getBot through @botpress/client', () => {
   })
 
   it('names a bot when no name is given, and leaves url out', async () => {
-    const { bot } = await admin.createBot({})
+    const { bot } = await createBot({})
     expect(bot).toEqual(botBody({ name: expect.stringMatching(/^Bot \w{6}$/) }))
     expect(bot).not.toHaveProperty('url')
   })
@@ -179,7 +185,7 @@ describe('createBot and getBot through @botpress/client', () => {
 
 describe('updateBot', () => {
   it('changes the fields given, merges tags (null or empty removes one) and clears url with null', async () => {
-    const { bot } = await admin.createBot({ name: 'A', url: 'http://127.0.0.1:9/a', tags: { keep: '1', drop: '2', empty: '3' } })
+    const { bot } = await createBot({ name: 'A', url: 'http://127.0.0.1:9/a', tags: { keep: '1', drop: '2', empty: '3' } })
     const { bot: renamed } = await admin.updateBot({ id: bot.id, name: 'B', tags: { drop: null, empty: '', add: '4' } })
     expect(renamed).toEqual({
       ...bot,
@@ -200,13 +206,13 @@ describe('updateBot', () => {
   })
 
   it('an update without fields changes only updatedAt', async () => {
-    const { bot } = await admin.createBot({ name: 'Same', url: 'https://bot.example/x' })
+    const { bot } = await createBot({ name: 'Same', url: 'https://bot.example/x' })
     const { bot: same } = await admin.updateBot({ id: bot.id })
     expect(same).toEqual({ ...bot, updatedAt: expect.stringMatching(ISO) })
   })
 
   it('refuses a bad url, bad tags and unknown properties, and leaves the bot as it was', async () => {
-    const { bot } = await admin.createBot({ name: 'Kept', url: 'https://bot.example/kept' })
+    const { bot } = await createBot({ name: 'Kept', url: 'https://bot.example/kept' })
     await expectApiError(admin.updateBot({ id: bot.id, url: 'mailto:bot@example.com' }), InvalidPayloadError, 400, 'InvalidPayload')
     await expectApiError(admin.updateBot({ id: bot.id, blocked: true }), InvalidPayloadError, 400, 'InvalidPayload')
     const refusals: [object, string][] = [
@@ -273,19 +279,20 @@ describe('deleteBot', () => {
 
 describe('rotateBotSigningSecrets', () => {
   it('gives a new secret; the previous one keeps signing for 24 hours', async () => {
-    const { bot } = await admin.createBot({ name: 'Rotating' })
+    const { bot, signingSecret } = await createBot({ name: 'Rotating' })
     const before = Date.now()
     const { newSigningSecret } = await admin.rotateBotSigningSecrets({ id: bot.id })
     const after = Date.now()
     expect(newSigningSecret).toMatch(SIGNING_SECRET)
-    expect(newSigningSecret).not.toBe(bot.signingSecret)
-    expect((await admin.getBot({ id: bot.id })).bot).toEqual({ ...bot, signingSecret: newSigningSecret })
+    expect(newSigningSecret).not.toBe(signingSecret)
+    // Shown by the rotation only: getBot shows neither secret.
+    expect((await admin.getBot({ id: bot.id })).bot).toEqual(bot)
 
     const stored = await s.t.store.read((q) => q.bots.find(WORKSPACE_ID, bot.id))
     const secretsAt = (ms: number) => signingSecretsOf(stored as BotRow, new Date(ms).toISOString())
     const day = 24 * 60 * 60 * 1000
-    expect(secretsAt(after)).toEqual([newSigningSecret, bot.signingSecret])
-    expect(secretsAt(before + day - 1)).toEqual([newSigningSecret, bot.signingSecret])
+    expect(secretsAt(after)).toEqual([newSigningSecret, signingSecret])
+    expect(secretsAt(before + day - 1)).toEqual([newSigningSecret, signingSecret])
     expect(secretsAt(after + day)).toEqual([newSigningSecret])
 
     // A second rotation keeps the secret it replaces, and retires the one before it at once.
@@ -301,22 +308,22 @@ describe('rotateBotSigningSecrets', () => {
 })
 
 describe('admin GraphQL', () => {
-  const BOT_FIELDS = `botId name url tags signingSecret deployedAt
+  const BOT_FIELDS = `botId name url tags deployedAt
     integrations { chat { enabled webhookId webhookUrl encryptionMode } }`
 
   it('createBot, bot, updateBot, rotateBotSigningSecrets and deleteBot', async () => {
     const created = await adminGraphql(
-      `mutation ($input: CreateBotInput!) { createBot(input: $input) { bot { ${BOT_FIELDS} } } }`,
+      `mutation ($input: CreateBotInput!) { createBot(input: $input) { bot { ${BOT_FIELDS} } signingSecret } }`,
       { input: { name: 'Graph', url: 'https://bot.example/g', tags: { a: 'b' } } },
     )
     expect(created.status).toBe(200)
     const bot = created.body.data.createBot.bot
+    expect(created.body.data.createBot.signingSecret).toMatch(SIGNING_SECRET)
     expect(bot).toEqual({
       botId: expect.any(String),
       name: 'Graph',
       url: 'https://bot.example/g',
       tags: { a: 'b' },
-      signingSecret: expect.stringMatching(SIGNING_SECRET),
       deployedAt: expect.stringMatching(ISO),
       integrations: {
         chat: {

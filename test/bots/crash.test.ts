@@ -5,7 +5,7 @@ import { Client as ChatClient } from '@botpress/chat'
 import { Client } from '@botpress/client'
 import { Webhook } from 'standardwebhooks'
 import { afterAll, expect, it, vi } from 'vitest'
-import { type RunningServer, START_TIMEOUT, startServer } from '../helpers/server.ts'
+import { randomAdminToken, type RunningServer, START_TIMEOUT, startServer } from '../helpers/server.ts'
 import { startReceiver } from './receiver.ts'
 
 // The real server (`npm start`) killed with SIGKILL after the user's 200, while the bot holds the
@@ -13,7 +13,7 @@ import { startReceiver } from './receiver.ts'
 
 const dir = mkdtempSync(join(tmpdir(), 'confab-crash-'))
 const databaseUrl = join(dir, 'confab.db')
-const env = { CONFAB_WORKSPACE_ID: 'wkspace_crash', CONFAB_ADMIN_TOKEN: 'bp_pat_crash_admin_token' }
+const env = { CONFAB_WORKSPACE_ID: 'wkspace_crash', CONFAB_ADMIN_TOKEN: randomAdminToken() }
 const started: RunningServer[] = []
 const receiver = await startReceiver(() => 'hang')
 

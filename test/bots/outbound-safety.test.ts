@@ -12,7 +12,7 @@ import { ADMIN_TOKEN, errorBody, WORKSPACE_ID } from '../helpers/app.ts'
 import { adminFetchOn } from '../helpers/admin-fetch.ts'
 import { adminClientOf, type Listening, startListening } from '../helpers/listening.ts'
 import { testOutbound, testResolver } from '../helpers/resolver.ts'
-import { START_TIMEOUT, startServer } from '../helpers/server.ts'
+import { randomAdminToken, START_TIMEOUT, startServer } from '../helpers/server.ts'
 import { type Answer, type Receiver, startReceiver } from './receiver.ts'
 
 // Outbound safety (docs/guides/running-on-the-internet.md): a bot's url may not point at link-local / metadata addresses,
@@ -350,10 +350,11 @@ describe('BOT_URLS_PRIVATE', () => {
     'reaches the server `npm start` runs: deny refuses a loopback url, a metadata url is refused either way',
     async () => {
       const dir = mkdtempSync(join(tmpdir(), 'confab-outbound-'))
-      const env = { CONFAB_WORKSPACE_ID: WORKSPACE_ID, CONFAB_ADMIN_TOKEN: ADMIN_TOKEN, BOT_URLS_PRIVATE: 'deny', READ_REPLICAS: '0' }
+      const adminToken = randomAdminToken()
+      const env = { CONFAB_WORKSPACE_ID: WORKSPACE_ID, CONFAB_ADMIN_TOKEN: adminToken, BOT_URLS_PRIVATE: 'deny', READ_REPLICAS: '0' }
       const server = await startServer({ databaseUrl: join(dir, 'confab.db'), env })
       try {
-        const client = new Client({ apiUrl: server.baseUrl, token: ADMIN_TOKEN, workspaceId: WORKSPACE_ID })
+        const client = new Client({ apiUrl: server.baseUrl, token: adminToken, workspaceId: WORKSPACE_ID })
         await expectInvalidPayload(client.createBot({ url: 'http://127.0.0.1:9/bot' }), /which BOT_URLS_PRIVATE=deny refuses$/)
         await expectInvalidPayload(client.createBot({ url: METADATA }), /which Confab never connects to$/)
       } finally {

@@ -1,4 +1,4 @@
-import { ForbiddenError } from '@botpress/chat'
+import { ResourceNotFoundError } from '@botpress/chat'
 import { describe, expect, it } from 'vitest'
 import { iso, useTestApp } from '../helpers/app.ts'
 import { describeAccess } from '../helpers/access.ts'
@@ -45,14 +45,14 @@ describe('getConversation', () => {
   describe('official client', () => {
     const client = useOfficialClient(t)
 
-    it('returns the conversation to every participant, and reports a non-participant as ForbiddenError', async () => {
+    it('returns the conversation to every participant, and answers a non-participant as for no such conversation (ResourceNotFoundError)', async () => {
       const alice = await client.connect('alice')
       const bob = await client.connect('bob')
       const mallory = await client.connect('mallory')
       const conversation = await client.conversationOf(alice, 'c1', bob)
       expect(await alice.getConversation({ id: 'c1' })).toEqual({ conversation })
       expect(await bob.getConversation({ id: 'c1' })).toEqual({ conversation })
-      await expectApiError(mallory.getConversation({ id: 'c1' }), ForbiddenError, 403, 'Forbidden')
+      await expectApiError(mallory.getConversation({ id: 'c1' }), ResourceNotFoundError, 404, 'ResourceNotFound')
     })
   })
 

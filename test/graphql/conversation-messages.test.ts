@@ -92,19 +92,19 @@ describe('conversation with its messages', () => {
     })
     // A stranger's bad cursor is refused by the gate first.
     const stranger = await t.graphql(page, { first: 2, after: 'not-a-cursor' }, { key: users.mallory.key })
-    expect(stranger.body.errors[0].extensions.type).toBe('Forbidden')
+    expect(stranger.body.errors[0].extensions.type).toBe('ResourceNotFound')
   })
 
-  it('gives a user who does not participate Forbidden and no message', async () => {
+  it('gives a user who does not participate ResourceNotFound (as for no such conversation) and no message', async () => {
     const res = await t.graphql(page, { first: 5 }, { key: users.mallory.key })
     expect(res.body).toEqual({
       data: null,
       errors: [
         {
-          message: 'user "mallory" is not a participant of conversation "c1"',
+          message: 'Conversation "c1" does not exist',
           locations: [expect.any(Object)],
           path: ['conversation'],
-          extensions: { type: 'Forbidden', status: 403, requestId: res.headers.get('x-request-id') },
+          extensions: { type: 'ResourceNotFound', status: 404, requestId: res.headers.get('x-request-id') },
         },
       ],
     })

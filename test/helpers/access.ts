@@ -64,9 +64,10 @@ const refusals: Record<Rule, { code: number; type: string; title: string; run: (
     run: async (t, w, call) => call(await t.keyFor('ghost'), existing(w)),
   },
   'not a participant': {
-    code: 403,
-    type: 'Forbidden',
-    title: 'refuses a user who does not participate with 403 Forbidden',
+    // As what does not exist: a 403 would tell a stranger that the id exists (issue 49 L5).
+    code: 404,
+    type: 'ResourceNotFound',
+    title: 'answers a user who does not participate 404 ResourceNotFound, as for what does not exist',
     run: (_t, w, call) => call(w.mallory.key, existing(w)),
   },
   'not found': {

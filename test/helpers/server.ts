@@ -1,9 +1,14 @@
 import { type ChildProcess, spawn } from 'node:child_process'
+import { randomBytes } from 'node:crypto'
 import { mkdtempSync, readdirSync, readFileSync, rmSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { fileURLToPath } from 'node:url'
 import { afterAll } from 'vitest'
+
+/** Bootstrap secrets the start accepts (it refuses weak ones, src/auth/secret-strength.ts), made as the docs suggest. */
+export const randomAdminToken = () => `bp_pat_${randomBytes(16).toString('hex')}`
+export const randomEncryptionKey = () => randomBytes(32).toString('hex')
 
 /** The project root, where `npm start` is run. */
 export const ROOT = fileURLToPath(new URL('../..', import.meta.url))

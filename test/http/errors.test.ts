@@ -16,7 +16,7 @@ describe('REST error body', () => {
   const cases: [string, () => Promise<JsonResponse>, number, string][] = [
     ['a missing key', () => t.chat('GET', '/conversations/c1'), 401, 'Unauthorized'],
     ['an invalid key', () => t.chat('GET', '/conversations/c1', { key: 'not-a-jwt' }), 401, 'Unauthorized'],
-    ['a non-participant', async () => t.chat('GET', '/conversations/c1', { key: (await t.user('bob')).key }), 403, 'Forbidden'],
+    ['a non-participant', async () => t.chat('GET', '/conversations/c1', { key: (await t.user('bob')).key }), 404, 'ResourceNotFound'],
     ['a missing conversation', () => t.chat('GET', '/conversations/nope', { key: users.alice.key }), 404, 'ResourceNotFound'],
     ['an unknown path', () => t.chat('GET', '/nowhere', { key: users.alice.key }), 404, 'ResourceNotFound'],
     ['a wrong method', () => t.chat('PATCH', '/messages', { key: users.alice.key }), 405, 'MethodNotFound'],

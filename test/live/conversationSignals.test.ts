@@ -264,7 +264,7 @@ describe('conversationSignals', () => {
     })
 
     it.each([
-      ['a user who does not participate', () => bob.key, 'c1', 'user "bob" is not a participant of conversation "c1"', 'Forbidden', 403],
+      ['a user who does not participate (as a conversation that does not exist)', () => bob.key, 'c1', 'Conversation "c1" does not exist', 'ResourceNotFound', 404],
       ['a conversation that does not exist', () => alice.key, 'nope', expect.any(String), 'ResourceNotFound', 404],
       ['a request without a user key', () => undefined, 'c1', 'the x-user-key header is required', 'Unauthorized', 401],
     ])('answers %s with an error for the subscription, then completes it, holding nothing', async (_what, key, conversationId, message, type, status) => {

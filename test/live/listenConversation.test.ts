@@ -223,13 +223,13 @@ describe('listenConversation', () => {
 
     describeAccess(t, 'conversationSignals', { REST: (key, id: string) => t.chat('GET', `/conversations/${id}/listen`, { key }) }, ({ conversationId }) => [conversationId])
 
-    it('refuses a participant who has left with 403 Forbidden', async () => {
+    it('answers a participant who has left 404 ResourceNotFound, as for no such conversation', async () => {
       const alice = await t.user('alice')
       const bob = await t.user('bob')
       await t.conversation(alice.key, 'c1', ['bob'])
       await t.chat('DELETE', '/conversations/c1/participants/bob', { key: bob.key })
       const res = await t.chat('GET', '/conversations/c1/listen', { key: bob.key })
-      expect({ status: res.status, type: res.body.type }).toEqual({ status: 403, type: 'Forbidden' })
+      expect({ status: res.status, type: res.body.type }).toEqual({ status: 404, type: 'ResourceNotFound' })
       expect(t.app.streams.size).toBe(0)
     })
   })
@@ -253,10 +253,10 @@ describe('listenConversation', () => {
       })
     })
 
-    it('refuses a user who does not participate (403) and a conversation that does not exist (404)', async () => {
+    it('answers a user who does not participate and a conversation that does not exist alike (404)', async () => {
       const { alice } = await connectAll()
       const mallory = await client.connect('mallory')
-      await expect(mallory.listenConversation({ id: 'c1' })).rejects.toMatchObject({ type: 'error', status: 403 })
+      await expect(mallory.listenConversation({ id: 'c1' })).rejects.toMatchObject({ type: 'error', status: 404 })
       await expect(alice.listenConversation({ id: 'nope' })).rejects.toMatchObject({ type: 'error', status: 404 })
       expect(t.app.streams.size).toBe(0)
     })

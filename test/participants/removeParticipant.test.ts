@@ -30,7 +30,7 @@ describe('removeParticipant', () => {
       await remove(users.bob.key, 'bob')
       expect(await t.participantIds(users.alice.key, 'c1')).toEqual(['alice', 'carol'])
       const after = await t.chat('GET', '/conversations/c1', { key: users.bob.key })
-      expect({ status: after.status, body: after.body }).toEqual({ status: 403, body: errorBody(403, 'Forbidden') })
+      expect({ status: after.status, body: after.body }).toEqual({ status: 404, body: errorBody(404, 'ResourceNotFound') })
       expect((await t.chat('GET', '/conversations', { key: users.bob.key })).body).toEqual({ conversations: [], meta: {} })
     })
 
@@ -38,7 +38,7 @@ describe('removeParticipant', () => {
       const message = await t.message(users.carol.key, 'c1')
       await remove(users.alice.key, 'carol')
       expect(await t.participantIds(users.alice.key, 'c1')).toEqual(['alice', 'bob'])
-      expect((await t.chat('POST', '/messages', { key: users.carol.key, body: { conversationId: 'c1', payload: { type: 'text', text: 'x' } } })).status).toBe(403)
+      expect((await t.chat('POST', '/messages', { key: users.carol.key, body: { conversationId: 'c1', payload: { type: 'text', text: 'x' } } })).status).toBe(404)
       expect((await t.chat('GET', `/messages/${message.id}`, { key: users.alice.key })).status).toBe(200)
     })
 
@@ -79,7 +79,7 @@ describe('removeParticipant', () => {
     it('lets a participant leave: {} and the conversation is then closed to it', async () => {
       const [alice, bob] = await client.inConversation('c1', 'alice', 'bob')
       expect(await bob.removeParticipant({ conversationId: 'c1', userId: 'bob' })).toEqual({})
-      await expectApiError(bob.getConversation({ id: 'c1' }), ForbiddenError, 403, 'Forbidden')
+      await expectApiError(bob.getConversation({ id: 'c1' }), ResourceNotFoundError, 404, 'ResourceNotFound')
       await expectApiError(alice.getParticipant({ conversationId: 'c1', userId: 'bob' }), ResourceNotFoundError, 404, 'ResourceNotFound')
     })
   })

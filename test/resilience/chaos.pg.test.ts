@@ -6,7 +6,7 @@ import { SignJWT } from 'jose'
 import pg from 'pg'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { version } from '../../src/version.ts'
-import { ensureBuilt, type RunningServer, START_TIMEOUT, startServer } from '../helpers/server.ts'
+import { ensureBuilt, randomAdminToken, randomEncryptionKey, type RunningServer, START_TIMEOUT, startServer } from '../helpers/server.ts'
 import { type PrivatePostgres, type PrivateRedis, startPrivatePostgres, startPrivateRedis } from '../helpers/private-services.ts'
 import { SseReader } from '../helpers/sse.ts'
 import { eventually } from '../helpers/wait.ts'
@@ -23,9 +23,9 @@ import { eventually } from '../helpers/wait.ts'
 
 const env = {
   CONFAB_WORKSPACE_ID: 'wkspace_chaos',
-  CONFAB_ADMIN_TOKEN: 'bp_pat_chaos_token',
+  CONFAB_ADMIN_TOKEN: randomAdminToken(),
   CONFAB_WEBHOOK_ID: 'chaos',
-  CONFAB_ENCRYPTION_KEY: 'chaos-encryption-key-0123456789',
+  CONFAB_ENCRYPTION_KEY: randomEncryptionKey(),
   // A delivery whose settlement the crash failed is taken again once its lease runs out.
   CONFAB_BOT_LEASE_SECONDS: '2',
   // Rate limits on (they count in Redis), high enough for the load: Redis' loss must not refuse it.

@@ -3,14 +3,14 @@ import { join } from 'node:path'
 import { beforeAll, describe, expect, it } from 'vitest'
 import { Database } from '../../src/db/sqlite/driver.ts'
 import { openSqliteStore } from '../../src/db/sqlite/store.ts'
-import { confab, ensureBuilt, ROOT, type RunningServer, START_TIMEOUT, serversInFolder, startServer } from '../helpers/server.ts'
+import { confab, ensureBuilt, randomAdminToken, randomEncryptionKey, ROOT, type RunningServer, START_TIMEOUT, serversInFolder, startServer } from '../helpers/server.ts'
 
 const WEBHOOK_ID = 'backup-test-webhook'
 const ENV = {
   CONFAB_WORKSPACE_ID: 'wkspace_backup_test',
-  CONFAB_ADMIN_TOKEN: 'bp_pat_backup_test_admin_token',
+  CONFAB_ADMIN_TOKEN: randomAdminToken(),
   CONFAB_WEBHOOK_ID: WEBHOOK_ID,
-  CONFAB_ENCRYPTION_KEY: 'backup-test-encryption-key',
+  CONFAB_ENCRYPTION_KEY: randomEncryptionKey(),
 }
 
 const { dir, started } = serversInFolder('confab-backup-')

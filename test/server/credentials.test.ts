@@ -8,7 +8,7 @@ import { decodeJwt, jwtVerify } from 'jose'
 import { signUserKey } from '../../src/auth/user-key.ts'
 import { openSqliteStore } from '../../src/db/sqlite/store.ts'
 import { createServer } from '../../src/server.ts'
-import { confab, ensureBuilt, ROOT, type RunningServer, START_TIMEOUT, startServer } from '../helpers/server.ts'
+import { confab, ensureBuilt, randomAdminToken, ROOT, type RunningServer, START_TIMEOUT, startServer } from '../helpers/server.ts'
 
 const dir = mkdtempSync(join(tmpdir(), 'confab-credentials-'))
 afterAll(() => rmSync(dir, { recursive: true, force: true }))
@@ -93,7 +93,8 @@ describe('confab credentials', () => {
   it('shows the credentials beside a running server on SQLite (read-only); refuses to change them there, saying why', async () => {
     const databaseUrl = join(dir, 'beside.db')
     await (await createServer({ databaseUrl, log, bootstrap: { ...bootstrap, webhookId: 'beside-webhook' } })).close()
-    const server = await startServer({ databaseUrl, env: { CONFAB_ADMIN_TOKEN: 'bp_pat_ignored_now' } })
+    const ignoredToken = randomAdminToken()
+    const server = await startServer({ databaseUrl, env: { CONFAB_ADMIN_TOKEN: ignoredToken } })
     try {
       const shown = await confab(['credentials'], databaseUrl, { PUBLIC_URL: 'https://chat.example.com/confab' })
       expect(shown.code).toBe(0)
@@ -110,7 +111,7 @@ describe('confab credentials', () => {
       expect(refused.output).toContain('(showing the credentials works beside a running server; changing them on SQLite does not)')
       // The start said which first-run values it ignored, without their values.
       expect(server.stderr() + server.stdout()).toContain('CONFAB_ADMIN_TOKEN')
-      expect(server.stderr() + server.stdout()).not.toContain('bp_pat_ignored_now')
+      expect(server.stderr() + server.stdout()).not.toContain(ignoredToken)
     } finally {
       await server.stop()
     }

@@ -6,12 +6,12 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { signUserKey } from '../../src/auth/user-key.ts'
 import { version } from '../../src/version.ts'
 import { errorBody } from '../helpers/app.ts'
-import { type ExitStatus, ROOT, type RunningServer, START_TIMEOUT, startServer } from '../helpers/server.ts'
+import { type ExitStatus, randomAdminToken, randomEncryptionKey, ROOT, type RunningServer, START_TIMEOUT, startServer } from '../helpers/server.ts'
 
 const WORKSPACE_ID = 'wkspace_main_test'
-const ADMIN_TOKEN = 'bp_pat_main_test_admin_token'
+const ADMIN_TOKEN = randomAdminToken()
 const WEBHOOK_ID = 'main-test-webhook'
-const ENCRYPTION_KEY = 'main-test-encryption-key'
+const ENCRYPTION_KEY = randomEncryptionKey()
 const BOOTSTRAP_ENV = {
   CONFAB_WORKSPACE_ID: WORKSPACE_ID,
   CONFAB_ADMIN_TOKEN: ADMIN_TOKEN,
@@ -21,9 +21,9 @@ const BOOTSTRAP_ENV = {
 /** Other CONFAB_* values for the restart: a database that has a tenant ignores them. */
 const LATER_ENV = {
   CONFAB_WORKSPACE_ID: 'wkspace_later',
-  CONFAB_ADMIN_TOKEN: 'bp_pat_later_admin_token',
+  CONFAB_ADMIN_TOKEN: randomAdminToken(),
   CONFAB_WEBHOOK_ID: 'later-webhook',
-  CONFAB_ENCRYPTION_KEY: 'later-encryption-key',
+  CONFAB_ENCRYPTION_KEY: randomEncryptionKey(),
 }
 const MiB = 1024 * 1024
 

@@ -6,14 +6,14 @@ import { Client } from '@botpress/client'
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest'
 import { startReceiver } from '../bots/receiver.ts'
 import { startOtlpReceiver } from '../helpers/otlp-receiver.ts'
-import { ensureBuilt, ROOT, START_TIMEOUT, startServer } from '../helpers/server.ts'
+import { ensureBuilt, randomAdminToken, ROOT, START_TIMEOUT, startServer } from '../helpers/server.ts'
 
 const dir = mkdtempSync(join(tmpdir(), 'confab-tracing-'))
 afterAll(() => rmSync(dir, { recursive: true, force: true }))
 beforeAll(ensureBuilt, START_TIMEOUT)
 
 const workspaceId = 'wkspace_tracing'
-const adminToken = 'bp_pat_tracing_admin_token'
+const adminToken = randomAdminToken()
 const probe = `--import=${join(ROOT, 'test/helpers/module-probe.mjs')}`
 
 /** The OpenTelemetry packages among the modules a server process loaded (module-probe.mjs). */

@@ -4,7 +4,7 @@ import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest'
 import { startReceiver } from '../bots/receiver.ts'
 import { ownDatabase, queryOnce } from '../helpers/own-database.ts'
 import { TEST_REDIS_URL } from '../helpers/redis.ts'
-import { type RunningServer, START_TIMEOUT, startServer } from '../helpers/server.ts'
+import { randomAdminToken, randomEncryptionKey, type RunningServer, START_TIMEOUT, startServer } from '../helpers/server.ts'
 
 /*
  * Two real instances (`npm start`) on one PostgreSQL database and one Redis: what a listener on one
@@ -18,9 +18,9 @@ const databaseUrl = database.url
 const env = {
   REDIS_URL: TEST_REDIS_URL,
   CONFAB_WORKSPACE_ID: 'wkspace_two',
-  CONFAB_ADMIN_TOKEN: 'bp_pat_two_instances_token',
+  CONFAB_ADMIN_TOKEN: randomAdminToken(),
   CONFAB_WEBHOOK_ID: 'two-instances',
-  CONFAB_ENCRYPTION_KEY: 'two-instances-encryption-key',
+  CONFAB_ENCRYPTION_KEY: randomEncryptionKey(),
   CONFAB_BOT_LEASE_SECONDS: '3',
   CONFAB_BOT_RETRY_SCHEDULE: '0,1,1,1,1,1',
 }

@@ -337,7 +337,7 @@ describe('group commit through the app', () => {
     requests.splice(9, 0, post(alice.key, { type: 'text' }))
     const responses = await Promise.all(requests)
 
-    expect(responses.map((res) => res.status)).toEqual([200, 200, 200, 200, 200, 403, 200, 200, 200, 400, 200, 200, 200, 200])
+    expect(responses.map((res) => res.status)).toEqual([200, 200, 200, 200, 200, 404, 200, 200, 200, 400, 200, 200, 200, 200])
     expect(responses.filter((res) => res.status === 200).every((res) => res.committedOnAnswer)).toBe(true)
     const acknowledged = responses.filter((res) => res.status === 200).map((res) => res.body.message.id as string)
     reader.close()

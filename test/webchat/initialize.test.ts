@@ -107,13 +107,16 @@ describe('initialize', () => {
     await gone.sse!.cancel()
   })
 
-  it("refuses another user's conversation (403) and an invalid key (401) with the error body", async () => {
+  it("takes another user's conversation for one that does not exist (a new one of the caller's) and refuses an invalid key (401)", async () => {
     const alice = await initialize(t)
     await alice.sse!.cancel()
     const bob = await t.user('bob')
-    const forbidden = await initialize(t, { key: bob.key, conversationId: alice.init!.data.conversation.id })
-    expect(forbidden.response.status).toBe(403)
-    expect(forbidden.body).toEqual(errorBody(403, 'Forbidden'))
+    const aliceConversation = alice.init!.data.conversation.id
+    const other = await initialize(t, { key: bob.key, conversationId: aliceConversation })
+    expect(other.response.status).toBe(200)
+    expect(other.init!.data.conversation.id).not.toBe(aliceConversation)
+    await other.sse!.cancel()
+    expect(await t.participantIds(bob.key, other.init!.data.conversation.id)).toEqual(['bob'])
     const invalid = await initialize(t, { key: 'not-a-key' })
     expect(invalid.response.status).toBe(401)
     expect(invalid.body).toEqual(errorBody(401, 'Unauthorized'))
@@ -161,7 +164,7 @@ describe('initialize', () => {
     expect(tooLong).toMatchObject({ status: 400, body: { ...errorBody(400, 'InvalidPayload'), message: 'timeout: expected a number at most 60000, got the number 600000' } })
     const outsider = await t.user('mallory')
     const forbidden = await t.chat('POST', `/conversations/${conversationId}/typing`, { key: outsider.key, body: {} })
-    expect(forbidden).toMatchObject({ status: 403, body: errorBody(403, 'Forbidden') })
+    expect(forbidden).toMatchObject({ status: 404, body: errorBody(404, 'ResourceNotFound') })
     await sse!.cancel()
   })
 

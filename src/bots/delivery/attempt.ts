@@ -13,6 +13,7 @@ import { type BotState, getBotState, type StateKey } from '../../domain/bots/cha
 import type { ChatContext } from '../../domain/context.ts'
 import { DomainError } from '../../domain/errors.ts'
 import type { SignalPublisher } from '../../domain/signals.ts'
+import { redactedUrl } from '../../domain/bots/redacted-url.ts'
 import { tracing } from '../../tracing/tracing.ts'
 import type { BotApiActivity } from '../bot-api-activity.ts'
 import type { BotHandler } from '../handler.ts'
@@ -126,7 +127,8 @@ async function attemptPost(
     hold: post.waitsForBotApiCalls && activity ? { busy: () => activity.busy(botId), idle: () => activity.idle(botId) } : undefined,
   })
   const took = `${Math.round(performance.now() - began)} ms`
-  const what = `POST ${url} (${post.about ? `${post.about}, ` : ''}${attemptName(deps, delivery)})`
+  // Never the url's credentials: a bot log line is read by anyone with the admin token (getBotLogs).
+  const what = `POST ${redactedUrl(url)} (${post.about ? `${post.about}, ` : ''}${attemptName(deps, delivery)})`
   if (result.kind === 'failed') return failed(deps, delivery, { level: 'warn', message: `${what}: ${result.error}, after ${took}` })
   const line = (level: LogLine['level'], said = '') => ({ level, message: `${what}: HTTP ${result.status} in ${took}${said}` })
   if (result.kind === 'answerTooLarge') {
@@ -134,7 +136,7 @@ async function attemptPost(
     return { lines: [line('info'), { level: 'warn', message: 'answer of more than 1 MB (the Runtime limit) refused' }] }
   }
   if (result.status === 410) {
-    const off = { level: 'warn', message: `delivery is off until the bot's url changes (${url} answered 410 Gone)` } as const
+    const off = { level: 'warn', message: `delivery is off until the bot's url changes (${redactedUrl(url)} answered 410 Gone)` } as const
     return { lines: [line('warn'), off], goneUrl: url }
   }
   if (result.status < 200 || result.status > 299) {

@@ -1,10 +1,22 @@
-import { createHash } from 'node:crypto'
-import { and, eq } from 'drizzle-orm'
+import { createHash, createHmac, randomBytes } from 'node:crypto'
+import { and, eq, inArray, like } from 'drizzle-orm'
 import { fixedLimit, query, type Run } from '../query.ts'
 import type { ErasureQueries, ErasureScope } from '../store.ts'
 
-/** A deleted user's id as the tombstone keeps it: recognisable, not readable back. */
-const digestOf = (userId: string) => createHash('sha256').update(userId).digest('base64url')
+/*
+ * A deleted user's id as its tombstone keeps it: an HMAC-SHA-256 of the id under a secret key of its
+ * chat integration, recognisable by the server, not readable back, and not recoverable from a copy
+ * of the database by trying likely ids (an email, `customer-123`) without the key. The key is kept in
+ * the same table, as a row of its own (`hmac-key:` and the key in place of a digest): no table
+ * changes, it goes with its integration, and it never rotates (unlike the encryption keys, whose
+ * rotation would forget every tombstone). Two instances burying an integration's first user at once
+ * may each make a key: every key of the integration is tried.
+ * Tombstones of earlier versions are plain SHA-256 digests of the id: still recognised, and left as
+ * they are (one cannot be turned into an HMAC without its id; docs/guides/running-on-the-internet.md).
+ */
+const keyPrefix = 'hmac-key:'
+const hmacOf = (key: string, userId: string) => createHmac('sha256', key).update(userId).digest('base64url')
+const legacyDigestOf = (userId: string) => createHash('sha256').update(userId).digest('base64url')
 
 /*
  * The rows of bot events, bot logs, deliveries and states name users and conversations without a
@@ -64,12 +76,21 @@ const bury = query(({ db, t: { deletedUsers } }, v: { integrationId: string; use
   db.insert(deletedUsers).values(v).onConflictDoNothing(),
 )
 
-const burial = query(({ db, t: { deletedUsers } }, v: { integrationId: string; userDigest: string }) =>
+const burial = query(({ db, t: { deletedUsers } }, v: { integrationId: string; userDigests: string[] }) =>
   db
     .select({ deletedAt: deletedUsers.deletedAt })
     .from(deletedUsers)
-    .where(and(eq(deletedUsers.integrationId, v.integrationId), eq(deletedUsers.userDigest, v.userDigest)))
+    .where(and(eq(deletedUsers.integrationId, v.integrationId), inArray(deletedUsers.userDigest, v.userDigests)))
     .limit(fixedLimit(1)),
+  // One statement per number of digests (the integration's keys, and the legacy digest).
+  (v) => v.userDigests.length,
+)
+
+const tombstoneKeys = query(({ db, t: { deletedUsers } }, v: { integrationId: string }) =>
+  db
+    .select({ userDigest: deletedUsers.userDigest })
+    .from(deletedUsers)
+    .where(and(eq(deletedUsers.integrationId, v.integrationId), like(deletedUsers.userDigest, `${keyPrefix}%`))),
 )
 
 export const erasureQueries = (run: Run): ErasureQueries => ({
@@ -83,6 +104,20 @@ export const erasureQueries = (run: Run): ErasureQueries => ({
     for (const statement of [conversationBotEvents, conversationBotLogs, conversationBotStates]) await run.run(statement, v)
   },
   messageTraces: (integrationId, conversationId, messageId) => run.run(messageBotEvents, { integrationId, conversationId, messageId }),
-  bury: (integrationId, userId, at) => run.run(bury, { integrationId, userDigest: digestOf(userId), deletedAt: at }),
-  burial: (integrationId, userId) => run.one(burial, { integrationId, userDigest: digestOf(userId) }),
+  async bury(integrationId, userId, at) {
+    let [key] = await keysOf(run, integrationId)
+    if (key === undefined) {
+      key = randomBytes(32).toString('base64url')
+      await run.run(bury, { integrationId, userDigest: `${keyPrefix}${key}`, deletedAt: at })
+    }
+    await run.run(bury, { integrationId, userDigest: hmacOf(key, userId), deletedAt: at })
+  },
+  async burial(integrationId, userId) {
+    const keys = await keysOf(run, integrationId)
+    return run.one(burial, { integrationId, userDigests: [...keys.map((key) => hmacOf(key, userId)), legacyDigestOf(userId)] })
+  },
 })
+
+/** Every tombstone key of the integration (normally one), oldest-made first by their text. */
+const keysOf = async (run: Run, integrationId: string) =>
+  (await run.all(tombstoneKeys, { integrationId })).map((row) => row.userDigest.slice(keyPrefix.length)).sort()

@@ -1,12 +1,13 @@
 import type { BotRow } from '../../db/schema.ts'
 import { createBot, deleteBot, getBot, listBots, updateBot } from '../../domain/bots/admin/bots.ts'
 import { rotateBotSigningSecrets } from '../../domain/bots/admin/secrets.ts'
+import { redactedUrl } from '../../domain/bots/redacted-url.ts'
 import { builder } from '../builder.ts'
 import { botNameBounds, botTagsBounds, botUrlBounds } from '../input-bounds.ts'
 import { adminScope } from '../context.ts'
 import { visibleOrNull } from '../nodes.ts'
 import { pageConnection } from '../paging.ts'
-import { BotIntegrations, BotIntegrationsInput, setupOf } from './chat-integration.ts'
+import { BotIntegrations, BotIntegrationsInput } from './chat-integration.ts'
 
 const BotProtocol = builder.enumType('BotProtocol', {
   subGraphs: ['admin'],
@@ -29,13 +30,10 @@ export const Bot = builder.node(builder.objectRef<BotRow>('Bot'), {
     updatedAt: t.expose('updatedAt', { type: 'DateTime' }),
     deployedAt: t.expose('deployedAt', { type: 'DateTime', nullable: true }),
     tags: t.expose('tags', { type: 'JSONObject' }),
-    url: t.exposeString('url', {
+    url: t.string({
       nullable: true,
-      description: 'Where the bot receives its events; without one it runs in process (the echo bot by default).',
-    }),
-    signingSecret: t.string({
-      description: 'The current Standard Webhooks secret (whsec_…) its deliveries are signed with.',
-      resolve: async (bot, _args, ctx) => (await setupOf(bot, ctx)).signingSecret,
+      description: 'Where the bot receives its events, its credentials (user:password@) shown as ***; without one it runs in process (the echo bot by default).',
+      resolve: (bot) => (bot.url === null ? null : redactedUrl(bot.url)),
     }),
     protocol: t.expose('protocol', { type: BotProtocol }),
     integrations: t.field({ type: BotIntegrations, resolve: (bot) => bot }),
@@ -96,9 +94,19 @@ builder.relayMutationField(
   },
   {
     description: 'Creates a bot with its own chat integration (webhook id, encryption key) and signing secret.',
-    resolve: async (_root, { input }, ctx) => ({ bot: await createBot({ ctx: adminScope(ctx), input }) }),
+    resolve: async (_root, { input }, ctx) => {
+      const bot = await createBot({ ctx: adminScope(ctx), input })
+      return { bot, signingSecret: bot.signingSecret as string }
+    },
   },
-  { subGraphs: ['admin'], outputFields: (t) => ({ bot: t.expose('bot', { type: Bot }) }) },
+  {
+    subGraphs: ['admin'],
+    outputFields: (t) => ({
+      bot: t.expose('bot', { type: Bot }),
+      // Shown here and by rotateBotSigningSecrets only, never by a read (bot, bots): a secret is shown once.
+      signingSecret: t.exposeString('signingSecret', { description: 'The Standard Webhooks secret (whsec_…) its deliveries are signed with: shown this once.' }),
+    }),
+  },
 )
 
 builder.relayMutationField(

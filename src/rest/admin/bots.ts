@@ -14,7 +14,7 @@ import {
 import { compact, nodes, toMeta } from '../bodies.ts'
 import { Empty } from '../chat/resources.ts'
 import { route } from '../route.ts'
-import { Bot, BotApiKey, BotList, BotLogPage } from './resources.ts'
+import { Bot, BotApiKey, BotList, BotLogPage, CreatedBot } from './resources.ts'
 import { z } from 'zod'
 
 type BotBody = GetBotQuery['bot']
@@ -42,12 +42,12 @@ export const botRoutes = [
   }),
   route({
     operation: 'createBot',
-    summary: 'Creates a bot with its chat integration (its signing secret is in the answer, and in getBot).',
-    returns: z.object({ bot: Bot }),
+    summary: 'Creates a bot with its chat integration; its signing secret is in this answer only (rotateBotSigningSecrets makes a new one).',
+    returns: z.object({ bot: CreatedBot }),
     method: 'POST',
     path: '/bots',
     document: CreateBotDocument,
-    response: (d) => ({ bot: botBody(d.createBot.bot) }),
+    response: (d) => ({ bot: { ...botBody(d.createBot.bot), signingSecret: d.createBot.signingSecret } }),
   }),
   route({
     operation: 'listBotApiKeys',
@@ -79,7 +79,7 @@ export const botRoutes = [
   }),
   route({
     operation: 'getBot',
-    summary: 'A bot of the workspace.',
+    summary: 'A bot of the workspace (never its signing secret; its url without credentials).',
     returns: z.object({ bot: Bot }),
     method: 'GET',
     path: '/bots/{id}',

@@ -17,9 +17,8 @@ export const BotSummary = z.object(botSummaryShape).meta({ id: 'BotSummary' })
 export const Bot = z
   .object({
     ...botSummaryShape,
-    url: z.string().optional(),
+    url: z.string().optional().describe('Its credentials (user:password@) shown as ***.'),
     protocol: z.enum(['botpress', 'webhook']),
-    signingSecret: z.string(),
     integrations: z.object({
       chat: z.object({
         enabled: z.boolean(),
@@ -31,6 +30,9 @@ export const Bot = z
     }),
   })
   .meta({ id: 'Bot' })
+
+/** createBot's bot: the one answer that shows its signing secret (besides rotateBotSigningSecrets). */
+export const CreatedBot = Bot.extend({ signingSecret: z.string() }).meta({ id: 'CreatedBot' })
 
 export const BotApiKey = z.object({ id: z.string(), createdAt: timestamp, note: z.string().optional() }).meta({ id: 'BotApiKey' })
 

@@ -58,18 +58,21 @@ export function exportBotUser({ ctx, botId, userId }: { ctx: AdminContext; botId
     const conversations = await q.userRecords.conversationsOf(integration.id, userId)
     const files = await q.userRecords.filesOf(integration.id, userId)
     const state = await q.botStates.findScope(botId, 'user', userId)
+    const ownOrBot = (record: { userId: string }) => record.userId === userId || record.userId === botId
     return {
       exportedAt: now(),
       botId,
       user: { id: user.id, name: user.name, pictureUrl: user.pictureUrl, profile: user.profile, createdAt: user.createdAt, updatedAt: user.updatedAt },
+      // The user's own records, and the bot's side of its conversations (the bot's user id is its bot
+      // id): what another user said there is that user's, named here by its id in participantIds only.
       conversations: conversations.map(({ conversation, participantIds, messages, events }) => ({
         id: conversation.id,
         ownerId: conversation.ownerId,
         createdAt: conversation.createdAt,
         updatedAt: conversation.updatedAt,
         participantIds,
-        messages: messages.map(({ integrationId: _, conversationId: __, ...message }) => message),
-        events: events.map(({ integrationId: _, conversationId: __, ...event }) => event),
+        messages: messages.filter(ownOrBot).map(({ integrationId: _, conversationId: __, ...message }) => message),
+        events: events.filter(ownOrBot).map(({ integrationId: _, conversationId: __, ...event }) => event),
       })),
       files: files.map(({ integrationId: _, userId: __, ...file }) => file),
       botState: state?.value ?? {},
