@@ -1,3 +1,4 @@
+import { randomBytes } from 'node:crypto'
 import { existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { dirname, join, resolve } from 'node:path'
@@ -8,6 +9,9 @@ import { loadConfig, secretVariables } from '../../src/config.ts'
 import { documentedVariables } from '../helpers/deploy-files.ts'
 import { runtimeStage } from '../helpers/dockerfile.ts'
 import { ROOT } from '../helpers/server.ts'
+
+/** A secret as the guides make it (openssl rand -hex 32): the start refuses weak ones. */
+const STRONG_SECRET = randomBytes(32).toString('hex')
 
 // `docker compose config` cannot run here (no Docker daemon, no compose plugin): the files are parsed as YAML
 // (merge keys on, as Compose reads them) and held to what Compose and Confab need of them.
@@ -85,12 +89,12 @@ describe.each(setups)('$folder/compose.yaml', ({ folder, instances }) => {
     }
   })
 
-  it('starts each instance with a configuration Confab accepts (the image\'s environment, then the service\'s, its secret files in place)', () => {
+  it("starts each instance with a configuration Confab accepts (the image's environment, then the service's, its secret files in place)", () => {
     for (const [name, service] of serving) {
       const env: Record<string, string> = { ...imageEnv, ...service.environment }
       for (const [variable, value] of Object.entries(env).filter(([variable]) => variable.endsWith('_FILE'))) {
         const file = join(tmp, `${name}-${variable}`)
-        writeFileSync(file, variable === 'DATABASE_URL_FILE' ? 'postgres://confab:password@postgres:5432/confab\n' : 'a secret of 32 characters or more\n')
+        writeFileSync(file, variable === 'DATABASE_URL_FILE' ? 'postgres://confab:password@postgres:5432/confab\n' : `${STRONG_SECRET}\n`)
         env[variable] = file
       }
       const config = loadConfig(env)
@@ -130,11 +134,13 @@ describe.each(setups)('$folder/compose.yaml', ({ folder, instances }) => {
   })
 
   it('keeps the data in named volumes', () => {
-    const named = services.flatMap(([, service]) => (service.volumes ?? []).map((volume) => volume.split(':')[0] as string)).filter((source) => !source.startsWith('.'))
+    const named = services
+      .flatMap(([, service]) => (service.volumes ?? []).map((volume) => volume.split(':')[0] as string))
+      .filter((source) => !source.startsWith('.'))
     expect(new Set(named)).toEqual(new Set(Object.keys(compose.volumes)))
   })
 
-  it('puts Caddy in front with TLS for the PUBLIC_URL domain, to every instance, on /readyz; TRUST_PROXY is Caddy\'s fixed address alone', () => {
+  it("puts Caddy in front with TLS for the PUBLIC_URL domain, to every instance, on /readyz; TRUST_PROXY is Caddy's fixed address alone", () => {
     const caddyfile = readFileSync(join(dir, 'Caddyfile'), 'utf8')
     expect(caddy.image).toMatch(/^caddy:/)
     expect(caddy.environment?.CONFAB_DOMAIN).toBe(DOMAIN)

@@ -1,3 +1,4 @@
+import { randomBytes } from 'node:crypto'
 import { execFileSync } from 'node:child_process'
 import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs'
 import { tmpdir } from 'node:os'
@@ -8,6 +9,9 @@ import { loadConfig, secretVariables } from '../../src/config.ts'
 import { documentedVariables } from '../helpers/deploy-files.ts'
 import { runtimeStage } from '../helpers/dockerfile.ts'
 import { ROOT } from '../helpers/server.ts'
+
+/** A secret as the guides make it (openssl rand -hex 32): the start refuses weak ones. */
+const STRONG_SECRET = randomBytes(32).toString('hex')
 
 // deploy/kubernetes as `kubectl kustomize` renders it (offline: it reads the folder only). Where kubectl is
 // absent, the resource files the kustomization lists are read as they are (the one difference: the image
@@ -42,7 +46,10 @@ interface Manifest {
 }
 
 const folder = join(ROOT, 'deploy/kubernetes')
-const kustomization = parse(readFileSync(join(folder, 'kustomization.yaml'), 'utf8')) as { resources: string[]; images: { name: string; newName: string; newTag: string }[] }
+const kustomization = parse(readFileSync(join(folder, 'kustomization.yaml'), 'utf8')) as {
+  resources: string[]
+  images: { name: string; newName: string; newTag: string }[]
+}
 
 function kubectl(): string | undefined {
   try {
@@ -126,11 +133,23 @@ describe('deploy/kubernetes (kubectl kustomize)', () => {
       env[name] = value
       if (!name.endsWith('_FILE')) continue
       const file = join(tmp, name)
-      writeFileSync(file, name === 'DATABASE_URL_FILE' ? 'postgres://confab:password@postgres:5432/confab\n' : name === 'REDIS_URL_FILE' ? 'redis://:password@redis:6379\n' : 'a secret of 32 characters or more\n')
+      writeFileSync(
+        file,
+        name === 'DATABASE_URL_FILE'
+          ? 'postgres://confab:password@postgres:5432/confab\n'
+          : name === 'REDIS_URL_FILE'
+            ? 'redis://:password@redis:6379\n'
+            : `${STRONG_SECRET}\n`,
+      )
       env[name] = file
     }
     const config = loadConfig(env)
-    expect(config).toMatchObject({ host: '0.0.0.0', databaseUrl: 'postgres://confab:password@postgres:5432/confab', redisUrl: 'redis://:password@redis:6379', shutdownDelayMs: 10_000 })
+    expect(config).toMatchObject({
+      host: '0.0.0.0',
+      databaseUrl: 'postgres://confab:password@postgres:5432/confab',
+      redisUrl: 'redis://:password@redis:6379',
+      shutdownDelayMs: 10_000,
+    })
     expect(config.trustProxy.length).toBeGreaterThan(0)
     expect(config.publicUrl).toMatch(/^https:\/\//)
   })
@@ -139,14 +158,18 @@ describe('deploy/kubernetes (kubectl kustomize)', () => {
     expect(pod.securityContext).toMatchObject({ runAsNonRoot: true, runAsUser: 1000, runAsGroup: 1000 })
     expect(pod.automountServiceAccountToken).toBe(false)
     for (const container of [confab, migrate]) {
-      expect(container.securityContext, container.name).toEqual({ allowPrivilegeEscalation: false, readOnlyRootFilesystem: true, capabilities: { drop: ['ALL'] } })
+      expect(container.securityContext, container.name).toEqual({
+        allowPrivilegeEscalation: false,
+        readOnlyRootFilesystem: true,
+        capabilities: { drop: ['ALL'] },
+      })
     }
     const writable = (confab.volumeMounts ?? []).filter((mount) => !mount.readOnly).map((mount) => mount.mountPath)
     expect(writable.sort()).toEqual(['/data', '/tmp'])
     expect(writable).toContain(imageEnv.DATABASE_URL?.replace(/\/[^/]+$/, ''))
   })
 
-  it('routes the Service to the pods\' http port; the disruption budget keeps one instance up', () => {
+  it("routes the Service to the pods' http port; the disruption budget keeps one instance up", () => {
     const service = byKind('Service')
     expect(service.spec.selector).toEqual(deployment.spec.template.metadata.labels)
     expect(service.spec.ports).toEqual([{ name: 'http', port: 80, targetPort: 'http' }])

@@ -1,3 +1,4 @@
+import { randomBytes } from 'node:crypto'
 import { spawnSync } from 'node:child_process'
 import { mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs'
 import { tmpdir } from 'node:os'
@@ -6,6 +7,9 @@ import { afterAll, describe, expect, it } from 'vitest'
 import { loadConfig, secretVariables } from '../../src/config.ts'
 import { documentedVariables } from '../helpers/deploy-files.ts'
 import { ROOT } from '../helpers/server.ts'
+
+/** A secret as the guides make it (openssl rand -hex 32): the start refuses weak ones. */
+const STRONG_SECRET = randomBytes(32).toString('hex')
 
 // deploy/systemd/confab.service, checked by systemd's own `systemd-analyze verify` (CI installs Debian's
 // systemd where it is missing; where it cannot run, the test says so) and read as the settings it gives Confab.
@@ -25,7 +29,9 @@ const service = (() => {
 })()
 const values = (key: string) => service.filter(([name]) => name === key).map(([, value]) => value)
 /** Environment= lines as one record (space-separated assignments, none quoted here). */
-const unitEnv: Record<string, string> = Object.fromEntries(values('Environment').flatMap((line) => line.split(' ').map((pair) => pair.split('=') as [string, string])))
+const unitEnv: Record<string, string> = Object.fromEntries(
+  values('Environment').flatMap((line) => line.split(' ').map((pair) => pair.split('=') as [string, string])),
+)
 const fileEnv: Record<string, string> = Object.fromEntries(
   envFile
     .split('\n')
@@ -108,12 +114,12 @@ describe('deploy/systemd/confab.service (its settings)', () => {
     const credentials = join(tmp, 'credentials')
     mkdirSync(credentials, { recursive: true })
     for (const [name, path] of Object.entries(env).filter(([name]) => name.endsWith('_FILE'))) {
-      writeFileSync(join(credentials, path.slice(3)), 'a secret of 32 characters or more\n')
+      writeFileSync(join(credentials, path.slice(3)), `${STRONG_SECRET}\n`)
       env[name] = path.replace('%d', credentials)
     }
     const config = loadConfig(env)
     expect(config).toMatchObject({ host: '127.0.0.1', port: 3000, trustProxy: ['loopback'], publicUrl: 'https://chat.example.com' })
-    expect(config.bootstrap.adminToken).toBe('a secret of 32 characters or more')
+    expect(config.bootstrap.adminToken).toBe(STRONG_SECRET)
     expect(Number(values('TimeoutStopSec')[0])).toBeGreaterThan(config.shutdownDelayMs / 1000 + 10)
     expect(values('KillSignal')).toEqual(['SIGTERM'])
   })
