@@ -184,6 +184,7 @@ export async function createServer({
           publicUrl: appOptions.publicUrl,
           trustProxy: appOptions.trustProxy ?? [],
           responseMaxBytes: appOptions.caps?.responseMaxBytes,
+          rateLimits: appOptions.rateLimits,
           log,
         })
       : undefined
