@@ -204,7 +204,7 @@ export function createApp({ corsOrigins = [], publicUrl, trustProxy = [], webSoc
     },
     replicable: mounts.replicable,
     replicaAdmission: limits && {
-      // Only a read with a user key counts nothing (graphql/rate-limits.ts): any other is counted here.
+      // A read with a user key is counted by the replica that serves it (`userReads`, wiring.ts): any other is counted here.
       admits: (peer, headers) => headers.has('x-user-key') && !limits.blockedAddress(proxies.clientAddress(peer, headers)),
       answered: (peer, headers, status) => {
         if (status === 401 && countsFailures) void limits.failedAuthentication(proxies.clientAddress(peer, headers))

@@ -221,6 +221,7 @@ export const rateLimitDefaults = {
   anonymous: { points: 300, seconds: 60 },
   uploads: { points: 60, seconds: 60 },
   userWrites: { points: 600, seconds: 60 },
+  userReads: { points: 1200, seconds: 60 },
   streams: { points: 60, seconds: 60 },
   botMessages: undefined,
   botApi: { points: 3000, seconds: 60 },

@@ -204,6 +204,7 @@ export async function createServer({
           publicUrl: appOptions.publicUrl,
           trustProxy: appOptions.trustProxy ?? [],
           responseMaxBytes: appOptions.caps?.responseMaxBytes,
+          rateLimits: appOptions.rateLimits,
           log,
         })
       : undefined

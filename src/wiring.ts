@@ -4,7 +4,7 @@ import { bearerToken } from './auth/admin-token.ts'
 import type { BotHandler } from './bots/handler.ts'
 import { type RateLimitRules, rateLimitDefaults } from './config.ts'
 import { operationRefusal } from './graphql/rate-limits.ts'
-import { RateLimits, type RateLimitStore } from './limits/rate-limits.ts'
+import { onlyRule, RateLimits, type RateLimitStore } from './limits/rate-limits.ts'
 import { builtInHandlers } from './bots/handlers.ts'
 import { BotApiActivity } from './bots/bot-api-activity.ts'
 import { type DeliveryObserver, type DeliveryWorker, startDeliveryWorker } from './bots/delivery/worker.ts'
@@ -69,6 +69,19 @@ const noDeliveryWorker: DeliveryWorker = { wake() {}, idle: async () => {}, stop
 /** Retention when it is off (no RETENTION_DAYS, or a replica, which writes nothing): a cycle deletes nothing. */
 const noRetention: Retention = { runOnce: async () => ({ messages: 0, events: 0, botEvents: 0, botLogs: 0 }), stop: async () => {} }
 
+/**
+ * The rate limits an app counts, none when they are off. The main thread counts every request but
+ * a read with a user key before it hands that read to a replica (http/node-listener.ts): it cannot
+ * tell the user without verifying the key. A replica counts those reads, `userReads`, in its own
+ * memory (so each replica thread is a budget of its own), and nothing else.
+ */
+function rateLimitsOf(rules: RateLimitRules | 'off', store: RateLimitStore | undefined, replica: boolean): RateLimits | undefined {
+  if (rules === 'off') return undefined
+  if (!replica) return new RateLimits(rules, store)
+  if (!rules.userReads) return undefined
+  return new RateLimits(onlyRule(rules, 'userReads'))
+}
+
 /** The parts of the server and what each is made from; createApp mounts them. */
 export function wire({
   store,
@@ -90,8 +103,7 @@ export function wire({
   retention: retentionOptions,
 }: WiringOptions) {
   const errors = createErrorPath(log)
-  // A replica counts nothing: the main thread counts what it hands over (http/node-listener.ts).
-  const limits = replica || rateLimits === 'off' ? undefined : new RateLimits(rateLimits, rateLimitStore)
+  const limits = rateLimitsOf(rateLimits, rateLimitStore, Boolean(replica))
   const signals = createSignalHub({ bus: signalBus, caps: { perUser: caps.subscriptionsPerUser, perConversation: caps.subscriptionsPerConversation } })
   // Every live connection's, whatever its transport (http/send-queue.ts).
   const sendQueues = new SendQueues(caps.sendQueueBytes)

@@ -32,13 +32,11 @@ const tokenDigest = (request: Request | undefined) =>
  * The counters an operation takes one point of, each a limit and the key it counts per: the one table
  * REST routes and GraphQL (over HTTP, SSE and WebSocket) share, since a REST route runs its GraphQL
  * operation through the same pipeline. Chat operations without a user key count per client address
- * (and those that make a user, once more on their own limit); with one, writes and streams count per
- * user, and user messages and events also per bot; reads with a key are not limited. Every
+ * (and those that make a user, once more on their own limit); with one, reads, writes and streams
+ * count per user (each on its own limit), and user messages and events also per bot. Every
  * administration call counts per admin token, every bot API call per bot, and the administration
  * schema fetched without a token per client address.
  */
-const uncounted: readonly [RateLimitName, string][] = Object.freeze([])
-
 export function countersOf(context: Counted, operation: OperationDefinitionNode): readonly [RateLimitName, string][] {
   const { chat, admin, botApi } = context
   if (chat) {
@@ -48,8 +46,8 @@ export function countersOf(context: Counted, operation: OperationDefinitionNode)
       if (rootFields(operation).some((field) => createsUser.has(field))) counters.push(['createUser', address])
       return counters
     }
-    if (operation.operation === 'query') return uncounted
     const user = `${chat.integration.id}:${chat.callerId}`
+    if (operation.operation === 'query') return [['userReads', user]]
     if (operation.operation === 'subscription') return [['streams', user]]
     const counters: [RateLimitName, string][] = [['userWrites', user]]
     if (rootFields(operation).some((field) => deliveredToBot.has(field))) counters.push(['botMessages', chat.integration.botId])
@@ -69,7 +67,7 @@ export const rateLimitedError = (refusal: RateLimitRefusal): GraphQLError =>
 
 /**
  * Counts an operation against its limits (see countersOf): the error that refuses it when one is
- * over, else undefined. Synchronous when nothing counts it (a read with a key: the hot path).
+ * over, else undefined. Synchronous when nothing counts it (every limit that would is off).
  */
 export function operationRefusal(limits: RateLimits, args: ExecutionArgs): Promise<GraphQLError | undefined> | undefined {
   const operation = operationOf(args)

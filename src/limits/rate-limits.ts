@@ -40,6 +40,7 @@ const perWhat: Record<RateLimitName, string> = {
   anonymous: 'client address',
   uploads: 'client address',
   userWrites: 'user',
+  userReads: 'user',
   streams: 'user',
   botMessages: 'bot',
   botApi: 'bot',
@@ -139,9 +140,9 @@ export class RateLimits {
   }
 }
 
-/** Every limit off (RATE_LIMITS=off, a read replica: the main thread counts before it hands a read over). */
-export const noRateLimits = (rules: RateLimitRules): RateLimits =>
-  new RateLimits(Object.fromEntries(Object.keys(rules).map((name) => [name, undefined])) as RateLimitRules)
+/** These rules with every limit off but `name` (a read replica counts only `userReads`: wiring.ts). */
+export const onlyRule = (rules: RateLimitRules, name: RateLimitName): RateLimitRules =>
+  Object.fromEntries(Object.keys(rules).map((each) => [each, each === name ? rules[name] : undefined])) as RateLimitRules
 
 const seconds = (ms: number) => Math.max(Math.ceil(ms / 1000), 1)
 

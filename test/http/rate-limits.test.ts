@@ -94,6 +94,43 @@ describe('writes: per user key', () => {
   })
 })
 
+describe('keyed reads (issue 49 row 3)', () => {
+  const server = useLimitedServer(rules({ userReads: { points: 4, seconds: 60 }, userWrites: { points: 5, seconds: 60 } }))
+
+  it('refuses a user its reads over the limit, REST and GraphQL alike, but not its writes, nor another user its reads', async () => {
+    const [alice, bob] = [await server.t.keyFor('alice'), await server.t.keyFor('bob')]
+    const as = (key: string) => ({ 'x-user-key': key })
+    const read = (key: string, path: string) => sendFrom(`${server.apiUrl}${path}`, { headers: as(key) })
+    ok(await sendFrom(`${server.apiUrl}/users/get-or-create`, { method: 'POST', body: {}, headers: as(alice) }))
+    ok(await sendFrom(`${server.apiUrl}/conversations`, { method: 'POST', body: { id: 'c1' }, headers: as(alice) }))
+    expect(ok(await read(alice, '/conversations/c1')).body.conversation.id).toBe('c1')
+    expect(ok(await read(alice, '/conversations/c1/messages')).body.messages).toEqual([])
+    expect(ok(await read(alice, '/users/me')).body.user.id).toBe('alice')
+    expect(ok(await graphqlAt(server.apiUrl, '{ me { __typename } }', { key: alice })).body).toEqual({ data: { me: { __typename: 'User' } } })
+    const refused = await read(alice, '/conversations')
+    expectRateLimited(refused, 4)
+    expect(refused.body.message).toMatch(/^rate limited: the "userReads" limit allows 4 requests per 60 s per user; /)
+    expectGraphQLRateLimited(await graphqlAt(server.apiUrl, '{ me { id } }', { key: alice }), 4)
+    expectRateLimited(await read(alice, '/conversations/c1/messages'), 4)
+
+    // Its writes count on userWrites alone: two made, three left.
+    const posted = ok(await sendFrom(`${server.apiUrl}/messages`, { method: 'POST', body: { conversationId: 'c1', payload: { type: 'text', text: 'still writing' } }, headers: as(alice) }))
+    expect(posted.body.message.conversationId).toBe('c1')
+    ok(await graphqlAt(server.apiUrl, 'mutation { createConversation(input: {}) { conversation { id } } }', { key: alice }))
+
+    ok(await sendFrom(`${server.apiUrl}/users/get-or-create`, { method: 'POST', body: {}, headers: as(bob) }))
+    for (let i = 0; i < 3; i++) expect(ok(await read(bob, '/users/me')).body.user.id).toBe('bob')
+    expect(ok(await graphqlAt(server.apiUrl, '{ me { __typename } }', { key: bob })).body).toEqual({ data: { me: { __typename: 'User' } } })
+    expectRateLimited(await read(bob, '/users/me'), 4)
+  })
+
+  it('allows 1200 reads a minute per user by default, RATE_LIMIT_USER_READS sets it, 0 turns it off', () => {
+    expect(loadConfig({}).rateLimits.userReads).toEqual({ points: 1200, seconds: 60 })
+    expect(loadConfig({ RATE_LIMIT_USER_READS: '30/10' }).rateLimits.userReads).toEqual({ points: 30, seconds: 10 })
+    expect(loadConfig({ RATE_LIMIT_USER_READS: '0' }).rateLimits.userReads).toBeUndefined()
+  })
+})
+
 describe('a user key counted by the user it verifies as, not by its text (issue 49 row 8)', () => {
   const server = useLimitedServer(rules({ userWrites: { points: 5, seconds: 60 }, streams: { points: 4, seconds: 60 } }))
 

@@ -8,7 +8,9 @@ import { eventually } from '../helpers/wait.ts'
 
 // Read replicas (worker threads) serve reads with their own copy of the app: a counter there would be
 // theirs alone. The main thread counts before it hands a read over: what a limit counts is served on
-// the main thread, and a 401 a replica answers is counted there as a failed authentication.
+// the main thread, and a 401 a replica answers is counted there as a failed authentication. Only the
+// reads with a key (userReads) a replica counts itself, in its own memory: the main thread cannot
+// tell their user without verifying the key.
 
 const WEBHOOK = 'limits-replicas'
 let confab: ConfabServer
@@ -21,7 +23,7 @@ beforeAll(async () => {
     log: pino({ level: 'silent' }),
     bootstrap: { webhookId: WEBHOOK },
     readReplicas: 1,
-    rateLimits: rules({ anonymous: { points: 3, seconds: 60 }, failedAuth: { points: 2, seconds: 60 } }),
+    rateLimits: rules({ anonymous: { points: 3, seconds: 60 }, failedAuth: { points: 2, seconds: 60 }, userReads: { points: 8, seconds: 60 } }),
   })
   apiUrl = `${confab.url}/${WEBHOOK}`
   const chat = await Client.connect({ apiUrl })
@@ -38,10 +40,21 @@ afterAll(() => confab?.close())
 const served = () => confab.replicas?.served ?? 0
 
 describe('rate limits with read replicas', () => {
-  it('hands a replica the reads with a user key, which count nothing', async () => {
+  it('hands a replica the reads with a user key', async () => {
     const before = served()
     for (let i = 0; i < 5; i++) expect((await sendFrom(`${apiUrl}/users/me`, { headers: { 'x-user-key': key } })).status).toBe(200)
     expect(served()).toBe(before + 5)
+  })
+
+  it('counts the reads with a key a replica serves on userReads, per user', async () => {
+    const reader = (await sendFrom(`${apiUrl}/users`, { method: 'POST', body: {} })).body.key as string
+    const me = (as: string) => sendFrom(`${apiUrl}/users/me`, { headers: { 'x-user-key': as } })
+    const before = served()
+    for (let i = 0; i < 8; i++) expect((await me(reader)).status).toBe(200)
+    expectRateLimited(await me(reader), 8)
+    expect(served()).toBe(before + 9)
+    // The first user's own budget: at most one warm-up read and the five above were counted on it.
+    expect((await me(key)).status).toBe(200)
   })
 
   it('counts key-less reads on the main thread, one counter for the whole instance', async () => {
