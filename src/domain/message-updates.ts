@@ -3,7 +3,7 @@ import type { After, Queries } from '../db/store.ts'
 import type { ChatContext } from './context.ts'
 import { requireParticipation } from './conversations.ts'
 import { forbidden, invalidPayload } from './errors.ts'
-import { checkMessage, findMessage } from './messages.ts'
+import { checkMessage, checkMessageSize, findMessage } from './messages.ts'
 
 const publishUpdated = (ctx: ChatContext, after: After, message: MessageRow, isBot: boolean) =>
   after(() =>
@@ -63,6 +63,7 @@ export function updateMessage({
     const { caller } = await requireParticipation(ctx, q, row.conversationId)
     if (row.userId !== caller.id) throw forbidden(`only the author of message "${id}" may update it`)
     const { payload, metadata } = checkMessage({ conversationId: row.conversationId, ...input })
+    checkMessageSize({ payload, metadata }, ctx.limits?.messageMaxBytes ?? 0)
     const updated = (await q.messages.update(ctx.integration.id, id, { payload, metadata })) as MessageRow
     publishUpdated(ctx, after, updated, caller.isBot)
     return updated

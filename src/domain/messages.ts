@@ -33,9 +33,10 @@ export function checkMessage(input: CreateMessageInput): CheckedMessage {
 
 /**
  * A user message over the cap is refused before anything is written: the request body may be 1 MB,
- * but a message is read back by every listener and delivered to the bot (Botpress: 128 KB).
+ * but a message is read back by every listener and delivered to the bot (Botpress: 128 KB). Posted
+ * or updated alike.
  */
-function checkMessageSize({ payload, metadata }: CheckedMessage, cap: number): void {
+export function checkMessageSize({ payload, metadata }: Pick<CheckedMessage, 'payload' | 'metadata'>, cap: number): void {
   if (cap === 0) return
   const size = Buffer.byteLength(JSON.stringify({ payload, metadata }))
   if (size > cap) {

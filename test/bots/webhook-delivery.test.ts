@@ -1,6 +1,7 @@
 import { asc, eq } from 'drizzle-orm'
 import { Webhook } from 'standardwebhooks'
 import { afterEach, describe, expect, it, vi } from 'vitest'
+import { defaultLimits } from '../../src/config.ts'
 import { tables } from '../helpers/tables.ts'
 import type { TestApp } from '../helpers/app.ts'
 import { logsOf, manualClock, pendingDeliveries, type Receiver, setBot, startReceiver, webhookBotApp } from './receiver.ts'
@@ -200,7 +201,9 @@ describe('webhook delivery — the bot answers in the response', () => {
   })
 
   it('refuses an answer over 1 MB, and never sends an event body over 1 MB', async () => {
-    await start({ answer: () => ({ status: 200, body: { messages: [{ payload: text('x'.repeat(1024 * 1024)) }] } }) })
+    // Messages up to the body limit (128 KiB by default), to pass the Runtime limit with one.
+    const caps = { ...defaultLimits, messageMaxBytes: 1024 * 1024 }
+    await start({ caps, answer: () => ({ status: 200, body: { messages: [{ payload: text('x'.repeat(1024 * 1024)) }] } }) })
     await post(text('hi'))
     await vi.waitFor(async () => expect((await logsOf(t)).map((l) => l.level)).toEqual(['info', 'warn']))
     expect((await logsOf(t))[1]!.message).toMatch(/more than 1 MB/)

@@ -20,7 +20,7 @@ describe('the caps and timeouts settings', () => {
       subscriptionsPerConversation: 100,
       sendQueueBytes: 1024 * 1024,
       storagePerUser: 50 * 1024 * 1024,
-      messageMaxBytes: 1024 * 1024,
+      messageMaxBytes: 128 * 1024,
       responseMaxBytes: 8 * 1024 * 1024,
     })
   })
