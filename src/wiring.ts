@@ -122,7 +122,7 @@ export function wire({
           ...retentionOptions,
           onError: retentionOptions.onError ?? ((error) => log.error({ err: error }, 'retention: a prune cycle failed; the next one tries again')),
         })
-  const chatLimits = { messageMaxBytes: caps.messageMaxBytes, storagePerUser: caps.storagePerUser }
+  const chatLimits = { messageMaxBytes: caps.messageMaxBytes, storagePerUser: caps.storagePerUser, messageStoragePerUser: caps.messageStoragePerUser }
   // Every subscription's events rendered once per shape, whatever the transport (REST streams included).
   const renderings = new SignalRenderings()
   const deps = { store, log, signals, bots, errors, chatLimits, limits, replica, renderings }

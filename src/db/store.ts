@@ -66,6 +66,8 @@ export interface UserQueries {
   update(integrationId: string, id: string, changes: ProfileChanges): Promise<UserRow | undefined>
   /** Deletes the user with everything that cascades from it (owned conversations, messages, participations). */
   delete(integrationId: string, id: string): Promise<void>
+  /** The bytes the user's messages and custom events take as stored (user_storage, kept by triggers). */
+  storedBytes(integrationId: string, id: string): Promise<number>
   /** Whether the two users are participants of at least one same conversation. */
   shareAConversation(integrationId: string, userId: string, otherId: string): Promise<boolean>
 }

@@ -9,6 +9,8 @@ import { notFound } from './errors.ts'
 import { newId } from './ids.ts'
 import { loadParticipation } from './loaders.ts'
 import { assertJsonDepth } from './payloads.ts'
+import { checkStorageQuota, storedEventBytes } from './storage-quota.ts'
+import { requireCallerId } from './users.ts'
 
 export interface CreateEventInput {
   conversationId: string
@@ -54,7 +56,10 @@ export function checkEvent(input: CreateEventInput): CreateEventInput {
 /** A custom event, posted by a participant. */
 export async function createEvent({ ctx, input }: { ctx: ChatContext; input: CreateEventInput }): Promise<EventRow> {
   const event = checkEvent(input)
-  return ctx.store.write((q, after) => postEvent(ctx, q, after, event))
+  return ctx.store.write(async (q, after) => {
+    await checkStorageQuota(ctx, q, requireCallerId(ctx), storedEventBytes(event))
+    return postEvent(ctx, q, after, event)
+  })
 }
 
 export async function getEvent({ ctx, id }: { ctx: ChatContext; id: string }): Promise<EventRow> {

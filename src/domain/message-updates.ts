@@ -4,6 +4,7 @@ import type { ChatContext } from './context.ts'
 import { requireParticipation } from './conversations.ts'
 import { forbidden, invalidPayload } from './errors.ts'
 import { checkMessage, checkMessageSize, findMessage } from './messages.ts'
+import { checkStorageQuota, storedMessageBytes } from './storage-quota.ts'
 
 const publishUpdated = (ctx: ChatContext, after: After, message: MessageRow, isBot: boolean) =>
   after(() =>
@@ -64,6 +65,7 @@ export function updateMessage({
     if (row.userId !== caller.id) throw forbidden(`only the author of message "${id}" may update it`)
     const { payload, metadata } = checkMessage({ conversationId: row.conversationId, ...input })
     checkMessageSize({ payload, metadata }, ctx.limits?.messageMaxBytes ?? 0)
+    await checkStorageQuota(ctx, q, caller.id, storedMessageBytes({ payload, metadata }) - storedMessageBytes(row))
     const updated = (await q.messages.update(ctx.integration.id, id, { payload, metadata })) as MessageRow
     publishUpdated(ctx, after, updated, caller.isBot)
     return updated

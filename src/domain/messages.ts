@@ -10,6 +10,8 @@ import { newId } from './ids.ts'
 import { loadMessagesPage, loadParticipation } from './loaders.ts'
 import type { Cursored, PageWindow } from './paging.ts'
 import { assertJsonDepth, parseMessagePayload } from './payloads.ts'
+import { checkStorageQuota, storedMessageBytes } from './storage-quota.ts'
+import { requireCallerId } from './users.ts'
 
 export interface CreateMessageInput {
   conversationId: string
@@ -93,11 +95,14 @@ export async function postMessage(
   return row
 }
 
-/** Only participants post. */
+/** Only participants post, within their storage quota. */
 export async function createMessage({ ctx, input }: { ctx: ChatContext; input: CreateMessageInput }): Promise<MessageRow> {
   const message = checkMessage(input)
   checkMessageSize(message, ctx.limits?.messageMaxBytes ?? 0)
-  return ctx.store.write((q, after) => postMessage(ctx, q, after, message))
+  return ctx.store.write(async (q, after) => {
+    await checkStorageQuota(ctx, q, requireCallerId(ctx), storedMessageBytes(message))
+    return postMessage(ctx, q, after, message)
+  })
 }
 
 export async function findMessage(ctx: ChatContext, q: Queries, id: string): Promise<MessageRow> {

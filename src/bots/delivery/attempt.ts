@@ -51,6 +51,9 @@ export const stateKey = (delivery: PendingDelivery): StateKey => ({
 
 const attemptName = (deps: AttemptDeps, delivery: PendingDelivery) => `attempt ${delivery.attempts + 1} of ${deps.retrySchedule.length}`
 
+/** The line of a delivery whose message, author or conversation was deleted before it went out: an expected outcome. */
+const gone: LogLine = { level: 'info', message: 'what the event was about is gone; not delivered' }
+
 const dead = (message: string): Settlement => ({ lines: [{ level: 'error', message }] })
 
 /** What one attempt may be asked besides its delivery. */
@@ -89,12 +92,13 @@ export function attemptDelivery(deps: AttemptDeps, delivery: PendingDelivery, op
 }
 
 async function attempt(deps: AttemptDeps, delivery: PendingDelivery, options: AttemptOptions): Promise<Settlement> {
+  if (delivery.gone) return { lines: [gone] }
   const state = options.state ?? (await getBotState(deps.store, stateKey(delivery)))
   const event: BotEvent = { ...delivery.event, state: { ...state } }
   const { url, protocol } = delivery.target
   if (!url) return attemptHandler(deps, delivery, event, state, options)
   const post = protocol === 'botpress' ? await botpressPost(deps.store, delivery) : webhookPost(event)
-  if (!post) return { lines: [{ level: 'info', message: 'what the event was about is gone; not delivered' }] }
+  if (!post) return { lines: [gone] }
   return attemptPost(deps, delivery, event, url, post)
 }
 
