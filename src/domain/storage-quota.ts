@@ -6,7 +6,7 @@ import { DomainError } from './errors.ts'
  * What a user writes is kept (messages, custom events): a user may keep at most
  * MESSAGE_STORAGE_PER_USER_BYTES of it, counted as stored (user_storage, kept by triggers in the
  * statement that writes or deletes a row, so reading it is one key lookup). Refused with 413
- * LimitExceeded, not 429: waiting does not help, deleting does.
+ * PayloadTooLarge, as the file quota is (not 429: waiting does not help, deleting does).
  */
 
 const jsonBytes = (value: unknown) => (value == null ? 0 : Buffer.byteLength(JSON.stringify(value)))
@@ -24,7 +24,7 @@ export async function checkStorageQuota(ctx: ChatContext, q: Queries, userId: st
   const used = await q.users.storedBytes(ctx.integration.id, userId)
   if (used + adding > quota) {
     throw new DomainError(
-      'LimitExceeded',
+      'PayloadTooLarge',
       `the user's messages and events would take ${used + adding} bytes, over their storage quota of ${quota} bytes (MESSAGE_STORAGE_PER_USER_BYTES); ${used} bytes are in use`,
     )
   }

@@ -211,7 +211,8 @@ describe('webhook delivery — the bot answers in the response', () => {
 
     // Under the chat limit as a request, over the Runtime limit once the event repeats it as its preview.
     await post(text('y'.repeat(700 * 1024)))
-    await vi.waitFor(async () => expect((await logsOf(t))).toHaveLength(3))
+    // A 700 KB message read back for its delivery: over a second on a busy PostgreSQL.
+    await vi.waitFor(async () => expect((await logsOf(t))).toHaveLength(3), { timeout: 10_000 })
     expect((await logsOf(t))[2]).toMatchObject({ level: 'error', message: expect.stringMatching(/exceeds the Runtime limit of 1 MB/) })
     expect(receiver.received).toHaveLength(1)
   })
