@@ -11,7 +11,7 @@ import type { OutboundPolicy } from '../../domain/outbound-policy.ts'
 import { type LogLine, type NextClaim, type Settled, type Settlement, settleDeliveries, settleDelivery } from '../../domain/bots/delivery/settlement.ts'
 import { type BotState, getBotState, type StateKey } from '../../domain/bots/chat/state.ts'
 import type { ChatContext } from '../../domain/context.ts'
-import { DomainError } from '../../domain/errors.ts'
+import { DomainError, isGone } from '../../domain/errors.ts'
 import type { SignalPublisher } from '../../domain/signals.ts'
 import { tracing } from '../../tracing/tracing.ts'
 import type { BotApiActivity } from '../bot-api-activity.ts'
@@ -238,7 +238,8 @@ export async function settleAttempt(
   } catch (error) {
     // A conversation deleted on another instance meanwhile refuses the answer as the domain would.
     if (!settlement.answer || !(error instanceof DomainError || error instanceof WriteConflict)) throw error
-    const refused = { level: 'warn', message: `answer refused, nothing of it applied: ${error.message}` } as const
+    // What the answer is about deleted meanwhile is an expected outcome (info), not the bot's fault.
+    const refused = { level: isGone(error) ? 'info' : 'warn', message: `answer refused, nothing of it applied: ${error.message}` } as const
     return settleDelivery(store, signals, delivery, { ...settlement, answer: undefined, lines: [...settlement.lines, refused] }, clock(), next)
   }
 }
