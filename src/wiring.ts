@@ -67,7 +67,7 @@ export interface WiringOptions {
 const noDeliveryWorker: DeliveryWorker = { wake() {}, idle: async () => {}, stop: async () => {} }
 
 /** Retention when it is off (no RETENTION_DAYS, or a replica, which writes nothing): a cycle deletes nothing. */
-const noRetention: Retention = { runOnce: async () => ({ messages: 0, events: 0, botEvents: 0, botLogs: 0 }), stop: async () => {} }
+const noRetention: Retention = { runOnce: async () => ({ messages: 0, events: 0, botEvents: 0, botLogs: 0, files: 0 }), stop: async () => {} }
 
 /** The parts of the server and what each is made from; createApp mounts them. */
 export function wire({

@@ -480,7 +480,7 @@ export interface UserRecordQueries {
 }
 
 /** The rows retention prunes by age. */
-export type PrunedTable = 'messages' | 'events' | 'botEvents' | 'botLogs'
+export type PrunedTable = 'messages' | 'events' | 'botEvents' | 'botLogs' | 'files'
 
 /** Where a prune cycle goes on in a table: the conversation (by key) its next batch starts with. */
 export interface PruneCursor {
@@ -492,7 +492,8 @@ export interface RetentionQueries {
   /**
    * Deletes up to `limit` of the rows of `table` made before `before`: of a conversation's tables,
    * those of at most `limit` conversations from `from` on (the first, when absent); of bot logs, any
-   * bot's. How many it deleted, and where the next batch starts (none: nothing older is left).
+   * bot's; of files, any user's (their ids, `files`, whose bytes go once committed). How many it
+   * deleted, and where the next batch starts (none: nothing older is left).
    */
-  prune(table: PrunedTable, before: string, limit: number, from?: PruneCursor): Promise<{ deleted: number; next: PruneCursor | undefined }>
+  prune(table: PrunedTable, before: string, limit: number, from?: PruneCursor): Promise<{ deleted: number; next: PruneCursor | undefined; files?: string[] }>
 }
