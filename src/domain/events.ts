@@ -57,8 +57,12 @@ export function checkEvent(input: CreateEventInput): CreateEventInput {
 export async function createEvent({ ctx, input }: { ctx: ChatContext; input: CreateEventInput }): Promise<EventRow> {
   const event = checkEvent(input)
   return ctx.store.write(async (q, after) => {
-    await checkStorageQuota(ctx, q, requireCallerId(ctx), storedEventBytes(event))
-    return postEvent(ctx, q, after, event)
+    // Read together (PostgreSQL pipelines them: one round trip, not two).
+    const [{ caller }] = await Promise.all([
+      requireParticipation(ctx, q, event.conversationId),
+      checkStorageQuota(ctx, q, requireCallerId(ctx), storedEventBytes(event)),
+    ])
+    return postEvent(ctx, q, after, event, caller)
   })
 }
 

@@ -100,8 +100,12 @@ export async function createMessage({ ctx, input }: { ctx: ChatContext; input: C
   const message = checkMessage(input)
   checkMessageSize(message, ctx.limits?.messageMaxBytes ?? 0)
   return ctx.store.write(async (q, after) => {
-    await checkStorageQuota(ctx, q, requireCallerId(ctx), storedMessageBytes(message))
-    return postMessage(ctx, q, after, message)
+    // Read together (PostgreSQL pipelines them: one round trip, not two).
+    const [{ caller }] = await Promise.all([
+      requireParticipation(ctx, q, message.conversationId),
+      checkStorageQuota(ctx, q, requireCallerId(ctx), storedMessageBytes(message)),
+    ])
+    return postMessage(ctx, q, after, message, caller)
   })
 }
 
