@@ -212,7 +212,7 @@ async function subscribersPhase(server: Server) {
     // The first one warms up (and has the echo bot join); the others are measured.
     for (let m = 0; m <= options.subscriberMessages; m++) {
       const marker = `subscribers-${m}-${Math.random().toString(36).slice(2)}`
-      const payload = text(conversationId, `${marker} ${'x'.repeat(Math.max(0, options.messageBytes - marker.length - 40))}`)
+      const payload = text(conversationId, `${marker} ${'x'.repeat(Math.max(0, options.messageBytes - marker.length - 200))}`)
       const arrival = subscribers?.expect(marker)
       const echoed = listener.expect(marker, 2)
       let sampling = true

@@ -101,6 +101,8 @@ export interface ResourceLimits {
   sendQueueBytes: number
   /** FILE_STORAGE_PER_USER_BYTES: the total size of one user's files. */
   storagePerUser: number
+  /** MESSAGE_STORAGE_PER_USER_BYTES: the bytes one user's messages and custom events take as stored. */
+  messageStoragePerUser: number
   /** MESSAGE_MAX_BYTES: a message's payload, as JSON. */
   messageMaxBytes: number
   /** RESPONSE_MAX_BYTES: the JSON answer of a chat API read or write (REST, GraphQL); a larger one is refused with 413 LimitExceeded. */
@@ -121,7 +123,8 @@ export const defaultLimits: ResourceLimits = {
   subscriptionsPerConversation: 100,
   sendQueueBytes: 1024 * 1024,
   storagePerUser: 50 * 1024 * 1024,
-  messageMaxBytes: 1024 * 1024,
+  messageStoragePerUser: 50 * 1024 * 1024,
+  messageMaxBytes: 128 * 1024,
   responseMaxBytes: 8 * 1024 * 1024,
 }
 
@@ -135,6 +138,7 @@ const perKeyOrAddress = [
   'subscriptionsPerUser',
   'subscriptionsPerConversation',
   'storagePerUser',
+  'messageStoragePerUser',
 ] as const
 
 /** `limits` with every per-key/per-address cap off (RATE_LIMITS=off); sizes and timeouts stay. */
@@ -156,6 +160,7 @@ const limitVariables: Record<keyof ResourceLimits, [env: string, unit: number, f
   subscriptionsPerConversation: ['SUBSCRIPTIONS_PER_CONVERSATION', 1],
   sendQueueBytes: ['SEND_QUEUE_MAX_BYTES', 1],
   storagePerUser: ['FILE_STORAGE_PER_USER_BYTES', 1],
+  messageStoragePerUser: ['MESSAGE_STORAGE_PER_USER_BYTES', 1],
   messageMaxBytes: ['MESSAGE_MAX_BYTES', 1],
   responseMaxBytes: ['RESPONSE_MAX_BYTES', 1],
 }

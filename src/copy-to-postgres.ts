@@ -34,8 +34,8 @@ const order: PgTable[] = [
 /** Tables SQLite does not have, filled from elsewhere: file bytes are files in `<SQLite file>.files/`. */
 const fromDisk: PgTable[] = [tables.fileBytes]
 
-/** Tables PostgreSQL's triggers keep as the rows above are copied: each conversation's oldest delivery. */
-const keptByTriggers: PgTable[] = [tables.botDeliveryHeads]
+/** Tables PostgreSQL's triggers keep as the rows above are copied: each conversation's oldest delivery, each user's stored bytes. */
+const keptByTriggers: PgTable[] = [tables.botDeliveryHeads, tables.userStorage as unknown as PgTable]
 
 /** Rows per INSERT (PostgreSQL takes at most 65,535 parameters per statement). */
 const batch = 500

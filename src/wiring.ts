@@ -67,7 +67,7 @@ export interface WiringOptions {
 const noDeliveryWorker: DeliveryWorker = { wake() {}, idle: async () => {}, stop: async () => {} }
 
 /** Retention when it is off (no RETENTION_DAYS, or a replica, which writes nothing): a cycle deletes nothing. */
-const noRetention: Retention = { runOnce: async () => ({ messages: 0, events: 0, botEvents: 0, botLogs: 0 }), stop: async () => {} }
+const noRetention: Retention = { runOnce: async () => ({ messages: 0, events: 0, botEvents: 0, botLogs: 0, files: 0 }), stop: async () => {} }
 
 /**
  * The rate limits an app counts, none when they are off. The main thread counts every request but
@@ -135,7 +135,7 @@ export function wire({
           ...retentionOptions,
           onError: retentionOptions.onError ?? ((error) => log.error({ err: error }, 'retention: a prune cycle failed; the next one tries again')),
         })
-  const chatLimits = { messageMaxBytes: caps.messageMaxBytes, storagePerUser: caps.storagePerUser }
+  const chatLimits = { messageMaxBytes: caps.messageMaxBytes, storagePerUser: caps.storagePerUser, messageStoragePerUser: caps.messageStoragePerUser }
   // Every subscription's events rendered once per shape, whatever the transport (REST streams included).
   const renderings = new SignalRenderings()
   const deps = { store, shared: store.shared, log, signals, bots, errors, chatLimits, limits, replica, renderings }

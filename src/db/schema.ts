@@ -144,6 +144,27 @@ export function defineTables(d: Dialect) {
     ],
   )
 
+  /**
+   * The bytes a user's messages (payload and metadata) and custom events (payload) take, as stored
+   * JSON, read by the per-user storage quota (MESSAGE_STORAGE_PER_USER_BYTES) with one key lookup.
+   * Kept by triggers on messages and events (the migration after this table's, both engines), in the
+   * statement that writes or deletes them, whichever path does (a cascade, retention): no row, none.
+   */
+  const userStorage = d.table(
+    'user_storage',
+    {
+      integrationId: d.text('integration_id').notNull(),
+      userId: d.text('user_id').notNull(),
+      bytes: d.bigCount('bytes').notNull().default(0),
+    },
+    (t) => [
+      d.primaryKey({ columns: [t.integrationId, t.userId] }),
+      d.foreignKey({ columns: [t.integrationId, t.userId], foreignColumns: [users.integrationId, users.id] }).onDelete(
+        'cascade',
+      ),
+    ],
+  )
+
   const conversations = d.table(
     'conversations',
     {
@@ -285,8 +306,9 @@ export function defineTables(d: Dialect) {
       messageId: d.text('message_id'),
       type: d.text('type').notNull(),
       direction: d.oneOf('direction', ['incoming', 'outgoing']).notNull(),
-      payload: d.json<Record<string, unknown>>('payload').notNull(),
-      preview: d.text('preview').notNull(),
+      /** The event's payload and preview; null for a message's event: they are the message's (`message_id`), stored once. */
+      payload: d.json<Record<string, unknown>>('payload'),
+      preview: d.text('preview'),
       createdAt: createdAt(),
     },
     (t) => [
@@ -397,6 +419,7 @@ export function defineTables(d: Dialect) {
     botApiKeys,
     chatIntegrations,
     users,
+    userStorage,
     conversations,
     participants,
     messages,

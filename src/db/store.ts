@@ -66,6 +66,8 @@ export interface UserQueries {
   update(integrationId: string, id: string, changes: ProfileChanges): Promise<UserRow | undefined>
   /** Deletes the user with everything that cascades from it (owned conversations, messages, participations). */
   delete(integrationId: string, id: string): Promise<void>
+  /** The bytes the user's messages and custom events take as stored (user_storage, kept by triggers). */
+  storedBytes(integrationId: string, id: string): Promise<number>
   /** Whether the two users are participants of at least one same conversation. */
   shareAConversation(integrationId: string, userId: string, otherId: string): Promise<boolean>
 }
@@ -475,7 +477,7 @@ export interface UserRecordQueries {
 }
 
 /** The rows retention prunes by age. */
-export type PrunedTable = 'messages' | 'events' | 'botEvents' | 'botLogs'
+export type PrunedTable = 'messages' | 'events' | 'botEvents' | 'botLogs' | 'files'
 
 /** Where a prune cycle goes on in a table: the conversation (by key) its next batch starts with. */
 export interface PruneCursor {
@@ -487,7 +489,8 @@ export interface RetentionQueries {
   /**
    * Deletes up to `limit` of the rows of `table` made before `before`: of a conversation's tables,
    * those of at most `limit` conversations from `from` on (the first, when absent); of bot logs, any
-   * bot's. How many it deleted, and where the next batch starts (none: nothing older is left).
+   * bot's; of files, any user's (their ids, `files`, whose bytes go once committed). How many it
+   * deleted, and where the next batch starts (none: nothing older is left).
    */
-  prune(table: PrunedTable, before: string, limit: number, from?: PruneCursor): Promise<{ deleted: number; next: PruneCursor | undefined }>
+  prune(table: PrunedTable, before: string, limit: number, from?: PruneCursor): Promise<{ deleted: number; next: PruneCursor | undefined; files?: string[] }>
 }

@@ -31,6 +31,8 @@ export interface ChatLimits {
   messageMaxBytes: number
   /** FILE_STORAGE_PER_USER_BYTES: the total announced size of a user's files. */
   storagePerUser: number
+  /** MESSAGE_STORAGE_PER_USER_BYTES: the bytes a user's messages and custom events take as stored. */
+  messageStoragePerUser: number
 }
 
 /** What an administration verb runs with: the workspace the admin token opened. */

@@ -91,3 +91,10 @@ export function unavailableError(error: unknown): DomainError | undefined {
     ? new DomainError('InsufficientStorage', `the database has no space left; retry in ${unavailableRetryAfterSeconds} s`, headers)
     : new DomainError('Unavailable', `the database is unavailable; retry in ${unavailableRetryAfterSeconds} s`, headers)
 }
+
+/**
+ * Whether a write failed because what it is about was deleted meanwhile (a 404, or a race another
+ * instance won: WriteConflict `gone`): the expected end of a bot's answer to a deleted conversation.
+ */
+export const isGone = (error: unknown): boolean =>
+  (error instanceof DomainError && error.type === 'ResourceNotFound') || (error instanceof WriteConflict && error.kind === 'gone')

@@ -9,6 +9,8 @@ import { hiddenAs, notFound } from './errors.ts'
 import { newId } from './ids.ts'
 import { loadParticipation } from './loaders.ts'
 import { assertJsonDepth } from './payloads.ts'
+import { checkStorageQuota, storedEventBytes } from './storage-quota.ts'
+import { requireCallerId } from './users.ts'
 
 export interface CreateEventInput {
   conversationId: string
@@ -54,7 +56,14 @@ export function checkEvent(input: CreateEventInput): CreateEventInput {
 /** A custom event, posted by a participant. */
 export async function createEvent({ ctx, input }: { ctx: ChatContext; input: CreateEventInput }): Promise<EventRow> {
   const event = checkEvent(input)
-  return ctx.store.write((q, after) => postEvent(ctx, q, after, event))
+  return ctx.store.write(async (q, after) => {
+    // Read together (PostgreSQL pipelines them: one round trip, not two).
+    const [{ caller }] = await Promise.all([
+      requireParticipation(ctx, q, event.conversationId),
+      checkStorageQuota(ctx, q, requireCallerId(ctx), storedEventBytes(event)),
+    ])
+    return postEvent(ctx, q, after, event, caller)
+  })
 }
 
 export async function getEvent({ ctx, id }: { ctx: ChatContext; id: string }): Promise<EventRow> {

@@ -3,7 +3,8 @@ import type { After, Queries } from '../db/store.ts'
 import type { ChatContext } from './context.ts'
 import { requireParticipation } from './conversations.ts'
 import { forbidden, hiddenAs, invalidPayload } from './errors.ts'
-import { checkMessage, findMessage } from './messages.ts'
+import { checkMessage, checkMessageSize, findMessage } from './messages.ts'
+import { checkStorageQuota, storedMessageBytes } from './storage-quota.ts'
 
 const publishUpdated = (ctx: ChatContext, after: After, message: MessageRow, isBot: boolean) =>
   after(() =>
@@ -63,6 +64,8 @@ export function updateMessage({
     const { caller } = await requireParticipation(ctx, q, row.conversationId).catch(hiddenAs('Message', id))
     if (row.userId !== caller.id) throw forbidden(`only the author of message "${id}" may update it`)
     const { payload, metadata } = checkMessage({ conversationId: row.conversationId, ...input })
+    checkMessageSize({ payload, metadata }, ctx.limits?.messageMaxBytes ?? 0)
+    await checkStorageQuota(ctx, q, caller.id, storedMessageBytes({ payload, metadata }) - storedMessageBytes(row))
     const updated = (await q.messages.update(ctx.integration.id, id, { payload, metadata })) as MessageRow
     publishUpdated(ctx, after, updated, caller.isBot)
     return updated

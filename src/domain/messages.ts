@@ -10,6 +10,8 @@ import { newId } from './ids.ts'
 import { loadMessagesPage, loadParticipation } from './loaders.ts'
 import type { Cursored, PageWindow } from './paging.ts'
 import { assertJsonDepth, parseMessagePayload } from './payloads.ts'
+import { checkStorageQuota, storedMessageBytes } from './storage-quota.ts'
+import { requireCallerId } from './users.ts'
 
 export interface CreateMessageInput {
   conversationId: string
@@ -33,9 +35,10 @@ export function checkMessage(input: CreateMessageInput): CheckedMessage {
 
 /**
  * A user message over the cap is refused before anything is written: the request body may be 1 MB,
- * but a message is read back by every listener and delivered to the bot (Botpress: 128 KB).
+ * but a message is read back by every listener and delivered to the bot (Botpress: 128 KB). Posted
+ * or updated alike.
  */
-function checkMessageSize({ payload, metadata }: CheckedMessage, cap: number): void {
+export function checkMessageSize({ payload, metadata }: Pick<CheckedMessage, 'payload' | 'metadata'>, cap: number): void {
   if (cap === 0) return
   const size = Buffer.byteLength(JSON.stringify({ payload, metadata }))
   if (size > cap) {
@@ -92,11 +95,18 @@ export async function postMessage(
   return row
 }
 
-/** Only participants post. */
+/** Only participants post, within their storage quota. */
 export async function createMessage({ ctx, input }: { ctx: ChatContext; input: CreateMessageInput }): Promise<MessageRow> {
   const message = checkMessage(input)
   checkMessageSize(message, ctx.limits?.messageMaxBytes ?? 0)
-  return ctx.store.write((q, after) => postMessage(ctx, q, after, message))
+  return ctx.store.write(async (q, after) => {
+    // Read together (PostgreSQL pipelines them: one round trip, not two).
+    const [{ caller }] = await Promise.all([
+      requireParticipation(ctx, q, message.conversationId),
+      checkStorageQuota(ctx, q, requireCallerId(ctx), storedMessageBytes(message)),
+    ])
+    return postMessage(ctx, q, after, message, caller)
+  })
 }
 
 export async function findMessage(ctx: ChatContext, q: Queries, id: string): Promise<MessageRow> {

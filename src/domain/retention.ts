@@ -1,12 +1,17 @@
 import type { PruneCursor, PrunedTable, Store } from '../db/store.ts'
+import { removeFileBytes } from './file-bytes.ts'
 
-/** What retention prunes, in this order: the bot's records of a message go before (or with) the message. */
-const prunedTables: readonly PrunedTable[] = ['botEvents', 'botLogs', 'events', 'messages']
+/**
+ * What retention prunes, in this order: the bot's records of a message go before (or with) the
+ * message; the files uploaded before the same age last (a file is uploaded before the message that
+ * shows it), their bytes with them, so that their URLs stop working.
+ */
+const prunedTables: readonly PrunedTable[] = ['botEvents', 'botLogs', 'events', 'messages', 'files']
 
 const dayMs = 86_400_000
 
 export interface RetentionOptions {
-  /** RETENTION_DAYS: messages, events, bot events and bot logs older than this many days are deleted. */
+  /** RETENTION_DAYS: messages, events, bot events, bot logs and files older than this many days are deleted. */
   days: number
   /** The clock the age is counted by (tests move it instead of waiting). */
   clock?: () => Date
@@ -27,11 +32,12 @@ export type PruneCounts = Record<PrunedTable, number>
  */
 export async function pruneOnce(store: Store, { days, clock = () => new Date(), batchSize = 500 }: RetentionOptions): Promise<PruneCounts> {
   const before = new Date(clock().getTime() - days * dayMs).toISOString()
-  const counts = { messages: 0, events: 0, botEvents: 0, botLogs: 0 }
+  const counts = { messages: 0, events: 0, botEvents: 0, botLogs: 0, files: 0 }
   for (const table of prunedTables) {
     for (let from: PruneCursor | undefined; ; ) {
       const batch = await store.write((q) => q.retention.prune(table, before, batchSize, from))
       counts[table] += batch.deleted
+      removeFileBytes(store, batch.files ?? [])
       if (!batch.next) break
       from = batch.next
       // The event loop serves what came in meanwhile before the next batch is queued.

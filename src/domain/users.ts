@@ -7,6 +7,7 @@ import { alreadyExists, DomainError, notFound, unauthorized } from './errors.ts'
 import { eraseUser, refuseDeletedUserId } from './erasure.ts'
 import { assertClientId, newId } from './ids.ts'
 import { refuseUnsignedUsers, signingKeyOf } from './key-modes.ts'
+import { checkProfileFields } from './profile-caps.ts'
 
 export interface UserProfileInput {
   name?: string | null
@@ -76,6 +77,7 @@ export async function createUser({
   input: UserProfileInput & { id?: string | null }
 }): Promise<UserRow> {
   refuseUnsignedUsers(ctx.integration)
+  checkProfileFields(input)
   const id = input.id == null ? newId() : assertClientId(input.id, 'user id')
   return ctx.store.write(async (q) => {
     const inserted = await q.users.insert(newUser(ctx, id, input, input.id != null))
@@ -87,6 +89,7 @@ export async function createUser({
 
 /** Sets the profile fields given (null clears one); fields left out keep their value. */
 export function updateUser({ ctx, input }: { ctx: ChatContext; input: UserProfileInput }): Promise<UserRow> {
+  checkProfileFields(input)
   return ctx.store.write(async (q) => {
     const caller = await requireCaller(ctx, q)
     ctx.memo.caller = undefined
@@ -112,6 +115,7 @@ export function deleteUser({ ctx }: { ctx: ChatContext }): Promise<void> {
  */
 export async function getOrCreateUser({ ctx, input }: { ctx: ChatContext; input: UserProfileInput }): Promise<UserRow> {
   const id = requireCallerId(ctx)
+  checkProfileFields(input)
   const existing = await ctx.store.read((q) => q.users.find(ctx.integration.id, id))
   if (existing) return existing
   return ctx.store.write(async (q) => {

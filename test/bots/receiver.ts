@@ -3,6 +3,7 @@ import type { AddressInfo } from 'node:net'
 import { pino } from 'pino'
 import { expect } from 'vitest'
 import type { BotHandler } from '../../src/bots/handler.ts'
+import type { ResourceLimits } from '../../src/config.ts'
 import type { BotChanges } from '../../src/db/store.ts'
 import { newSigningSecret } from '../../src/domain/bots/admin/secrets.ts'
 import { createTestApp, type TestApp } from '../helpers/app.ts'
@@ -89,6 +90,7 @@ export async function webhookBotApp(options: {
   botTimeoutMs?: number
   clock?: () => Date
   handlers?: Record<string, BotHandler>
+  caps?: ResourceLimits
 }) {
   const { url, ...appOptions } = options
   const t = createTestApp({ log: pino({ level: 'silent' }), ...appOptions } as Parameters<typeof createTestApp>[0])

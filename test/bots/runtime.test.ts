@@ -4,6 +4,8 @@ import { afterEach, beforeEach, describe, expect, it } from 'vitest'
 import type { BotContext, BotHandler } from '../../src/bots/handler.ts'
 import type { ConversationSignal } from '../../src/domain/signals.ts'
 import { findChatIntegration } from '../../src/domain/tenancy.ts'
+import { previewOf } from '../../src/domain/bots/delivery/event.ts'
+import type { MessagePayload } from '../../src/domain/payloads.ts'
 import { type Actor, createTestApp, iso, type TestApp, WEBHOOK_ID } from '../helpers/app.ts'
 import { helloFromAlice } from '../helpers/bot-events.ts'
 import { tables } from '../helpers/tables.ts'
@@ -62,13 +64,23 @@ const post = async (payload: object, metadata?: object, conversationId = 'c1') =
   return res.body.message as { id: string; createdAt: string; payload: object; metadata?: object }
 }
 
-/** The bot_events rows of a conversation, oldest first, straight from the table. */
-const listBotEvents = async (db: TestApp['db'], integrationId: string, conversationId: string) =>
-  db
-    .select()
+/**
+ * The bot_events rows of a conversation, oldest first, from the table; a message's event keeps no
+ * payload nor preview (the message is stored once): they are read from its message here.
+ */
+const listBotEvents = async (db: TestApp['db'], integrationId: string, conversationId: string) => {
+  const rows = await db
+    .select({ row: botEventsTable, message: messages })
     .from(botEventsTable)
+    .leftJoin(messages, and(eq(messages.integrationId, botEventsTable.integrationId), eq(messages.id, botEventsTable.messageId)))
     .where(and(eq(botEventsTable.integrationId, integrationId), eq(botEventsTable.conversationId, conversationId)))
     .orderBy(asc(botEventsTable.createdAt), asc(botEventsTable.id))
+  return rows.map(({ row, message }) =>
+    message && row.payload === null
+      ? { ...row, payload: message.payload, preview: previewOf(message.payload as MessagePayload) }
+      : row,
+  )
+}
 
 /** The conversation's messages, oldest first, straight from the table. */
 const storedMessages = async (conversationId = 'c1') =>

@@ -17,6 +17,7 @@ const aged: Record<PrunedTable, [table: string, column: string]> = {
   events: ['events', 'created_at'],
   botEvents: ['bot_events', 'created_at'],
   botLogs: ['bot_logs', 'timestamp'],
+  files: ['files', 'created_at'],
 }
 
 const countOlder = async (t: TestApp, before: string) =>
@@ -59,7 +60,7 @@ describe('retention', () => {
       await deliveriesSettled(t)
       const old = await countOlder(t, cutoff)
       // Several batches of 4 for each table: the cycle is many small units, not one.
-      expect(old).toEqual({ messages: 12, events: 6, botEvents: 18, botLogs: 9 })
+      expect(old).toEqual({ messages: 12, events: 6, botEvents: 18, botLogs: 9, files: 0 })
       const newer = await t.count('select count(*) as n from messages where created_at >= ?', cutoff)
 
       // Write load: alice keeps posting until the cycle is over.
@@ -75,7 +76,7 @@ describe('retention', () => {
 
       expect(during.length).toBeGreaterThan(0)
       expect(deleted).toEqual(old)
-      expect(await countOlder(t, cutoff)).toEqual({ messages: 0, events: 0, botEvents: 0, botLogs: 0 })
+      expect(await countOlder(t, cutoff)).toEqual({ messages: 0, events: 0, botEvents: 0, botLogs: 0, files: 0 })
       const ids = [...kept, ...during].map((message) => message.id)
       expect(await t.count(`select count(*) as n from messages where id in (${ids.map(() => '?').join(', ')})`, ...ids)).toBe(ids.length)
       expect(await t.count('select count(*) as n from messages where created_at >= ?', cutoff)).toBeGreaterThanOrEqual(newer + during.length)
@@ -105,11 +106,48 @@ describe('retention', () => {
       retentionNow = new Date(cutoff.getTime() + DAYS * DAY)
 
       const old = await countOlder(t, cutoff.toISOString())
-      expect(old).toEqual({ messages: 16, events: 16, botEvents: 32, botLogs: 16 })
+      expect(old).toEqual({ messages: 16, events: 16, botEvents: 32, botLogs: 16, files: 0 })
       expect(await t.app.retention.runOnce()).toEqual(old)
-      expect(await countOlder(t, cutoff.toISOString())).toEqual({ messages: 0, events: 0, botEvents: 0, botLogs: 0 })
+      expect(await countOlder(t, cutoff.toISOString())).toEqual({ messages: 0, events: 0, botEvents: 0, botLogs: 0, files: 0 })
       // Each conversation keeps its new message and the bot's answer to it.
       for (const id of ids) expect(await t.count('select count(*) as n from messages where conversation_id = ?', id)).toBe(2)
+    })
+  })
+
+  describe('files', () => {
+    let retentionNow = new Date()
+    const t = useTestApp({ retention: { days: DAYS, clock: () => retentionNow, batchSize: 4, intervalMs: 3_600_000 } })
+    const png = new Uint8Array([0x89, 0x50, 0x4e, 0x47, 0x0d, 0x0a, 0x1a, 0x0a, 1, 2, 3, 4])
+
+    /** A file uploaded to c1 and a message showing it; its URL. */
+    async function uploaded(key: string, name: string) {
+      const slot = await t.chat('POST', '/files', { key, body: { key: name, size: png.byteLength, tags: { conversation: 'c1' } } })
+      expect(slot.status).toBe(200)
+      const put = await t.app.fetch(new Request(slot.body.file.uploadUrl, { method: 'PUT', headers: { 'content-type': 'image/png' }, body: Buffer.from(png) }))
+      expect(put.status).toBe(200)
+      await t.message(key, 'c1', { type: 'image', imageUrl: slot.body.file.url })
+      return slot.body.file.url as string
+    }
+
+    it('removes the files uploaded before the age with the messages that showed them: their URLs stop working, newer ones stay', async () => {
+      retentionNow = new Date()
+      const alice = await t.user('alice')
+      await t.conversation(alice.key, 'c1')
+      const old = [await uploaded(alice.key, 'old-1.png'), await uploaded(alice.key, 'old-2.png')]
+      await deliveriesSettled(t)
+      const last = Date.now()
+      await eventually(() => expect(Date.now()).toBeGreaterThan(last + 1))
+      retentionNow = new Date(last + 1 + DAYS * DAY)
+      const recent = await uploaded(alice.key, 'new.png')
+      await deliveriesSettled(t)
+      for (const url of [...old, recent]) expect((await t.app.fetch(new Request(url))).status).toBe(200)
+
+      expect(await t.app.retention.runOnce()).toMatchObject({ files: 2 })
+      for (const url of old) expect((await t.app.fetch(new Request(url))).status).toBe(404)
+      const served = await t.app.fetch(new Request(recent))
+      expect(served.status).toBe(200)
+      expect(new Uint8Array(await served.arrayBuffer())).toEqual(png)
+      expect(await t.count('select count(*) as n from files')).toBe(1)
     })
   })
 
@@ -120,7 +158,7 @@ describe('retention', () => {
     it('prunes in the background, cycle after cycle', async () => {
       retentionNow = new Date()
       const { cutoff } = await oldRowsThenCutoff(t, (at) => (retentionNow = at))
-      await eventually(async () => expect(await countOlder(t, cutoff)).toEqual({ messages: 0, events: 0, botEvents: 0, botLogs: 0 }))
+      await eventually(async () => expect(await countOlder(t, cutoff)).toEqual({ messages: 0, events: 0, botEvents: 0, botLogs: 0, files: 0 }))
     })
   })
 
@@ -132,7 +170,7 @@ describe('retention', () => {
       await t.conversation(alice.key, 'c1')
       await t.message(alice.key, 'c1')
       await deliveriesSettled(t)
-      expect(await t.app.retention.runOnce()).toEqual({ messages: 0, events: 0, botEvents: 0, botLogs: 0 })
+      expect(await t.app.retention.runOnce()).toEqual({ messages: 0, events: 0, botEvents: 0, botLogs: 0, files: 0 })
       // alice's message and the echo bot's answer.
       expect(await t.count('select count(*) as n from messages')).toBe(2)
     })

@@ -10,6 +10,8 @@ import { type Listening, expectApiError, startListening } from '../helpers/liste
 // as it goes and stops there, rather than building the whole answer first.
 
 const cap = defaultLimits.responseMaxBytes
+/** Messages of 1 MiB (MESSAGE_MAX_BYTES, 128 KiB by default, raised): a REST page of them passes the cap too. */
+const messageBytes = 1024 * 1024
 
 /** A real server of its own for the enclosing describe, with a user and a conversation full of the largest messages. */
 function useConversationOverTheCap(options: TestAppOptions = {}, bytes = cap, messageBytes = defaultLimits.messageMaxBytes) {
@@ -70,7 +72,7 @@ const refusedAsTooLarge = (answer: { status: number; headers: Headers; body: unk
 }
 
 describe('the answer byte cap (RESPONSE_MAX_BYTES, 8 MiB by default)', () => {
-  const big = useConversationOverTheCap()
+  const big = useConversationOverTheCap({ caps: { ...defaultLimits, messageMaxBytes: messageBytes } }, cap, messageBytes)
 
   it('refuses a GraphQL page whose payloads pass the cap with 413 LimitExceeded', async () => {
     refusedAsTooLarge(await big.graphql('{ conversation(id: "big") { messages(first: 100) { edges { node { messageId rawPayload } } } } }'))
@@ -90,10 +92,10 @@ describe('the answer byte cap (RESPONSE_MAX_BYTES, 8 MiB by default)', () => {
   it('answers what fits: the same page without its payloads, and one message', async () => {
     const ids = await big.graphql('{ conversation(id: "big") { messages(first: 100) { edges { node { messageId } } } } }')
     expect(ids.status).toBe(200)
-    expect(ids.body.data.conversation.messages.edges.length).toBeGreaterThan(cap / defaultLimits.messageMaxBytes)
+    expect(ids.body.data.conversation.messages.edges.length).toBeGreaterThan(cap / messageBytes)
     const one = await big.send(`/messages/${big.messageId}`)
     expect(one.status).toBe(200)
-    expect(one.body.message.payload.text.length).toBe(defaultLimits.messageMaxBytes - 200)
+    expect(one.body.message.payload.text.length).toBe(messageBytes - 200)
   })
 
   it('holds every read of the conversation to the cap, whatever its shape', async () => {

@@ -1,4 +1,5 @@
 import { describe, expect, it } from 'vitest'
+import { defaultLimits } from '../../src/config.ts'
 import { BASE, errorBody, useC1, useTestApp, WEBHOOK_ID } from '../helpers/app.ts'
 import { expectRefusal } from '../helpers/transports.ts'
 
@@ -7,7 +8,8 @@ import { expectRefusal } from '../helpers/transports.ts'
 const MiB = 1024 * 1024
 
 describe('request bodies', () => {
-  const t = useTestApp({ handlers: {} })
+  // The body limit is what is tested: a message may be as large (128 KiB by default).
+  const t = useTestApp({ handlers: {}, caps: { ...defaultLimits, messageMaxBytes: MiB } })
   const users = useC1(t, { profiles: { alice: { name: 'Alice' } } })
 
   const raw = (path: string, rawBody: BodyInit, contentType = 'application/json') =>

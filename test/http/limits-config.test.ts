@@ -20,7 +20,8 @@ describe('the caps and timeouts settings', () => {
       subscriptionsPerConversation: 100,
       sendQueueBytes: 1024 * 1024,
       storagePerUser: 50 * 1024 * 1024,
-      messageMaxBytes: 1024 * 1024,
+      messageStoragePerUser: 50 * 1024 * 1024,
+      messageMaxBytes: 128 * 1024,
       responseMaxBytes: 8 * 1024 * 1024,
     })
   })
@@ -40,6 +41,7 @@ describe('the caps and timeouts settings', () => {
       SUBSCRIPTIONS_PER_CONVERSATION: '6',
       SEND_QUEUE_MAX_BYTES: '65536',
       FILE_STORAGE_PER_USER_BYTES: '1000',
+      MESSAGE_STORAGE_PER_USER_BYTES: '2000',
       MESSAGE_MAX_BYTES: '0',
       RESPONSE_MAX_BYTES: '65536',
     }
@@ -57,6 +59,7 @@ describe('the caps and timeouts settings', () => {
       subscriptionsPerConversation: 6,
       sendQueueBytes: 65_536,
       storagePerUser: 1000,
+      messageStoragePerUser: 2000,
       messageMaxBytes: 0,
       responseMaxBytes: 65_536,
     })
@@ -76,6 +79,7 @@ describe('the caps and timeouts settings', () => {
       subscriptionsPerUser: 0,
       subscriptionsPerConversation: 0,
       storagePerUser: 0,
+      messageStoragePerUser: 0,
     })
   })
 

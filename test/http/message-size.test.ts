@@ -1,10 +1,11 @@
 import { describe, expect, it } from 'vitest'
+import { defaultLimits } from '../../src/config.ts'
 import { errorBody } from '../helpers/app.ts'
 import { type Bounded, useBounded } from '../helpers/bounded.ts'
 
-// A user message is capped (MESSAGE_MAX_BYTES; 1 MiB by default, the body limit; Botpress' is 128 KB):
-// its payload and metadata, as JSON. Over it: 413 PayloadTooLarge naming the limit,
-// nothing written; REST and GraphQL alike.
+// A user message is capped (MESSAGE_MAX_BYTES; 128 KiB by default, Botpress' message payload size):
+// its payload and metadata, as JSON, posted or updated. Over it: 413 PayloadTooLarge naming the
+// limit, nothing written; REST and GraphQL alike.
 
 const cap = 1_000
 
@@ -71,5 +72,41 @@ describe('the message size cap (MESSAGE_MAX_BYTES) over GraphQL', () => {
       }),
     ])
     expect(await messages(b.current)).toBe(1)
+  })
+})
+
+describe('the message size cap (MESSAGE_MAX_BYTES) on updateMessage', () => {
+  const b = useBounded({ messageMaxBytes: cap })
+
+  it('refuses to grow a message past the cap with 413, leaving it as it was', async () => {
+    const alice = await setUp(b.current)
+    const posted = await (await post(b.current, '/messages', alice.key, { conversationId: 'c1', payload: payloadOf(100) })).json()
+    const update = (payload: unknown) =>
+      fetch(`${b.current.apiUrl}/messages/${posted.message.id}`, {
+        method: 'PUT',
+        headers: { 'x-user-key': alice.key, 'content-type': 'application/json' },
+        body: JSON.stringify({ payload }),
+      })
+    const refused = await update(payloadOf(cap + 1))
+    expect(refused.status).toBe(413)
+    expect(await refused.json()).toEqual({
+      ...errorBody(413, 'PayloadTooLarge'),
+      message: `the message is ${cap + 1} bytes as JSON (payload and metadata), over the limit of ${cap} bytes (MESSAGE_MAX_BYTES)`,
+    })
+    const stored = await b.current.t.query<{ payload: unknown }>('select payload from messages')
+    // SQLite answers the JSON's text, PostgreSQL the value.
+    expect(stored.map(({ payload }) => (typeof payload === 'string' ? JSON.parse(payload) : payload))).toEqual([payloadOf(100)])
+    expect((await update(payloadOf(cap))).status).toBe(200)
+  })
+})
+
+describe('the message size cap (MESSAGE_MAX_BYTES) by default', () => {
+  const b = useBounded()
+
+  it("is Botpress' 128 KiB: 131,072 bytes taken, one more refused", async () => {
+    expect(defaultLimits.messageMaxBytes).toBe(131_072)
+    const alice = await setUp(b.current)
+    expect((await post(b.current, '/messages', alice.key, { conversationId: 'c1', payload: payloadOf(131_072) })).status).toBe(200)
+    expect((await post(b.current, '/messages', alice.key, { conversationId: 'c1', payload: payloadOf(131_073) })).status).toBe(413)
   })
 })

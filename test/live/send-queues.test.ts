@@ -47,7 +47,8 @@ async function postUntilDropped(b: Bounded, key: string) {
 // Several megabytes are posted before the kernel's buffers fill and the queue grows: minutes on a busy machine.
 describe('send queues (SEND_QUEUE_MAX_BYTES)', { timeout: 180_000 }, () => {
   // No WebSocket pings: the paused client could not answer them, and would be terminated instead.
-  const b = useBounded({}, { webSocketKeepAliveMs: 0 })
+  // Messages of 900 KB (over the 128 KiB default cap), as many as the queue needs to fill.
+  const b = useBounded({ messageMaxBytes: 1024 * 1024 }, { webSocketKeepAliveMs: 0 })
 
   it('drops a WebSocket that stops reading with close code 1013, holding at most the mark for it', async () => {
     const { t, wsUrl } = b.current

@@ -17,6 +17,8 @@ const BOOTSTRAP_ENV = {
   CONFAB_ADMIN_TOKEN: ADMIN_TOKEN,
   CONFAB_WEBHOOK_ID: WEBHOOK_ID,
   CONFAB_ENCRYPTION_KEY: ENCRYPTION_KEY,
+  // The body limit is what is tested: a message may be as large (128 KiB by default).
+  MESSAGE_MAX_BYTES: String(1024 * 1024),
 }
 /** Other CONFAB_* values for the restart: a database that has a tenant ignores them. */
 const LATER_ENV = {

@@ -1,4 +1,5 @@
 import { describe, expect, it } from 'vitest'
+import { defaultLimits } from '../../src/config.ts'
 import { useTestApp } from '../helpers/app.ts'
 
 /*
@@ -21,7 +22,8 @@ const texts = (body: { messages: { userId: string; payload: { text: string } }[]
     .sort()
 
 describe('SQLite, a write the database file cannot grow for (SQLITE_FULL)', () => {
-  const t = useTestApp({ databaseUrl: ':memory:' })
+  // Messages larger than the default cap (128 KiB): one needs many new pages.
+  const t = useTestApp({ databaseUrl: ':memory:', caps: { ...defaultLimits, messageMaxBytes: 1024 * 1024 } })
 
   it('is answered 507 with Retry-After over REST and GraphQL, keeps what was committed, and writes again once there is room', async () => {
     const { key } = await t.user('disk-user')
@@ -52,6 +54,7 @@ describe('SQLite, a sync of the WAL the disk refuses (ENOSPC)', () => {
   let full = false
   const t = useTestApp({
     databaseUrl: ':memory:',
+    caps: { ...defaultLimits, messageMaxBytes: 1024 * 1024 },
     beforeSync: () => {
       if (full) throw Object.assign(new Error('ENOSPC: no space left on device, fdatasync'), { code: 'ENOSPC', errno: -28, syscall: 'fdatasync' })
     },

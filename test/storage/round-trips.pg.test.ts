@@ -25,9 +25,11 @@ const ceiling = {
    * participation with the chat integration's version (the integration itself is this instance's
    * copy: src/domain/integration-cache.ts; read before the unit's first write: no BEGIN yet), then
    * one statement of the message, its bot event and its delivery, atomic by itself (no BEGIN, no
-   * COMMIT: src/db/unit.ts). It was 7, then 3 with the integration read.
+   * COMMIT: src/db/unit.ts). It was 7, then 3 with the integration read; 2,
+   * then 3 with the read of the user's stored bytes (MESSAGE_STORAGE_PER_USER_BYTES, issue 49), sent
+   * beside the participation's but not pipelined with it by the executor.
    */
-  createMessage: 2,
+  createMessage: 3,
   /**
    * The same with the echo bot's work, up to the commit of its answer: the claim (one statement, no
    * BEGIN/COMMIT), the look for the next due delivery, the bot's state, and the settlement in one
@@ -37,7 +39,7 @@ const ceiling = {
    * 21 round trips, then 11 before a connection sent the statements it is given together
    * (pipelined). Under a stream of messages a run of deliveries shares one settlement (below).
    */
-  createMessageWithEcho: 8,
+  createMessageWithEcho: 9,
   /**
    * A REST listMessages page, first and next: the participation with the integration's version and
    * the page, in one statement (src/db/queries/participation-page.ts). It was 3 with the integration

@@ -11,7 +11,7 @@ import type { OutboundPolicy } from '../../domain/outbound-policy.ts'
 import { type LogLine, type NextClaim, type Settled, type Settlement, settleDeliveries, settleDelivery } from '../../domain/bots/delivery/settlement.ts'
 import { type BotState, getBotState, type StateKey } from '../../domain/bots/chat/state.ts'
 import type { ChatContext } from '../../domain/context.ts'
-import { DomainError } from '../../domain/errors.ts'
+import { DomainError, isGone } from '../../domain/errors.ts'
 import type { SignalPublisher } from '../../domain/signals.ts'
 import { redactedUrl } from '../../domain/bots/redacted-url.ts'
 import { tracing } from '../../tracing/tracing.ts'
@@ -52,6 +52,9 @@ export const stateKey = (delivery: PendingDelivery): StateKey => ({
 
 const attemptName = (deps: AttemptDeps, delivery: PendingDelivery) => `attempt ${delivery.attempts + 1} of ${deps.retrySchedule.length}`
 
+/** The line of a delivery whose message, author or conversation was deleted before it went out: an expected outcome. */
+const gone: LogLine = { level: 'info', message: 'what the event was about is gone; not delivered' }
+
 const dead = (message: string): Settlement => ({ lines: [{ level: 'error', message }] })
 
 /** What one attempt may be asked besides its delivery. */
@@ -90,12 +93,13 @@ export function attemptDelivery(deps: AttemptDeps, delivery: PendingDelivery, op
 }
 
 async function attempt(deps: AttemptDeps, delivery: PendingDelivery, options: AttemptOptions): Promise<Settlement> {
+  if (delivery.gone) return { lines: [gone] }
   const state = options.state ?? (await getBotState(deps.store, stateKey(delivery)))
   const event: BotEvent = { ...delivery.event, state: { ...state } }
   const { url, protocol } = delivery.target
   if (!url) return attemptHandler(deps, delivery, event, state, options)
   const post = protocol === 'botpress' ? await botpressPost(deps.store, delivery) : webhookPost(event)
-  if (!post) return { lines: [{ level: 'info', message: 'what the event was about is gone; not delivered' }] }
+  if (!post) return { lines: [gone] }
   return attemptPost(deps, delivery, event, url, post)
 }
 
@@ -236,7 +240,8 @@ export async function settleAttempt(
   } catch (error) {
     // A conversation deleted on another instance meanwhile refuses the answer as the domain would.
     if (!settlement.answer || !(error instanceof DomainError || error instanceof WriteConflict)) throw error
-    const refused = { level: 'warn', message: `answer refused, nothing of it applied: ${error.message}` } as const
+    // What the answer is about deleted meanwhile is an expected outcome (info), not the bot's fault.
+    const refused = { level: isGone(error) ? 'info' : 'warn', message: `answer refused, nothing of it applied: ${error.message}` } as const
     return settleDelivery(store, signals, delivery, { ...settlement, answer: undefined, lines: [...settlement.lines, refused] }, clock(), next)
   }
 }

@@ -6,6 +6,7 @@ import type { BotEvent } from '../../domain/bots/delivery/event.ts'
 import { emitAsBot, replyAsBot } from '../../domain/bots/chat/as-bot.ts'
 import { type BotState, setBotState, type StateKey } from '../../domain/bots/chat/state.ts'
 import type { ChatContext } from '../../domain/context.ts'
+import { isGone } from '../../domain/errors.ts'
 import { updateMessage } from '../../domain/message-updates.ts'
 import { botTyping } from '../../domain/typing.ts'
 import type { HandlerOutcome } from './protocol.ts'
@@ -68,6 +69,11 @@ export async function callHandler(call: HandlerCall): Promise<HandlerOutcome> {
     open = false
     return { kind: 'done', returned, took: took() }
   } catch (error) {
+    // The conversation (or its message) was deleted while the handler ran: nothing is left to answer.
+    if (isGone(error)) {
+      log.info({ botId: target.botId, eventId: event.id, conversationId: event.conversationId, reason: (error as Error).message }, 'bot handler answered what was deleted meanwhile; dropped')
+      return { kind: 'done', returned: undefined, took: took() }
+    }
     log.error({ err: error, botId: target.botId, eventId: event.id, conversationId: event.conversationId }, 'bot handler failed')
     const reason = error instanceof Error ? error.message : String(error)
     return { kind: 'failed', reason, took: took() }

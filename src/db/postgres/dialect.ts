@@ -1,4 +1,4 @@
-import { bigserial, boolean, customType, foreignKey, index, integer, json, pgTable, primaryKey } from 'drizzle-orm/pg-core'
+import { bigint, bigserial, boolean, customType, foreignKey, index, integer, json, pgTable, primaryKey } from 'drizzle-orm/pg-core'
 import type { Dialect } from '../sqlite/dialect.ts'
 
 /*
@@ -17,6 +17,7 @@ const postgresDialect = {
   table: pgTable,
   text: (name: string) => text(name),
   integer: (name: string) => integer(name),
+  bigCount: (name: string) => bigint(name, { mode: 'number' }),
   boolean: (name: string) => boolean(name),
   json: (name: string) => json(name),
   oneOf: (name: string) => text(name),

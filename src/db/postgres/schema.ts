@@ -9,7 +9,7 @@ const tables = defineTables(postgresTablesDialect)
 export const {
   workspaces, adminTokens, chatIntegrations,
   bots, botApiKeys, botEvents, botDeliveries, botLogs, botStates, deletedUsers,
-  users, conversations, participants, messages, events, files,
+  users, userStorage, conversations, participants, messages, events, files,
 } = tables
 
 /** The lease of bot_deliveries, which only PostgreSQL has (see the dialect). */

@@ -80,12 +80,22 @@ const botLogs = query(({ db, t: { bots: b, botLogs: l } }, v: { before: string; 
   return db.delete(l).where(sql`${l.id} in (${oldest})`).returning({ id: l.id })
 })
 
-const ofConversations: Record<Exclude<PrunedTable, 'botLogs'>, typeof messages> = { messages, events, botEvents }
+// Files are few (each user's total is capped): found by a scan of their age, without an index of it.
+const files = query(({ db, t: { files: f } }, v: { before: string; limit: number }) => {
+  const oldest = db.select({ integrationId: f.integrationId, id: f.id }).from(f).where(lt(f.createdAt, v.before)).limit(limitOf(v.limit))
+  return db.delete(f).where(sql`(${f.integrationId}, ${f.id}) in (${oldest})`).returning({ id: f.id })
+})
+
+const ofConversations: Record<Exclude<PrunedTable, 'botLogs' | 'files'>, typeof messages> = { messages, events, botEvents }
 
 const first: PruneCursor = { integrationId: '', conversationId: '' }
 
 export const retentionQueries = (run: Run): RetentionQueries => ({
   prune: async (table, before, limit, from = first) => {
+    if (table === 'files') {
+      const ids = (await run.all(files, { before, limit })).map((row) => row.id)
+      return { deleted: ids.length, next: ids.length < limit ? undefined : first, files: ids }
+    }
     if (table === 'botLogs') {
       const deleted = (await run.all(botLogs, { before, limit })).length
       return { deleted, next: deleted < limit ? undefined : first }

@@ -38,6 +38,13 @@ const remove = query(({ db, t: { users } }, v: { integrationId: string; id: stri
   db.delete(users).where(and(eq(users.integrationId, v.integrationId), eq(users.id, v.id))),
 )
 
+const storedBytes = query(({ db, t: { userStorage } }, v: { integrationId: string; id: string }) =>
+  db
+    .select({ bytes: userStorage.bytes })
+    .from(userStorage)
+    .where(and(eq(userStorage.integrationId, v.integrationId), eq(userStorage.userId, v.id))),
+)
+
 const shareAConversation = query(({ db, t: { participants } }, v: { integrationId: string; userId: string; otherId: string }) => {
   const theirs = alias(participants, 'theirs')
   return db
@@ -54,6 +61,7 @@ export const userQueries = (run: Run): UserQueries => ({
   insert: (row) => run.one(insert, row),
   update: (integrationId, id, changes) => run.one(update, { ...changes, integrationId, id }),
   delete: (integrationId, id) => run.run(remove, { integrationId, id }),
+  storedBytes: async (integrationId, id) => Number((await run.one(storedBytes, { integrationId, id }))?.bytes ?? 0),
   shareAConversation: async (integrationId, userId, otherId) =>
     (await run.one(shareAConversation, { integrationId, userId, otherId })) !== undefined,
 })

@@ -8,6 +8,8 @@ export const sqliteDialect = {
   table: sqliteTable,
   text: (name: string) => text(name),
   integer: (name: string) => integer(name),
+  /** A count that may pass 2^31 (SQLite's integers are 64-bit). */
+  bigCount: (name: string) => integer(name),
   /** 0 or 1 on disk. */
   boolean: (name: string) => integer(name, { mode: 'boolean' }),
   /** JSON as text, encoded and decoded by drizzle. */

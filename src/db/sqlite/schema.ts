@@ -5,5 +5,5 @@ import { sqliteDialect } from './dialect.ts'
 export const {
   workspaces, adminTokens, chatIntegrations,
   bots, botApiKeys, botEvents, botDeliveries, botLogs, botStates, deletedUsers,
-  users, conversations, participants, messages, events, files,
+  users, userStorage, conversations, participants, messages, events, files,
 } = defineTables(sqliteDialect)

@@ -3,6 +3,7 @@ import { now } from '../clock.ts'
 import { refuseDeletedUserId } from '../erasure.ts'
 import { alreadyExists, DomainError } from '../errors.ts'
 import { newId } from '../ids.ts'
+import { checkProfileFields } from '../profile-caps.ts'
 import { type BotApiContext, findUser } from './context.ts'
 import { type Json, botApiInputs } from '../../contracts/bot-api-inputs.ts'
 import { chosenId, parseInput } from './inputs.ts'
@@ -11,6 +12,7 @@ import { botApiUser } from './shapes.ts'
 /** A user of the bot's integration; its id is `tags.id` when given (getOrCreate answers the existing one). */
 function makeBotApiUser(ctx: BotApiContext, input: Json, orGet: boolean) {
   const { tags, name = null, pictureUrl = null } = parseInput(botApiInputs.createUser, input)
+  checkProfileFields({ name, pictureUrl })
   const chosen = chosenId(tags, 'user id')
   return ctx.store.write(async (q) => {
     if (chosen !== undefined) {
@@ -49,6 +51,7 @@ export function getBotApiUser(ctx: BotApiContext, input: Json) {
 /** Changes the user's name and picture (absent or null: kept); tags, attributes and properties are not stored. */
 export function updateBotApiUser(ctx: BotApiContext, input: Json) {
   const { id, name, pictureUrl } = parseInput(botApiInputs.updateUser, input)
+  checkProfileFields({ name, pictureUrl })
   return ctx.store.write(async (q) => {
     await findUser(ctx, q, id)
     const changes = { updatedAt: now(), ...(name !== undefined ? { name } : {}), ...(pictureUrl !== undefined ? { pictureUrl } : {}) }

@@ -3,6 +3,7 @@ import type { After, Queries, Store } from '../../../db/store.ts'
 import type { ChatContext } from '../../context.ts'
 import type { Poster } from '../../conversations.ts'
 import { checkEvent, type CreateEventInput, postEvent } from '../../events.ts'
+import { notFound } from '../../errors.ts'
 import { newId } from '../../ids.ts'
 import { type CheckedMessage, checkMessage, postMessage } from '../../messages.ts'
 import { joinConversation } from '../../participants.ts'
@@ -42,7 +43,13 @@ const joinedInUnit = new WeakMap<After, Set<string>>()
 async function joinAsBot(ctx: ChatContext, q: Queries, after: After, conversationId: string): Promise<void> {
   const joined = joinedInUnit.get(after) ?? new Set<string>()
   if (joined.has(conversationId)) return
-  await joinConversation(ctx, q, after, conversationId, ctx.integration.botId)
+  try {
+    await joinConversation(ctx, q, after, conversationId, ctx.integration.botId)
+  } catch (error) {
+    // SQLite's foreign key names no table: the conversation, deleted while the bot was answering (an expected race).
+    if ((error as { code?: unknown }).code === 'SQLITE_CONSTRAINT_FOREIGNKEY') throw notFound('Conversation', conversationId)
+    throw error
+  }
   joined.add(conversationId)
   joinedInUnit.set(after, joined)
 }

@@ -1,9 +1,13 @@
 import type { BotEventRow, BotRow, ChatIntegrationRow, MessageRow } from '../../../db/schema.ts'
 import type { After, DueDelivery, Queries, Store } from '../../../db/store.ts'
-import type { BotEvent } from './event.ts'
+import { type BotEvent, incomingMessageEvent } from './event.ts'
 import { signingSecretsOf } from '../admin/secrets.ts'
 import type { ChatContext } from '../../context.ts'
 
+/**
+ * The bot_events row of an event. A message's event keeps no payload nor preview: they are the
+ * message's (`messageId`), which is stored once (issue 49: each message was stored five times).
+ */
 export const botEventRow = (integrationId: string, event: BotEvent): BotEventRow => ({
   id: event.id,
   botId: event.botId,
@@ -13,9 +17,16 @@ export const botEventRow = (integrationId: string, event: BotEvent): BotEventRow
   messageId: event.messageId ?? null,
   type: event.type,
   direction: event.direction,
-  payload: event.payload,
-  preview: event.preview,
+  payload: event.messageId === undefined ? event.payload : null,
+  preview: event.messageId === undefined ? event.preview : null,
   createdAt: event.createdOn.toISOString(),
+})
+
+/** The event as the outbox keeps it: a message's without its payload and preview, read from the message when it is delivered (pendingOf). */
+const outboxEvent = ({ payload, preview, ...event }: BotEvent): Record<string, unknown> => ({
+  ...event,
+  ...(event.messageId === undefined ? { payload, preview } : {}),
+  createdOn: event.createdOn.toISOString(),
 })
 
 /**
@@ -31,7 +42,7 @@ export async function recordIncomingEvent(ctx: ChatContext, q: Queries, after: A
     integrationId: ctx.integration.id,
     conversationId: event.conversationId ?? '',
     userId: event.userId ?? '',
-    event: { ...event, createdOn: event.createdOn.toISOString() },
+    event: outboxEvent(event),
     messageId: event.messageId ?? null,
     attempts: 0,
     nextAttemptAt: event.createdOn.toISOString(),
@@ -78,6 +89,18 @@ export interface PendingDelivery {
   message: MessageRow | undefined
   /** Another delivery of the conversation was queued behind it when it was taken (where the engine tells: DueDelivery.followed). */
   followed: boolean
+  /** The message a `message` event is about was deleted before it was delivered: there is nothing to deliver. */
+  gone: boolean
+}
+
+/**
+ * A delivery's event: a message's is made again from the message, as it was when it was posted
+ * (incomingMessageEvent), the same object field for field; another's is the one kept.
+ */
+function deliveredEvent(row: DueDelivery['delivery'], message: MessageRow | null): BotEvent {
+  const kept = row.event as unknown as BotEvent & { createdOn: string }
+  if (row.messageId !== null && message) return incomingMessageEvent(kept.botId, kept.id, message)
+  return { ...kept, createdOn: new Date(kept.createdOn) }
 }
 
 const pendingOf = ({ delivery: row, bot, integration, message, followed }: DueDelivery, at: Date): PendingDelivery => ({
@@ -88,11 +111,12 @@ const pendingOf = ({ delivery: row, bot, integration, message, followed }: DueDe
   userId: row.userId,
   messageId: row.messageId ?? undefined,
   attempts: row.attempts,
-  event: { ...(row.event as unknown as BotEvent), createdOn: new Date(row.event.createdOn as string) },
+  event: deliveredEvent(row, message),
   target: botTarget(bot, at),
   integration,
   message: message ?? undefined,
   followed: followed === true,
+  gone: row.messageId !== null && !message,
 })
 
 /** The deliveries due at `at`: the oldest of each conversation, of bots whose delivery is on. */
