@@ -1,7 +1,7 @@
 import { readFileSync } from 'node:fs'
 import { availableParallelism } from 'node:os'
 import proxyaddr from 'proxy-addr'
-import { estimatedEntropyBits } from './auth/secret-strength.ts'
+import { estimatedEntropyBits } from './contracts/secret-strength.ts'
 
 export interface BootstrapValues {
   workspaceId?: string
@@ -357,7 +357,7 @@ function parseShutdownDelay(raw: string | undefined): number {
 const nonEmpty = (value: string | undefined) => (value === undefined || value === '' ? undefined : value)
 
 /**
- * The least estimated entropy (src/auth/secret-strength.ts) of each bootstrap secret an operator sets.
+ * The least estimated entropy (src/contracts/secret-strength.ts) of each bootstrap secret an operator sets.
  * The shared key signs every user key with HS256, which RFC 7518 §3.2 wants at least 256 bits for: a
  * weaker one is cracked offline from any one user key. The admin token is a bearer token the server
  * only compares (as a digest): 128 random bits are beyond guessing online or offline, so

@@ -57,10 +57,12 @@ export function checkEvent(input: CreateEventInput): CreateEventInput {
 export async function createEvent({ ctx, input }: { ctx: ChatContext; input: CreateEventInput }): Promise<EventRow> {
   const event = checkEvent(input)
   return ctx.store.write(async (q, after) => {
+    // Before the reads: a caller without a key throws here, not beside a read left to reject unheard.
+    const callerId = requireCallerId(ctx)
     // Read together (PostgreSQL pipelines them: one round trip, not two).
     const [{ caller }] = await Promise.all([
       requireParticipation(ctx, q, event.conversationId),
-      checkStorageQuota(ctx, q, requireCallerId(ctx), storedEventBytes(event)),
+      checkStorageQuota(ctx, q, callerId, storedEventBytes(event)),
     ])
     return postEvent(ctx, q, after, event, caller)
   })

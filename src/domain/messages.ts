@@ -100,10 +100,12 @@ export async function createMessage({ ctx, input }: { ctx: ChatContext; input: C
   const message = checkMessage(input)
   checkMessageSize(message, ctx.limits?.messageMaxBytes ?? 0)
   return ctx.store.write(async (q, after) => {
+    // Before the reads: a caller without a key throws here, not beside a read left to reject unheard.
+    const callerId = requireCallerId(ctx)
     // Read together (PostgreSQL pipelines them: one round trip, not two).
     const [{ caller }] = await Promise.all([
       requireParticipation(ctx, q, message.conversationId),
-      checkStorageQuota(ctx, q, requireCallerId(ctx), storedMessageBytes(message)),
+      checkStorageQuota(ctx, q, callerId, storedMessageBytes(message)),
     ])
     return postMessage(ctx, q, after, message, caller)
   })

@@ -6,7 +6,7 @@ import { join } from 'node:path'
 import { fileURLToPath } from 'node:url'
 import { afterAll } from 'vitest'
 
-/** Bootstrap secrets the start accepts (it refuses weak ones, src/auth/secret-strength.ts), made as the docs suggest. */
+/** Bootstrap secrets the start accepts (it refuses weak ones, src/contracts/secret-strength.ts), made as the docs suggest. */
 export const randomAdminToken = () => `bp_pat_${randomBytes(16).toString('hex')}`
 export const randomEncryptionKey = () => randomBytes(32).toString('hex')
 

@@ -3,7 +3,7 @@ import { existsSync, mkdtempSync, rmSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
-import { estimatedEntropyBits } from '../../src/auth/secret-strength.ts'
+import { estimatedEntropyBits } from '../../src/contracts/secret-strength.ts'
 import { loadConfig } from '../../src/config.ts'
 import { ensureBuilt, randomAdminToken, randomEncryptionKey, runBuilt, START_TIMEOUT } from '../helpers/server.ts'
 
