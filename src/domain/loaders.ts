@@ -149,7 +149,7 @@ export async function loadParticipationWithMessages(
   return gate(ctx, conversationId, participation)
 }
 
-function gate(ctx: ChatContext, conversationId: string, { conversation, participant }: Participation) {
+function gate(_ctx: ChatContext, conversationId: string, { conversation, participant }: Participation) {
   // Not in it: answered as a conversation that does not exist (no 403 to tell that it does).
   if (!conversation || !participant) throw notFound('Conversation', conversationId)
   return { conversation, caller: participant }

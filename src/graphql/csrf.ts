@@ -18,7 +18,7 @@ const mediaTypeOf = (request: Request) => (request.headers.get('content-type') ?
 export const useCsrfPrevention = (): Plugin => ({
   onParse() {
     return ({ result, context: { request, params } }) => {
-      if (!request || request.method !== 'POST' || result instanceof Error) return
+      if (request?.method !== 'POST' || result instanceof Error) return
       if (!simpleContentTypes.includes(mediaTypeOf(request))) return
       if (getOperationAST(result, params?.operationName)?.operation !== 'mutation') return
       throw createGraphQLError('a mutation is sent as application/json (a form or text body, which any web page can make a browser send, may only query)', {

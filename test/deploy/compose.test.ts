@@ -92,7 +92,7 @@ describe.each(setups)('$folder/compose.yaml', ({ folder, instances }) => {
   it("starts each instance with a configuration Confab accepts (the image's environment, then the service's, its secret files in place)", () => {
     for (const [name, service] of serving) {
       const env: Record<string, string> = { ...imageEnv, ...service.environment }
-      for (const [variable, value] of Object.entries(env).filter(([variable]) => variable.endsWith('_FILE'))) {
+      for (const [variable, _value] of Object.entries(env).filter(([variable]) => variable.endsWith('_FILE'))) {
         const file = join(tmp, `${name}-${variable}`)
         writeFileSync(file, variable === 'DATABASE_URL_FILE' ? 'postgres://confab:password@postgres:5432/confab\n' : `${STRONG_SECRET}\n`)
         env[variable] = file
@@ -129,7 +129,7 @@ describe.each(setups)('$folder/compose.yaml', ({ folder, instances }) => {
 
   it('lets an instance finish its shutdown delay before Compose kills it', () => {
     for (const [name, service] of serving) {
-      expect(Number.parseInt(service.stop_grace_period ?? '10s'), name).toBeGreaterThan(Number(imageEnv.SHUTDOWN_DELAY_SECONDS) + 10)
+      expect(Number.parseInt(service.stop_grace_period ?? '10s', 10), name).toBeGreaterThan(Number(imageEnv.SHUTDOWN_DELAY_SECONDS) + 10)
     }
   })
 

@@ -16,6 +16,7 @@ const runs = (within = runtime) => args('RUN', within).join('\n')
 describe('the Dockerfile', () => {
   it('builds in two stages on one Node 24 slim image pinned by its full version', () => {
     const from = args('FROM', instructions)
+    // biome-ignore lint/suspicious/noTemplateCurlyInString: the Dockerfile's own ${NODE_IMAGE}, not a template
     expect(from).toEqual(['${NODE_IMAGE} AS build', '${NODE_IMAGE} AS runtime'])
     const [image] = args('ARG', instructions)
     expect(keyValues(image as string).NODE_IMAGE).toMatch(/^node:24\.\d+\.\d+-[a-z]+-slim$/)

@@ -1,4 +1,4 @@
-import { ForbiddenError, ResourceNotFoundError } from '@botpress/chat'
+import { ResourceNotFoundError } from '@botpress/chat'
 import { describe, expect, it } from 'vitest'
 import { errorBody, useC1, useTestApp } from '../helpers/app.ts'
 import { describeAccess } from '../helpers/access.ts'

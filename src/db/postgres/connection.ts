@@ -1,5 +1,5 @@
 import { createHash } from 'node:crypto'
-import pg from 'pg'
+import type pg from 'pg'
 import type { Sql } from '../unit.ts'
 import type { Answer, Sent } from './run.ts'
 

@@ -3,7 +3,7 @@ import { fileURLToPath } from 'node:url'
 import { sql } from 'drizzle-orm'
 import { readMigrationFiles } from 'drizzle-orm/migrator'
 import { drizzle, type NodePgDatabase } from 'drizzle-orm/node-postgres'
-import pg from 'pg'
+import type pg from 'pg'
 import type { FileBytes } from '../file-bytes.ts'
 import { type After, type Queries, type Store, unitEffects } from '../store.ts'
 import { databaseFileBytes } from './file-bytes.ts'
@@ -118,7 +118,12 @@ export class PostgresStore implements Store {
     this.pool = this.executor.pool
     this.db = drizzle(this.pool, { schema })
     // Every statement of the storage API, as its unit plans it (statement counts, debugging).
-    this.logged = onQuery ? (send) => (planned) => (onQuery(planned.statement.text, planned.statement.values), send(planned)) : (send) => send
+    this.logged = onQuery
+      ? (send) => (planned) => {
+          onQuery(planned.statement.text, planned.statement.values)
+          return send(planned)
+        }
+      : (send) => send
     this.readQueries = postgresQueries(postgresRun(this.logged((planned) => this.executor.read(planned.statement))), { inUnit: false })
     this.aloneQueries = postgresQueries(postgresRun(this.logged((planned) => this.executor.alone(planned.statement))), { inUnit: false })
     this.files = databaseFileBytes(this.db as unknown as PgDb)
