@@ -29,15 +29,10 @@ async function seed(conversations: number) {
   const client = await store.pool.connect()
   try {
     await client.query('truncate bot_deliveries, bot_delivery_heads')
-    const { rows } = await client.query<{ integration_id: string; bot_id: string }>(
-      'select id as integration_id, bot_id from chat_integrations limit 1',
-    )
+    const { rows } = await client.query<{ integration_id: string; bot_id: string }>('select id as integration_id, bot_id from chat_integrations limit 1')
     const { integration_id: integration, bot_id: bot } = rows[0]!
     const now = new Date(Date.now() - 60_000).toISOString()
-    await client.query(
-      `insert into users (integration_id, id, created_at, updated_at) values ($1, 'u', $2, $2) on conflict do nothing`,
-      [integration, now],
-    )
+    await client.query(`insert into users (integration_id, id, created_at, updated_at) values ($1, 'u', $2, $2) on conflict do nothing`, [integration, now])
     await client.query(
       `insert into conversations (integration_id, id, owner_id, created_at, updated_at)
        select $1, 'c' || n, 'u', $2, $2 from generate_series(1, $3::int) n on conflict do nothing`,

@@ -34,11 +34,18 @@ export async function limiterMemoryPhase(keys: number, row: (figure: string, mea
   console.log(`\nrate limit counters in memory: ${keys.toLocaleString('en')} client addresses`)
   const flexible = new RateLimiterMemory({ points: 300, duration: 60 })
   const before = await bytesPerKey(keys, (key) => flexible.consume(key))
-  row(`rate-limiter-flexible RateLimiterMemory (before), ${keys.toLocaleString('en')} keys`, `${before.toFixed(0)} B/key (${((before * keys) / 2 ** 20).toFixed(1)} MiB)`)
+  row(
+    `rate-limiter-flexible RateLimiterMemory (before), ${keys.toLocaleString('en')} keys`,
+    `${before.toFixed(0)} B/key (${((before * keys) / 2 ** 20).toFixed(1)} MiB)`,
+  )
   const counters = new MemoryCounters(300, 60_000)
   const after = await bytesPerKey(keys, (key) => counters.consume(key))
   if (counters.size !== keys) throw new Error(`MemoryCounters counted ${counters.size} keys, not ${keys}`)
-  row(`MemoryCounters (now), ${keys.toLocaleString('en')} keys`, `${after.toFixed(0)} B/key (${((after * keys) / 2 ** 20).toFixed(1)} MiB)`, 'well under 570 B/key')
+  row(
+    `MemoryCounters (now), ${keys.toLocaleString('en')} keys`,
+    `${after.toFixed(0)} B/key (${((after * keys) / 2 ** 20).toFixed(1)} MiB)`,
+    'well under 570 B/key',
+  )
   row(
     `MemoryCounters at its maximum (${memoryCountersMaxKeys.toLocaleString('en')} keys per limit and window)`,
     `about ${((after * memoryCountersMaxKeys) / 2 ** 20).toFixed(0)} MiB per limit`,

@@ -32,7 +32,10 @@ function send(agent: Agent, spec: RequestSpec, url: URL, body: Buffer | undefine
  * Closed-loop load, as autocannon makes it: `connections` keep-alive connections, each sending its
  * next request as soon as the previous one is answered, for `seconds` (after `warmupSeconds` not counted).
  */
-export async function load(spec: RequestSpec, { connections, seconds, warmupSeconds }: { connections: number; seconds: number; warmupSeconds: number }): Promise<LoadResult> {
+export async function load(
+  spec: RequestSpec,
+  { connections, seconds, warmupSeconds }: { connections: number; seconds: number; warmupSeconds: number },
+): Promise<LoadResult> {
   const agent = new Agent({ keepAlive: true, maxSockets: connections })
   const url = new URL(spec.url)
   const body = spec.body === undefined ? undefined : Buffer.from(spec.body)

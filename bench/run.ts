@@ -94,21 +94,30 @@ function scenarios(server: Server, key: string, conversationId: string): [string
     body: JSON.stringify({ query, variables: { c: conversationId } }),
   })
   return [
-    ['REST createMessage', { method: 'POST', url: `${server.base}/${WEBHOOK}/messages`, headers, body: JSON.stringify(text(conversationId, 'hello from the bench')) }],
-    ['REST listMessages (first page)', { method: 'GET', url: `${server.base}/${WEBHOOK}/conversations/${conversationId}/messages`, headers: { 'x-user-key': key } }],
+    [
+      'REST createMessage',
+      { method: 'POST', url: `${server.base}/${WEBHOOK}/messages`, headers, body: JSON.stringify(text(conversationId, 'hello from the bench')) },
+    ],
+    [
+      'REST listMessages (first page)',
+      { method: 'GET', url: `${server.base}/${WEBHOOK}/conversations/${conversationId}/messages`, headers: { 'x-user-key': key } },
+    ],
     [
       'GraphQL createMessage',
-      graphql('mutation($c: String!) { createMessage(input: { conversationId: $c, payload: { text: { text: "hello from the bench" } } }) { message { messageId } } }'),
+      graphql(
+        'mutation($c: String!) { createMessage(input: { conversationId: $c, payload: { text: { text: "hello from the bench" } } }) { message { messageId } } }',
+      ),
     ],
     [
       'GraphQL first page of messages',
-      graphql('query($c: String!) { conversation(id: $c) { messages(first: 20) { edges { node { messageId createdAt author { userId } rawPayload } } pageInfo { endCursor hasNextPage } } } }'),
+      graphql(
+        'query($c: String!) { conversation(id: $c) { messages(first: 20) { edges { node { messageId createdAt author { userId } rawPayload } } pageInfo { endCursor hasNextPage } } } }',
+      ),
     ],
   ]
 }
 
-const throughput = (r: LoadResult) =>
-  `${r.perSecond.toFixed(0)} req/s, p50 ${ms(r.p50)}, p99 ${ms(r.p99)}${r.failures ? `, ${r.failures} not 200` : ''}`
+const throughput = (r: LoadResult) => `${r.perSecond.toFixed(0)} req/s, p50 ${ms(r.p50)}, p99 ${ms(r.p99)}${r.failures ? `, ${r.failures} not 200` : ''}`
 
 async function startupPhase() {
   console.log(`npm start to GET /healthz 200, fresh database each time (${options.starts} runs)`)
@@ -196,7 +205,9 @@ const within = <T>(promise: Promise<T>, ms: number) =>
  */
 async function subscribersPhase(server: Server) {
   const conversationId = 'bench-subscribers'
-  console.log(`subscribers: ${options.subscribers} graphql-ws subscriptions of one conversation, ${options.subscriberMessages} messages of ${options.messageBytes} bytes`)
+  console.log(
+    `subscribers: ${options.subscribers} graphql-ws subscriptions of one conversation, ${options.subscriberMessages} messages of ${options.messageBytes} bytes`,
+  )
   const key = await user(server, 'bench-subscribers')
   await call(server, key, 'POST', '/conversations', { id: conversationId })
   const listener = await listen(`${server.base}/${WEBHOOK}/conversations/${conversationId}/listen`, key)
@@ -242,7 +253,11 @@ async function subscribersPhase(server: Server) {
     const p = latencies(posts)
     const h = latencies(health)
     const d = latencies(arrivals)
-    row(`${label}: createMessage of ${options.messageBytes} bytes`, `p50 ${ms(p.p50)}, max ${ms(p.max)}`, label.startsWith('nobody') ? '' : 'max < 1 s more than nobody')
+    row(
+      `${label}: createMessage of ${options.messageBytes} bytes`,
+      `p50 ${ms(p.p50)}, max ${ms(p.max)}`,
+      label.startsWith('nobody') ? '' : 'max < 1 s more than nobody',
+    )
     if (subscribers) row(`${label}: the message at every subscription`, `p50 ${ms(d.p50)}, max ${ms(d.max)}${missed ? `, ${missed} not at all in 30 s` : ''}`)
     row(`${label}: GET /healthz meanwhile`, `p50 ${ms(h.p50)}, max ${ms(h.max)} (${health.length} asked)`, '< 200 ms')
     // CPU time, which a busy machine barely changes: the message, its echo, their fan-out and the /healthz asked meanwhile.
@@ -418,9 +433,7 @@ async function idlePhase(server: Server) {
   for (let c = 0; c < conversations; c++) await call(server, key, 'POST', '/conversations', { id: `bench-idle-${c}` })
   const before = server.rss()
   const opened = performance.now()
-  const listeners = await listenMany(options.idle, 100, (i) =>
-    listen(`${server.base}/${WEBHOOK}/conversations/bench-idle-${i % conversations}/listen`, key),
-  )
+  const listeners = await listenMany(options.idle, 100, (i) => listen(`${server.base}/${WEBHOOK}/conversations/bench-idle-${i % conversations}/listen`, key))
   const openSeconds = (performance.now() - opened) / 1000
   for (const l of listeners) l.heartbeats.length = 0
   // Two and a half heartbeat intervals: every stream shows at least one interval between two heartbeats.
@@ -435,7 +448,11 @@ async function idlePhase(server: Server) {
   const silent = listeners.filter((l) => l.heartbeats.length < 2).length
   for (const l of listeners) l.close()
   const late = latencies(lateness)
-  row(`${options.idle} idle SSE listeners: server RSS`, `${rss.toFixed(0)} MiB (${before.toFixed(0)} MiB before; opened in ${openSeconds.toFixed(1)} s)`, '< 400 MB')
+  row(
+    `${options.idle} idle SSE listeners: server RSS`,
+    `${rss.toFixed(0)} MiB (${before.toFixed(0)} MiB before; opened in ${openSeconds.toFixed(1)} s)`,
+    '< 400 MB',
+  )
   row(
     `heartbeat every ${interval / 1000} s under ${options.idle} listeners: lateness`,
     `p50 ${ms(late.p50)}, p99 ${ms(late.p99)}, max ${ms(late.max)}${silent ? `; ${silent} streams with < 2 heartbeats` : ''}`,
@@ -527,7 +544,10 @@ async function scalePhase() {
       const listener = await listen(`${a.base}/${WEBHOOK}/conversations/bench-signals/listen`, key)
       const t = await deliveries(b, key, 'bench-signals', [listener], options.signals)
       listener.close()
-      row(`cross-instance signal (B's createMessage to A's listener), ${options.signals} messages`, `p50 ${ms(t.p50)}, p99 ${ms(t.p99)}${t.missed ? `, ${t.missed} missed` : ''}`)
+      row(
+        `cross-instance signal (B's createMessage to A's listener), ${options.signals} messages`,
+        `p50 ${ms(t.p50)}, p99 ${ms(t.p99)}${t.missed ? `, ${t.missed} missed` : ''}`,
+      )
     } finally {
       await Promise.all([a.stop(), b.stop()])
     }

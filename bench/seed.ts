@@ -15,9 +15,7 @@ export function seedMessages(databaseUrl: string, template: string, count: numbe
     const row = db.prepare('SELECT * FROM messages WHERE id = ?').get(template) as Record<string, unknown> | undefined
     if (!row) throw new Error(`no message ${template} to copy`)
     const columns = Object.keys(row)
-    const insert = db.prepare(
-      `INSERT INTO messages (${columns.map((c) => `"${c}"`).join(', ')}) VALUES (${columns.map((c) => `@${c}`).join(', ')})`,
-    )
+    const insert = db.prepare(`INSERT INTO messages (${columns.map((c) => `"${c}"`).join(', ')}) VALUES (${columns.map((c) => `@${c}`).join(', ')})`)
     const start = Date.parse(row.created_at as string) - count - 1
     let time = start
     const newId = idFactory(() => time)

@@ -39,7 +39,10 @@ export interface Server {
 export async function untilHealthy(base: string, since: number, child: ChildProcess): Promise<number> {
   for (;;) {
     if (child.exitCode !== null || child.signalCode !== null) throw new Error(`the server exited (${child.exitCode ?? child.signalCode})`)
-    const ok = await fetch(`${base}/healthz`).then((r) => r.ok, () => false)
+    const ok = await fetch(`${base}/healthz`).then(
+      (r) => r.ok,
+      () => false,
+    )
     if (ok) return performance.now() - since
     await new Promise((resolve) => setTimeout(resolve, 5))
   }
@@ -81,7 +84,11 @@ export async function start(command: string[], databaseUrl: string, env: Record<
     cpuMs() {
       // utime and stime, the 14th and 15th fields of /proc/<pid>/stat, in clock ticks (100 a second on Linux).
       const stat = readFileSync(`/proc/${child.pid}/stat`, 'utf8')
-      const [utime, stime] = stat.slice(stat.lastIndexOf(')') + 2).split(' ').slice(11, 13).map(Number)
+      const [utime, stime] = stat
+        .slice(stat.lastIndexOf(')') + 2)
+        .split(' ')
+        .slice(11, 13)
+        .map(Number)
       return ((utime ?? 0) + (stime ?? 0)) * 10
     },
     async stop() {
@@ -95,5 +102,4 @@ export async function start(command: string[], databaseUrl: string, env: Record<
 }
 
 /** The built server itself (its pid is the server's: memory is read from it). */
-export const startBuilt = (databaseUrl: string, env: Record<string, string> = {}) =>
-  start([process.execPath, 'dist/main.js'], databaseUrl, env)
+export const startBuilt = (databaseUrl: string, env: Record<string, string> = {}) => start([process.execPath, 'dist/main.js'], databaseUrl, env)

@@ -89,14 +89,21 @@ async function main() {
   execFileSync(process.execPath, ['src/build.mjs', '--if-stale'], { cwd: root, stdio: 'inherit' })
   const database = await soakDatabase()
   console.log(`soak on ${postgresServer ? `PostgreSQL (${database.url})` : 'SQLite'}${redisUrl ? ` with Redis (${redisUrl})` : ''}`)
-  const { server } = await startBuilt(database.url, { RATE_LIMITS: 'off', METRICS_PORT: '0', ...(redisUrl ? { REDIS_URL: redisUrl } : {}) }).catch(async (error: unknown) => {
-    await database.drop()
-    throw error
-  })
+  const { server } = await startBuilt(database.url, { RATE_LIMITS: 'off', METRICS_PORT: '0', ...(redisUrl ? { REDIS_URL: redisUrl } : {}) }).catch(
+    async (error: unknown) => {
+      await database.drop()
+      throw error
+    },
+  )
   /** The server's V8 heap in use (MiB), from its own metrics. */
   const heap = async () => {
     const url = server.metricsUrl()
-    const text = url ? await fetch(url).then((r) => r.text(), () => '') : ''
+    const text = url
+      ? await fetch(url).then(
+          (r) => r.text(),
+          () => '',
+        )
+      : ''
     const used = /^nodejs_heap_size_used_bytes (\S+)$/m.exec(text)?.[1]
     return used === undefined ? Number.NaN : Number(used) / 1024 / 1024
   }
@@ -120,10 +127,26 @@ async function main() {
     const users = await Promise.all(
       [0, 1, 2, 3].map(async (n) => {
         const echoKey = await signUserKey(`soak-${n}`, BENCH_ENCRYPTION_KEY)
-        await json(`${server.base}/${WEBHOOK}/users/get-or-create`, { method: 'POST', headers: { 'x-user-key': echoKey, 'content-type': 'application/json' }, body: '{}' })
-        await json(`${server.base}/${WEBHOOK}/conversations`, { method: 'POST', headers: { 'x-user-key': echoKey, 'content-type': 'application/json' }, body: JSON.stringify({ id: `soak-${n}` }) })
-        const { key: botKey } = await json(`${server.base}/${botWebhook}/users`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: '{}' })
-        const { conversation } = await json(`${server.base}/${botWebhook}/conversations`, { method: 'POST', headers: { 'x-user-key': botKey, 'content-type': 'application/json' }, body: '{}' })
+        await json(`${server.base}/${WEBHOOK}/users/get-or-create`, {
+          method: 'POST',
+          headers: { 'x-user-key': echoKey, 'content-type': 'application/json' },
+          body: '{}',
+        })
+        await json(`${server.base}/${WEBHOOK}/conversations`, {
+          method: 'POST',
+          headers: { 'x-user-key': echoKey, 'content-type': 'application/json' },
+          body: JSON.stringify({ id: `soak-${n}` }),
+        })
+        const { key: botKey } = await json(`${server.base}/${botWebhook}/users`, {
+          method: 'POST',
+          headers: { 'content-type': 'application/json' },
+          body: '{}',
+        })
+        const { conversation } = await json(`${server.base}/${botWebhook}/conversations`, {
+          method: 'POST',
+          headers: { 'x-user-key': botKey, 'content-type': 'application/json' },
+          body: '{}',
+        })
         return { echoKey, botKey, botConversation: conversation.id as string, echoConversation: `soak-${n}` }
       }),
     )
@@ -135,7 +158,12 @@ async function main() {
 
     const first = users[0] as (typeof users)[number]
     const peak = await load(
-      { method: 'POST', url: `${server.base}/${WEBHOOK}/messages`, headers: { 'x-user-key': first.echoKey, 'content-type': 'application/json' }, body: JSON.stringify({ conversationId: first.echoConversation, payload: { type: 'text', text: 'peak' } }) },
+      {
+        method: 'POST',
+        url: `${server.base}/${WEBHOOK}/messages`,
+        headers: { 'x-user-key': first.echoKey, 'content-type': 'application/json' },
+        body: JSON.stringify({ conversationId: first.echoConversation, payload: { type: 'text', text: 'peak' } }),
+      },
       { connections, seconds: 5, warmupSeconds: 1 },
     )
     const rate = Math.max(10, Math.floor(peak.perSecond / 2))
@@ -145,8 +173,20 @@ async function main() {
     const mix = (n: number): Sent => {
       const u = users[n % users.length] as (typeof users)[number]
       const slot = n % 10
-      if (slot < 3) return { method: 'POST', path: `/${WEBHOOK}/messages`, key: u.echoKey, body: JSON.stringify({ conversationId: u.echoConversation, payload: { type: 'text', text: `soak ${n}` } }) }
-      if (slot < 6) return { method: 'POST', path: `/${botWebhook}/messages`, key: u.botKey, body: JSON.stringify({ conversationId: u.botConversation, payload: { type: 'text', text: `soak ${n}` } }) }
+      if (slot < 3)
+        return {
+          method: 'POST',
+          path: `/${WEBHOOK}/messages`,
+          key: u.echoKey,
+          body: JSON.stringify({ conversationId: u.echoConversation, payload: { type: 'text', text: `soak ${n}` } }),
+        }
+      if (slot < 6)
+        return {
+          method: 'POST',
+          path: `/${botWebhook}/messages`,
+          key: u.botKey,
+          body: JSON.stringify({ conversationId: u.botConversation, payload: { type: 'text', text: `soak ${n}` } }),
+        }
       return slot % 2 === 0
         ? { method: 'GET', path: `/${WEBHOOK}/conversations/${u.echoConversation}/messages`, key: u.echoKey }
         : { method: 'GET', path: `/${botWebhook}/conversations/${u.botConversation}/messages`, key: u.botKey }
@@ -189,7 +229,9 @@ async function main() {
       const l = latencies(samples)
       const row = { minute, requests: samples.length, p99: l.p99, errors, late, rss: server.rss(), heap: await heap() }
       rows.push(row)
-      console.log(`  minute ${minute}: ${row.requests} requests, p99 ${ms(l.p99)}, ${errors} errors, ${late} late, server RSS ${row.rss.toFixed(0)} MiB, heap ${row.heap.toFixed(0)} MiB`)
+      console.log(
+        `  minute ${minute}: ${row.requests} requests, p99 ${ms(l.p99)}, ${errors} errors, ${late} late, server RSS ${row.rss.toFixed(0)} MiB, heap ${row.heap.toFixed(0)} MiB`,
+      )
     }
     agent.destroy()
 
@@ -213,10 +255,16 @@ async function main() {
       const [p99Before, p99Worst] = [median(earlier.map((r) => r.p99)), Math.max(...later.map((r) => r.p99))]
       const drift = p99Worst / p99Before
       const span = (part: typeof rows) => `minutes ${part[0]?.minute}–${part[part.length - 1]?.minute}`
-      console.log(`RSS, mean of ${span(earlier)} ${rssBefore.toFixed(0)} MiB, of ${span(later)} ${rssAfter.toFixed(0)} MiB: growth ${growth.toFixed(1)} % (goal < 10 %: ${verdict(growth < 10)})`)
+      console.log(
+        `RSS, mean of ${span(earlier)} ${rssBefore.toFixed(0)} MiB, of ${span(later)} ${rssAfter.toFixed(0)} MiB: growth ${growth.toFixed(1)} % (goal < 10 %: ${verdict(growth < 10)})`,
+      )
       console.log(`heap, mean of ${span(earlier)} ${heapBefore.toFixed(0)} MiB, of ${span(later)} ${heapAfter.toFixed(0)} MiB`)
-      console.log(`p99, median of ${span(earlier)} ${ms(p99Before)}, worst of ${span(later)} ${ms(p99Worst)}: drift ${drift.toFixed(2)} × (goal < 1.5 ×: ${verdict(drift < 1.5)})`)
-      console.log(`errors ${errors} (goal 0: ${verdict(errors === 0)}); late requests ${rows.reduce((sum, r) => sum + r.late, 0)}; SSE listeners still open: ${listeners.length}`)
+      console.log(
+        `p99, median of ${span(earlier)} ${ms(p99Before)}, worst of ${span(later)} ${ms(p99Worst)}: drift ${drift.toFixed(2)} × (goal < 1.5 ×: ${verdict(drift < 1.5)})`,
+      )
+      console.log(
+        `errors ${errors} (goal 0: ${verdict(errors === 0)}); late requests ${rows.reduce((sum, r) => sum + r.late, 0)}; SSE listeners still open: ${listeners.length}`,
+      )
     }
   } finally {
     for (const l of listeners) l.close()

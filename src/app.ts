@@ -81,7 +81,10 @@ export function createApp({ corsOrigins = [], publicUrl, trustProxy = [], webSoc
   const proxies = trustedProxies(trustProxy)
   // proxy-addr reads X-Forwarded-For only: the header's value is all the client address needs of a request.
   const clientAddress = (req: IncomingMessage) =>
-    proxies.clientAddress(peerOf(req), new Headers(typeof req.headers['x-forwarded-for'] === 'string' ? { 'x-forwarded-for': req.headers['x-forwarded-for'] } : {}))
+    proxies.clientAddress(
+      peerOf(req),
+      new Headers(typeof req.headers['x-forwarded-for'] === 'string' ? { 'x-forwarded-for': req.headers['x-forwarded-for'] } : {}),
+    )
   const openStreams = new Slots('event streams', [
     { cap: caps.streamsPerUser, per: 'for this user (SSE_STREAMS_PER_USER)' },
     { cap: caps.streamsPerAddress, per: 'from this address (SSE_STREAMS_PER_ADDRESS)' },
@@ -126,10 +129,18 @@ export function createApp({ corsOrigins = [], publicUrl, trustProxy = [], webSoc
       { path: '/openapi.json', kind: 'openapi', transport: countedPerAddress(openApiTransport, limits, 'anonymous') },
       { path: '/docs/api', kind: 'openapi', transport: countedPerAddress(apiPageTransport, limits, 'anonymous') },
       { path: '/readyz', kind: 'health', transport: readinessTransport({ store: parts.store, signalBus: parts.signalBus, draining: () => draining }) },
-      { path: '/v1/admin/graphql', kind: 'admin-graphql', transport: graphqlOverHttp(adminYoga, bodyLimits.admin, { replicated: true, graphiql: graphiqlOf('admin') }) },
+      {
+        path: '/v1/admin/graphql',
+        kind: 'admin-graphql',
+        transport: graphqlOverHttp(adminYoga, bodyLimits.admin, { replicated: true, graphiql: graphiqlOf('admin') }),
+      },
       { path: '/v1/admin/*', kind: 'admin-rest', transport: adminRest },
       { path: '/v1/chat/*', kind: 'bot-api', transport: botApiRest },
-      { path: '/:webhookId/graphql', kind: 'graphql', transport: graphqlOverHttp(chatYoga, bodyLimits.chat, { replicated: true, graphiql: graphiqlOf('chat') }) },
+      {
+        path: '/:webhookId/graphql',
+        kind: 'graphql',
+        transport: graphqlOverHttp(chatYoga, bodyLimits.chat, { replicated: true, graphiql: graphiqlOf('chat') }),
+      },
       // The graphql-sse protocol reserves a stream with PUT and stops one with DELETE.
       {
         path: '/:webhookId/graphql/stream',
@@ -261,7 +272,9 @@ export function createApp({ corsOrigins = [], publicUrl, trustProxy = [], webSoc
     },
     endLiveConnections,
     close() {
-      closing ??= endLiveConnections().then(() => Promise.all([bots.stop(), retention.stop()])).then(() => undefined)
+      closing ??= endLiveConnections()
+        .then(() => Promise.all([bots.stop(), retention.stop()]))
+        .then(() => undefined)
       return closing
     },
   }

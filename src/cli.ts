@@ -74,7 +74,7 @@ const commands: Record<string, Command> = {
       '  --revoke-older-admin-tokens   revokes every admin token of the workspace but the newest',
       '  --workspace <id>              the workspace to change, when there are several',
       '  --rotate-encryption-key       a new key signs user keys (the shared key, or the personal one: the',
-      '                                integration\'s mode); printed once. User keys the old one signed still',
+      "                                integration's mode); printed once. User keys the old one signed still",
       '                                work for the overlap',
       `  --overlap <time>              how long: 30m, 12h, 7d … (${defaultOverlap} by default)`,
       '  --retire-old-encryption-keys  ends every overlap now: user keys signed by an old key are refused',
@@ -94,7 +94,9 @@ const commands: Record<string, Command> = {
     },
     async run(_args, options) {
       const config = loadConfig()
-      const changes = ['new-admin-token', 'revoke-older-admin-tokens', 'rotate-encryption-key', 'retire-old-encryption-keys'].some((name) => options[name] === true)
+      const changes = ['new-admin-token', 'revoke-older-admin-tokens', 'rotate-encryption-key', 'retire-old-encryption-keys'].some(
+        (name) => options[name] === true,
+      )
       const store = changes ? await openForWriting(config) : await openForReading(config)
       try {
         await showCredentials(store, baseUrlOf(config), options)
@@ -213,7 +215,9 @@ async function showCredentials(store: Store, baseUrl: string, options: Record<st
     const tokens = adminTokens.filter((token) => token.workspaceId === workspace.id)
     say(`workspace ${workspace.id} (${workspace.name})`)
     say(`  admin base URL:  ${baseUrl}/v1/admin`)
-    say(`  admin tokens:    ${tokens.length}${tokens.length > 0 ? `, the newest issued ${tokens.at(-1)?.createdAt}` : ''} (stored as digests: --new-admin-token issues another)`)
+    say(
+      `  admin tokens:    ${tokens.length}${tokens.length > 0 ? `, the newest issued ${tokens.at(-1)?.createdAt}` : ''} (stored as digests: --new-admin-token issues another)`,
+    )
     for (const integration of integrations.filter((entry) => entry.workspaceId === workspace.id)) {
       say(`  bot ${integration.botName} (${integration.botId})`)
       say(`    webhook id:              ${integration.webhookId}`)

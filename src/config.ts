@@ -142,8 +142,7 @@ const perKeyOrAddress = [
 ] as const
 
 /** `limits` with every per-key/per-address cap off (RATE_LIMITS=off); sizes and timeouts stay. */
-export const withoutPerKeyCaps = (limits: ResourceLimits): ResourceLimits =>
-  ({ ...limits, ...Object.fromEntries(perKeyOrAddress.map((name) => [name, 0])) })
+export const withoutPerKeyCaps = (limits: ResourceLimits): ResourceLimits => ({ ...limits, ...Object.fromEntries(perKeyOrAddress.map((name) => [name, 0])) })
 
 /** Each limit's variable, its unit, and the variable's former name (still read when the new one is unset). */
 const limitVariables: Record<keyof ResourceLimits, [env: string, unit: number, former?: string]> = {
@@ -263,7 +262,10 @@ function parseRateLimitRules(env: NodeJS.ProcessEnv): RateLimitRules {
 }
 
 function parseTrustProxy(raw: string | undefined): readonly string[] {
-  const list = (raw ?? '').split(',').map((entry) => entry.trim()).filter((entry) => entry !== '')
+  const list = (raw ?? '')
+    .split(',')
+    .map((entry) => entry.trim())
+    .filter((entry) => entry !== '')
   try {
     if (list.length > 0) proxyaddr.compile(list)
   } catch (error) {
@@ -282,7 +284,9 @@ function parsePublicUrl(raw: string | undefined): string | undefined {
   const url = URL.canParse(raw) ? new URL(raw) : undefined
   // `?` and `#` looked for in the text: an empty query or fragment leaves no trace in the parsed URL.
   if (!url || !['http:', 'https:'].includes(url.protocol) || url.username || url.password || /[?#]/.test(raw)) {
-    throw new ConfigError(`PUBLIC_URL must be an absolute http(s) URL without credentials, query or fragment (e.g. https://chat.example.com or https://example.com/confab), got "${raw}"`)
+    throw new ConfigError(
+      `PUBLIC_URL must be an absolute http(s) URL without credentials, query or fragment (e.g. https://chat.example.com or https://example.com/confab), got "${raw}"`,
+    )
   }
   return `${url.origin}${url.pathname.replace(/\/+$/, '')}`
 }

@@ -75,9 +75,7 @@ export async function copySqliteToPostgres(sqlitePath: string, postgresUrl: stri
     for (const table of order) {
       const name = getTableName(table)
       const columns = Object.values(getTableColumns(table))
-      const present = new Set(
-        (source.db.$client.prepare(`select name from pragma_table_info(?)`).all(name) as { name: string }[]).map((c) => c.name),
-      )
+      const present = new Set((source.db.$client.prepare(`select name from pragma_table_info(?)`).all(name) as { name: string }[]).map((c) => c.name))
       const copiedColumns = columns.filter((column) => present.has(column.name))
       const list = copiedColumns.map((column) => `"${column.name}"`).join(', ')
       const read = source.db.$client.prepare(`select ${list} from "${name}"`).raw()

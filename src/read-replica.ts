@@ -58,7 +58,10 @@ async function serve({ id, request }: ReplicaRequest): Promise<ReplicaAnswer> {
 
 port.on('message', (message: ReplicaRequest | 'close') => {
   if (message === 'close') {
-    void app.close().then(() => store.close()).finally(() => port.close())
+    void app
+      .close()
+      .then(() => store.close())
+      .finally(() => port.close())
     return
   }
   void serve(message).then((answer) => port.postMessage(answer))

@@ -173,9 +173,7 @@ export function wire({
         const botId = request.headers.get('x-bot-id') ?? undefined
         const key = bearerToken(request.headers.get('authorization') ?? undefined)
         const holder = await authenticateBot(store, key, botId).catch(() => undefined)
-        return holder
-          ? activity.during(holder.bot.id, () => botApiRest.serve(request, landing))
-          : botApiRest.serve(request, landing)
+        return holder ? activity.during(holder.bot.id, () => botApiRest.serve(request, landing)) : botApiRest.serve(request, landing)
       },
     },
   }

@@ -97,9 +97,7 @@ const describeAll = (imports: Import[]) => imports.map(({ file, specifier }) => 
 
 describe('import direction: config/contracts → db/tracing → domain → auth/signals/bots → graphql → rest → http/app/openapi → main', () => {
   it.each(Object.keys(layers))('%s imports only from its own layer or below', (layer) => {
-    const upward = allImports.filter(
-      (i) => layerOf(join(src, i.file)) === layer && i.layer !== undefined && (layers[i.layer] ?? 0) > (layers[layer] ?? 0),
-    )
+    const upward = allImports.filter((i) => layerOf(join(src, i.file)) === layer && i.layer !== undefined && (layers[i.layer] ?? 0) > (layers[layer] ?? 0))
     expect(describeAll(upward)).toEqual([])
   })
 
@@ -107,8 +105,7 @@ describe('import direction: config/contracts → db/tracing → domain → auth/
     const skipping = allImports.filter(
       (i) =>
         layerOf(join(src, i.file)) === 'rest' &&
-        (['domain', 'db', 'auth', 'signals', 'bots'].includes(i.layer ?? '') ||
-          ['drizzle-orm', 'better-sqlite3'].some((name) => i.specifier.startsWith(name))),
+        (['domain', 'db', 'auth', 'signals', 'bots'].includes(i.layer ?? '') || ['drizzle-orm', 'better-sqlite3'].some((name) => i.specifier.startsWith(name))),
     )
     expect(describeAll(skipping)).toEqual([])
   })
@@ -213,7 +210,14 @@ describe('import circles', () => {
       ['e.ts', ['a.ts']],
     ])
     expect(circlesIn(graph)).toEqual(['a.ts -> b.ts -> c.ts -> a.ts', 'd.ts -> d.ts'])
-    expect(circlesIn(new Map([['a.ts', ['b.ts']], ['b.ts', []]]))).toEqual([])
+    expect(
+      circlesIn(
+        new Map([
+          ['a.ts', ['b.ts']],
+          ['b.ts', []],
+        ]),
+      ),
+    ).toEqual([])
   })
 
   it('counts a type-only import as an edge', () => {

@@ -95,7 +95,11 @@ describe('the examples the docs walk through', () => {
 
   it('are every file of examples/ but the ones that serve them', () => {
     const shown = new Set(docs.flatMap((file) => includes(file).map(({ path }) => path)))
-    expect(exampleFiles().filter((file) => !SUPPORT_FILES.includes(file)).sort()).toEqual([...shown].sort())
+    expect(
+      exampleFiles()
+        .filter((file) => !SUPPORT_FILES.includes(file))
+        .sort(),
+    ).toEqual([...shown].sort())
   })
 })
 
@@ -120,7 +124,14 @@ describe('README and docs/', () => {
 
   it('every code block of README.md and docs/**/*.md is closed', () => {
     const files = [join(ROOT, 'README.md'), ...markdownFiles(join(ROOT, 'docs'))]
-    const unclosed = files.filter((file) => readFileSync(file, 'utf8').split('\n').filter((line) => /^\s*(```|~~~)/.test(line)).length % 2 !== 0)
+    const unclosed = files.filter(
+      (file) =>
+        readFileSync(file, 'utf8')
+          .split('\n')
+          .filter((line) => /^\s*(```|~~~)/.test(line)).length %
+          2 !==
+        0,
+    )
     expect(unclosed.map((file) => relative(ROOT, file))).toEqual([])
   })
 })
@@ -134,7 +145,7 @@ describe('the command line as the docs invoke it', () => {
       return /\.(md|ts|mjs|js|jsx|sh|ya?ml|json|service)$/.test(entry.name) ? [path] : []
     })
 
-  it('never goes through npx, which would run the registry package named confab (someone else\'s) first', () => {
+  it("never goes through npx, which would run the registry package named confab (someone else's) first", () => {
     const files = [join(ROOT, 'README.md'), ...textFiles(join(ROOT, 'docs')), ...textFiles(join(ROOT, 'examples')), ...textFiles(join(ROOT, 'src'))]
     expect(files.length).toBeGreaterThan(50)
     const saying = files.filter((file) => /\bnpx\s+(--\S+\s+)*confab\b/.test(readFileSync(file, 'utf8'))).map((file) => relative(ROOT, file))

@@ -25,6 +25,9 @@ export async function bodyExcerpt(contentType: string | null, body: AsyncIterabl
   const bytes = Buffer.concat(chunks)
   const more = bytes.byteLength > excerptBytes
   const text = new TextDecoder('utf-8').decode(bytes.subarray(0, excerptBytes), { stream: more })
-  const clean = text.replace(/[\p{Cc}\p{Cf}\p{Zl}\p{Zp}]+/gu, ' ').replace(/\s+/g, ' ').trim()
+  const clean = text
+    .replace(/[\p{Cc}\p{Cf}\p{Zl}\p{Zp}]+/gu, ' ')
+    .replace(/\s+/g, ' ')
+    .trim()
   return more ? `${clean}…` : clean
 }

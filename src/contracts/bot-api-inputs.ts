@@ -38,9 +38,7 @@ export const chosenTags = z
   .loose()
   .nullish()
 
-const createConversation = z
-  .object({ channel: any, tags: chosenTags, integrationName: any, properties: any, discriminateByTags: any })
-  .strict()
+const createConversation = z.object({ channel: any, tags: chosenTags, integrationName: any, properties: any, discriminateByTags: any }).strict()
 
 const createUser = z
   .object({ tags: chosenTags, integrationName: any, name: optStr, pictureUrl: optStr, properties: any, attributes: any, discriminateByTags: any })
@@ -86,4 +84,3 @@ export const botApiInputs = {
   deleteState: z.object(stateAddress),
   callAction: z.object({ type: str, input: obj }).strict(),
 } satisfies Record<string, z.ZodObject>
-

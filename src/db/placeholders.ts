@@ -47,4 +47,3 @@ function valueOf(name: string): (values: Values) => unknown {
     return values[name]
   }
 }
-

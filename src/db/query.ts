@@ -1,17 +1,4 @@
-import {
-  and,
-  asc,
-  type Column,
-  desc,
-  getTableColumns,
-  is,
-  Param,
-  Placeholder,
-  type SQL,
-  sql,
-  type SQLWrapper,
-  type Table,
-} from 'drizzle-orm'
+import { and, asc, type Column, desc, getTableColumns, is, Param, Placeholder, type SQL, sql, type SQLWrapper, type Table } from 'drizzle-orm'
 import type { Tables } from './schema.ts'
 import type { SqliteDb } from './sqlite/connection.ts'
 import type { KeysetWindow, SortDirection } from './store.ts'
@@ -64,20 +51,13 @@ export interface Query<V, R> {
 export type Key = string | number
 
 /** A query's shape, typed by the rows it returns. */
-export const query = <V, B extends Built>(
-  build: (on: On, values: V, key: Key | null) => B,
-  key?: (values: V) => Key | null,
-): Query<V, RowOf<B>> => ({
+export const query = <V, B extends Built>(build: (on: On, values: V, key: Key | null) => B, key?: (values: V) => Key | null): Query<V, RowOf<B>> => ({
   build,
   key,
 })
 
 /** A query's shape whose rows leave out the columns `given` names, typed by the whole rows. */
-export const queryGiven = <V, R>(
-  given: Given,
-  build: (on: On, values: V, key: Key | null) => Built,
-  key?: (values: V) => Key | null,
-): Query<V, R> => ({
+export const queryGiven = <V, R>(given: Given, build: (on: On, values: V, key: Key | null) => Built, key?: (values: V) => Key | null): Query<V, R> => ({
   build,
   key,
   given,
@@ -109,7 +89,11 @@ export const columnsKey = (changes: Record<string, unknown>) =>
 
 /** The columns an update of key `columnsKey` sets, from its values. */
 export const setOf = <T>(values: T, key: Key | null): Partial<T> =>
-  Object.fromEntries(String(key).split(',').map((column) => [column, values[column as keyof T]])) as Partial<T>
+  Object.fromEntries(
+    String(key)
+      .split(',')
+      .map((column) => [column, values[column as keyof T]]),
+  ) as Partial<T>
 
 /** How an engine runs a query's shape. */
 export interface Run {
@@ -129,8 +113,7 @@ export interface Run {
  * limit), so binding one marks a prepared statement to be prepared again: every run of a page cost a
  * prepare. A limit inside an expression is not planned with.
  */
-export const limitOf = (limit: number): number =>
-  (is(limit, Placeholder) ? sql`cast(${limit} as integer)` : limit) as unknown as number
+export const limitOf = (limit: number): number => (is(limit, Placeholder) ? sql`cast(${limit} as integer)` : limit) as unknown as number
 
 /** A constant LIMIT, written out (see limitOf). */
 export const fixedLimit = (limit: number): number => sql.raw(String(Math.trunc(limit))) as unknown as number
@@ -190,8 +173,7 @@ export const unionOfPages = (ids: readonly string[], pageOf: (id: string) => SQL
   )
 
 /** A table's columns under their own keys, for a raw query whose rows `decodeAs` reads. */
-export const selectAs = (columns: Record<string, Column>) =>
-  Object.fromEntries(Object.entries(columns).map(([key, column]) => [key, named(column, key)]))
+export const selectAs = (columns: Record<string, Column>) => Object.fromEntries(Object.entries(columns).map(([key, column]) => [key, named(column, key)]))
 
 /** Rows of a raw query (`selectAs`), each value decoded as its column's engine does (JSON, booleans). */
 export function decodeAs<R>(columns: Record<string, Column>): (row: Record<string, unknown>) => R {

@@ -39,7 +39,8 @@ export function defineTables(d: Dialect) {
     'admin_tokens',
     {
       id: d.text('id').primaryKey(),
-      workspaceId: d.text('workspace_id')
+      workspaceId: d
+        .text('workspace_id')
         .notNull()
         .references(() => workspaces.id, { onDelete: 'cascade' }),
       tokenHash: d.text('token_hash').notNull().unique(),
@@ -52,7 +53,8 @@ export function defineTables(d: Dialect) {
     'bots',
     {
       id: d.text('id').primaryKey(),
-      workspaceId: d.text('workspace_id')
+      workspaceId: d
+        .text('workspace_id')
         .notNull()
         .references(() => workspaces.id, { onDelete: 'cascade' }),
       name: d.text('name').notNull(),
@@ -84,7 +86,8 @@ export function defineTables(d: Dialect) {
     'bot_api_keys',
     {
       id: d.text('id').primaryKey(),
-      botId: d.text('bot_id')
+      botId: d
+        .text('bot_id')
         .notNull()
         .references(() => bots.id, { onDelete: 'cascade' }),
       note: d.text('note'),
@@ -98,7 +101,8 @@ export function defineTables(d: Dialect) {
     'chat_integrations',
     {
       id: d.text('id').primaryKey(),
-      botId: d.text('bot_id')
+      botId: d
+        .text('bot_id')
         .notNull()
         .references(() => bots.id, { onDelete: 'cascade' }),
       webhookId: d.text('webhook_id').notNull().unique(),
@@ -123,7 +127,8 @@ export function defineTables(d: Dialect) {
   const users = d.table(
     'users',
     {
-      integrationId: d.text('integration_id')
+      integrationId: d
+        .text('integration_id')
         .notNull()
         .references(() => chatIntegrations.id, { onDelete: 'cascade' }),
       id: d.text('id').notNull(),
@@ -159,16 +164,15 @@ export function defineTables(d: Dialect) {
     },
     (t) => [
       d.primaryKey({ columns: [t.integrationId, t.userId] }),
-      d.foreignKey({ columns: [t.integrationId, t.userId], foreignColumns: [users.integrationId, users.id] }).onDelete(
-        'cascade',
-      ),
+      d.foreignKey({ columns: [t.integrationId, t.userId], foreignColumns: [users.integrationId, users.id] }).onDelete('cascade'),
     ],
   )
 
   const conversations = d.table(
     'conversations',
     {
-      integrationId: d.text('integration_id')
+      integrationId: d
+        .text('integration_id')
         .notNull()
         .references(() => chatIntegrations.id, { onDelete: 'cascade' }),
       id: d.text('id').notNull(),
@@ -180,9 +184,7 @@ export function defineTables(d: Dialect) {
     },
     (t) => [
       d.primaryKey({ columns: [t.integrationId, t.id] }),
-      d.foreignKey({ columns: [t.integrationId, t.ownerId], foreignColumns: [users.integrationId, users.id] }).onDelete(
-        'cascade',
-      ),
+      d.foreignKey({ columns: [t.integrationId, t.ownerId], foreignColumns: [users.integrationId, users.id] }).onDelete('cascade'),
       d.index('conversations_owner_idx').on(t.integrationId, t.ownerId),
       d.index('conversations_created_idx').on(t.integrationId, t.createdAt, t.id),
     ],
@@ -200,13 +202,13 @@ export function defineTables(d: Dialect) {
     },
     (t) => [
       d.primaryKey({ columns: [t.integrationId, t.conversationId, t.userId] }),
-      d.foreignKey({
-        columns: [t.integrationId, t.conversationId],
-        foreignColumns: [conversations.integrationId, conversations.id],
-      }).onDelete('cascade'),
-      d.foreignKey({ columns: [t.integrationId, t.userId], foreignColumns: [users.integrationId, users.id] }).onDelete(
-        'cascade',
-      ),
+      d
+        .foreignKey({
+          columns: [t.integrationId, t.conversationId],
+          foreignColumns: [conversations.integrationId, conversations.id],
+        })
+        .onDelete('cascade'),
+      d.foreignKey({ columns: [t.integrationId, t.userId], foreignColumns: [users.integrationId, users.id] }).onDelete('cascade'),
       d.index('participants_page_idx').on(t.integrationId, t.conversationId, t.createdAt, t.joinId),
       d.index('participants_user_idx').on(t.integrationId, t.userId),
     ],
@@ -229,13 +231,13 @@ export function defineTables(d: Dialect) {
       },
       (t) => [
         d.primaryKey({ columns: [t.integrationId, t.id] }),
-        d.foreignKey({
-          columns: [t.integrationId, t.conversationId],
-          foreignColumns: [conversations.integrationId, conversations.id],
-        }).onDelete('cascade'),
-        d.foreignKey({ columns: [t.integrationId, t.userId], foreignColumns: [users.integrationId, users.id] }).onDelete(
-          'cascade',
-        ),
+        d
+          .foreignKey({
+            columns: [t.integrationId, t.conversationId],
+            foreignColumns: [conversations.integrationId, conversations.id],
+          })
+          .onDelete('cascade'),
+        d.foreignKey({ columns: [t.integrationId, t.userId], foreignColumns: [users.integrationId, users.id] }).onDelete('cascade'),
         d.index(`${name}_page_idx`).on(t.integrationId, t.conversationId, t.createdAt, t.id),
         // A deleted user's rows go with it. (Retention prunes by age through the page index, a
         // conversation at a time: an index on age alone would be one more entry per row written.)
@@ -249,7 +251,6 @@ export function defineTables(d: Dialect) {
     /** A user's feedback on the message (the web chat's thumbs up or down). */
     feedback: d.json<MessageFeedback>('feedback'),
   })
-
 
   /**
    * A file a user uploads (the web chat's attachments): its bytes are on disk, named by its id, once
@@ -270,13 +271,13 @@ export function defineTables(d: Dialect) {
     },
     (t) => [
       d.primaryKey({ columns: [t.integrationId, t.id] }),
-      d.foreignKey({ columns: [t.integrationId, t.userId], foreignColumns: [users.integrationId, users.id] }).onDelete(
-        'cascade',
-      ),
-      d.foreignKey({
-        columns: [t.integrationId, t.conversationId],
-        foreignColumns: [conversations.integrationId, conversations.id],
-      }).onDelete('cascade'),
+      d.foreignKey({ columns: [t.integrationId, t.userId], foreignColumns: [users.integrationId, users.id] }).onDelete('cascade'),
+      d
+        .foreignKey({
+          columns: [t.integrationId, t.conversationId],
+          foreignColumns: [conversations.integrationId, conversations.id],
+        })
+        .onDelete('cascade'),
       d.index('files_user_idx').on(t.integrationId, t.userId),
       d.index('files_conversation_idx').on(t.integrationId, t.conversationId),
       ...d.fileIndexes(t),
@@ -295,10 +296,12 @@ export function defineTables(d: Dialect) {
     'bot_events',
     {
       id: d.text('id').primaryKey(),
-      botId: d.text('bot_id')
+      botId: d
+        .text('bot_id')
         .notNull()
         .references(() => bots.id, { onDelete: 'cascade' }),
-      integrationId: d.text('integration_id')
+      integrationId: d
+        .text('integration_id')
         .notNull()
         .references(() => chatIntegrations.id, { onDelete: 'cascade' }),
       conversationId: d.text('conversation_id').notNull(),
@@ -329,10 +332,12 @@ export function defineTables(d: Dialect) {
       seq: d.serial('seq'),
       /** The `webhook-id`: the same on every attempt, so that a receiver can dedupe. */
       id: d.text('id').notNull().unique(),
-      botId: d.text('bot_id')
+      botId: d
+        .text('bot_id')
         .notNull()
         .references(() => bots.id, { onDelete: 'cascade' }),
-      integrationId: d.text('integration_id')
+      integrationId: d
+        .text('integration_id')
         .notNull()
         .references(() => chatIntegrations.id, { onDelete: 'cascade' }),
       conversationId: d.text('conversation_id').notNull(),
@@ -347,10 +352,12 @@ export function defineTables(d: Dialect) {
     },
     (t) => [
       // A deleted conversation takes its pending deliveries with it.
-      d.foreignKey({
-        columns: [t.integrationId, t.conversationId],
-        foreignColumns: [conversations.integrationId, conversations.id],
-      }).onDelete('cascade'),
+      d
+        .foreignKey({
+          columns: [t.integrationId, t.conversationId],
+          foreignColumns: [conversations.integrationId, conversations.id],
+        })
+        .onDelete('cascade'),
       d.index('bot_deliveries_conversation_idx').on(t.integrationId, t.conversationId, t.seq),
       ...d.deliveryIndexes(t),
     ],
@@ -361,7 +368,8 @@ export function defineTables(d: Dialect) {
     'bot_logs',
     {
       id: d.text('id').primaryKey(),
-      botId: d.text('bot_id')
+      botId: d
+        .text('bot_id')
         .notNull()
         .references(() => bots.id, { onDelete: 'cascade' }),
       timestamp: d.text('timestamp').notNull(),
@@ -383,7 +391,8 @@ export function defineTables(d: Dialect) {
   const botStates = d.table(
     'bot_states',
     {
-      botId: d.text('bot_id')
+      botId: d
+        .text('bot_id')
         .notNull()
         .references(() => bots.id, { onDelete: 'cascade' }),
       scope: d.oneOf('scope', ['conversation', 'user', 'bot']).notNull(),
@@ -402,7 +411,8 @@ export function defineTables(d: Dialect) {
   const deletedUsers = d.table(
     'deleted_users',
     {
-      integrationId: d.text('integration_id')
+      integrationId: d
+        .text('integration_id')
         .notNull()
         .references(() => chatIntegrations.id, { onDelete: 'cascade' }),
       /** base64url of SHA-256 of the user id. */
@@ -451,4 +461,3 @@ export type BotDeliveryRow = Tables['botDeliveries']['$inferSelect']
 export type BotStateRow = Tables['botStates']['$inferSelect']
 export type BotApiKeyRow = Tables['botApiKeys']['$inferSelect']
 export type DeletedUserRow = Tables['deletedUsers']['$inferSelect']
-

@@ -144,13 +144,7 @@ export type BotChanges = Partial<Omit<BotRow, 'id' | 'workspaceId' | 'createdAt'
 
 /** A new bot: its optional columns (url, secrets) may be left out. */
 export type NewBot = Omit<BotRow, OptionalBotColumn> & Partial<Pick<BotRow, OptionalBotColumn>>
-type OptionalBotColumn =
-  | 'url'
-  | 'signingSecret'
-  | 'previousSigningSecret'
-  | 'previousSigningSecretExpiresAt'
-  | 'goneUrl'
-  | 'protocol'
+type OptionalBotColumn = 'url' | 'signingSecret' | 'previousSigningSecret' | 'previousSigningSecretExpiresAt' | 'goneUrl' | 'protocol'
 
 export interface BotQueries {
   insert(row: NewBot): Promise<void>
@@ -426,7 +420,6 @@ export interface Store {
    */
   background(): Store
 }
-
 
 /* Erasure, a user's records and retention (src/db/queries/erasure.ts, user-records.ts, retention.ts). */
 

@@ -17,16 +17,8 @@ import { rememberCaller, requireCaller, requireCallerId } from './users.ts'
 /** Who posts a message or an event: a participant, of whom only this much is needed. */
 export type Poster = Pick<UserRow, 'id' | 'isBot'>
 
-export async function requireParticipation(
-  ctx: ChatContext,
-  q: Queries,
-  conversationId: string,
-): Promise<{ conversation: ConversationRow; caller: UserRow }> {
-  const { conversation, participant } = await q.conversations.participation(
-    ctx.integration.id,
-    conversationId,
-    requireCallerId(ctx),
-  )
+export async function requireParticipation(ctx: ChatContext, q: Queries, conversationId: string): Promise<{ conversation: ConversationRow; caller: UserRow }> {
+  const { conversation, participant } = await q.conversations.participation(ctx.integration.id, conversationId, requireCallerId(ctx))
   if (conversation && participant) {
     rememberCaller(ctx, participant)
     return { conversation, caller: participant }
@@ -60,13 +52,7 @@ async function insertConversation(ctx: ChatContext, q: Queries, id: string, idCh
 }
 
 /** The caller creates, owns and is the first participant of the conversation. */
-export function createConversation({
-  ctx,
-  input,
-}: {
-  ctx: ChatContext
-  input: { id?: string | null }
-}): Promise<ConversationRow> {
+export function createConversation({ ctx, input }: { ctx: ChatContext; input: { id?: string | null } }): Promise<ConversationRow> {
   return ctx.store.write(async (q) => {
     await requireCaller(ctx, q)
     const id = input.id == null ? newId() : assertClientId(input.id, 'conversation id')
@@ -77,32 +63,18 @@ export function createConversation({
 }
 
 /** The conversation with this id if the caller participates in it, else a new one the caller owns. */
-export async function getOrCreateConversation({
-  ctx,
-  input,
-}: {
-  ctx: ChatContext
-  input: { id: string }
-}): Promise<ConversationRow> {
+export async function getOrCreateConversation({ ctx, input }: { ctx: ChatContext; input: { id: string } }): Promise<ConversationRow> {
   const id = assertClientId(input.id, 'conversation id')
   const existing = await ctx.store.read((q) => q.conversations.find(ctx.integration.id, id))
   if (existing) return getConversation({ ctx, id })
   // Created by a concurrent call since the look-up: answered as if it had been found.
-  return ctx.store.write(
-    async (q) => (await insertConversation(ctx, q, id)) ?? (await requireParticipation(ctx, q, id)).conversation,
-  )
+  return ctx.store.write(async (q) => (await insertConversation(ctx, q, id)) ?? (await requireParticipation(ctx, q, id)).conversation)
 }
 
 const listSort = 'conversations'
 
 /** The conversations the caller participates in, newest first. */
-export function listConversations({
-  ctx,
-  window,
-}: {
-  ctx: ChatContext
-  window: PageWindow
-}): Promise<Cursored<ConversationRow>[]> {
+export function listConversations({ ctx, window }: { ctx: ChatContext; window: PageWindow }): Promise<Cursored<ConversationRow>[]> {
   return ctx.store.read(async (q) => {
     const caller = await requireCaller(ctx, q)
     const rows = await q.conversations.pageOfParticipant(ctx.integration.id, caller.id, keysetWindow(listSort, window))

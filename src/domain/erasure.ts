@@ -51,12 +51,7 @@ export async function eraseUser(
  * asks, so that no key that named it — the server's own key is the same bytes for the same id — ever
  * opens anything again.
  */
-export async function refuseDeletedUserId(
-  q: UnitQueries,
-  integrationId: string,
-  id: string,
-  refusal: (message: string) => DomainError,
-): Promise<void> {
+export async function refuseDeletedUserId(q: UnitQueries, integrationId: string, id: string, refusal: (message: string) => DomainError): Promise<void> {
   if (await q.erasure.burial(integrationId, id)) {
     throw refusal(`user "${id}" was deleted; its id cannot be used again and its keys open nothing`)
   }

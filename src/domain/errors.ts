@@ -51,24 +51,23 @@ export class DomainError extends Error {
 export const invalidPayload = (message: string) => new DomainError('InvalidPayload', message)
 export const unauthorized = (message: string) => new DomainError('Unauthorized', message)
 export const forbidden = (message: string) => new DomainError('Forbidden', message)
-export const notFound = (entity: string, id: string) =>
-  new DomainError('ResourceNotFound', `${entity} "${id}" does not exist`)
+export const notFound = (entity: string, id: string) => new DomainError('ResourceNotFound', `${entity} "${id}" does not exist`)
 /**
  * What is not the caller's to see is answered as what does not exist (the same type, status and
  * words): a 403 for "exists, not yours" beside a 404 for "no such thing" would tell a stranger which
  * ids exist. `entity` and `id` name the thing the caller asked for.
  */
-export const hiddenAs = (entity: string, id: string) => (error: unknown): never => {
-  if (error instanceof DomainError && error.type === 'ResourceNotFound') throw notFound(entity, id)
-  throw error
-}
-export const alreadyExists = (entity: string, id: string) =>
-  new DomainError('AlreadyExists', `${entity} "${id}" already exists`)
+export const hiddenAs =
+  (entity: string, id: string) =>
+  (error: unknown): never => {
+    if (error instanceof DomainError && error.type === 'ResourceNotFound') throw notFound(entity, id)
+    throw error
+  }
+export const alreadyExists = (entity: string, id: string) => new DomainError('AlreadyExists', `${entity} "${id}" already exists`)
 
 /** The error type that travels with an HTTP status; a status without one of its own is a bad request. */
 export const errorTypeOf = (status: number): ErrorType =>
-  (Object.entries(errorStatus).find(([, code]) => code === status)?.[0] as ErrorType | undefined) ??
-  (status >= 500 ? 'Internal' : 'InvalidPayload')
+  (Object.entries(errorStatus).find(([, code]) => code === status)?.[0] as ErrorType | undefined) ?? (status >= 500 ? 'Internal' : 'InvalidPayload')
 
 /** A write that lost a race with another instance's (db/write-conflict.ts) as the failure it is, 404 or 409; else undefined. */
 export const writeConflictError = (error: unknown): DomainError | undefined =>

@@ -60,10 +60,7 @@ export async function createEvent({ ctx, input }: { ctx: ChatContext; input: Cre
     // Before the reads: a caller without a key throws here, not beside a read left to reject unheard.
     const callerId = requireCallerId(ctx)
     // Read together (PostgreSQL pipelines them: one round trip, not two).
-    const [{ caller }] = await Promise.all([
-      requireParticipation(ctx, q, event.conversationId),
-      checkStorageQuota(ctx, q, callerId, storedEventBytes(event)),
-    ])
+    const [{ caller }] = await Promise.all([requireParticipation(ctx, q, event.conversationId), checkStorageQuota(ctx, q, callerId, storedEventBytes(event))])
     return postEvent(ctx, q, after, event, caller)
   })
 }

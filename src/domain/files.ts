@@ -42,24 +42,19 @@ export function contentTypeOf(key: string): string {
   const extension = /\.([A-Za-z0-9]+)$/.exec(key)?.[1]?.toLowerCase()
   const type = extension === undefined ? undefined : contentTypes[extension]
   if (!type) {
-    throw new DomainError(
-      'UnsupportedMediaType',
-      `files of this type cannot be uploaded ("${key}"); allowed: ${Object.keys(contentTypes).join(', ')}`,
-    )
+    throw new DomainError('UnsupportedMediaType', `files of this type cannot be uploaded ("${key}"); allowed: ${Object.keys(contentTypes).join(', ')}`)
   }
   return type
 }
 
-const tooLarge = (size: number) =>
-  new DomainError('PayloadTooLarge', `the file is ${size} bytes, over the limit of ${fileSizeLimit} bytes (1 MB)`)
+const tooLarge = (size: number) => new DomainError('PayloadTooLarge', `the file is ${size} bytes, over the limit of ${fileSizeLimit} bytes (1 MB)`)
 
 const signWith = (key: string, integration: ChatIntegrationRow, what: string) =>
   createHmac('sha256', key).update(`confab-file:${integration.id}:${what}`).digest('base64url')
 
 const sign = (integration: ChatIntegrationRow, what: string) => signWith(integration.encryptionKey, integration, what)
 
-const sameSignature = (given: string, expected: string) =>
-  given.length === expected.length && timingSafeEqual(Buffer.from(given), Buffer.from(expected))
+const sameSignature = (given: string, expected: string) => given.length === expected.length && timingSafeEqual(Buffer.from(given), Buffer.from(expected))
 
 /** Signed with the shared key, or with one a key rotation keeps: a URL handed out before a rotation works until the old key is retired. */
 const signedFor = (integration: ChatIntegrationRow, what: string, given: string) =>
@@ -105,15 +100,7 @@ async function checkStorageQuota(ctx: ChatContext, q: Queries, userId: string, s
  * An upload slot: the caller names the file (its extension gives the content type) and its size,
  * refused here when over the limit, since a browser's later PUT is not checked by the web chat.
  */
-export function createFile({
-  ctx,
-  input,
-  baseUrl,
-}: {
-  ctx: ChatContext
-  input: CreateFileInput
-  baseUrl: string
-}): Promise<FileSlot> {
+export function createFile({ ctx, input, baseUrl }: { ctx: ChatContext; input: CreateFileInput; baseUrl: string }): Promise<FileSlot> {
   if (input.key.length === 0 || input.key.length > 255) throw invalidPayload('key must be 1 to 255 characters')
   if (!Number.isInteger(input.size) || input.size < 0) throw invalidPayload('size must be a whole number of bytes')
   if (input.size > fileSizeLimit) throw tooLarge(input.size)

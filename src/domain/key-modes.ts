@@ -11,12 +11,10 @@ import { invalidPayload, unauthorized } from './errors.ts'
  */
 export type EncryptionMode = 'shared' | 'personal'
 
-export const encryptionModeOf = (integration: ChatIntegrationRow): EncryptionMode =>
-  integration.personalEncryptionKey === null ? 'shared' : 'personal'
+export const encryptionModeOf = (integration: ChatIntegrationRow): EncryptionMode => (integration.personalEncryptionKey === null ? 'shared' : 'personal')
 
 /** The key user keys are signed and verified with now: the personal one when set, else the shared one. */
-export const signingKeyOf = (integration: ChatIntegrationRow): string =>
-  integration.personalEncryptionKey ?? integration.encryptionKey
+export const signingKeyOf = (integration: ChatIntegrationRow): string => integration.personalEncryptionKey ?? integration.encryptionKey
 
 /**
  * The keys a user key may be signed with: the signing key, then those a rotation left to overlap
@@ -72,9 +70,7 @@ export interface ChatIntegrationInput {
 export function personalKeyChange(chat: ChatIntegrationInput | null | undefined): string | null | undefined {
   if (chat === undefined) return undefined
   if (chat === null) {
-    throw invalidPayload(
-      'the chat integration cannot be removed; to go back to the shared key, set integrations.chat.configuration.encryptionKey to null',
-    )
+    throw invalidPayload('the chat integration cannot be removed; to go back to the shared key, set integrations.chat.configuration.encryptionKey to null')
   }
   if (chat.enabled === false) throw invalidPayload('the chat integration cannot be disabled')
   if (chat.configuration === undefined) return undefined

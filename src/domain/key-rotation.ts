@@ -40,5 +40,4 @@ export async function retireOldEncryptionKeys(store: Store, webhookId: string, n
 }
 
 /** Durable when it resolves; on SQLite the write also makes the process forget the integration it kept. */
-const setEncryptionKeys = (store: Store, integrationId: string, keys: EncryptionKeys) =>
-  store.write((q) => q.tenancy.setEncryptionKeys(integrationId, keys))
+const setEncryptionKeys = (store: Store, integrationId: string, keys: EncryptionKeys) => store.write((q) => q.tenancy.setEncryptionKeys(integrationId, keys))

@@ -114,10 +114,7 @@ function createLoaders(ctx: ChatContext): ChatLoaders {
 export const loadersOf = (ctx: ChatContext): ChatLoaders => (ctx.memo.loaders ??= createLoaders(ctx))
 
 /** The batched gate of conversation-scoped reads: 401 for no caller, 404 for no conversation, 403 for a non-participant. */
-export async function loadParticipation(
-  ctx: ChatContext,
-  conversationId: string,
-): Promise<{ conversation: ConversationRow; caller: UserRow }> {
+export async function loadParticipation(ctx: ChatContext, conversationId: string): Promise<{ conversation: ConversationRow; caller: UserRow }> {
   return gate(ctx, conversationId, await loadersOf(ctx).participation.load(conversationId))
 }
 

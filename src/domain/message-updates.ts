@@ -7,9 +7,7 @@ import { checkMessage, checkMessageSize, findMessage } from './messages.ts'
 import { checkStorageQuota, storedMessageBytes } from './storage-quota.ts'
 
 const publishUpdated = (ctx: ChatContext, after: After, message: MessageRow, isBot: boolean) =>
-  after(() =>
-    ctx.signals.publish(ctx.integration.id, { type: 'message_updated', conversationId: message.conversationId, message, isBot }),
-  )
+  after(() => ctx.signals.publish(ctx.integration.id, { type: 'message_updated', conversationId: message.conversationId, message, isBot }))
 
 /** Whether the message's author is the bot (what message_updated says of it). */
 async function authoredByBot(ctx: ChatContext, q: Queries, message: MessageRow): Promise<boolean> {
@@ -31,15 +29,7 @@ export function checkFeedback(input: { value: unknown; comment?: unknown }): Mes
  * A participant sets (or, with null, removes) the feedback of a message of the conversation; the
  * message, which carries it from then on, is signalled as updated.
  */
-export function setMessageFeedback({
-  ctx,
-  id,
-  feedback,
-}: {
-  ctx: ChatContext
-  id: string
-  feedback: MessageFeedback | null
-}): Promise<MessageRow> {
+export function setMessageFeedback({ ctx, id, feedback }: { ctx: ChatContext; id: string; feedback: MessageFeedback | null }): Promise<MessageRow> {
   return ctx.store.write(async (q, after) => {
     const row = await findMessage(ctx, q, id)
     await requireParticipation(ctx, q, row.conversationId).catch(hiddenAs('Message', id))

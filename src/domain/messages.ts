@@ -51,13 +51,7 @@ export function checkMessageSize({ payload, metadata }: Pick<CheckedMessage, 'pa
  * the unit has just joined). A user's message is recorded for the bot in the same unit; listeners
  * and the bot hear of it once it committed.
  */
-export async function postMessage(
-  ctx: ChatContext,
-  q: Queries,
-  after: After,
-  message: CheckedMessage,
-  poster?: Poster,
-): Promise<MessageRow> {
+export async function postMessage(ctx: ChatContext, q: Queries, after: After, message: CheckedMessage, poster?: Poster): Promise<MessageRow> {
   const caller = poster ?? (await requireParticipation(ctx, q, message.conversationId)).caller
   const row: MessageRow = {
     integrationId: ctx.integration.id,
@@ -132,9 +126,7 @@ export function deleteMessage({ ctx, id }: { ctx: ChatContext; id: string }): Pr
     if (row.userId !== caller.id) throw forbidden(`only the author of message "${id}" may delete it`)
     await q.messages.delete(ctx.integration.id, id)
     await q.erasure.messageTraces(ctx.integration.id, row.conversationId, id)
-    after(() =>
-      ctx.signals.publish(ctx.integration.id, { type: 'message_deleted', conversationId: row.conversationId, message: row }),
-    )
+    after(() => ctx.signals.publish(ctx.integration.id, { type: 'message_deleted', conversationId: row.conversationId, message: row }))
   })
 }
 

@@ -73,8 +73,7 @@ function embeddedIPv4(address: ipaddr.IPv6): ipaddr.IPv4 | undefined {
 }
 
 function classify(address: ipaddr.IPv4 | ipaddr.IPv6): { kind: 'forbidden' | 'private'; name: string } | undefined {
-  const within = (table: [Range, string][]) =>
-    table.find(([[base, bits]]) => base.kind() === address.kind() && address.match(base, bits))?.[1]
+  const within = (table: [Range, string][]) => table.find(([[base, bits]]) => base.kind() === address.kind() && address.match(base, bits))?.[1]
   const never = within(forbidden)
   if (never) return { kind: 'forbidden', name: never }
   const local = within(privateRanges)

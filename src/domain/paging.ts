@@ -26,12 +26,7 @@ export function decodeCursor(sort: string, token: string, arity: number): string
   } catch {
     parsed = undefined
   }
-  if (
-    !Array.isArray(parsed) ||
-    parsed.length !== arity + 1 ||
-    parsed[0] !== sort ||
-    !parsed.every((v) => typeof v === 'string')
-  ) {
+  if (!Array.isArray(parsed) || parsed.length !== arity + 1 || parsed[0] !== sort || !parsed.every((v) => typeof v === 'string')) {
     throw invalidPayload('nextToken is not a token this list issued')
   }
   return parsed.slice(1) as string[]

@@ -13,13 +13,7 @@ import { getUserIn } from './users.ts'
  * Inside a unit: makes a user a participant, telling the conversation's listeners once committed
  * when that is new. The caller's right to do so is the verb's business, not this one's.
  */
-export async function joinConversation(
-  ctx: ChatContext,
-  q: Queries,
-  after: After,
-  conversationId: string,
-  userId: string,
-): Promise<void> {
+export async function joinConversation(ctx: ChatContext, q: Queries, after: After, conversationId: string, userId: string): Promise<void> {
   const joined = await q.participants.insert({
     integrationId: ctx.integration.id,
     conversationId,
@@ -29,20 +23,12 @@ export async function joinConversation(
   })
   if (joined) {
     const participant = await getUserIn(ctx, q, userId)
-    after(() =>
-      ctx.signals.publish(ctx.integration.id, { type: 'participant_added', conversationId, participantId: userId, participant }),
-    )
+    after(() => ctx.signals.publish(ctx.integration.id, { type: 'participant_added', conversationId, participantId: userId, participant }))
   }
 }
 
 /** Adding a user who already participates changes nothing and returns that participant. */
-export function addParticipant({
-  ctx,
-  input,
-}: {
-  ctx: ChatContext
-  input: { conversationId: string; userId: string }
-}): Promise<UserRow> {
+export function addParticipant({ ctx, input }: { ctx: ChatContext; input: { conversationId: string; userId: string } }): Promise<UserRow> {
   return ctx.store.write(async (q, after) => {
     await requireParticipation(ctx, q, input.conversationId)
     const user = await getUserIn(ctx, q, input.userId)
@@ -52,13 +38,7 @@ export function addParticipant({
 }
 
 /** A participant of a conversation the caller participates in; 404 for a user who is not one. */
-export async function getParticipant({
-  ctx,
-  input,
-}: {
-  ctx: ChatContext
-  input: { conversationId: string; userId: string }
-}): Promise<UserRow> {
+export async function getParticipant({ ctx, input }: { ctx: ChatContext; input: { conversationId: string; userId: string } }): Promise<UserRow> {
   await loadParticipation(ctx, input.conversationId)
   return ctx.store.read(async (q) => {
     const user = await q.users.find(ctx.integration.id, input.userId)
@@ -73,13 +53,7 @@ export async function getParticipant({
  * A participant may remove itself and the owner may remove anyone but itself: the owner stays in
  * the conversation it owns (delete the conversation instead).
  */
-export function removeParticipant({
-  ctx,
-  input,
-}: {
-  ctx: ChatContext
-  input: { conversationId: string; userId: string }
-}): Promise<void> {
+export function removeParticipant({ ctx, input }: { ctx: ChatContext; input: { conversationId: string; userId: string } }): Promise<void> {
   return ctx.store.write(async (q, after) => {
     const { conversation, caller } = await requireParticipation(ctx, q, input.conversationId)
     if (input.userId === conversation.ownerId) {

@@ -44,13 +44,10 @@ const string = { is: 'string' } as const
 const float = { is: 'float' } as const
 const optional = <const F extends Field>(field: F) => ({ ...field, optional: true }) as const
 const list = <const I extends Item>(of: I) => ({ is: 'list', of }) as const
-const enumeration = <const V extends readonly [string, ...string[]]>(name: string, values: V) =>
-  ({ is: 'enum', name, values }) as const
+const enumeration = <const V extends readonly [string, ...string[]]>(name: string, values: V) => ({ is: 'enum', name, values }) as const
 const object = <const F extends Fields>(name: string, fields: F) => ({ is: 'object', name, fields }) as const
-const kind = <const K extends string, const F extends Fields>(kind: K, fields: F) =>
-  ({ is: 'kind', kind, fields }) as const
-const oneOf = <const M extends readonly [Kind, ...Kind[]]>(name: string, kinds: M) =>
-  ({ is: 'oneOf', name, kinds }) as const
+const kind = <const K extends string, const F extends Fields>(kind: K, fields: F) => ({ is: 'kind', kind, fields }) as const
+const oneOf = <const M extends readonly [Kind, ...Kind[]]>(name: string, kinds: M) => ({ is: 'oneOf', name, kinds }) as const
 
 const cardAction = object('CardAction', {
   action: enumeration('CardActionKind', ['postback', 'url', 'say']),
@@ -84,20 +81,7 @@ const blocItem = oneOf('BlocItem', [text, markdown, image, audio, video, file, l
 const bloc = kind('bloc', { items: list(blocItem) })
 
 // The order of the kinds is the order validation errors list them in.
-export const messagePayload = oneOf('MessagePayload', [
-  audio,
-  card,
-  carousel,
-  choice,
-  dropdown,
-  file,
-  image,
-  location,
-  markdown,
-  text,
-  video,
-  bloc,
-])
+export const messagePayload = oneOf('MessagePayload', [audio, card, carousel, choice, dropdown, file, image, location, markdown, text, video, bloc])
 
 type Simplify<T> = { [K in keyof T]: T[K] } & {}
 type IsOptional<F> = F extends { optional: true } ? true : false

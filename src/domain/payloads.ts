@@ -8,13 +8,11 @@ export const payloadKinds: PayloadKind[] = messagePayload.kinds.map((k) => k.kin
 
 // Loose objects: properties a kind does not name are kept, so a payload reads back as exactly the
 // JSON that was written.
-const shapeOf = (fields: Fields) =>
-  Object.fromEntries(Object.entries(fields).map(([name, field]) => [name, schemaOf(field)]))
+const shapeOf = (fields: Fields) => Object.fromEntries(Object.entries(fields).map(([name, field]) => [name, schemaOf(field)]))
 
 const kindSchema = (kind: Kind) => z.looseObject({ type: z.literal(kind.kind), ...shapeOf(kind.fields) })
 
-const oneOfSchema = (oneOf: OneOf) =>
-  z.discriminatedUnion('type', oneOf.kinds.map(kindSchema) as [ReturnType<typeof kindSchema>])
+const oneOfSchema = (oneOf: OneOf) => z.discriminatedUnion('type', oneOf.kinds.map(kindSchema) as [ReturnType<typeof kindSchema>])
 
 function schemaOf(field: Field): z.ZodType {
   const schema = requiredSchemaOf(field)

@@ -23,11 +23,7 @@ export async function findChatIntegration(store: Store, webhookId: string): Prom
  * compared with x-workspace-id: a token only opens its own workspace, and every failure reads the
  * same so that a caller learns nothing about which part was wrong.
  */
-export async function authenticateAdmin(
-  store: Store,
-  token: string | undefined,
-  workspaceId: string | undefined,
-): Promise<string> {
+export async function authenticateAdmin(store: Store, token: string | undefined, workspaceId: string | undefined): Promise<string> {
   const denied = unauthorized('a valid admin token and its x-workspace-id are required')
   if (!token || !workspaceId) throw denied
   const row = await store.read((q) => q.tenancy.adminTokenByHash(hashToken(token)))
@@ -75,8 +71,7 @@ async function insertTenant(q: Queries, input: TenantInput): Promise<{ botId: st
 export const hasAnyWorkspace = (store: Store): Promise<boolean> => store.read((q) => q.tenancy.anyWorkspace())
 
 /** A tenant (workspace, admin token, bot, chat integration), written at once. */
-export const createTenant = (store: Store, input: TenantInput): Promise<{ botId: string }> =>
-  store.write((q) => insertTenant(q, input))
+export const createTenant = (store: Store, input: TenantInput): Promise<{ botId: string }> => store.write((q) => insertTenant(q, input))
 
 /** The first tenant, written unless the database has one already: whether it was. */
 export const createFirstTenant = (store: Store, input: TenantInput): Promise<boolean> =>

@@ -45,8 +45,7 @@ export async function requireCaller(ctx: ChatContext, q: Queries): Promise<UserR
 }
 
 /** The user the request's key names (`me`). */
-export const getCaller = ({ ctx }: { ctx: ChatContext }): Promise<UserRow> =>
-  ctx.store.read((q) => requireCaller(ctx, q))
+export const getCaller = ({ ctx }: { ctx: ChatContext }): Promise<UserRow> => ctx.store.read((q) => requireCaller(ctx, q))
 
 /** `idChosen`: the client chose the id (createUser), which Botpress' chat integration tags `fid` (getOrCreateUser does not). */
 const newUser = (ctx: ChatContext, id: string, input: UserProfileInput, idChosen = false): UserRow => {
@@ -69,13 +68,7 @@ const newUser = (ctx: ChatContext, id: string, input: UserProfileInput, idChosen
  * integration signs with the shared key. With a personal key it is refused (401): the operator
  * signs the keys, and a user created by anyone could be a user id its owner has not claimed yet.
  */
-export async function createUser({
-  ctx,
-  input,
-}: {
-  ctx: ChatContext
-  input: UserProfileInput & { id?: string | null }
-}): Promise<UserRow> {
+export async function createUser({ ctx, input }: { ctx: ChatContext; input: UserProfileInput & { id?: string | null } }): Promise<UserRow> {
   refuseUnsignedUsers(ctx.integration)
   checkProfileFields(input)
   const id = input.id == null ? newId() : assertClientId(input.id, 'user id')
@@ -93,9 +86,7 @@ export function updateUser({ ctx, input }: { ctx: ChatContext; input: UserProfil
   return ctx.store.write(async (q) => {
     const caller = await requireCaller(ctx, q)
     ctx.memo.caller = undefined
-    const changes = Object.fromEntries(
-      (['name', 'pictureUrl', 'profile'] as const).filter((key) => input[key] !== undefined).map((key) => [key, input[key]]),
-    )
+    const changes = Object.fromEntries((['name', 'pictureUrl', 'profile'] as const).filter((key) => input[key] !== undefined).map((key) => [key, input[key]]))
     return (await q.users.update(ctx.integration.id, caller.id, { ...changes, updatedAt: now() })) as UserRow
   })
 }
@@ -143,19 +134,11 @@ export function getVisibleUser(ctx: ChatContext, id: string): Promise<UserRow> {
  * now (the personal one when set, else the shared one: whoever holds it can sign user keys anyway),
  * and the user must exist. Returns the user.
  */
-export async function authorizeUserKey({
-  ctx,
-  userId,
-  expiresAt,
-}: {
-  ctx: ChatContext
-  userId: string
-  expiresAt?: number | null
-}): Promise<UserRow> {
+export async function authorizeUserKey({ ctx, userId, expiresAt }: { ctx: ChatContext; userId: string; expiresAt?: number | null }): Promise<UserRow> {
   const given = Buffer.from(ctx.adminSecret ?? '')
   const expected = Buffer.from(signingKeyOf(ctx.integration))
   if (given.length !== expected.length || !timingSafeEqual(given, expected)) {
-    throw unauthorized("x-admin-secret must be the key this chat integration signs user keys with")
+    throw unauthorized('x-admin-secret must be the key this chat integration signs user keys with')
   }
   if (expiresAt != null && (!Number.isFinite(expiresAt) || expiresAt <= Date.now())) {
     throw new DomainError('InvalidPayload', 'expiresAt must be a time in the future, in milliseconds since the epoch')

@@ -46,13 +46,7 @@ export async function startWebchat({ ctx }: { ctx: ChatContext }): Promise<{ ctx
  * is named or it is gone. One the caller does not participate in is answered as gone (a new one), so
  * that the answer never tells whether another user's conversation exists.
  */
-export async function openWebchatConversation({
-  ctx,
-  conversationId,
-}: {
-  ctx: ChatContext
-  conversationId?: string | null
-}): Promise<ConversationRow> {
+export async function openWebchatConversation({ ctx, conversationId }: { ctx: ChatContext; conversationId?: string | null }): Promise<ConversationRow> {
   if (conversationId) {
     try {
       return await getConversation({ ctx, id: conversationId })

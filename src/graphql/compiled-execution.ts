@@ -198,9 +198,7 @@ export function useCompiledExecution(log: Logger): Plugin {
           return
         }
       }
-      setExecuteFn(async (run) =>
-        withGraphQLErrors(await query.query(run.rootValue, run.contextValue, variables), run.document),
-      )
+      setExecuteFn(async (run) => withGraphQLErrors(await query.query(run.rootValue, run.contextValue, variables), run.document))
     },
   }
 }

@@ -180,4 +180,3 @@ async function refusingWithStatus<T>(make: () => Promise<T>): Promise<T> {
     throw error instanceof DomainError ? failureToGraphQLError(error, true) : error
   }
 }
-

@@ -307,7 +307,16 @@ export function priceOf(schema: GraphQLSchema, document: DocumentNode, limits: P
     if (operation.kind !== Kind.OPERATION_DEFINITION) continue
     const root = schema.getRootType(operation.operation)
     if (!root) continue
-    const walk: Walk = { schema, fragments, operation, carrying: carryingFields(schema), limits, introspectionFields: 0, introspectionDepth: 0, within: new Set() }
+    const walk: Walk = {
+      schema,
+      fragments,
+      operation,
+      carrying: carryingFields(schema),
+      limits,
+      introspectionFields: 0,
+      introspectionDepth: 0,
+      within: new Set(),
+    }
     let sum: Sum
     try {
       sum = selectionsPrice(operation.selectionSet.selections, root, walk, 1, false)

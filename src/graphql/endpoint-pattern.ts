@@ -7,9 +7,7 @@ export class EndpointPattern {
   private readonly path: RegExp
 
   constructor({ pathname }: { pathname: string }) {
-    const segments = pathname
-      .split('/')
-      .map((segment) => (segment.startsWith(':') ? '[^/]+' : segment.replace(/[.*+?^${}()|[\]\\]/g, '\\$&')))
+    const segments = pathname.split('/').map((segment) => (segment.startsWith(':') ? '[^/]+' : segment.replace(/[.*+?^${}()|[\]\\]/g, '\\$&')))
     this.path = new RegExp(`^${segments.join('/')}$`)
   }
 

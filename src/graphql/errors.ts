@@ -28,8 +28,7 @@ function requestTimedOut(error: unknown): Failure | undefined {
   return undefined
 }
 
-const httpStatusOf = (error: GraphQLError): number | undefined =>
-  (error.extensions.http as { status?: number } | undefined)?.status
+const httpStatusOf = (error: GraphQLError): number | undefined => (error.extensions.http as { status?: number } | undefined)?.status
 
 /**
  * What an error says to the caller, or undefined when it is unexpected: a DomainError (raised by
@@ -63,12 +62,7 @@ function expectedFailure(error: unknown): Failure | undefined {
 }
 
 /** A new error at the place of `base` in the operation (its nodes or positions, and its path), saying `message` with `extensions`. */
-export function errorAt(
-  base: GraphQLError | undefined,
-  message: string,
-  extensions: GraphQLError['extensions'],
-  originalError?: Error,
-): GraphQLError {
+export function errorAt(base: GraphQLError | undefined, message: string, extensions: GraphQLError['extensions'], originalError?: Error): GraphQLError {
   return new GraphQLError(message, {
     nodes: base?.nodes,
     source: base?.source,
@@ -95,8 +89,7 @@ export function failureToGraphQLError(failure: Failure, refusesRequest: boolean,
  * server did nothing wrong: that is not an error to log, or a load test's end would fill the log.
  */
 const clientWentAway = (cause: unknown): boolean =>
-  cause instanceof Error &&
-  (cause.name === 'AbortError' || (cause.message === 'aborted' && (cause as NodeJS.ErrnoException).code === 'ECONNRESET'))
+  cause instanceof Error && (cause.name === 'AbortError' || (cause.message === 'aborted' && (cause as NodeJS.ErrnoException).code === 'ECONNRESET'))
 
 /**
  * The one error path of the server. Every transport (REST, GraphQL over HTTP, graphql-sse, WebSocket)

@@ -38,11 +38,7 @@ const isRefusal = (request: Request, result: ExecutionResult): boolean =>
  * A refusal of a GraphQL endpoint as GraphQL over HTTP describes it: the status, and a body whose one
  * error says the same type and status as the REST error body would.
  */
-export function graphqlRefusal(
-  request: Request,
-  failure: Failure,
-  requestId: string,
-): Response {
+export function graphqlRefusal(request: Request, failure: Failure, requestId: string): Response {
   const body = { errors: [{ message: failure.message, extensions: { type: failure.type, status: failure.status, requestId } }] }
   return Response.json(body, {
     status: failure.status,

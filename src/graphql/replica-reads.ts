@@ -34,7 +34,8 @@ export const replicaReads = {
  * three can only be queries. A false "no" (a query that says "mutation" in a string) costs nothing
  * but a replica.
  */
-export const onlyQueries = (body: Uint8Array) => !/mutation|subscription|\\u/.test(Buffer.from(body.buffer, body.byteOffset, body.byteLength).toString('latin1'))
+export const onlyQueries = (body: Uint8Array) =>
+  !/mutation|subscription|\\u/.test(Buffer.from(body.buffer, body.byteOffset, body.byteLength).toString('latin1'))
 
 /** Every root field a selection set selects, through its fragments (spread or inline). */
 function selectedRootFields(selectionSet: SelectionSetNode, document: DocumentNode, seen = new Set<string>()): string[] {

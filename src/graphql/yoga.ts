@@ -6,13 +6,7 @@ import { countAnswers, useAnswerCap } from './answer-cap.ts'
 import { armorPlugins, executionLimits } from './armor.ts'
 import { useCompiledExecution } from './compiled-execution.ts'
 import { EndpointPattern } from './endpoint-pattern.ts'
-import {
-  type ContextDeps,
-  createAdminContext,
-  createChatContext,
-  createBotApiContext,
-  type GraphQLContext,
-} from './context.ts'
+import { type ContextDeps, createAdminContext, createChatContext, createBotApiContext, type GraphQLContext } from './context.ts'
 import type { ErrorPath } from './errors.ts'
 import { useGraphQLSSE } from './graphql-sse.ts'
 import { useIntegrationCheck } from './integration-check.ts'

@@ -6,8 +6,7 @@ export const MB = 1024 * 1024
 /** Payload limits of spec part 8, per interface. */
 export const bodyLimits = { chat: 1 * MB, botApi: 1 * MB, admin: 50 * MB } as const
 
-const tooLarge = (limit: number) =>
-  new DomainError('PayloadTooLarge', `the request body is larger than the ${limit / MB} MB limit`)
+const tooLarge = (limit: number) => new DomainError('PayloadTooLarge', `the request body is larger than the ${limit / MB} MB limit`)
 
 /** The Content-Length a request declares, refused when it is over the limit. */
 function declaredLength(request: Request, limit: number): string | null {

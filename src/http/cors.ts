@@ -5,8 +5,7 @@ import { LruCache } from '../auth/lru.ts'
 export type CorsOrigins = readonly string[] | '*'
 
 // The official web chat also sends x-admin-secret, timeout (on its stream) and x-amz-tagging (on file uploads).
-const allowHeaders =
-  'content-type, accept, x-user-key, authorization, x-workspace-id, x-request-id, x-admin-secret, timeout, x-amz-tagging'
+const allowHeaders = 'content-type, accept, x-user-key, authorization, x-workspace-id, x-request-id, x-admin-secret, timeout, x-amz-tagging'
 
 /** How often one refused origin is logged again, and how many refusals are logged a window at most. */
 const REPEAT_AFTER_MS = 10 * 60_000
@@ -62,8 +61,7 @@ const sameOrigin = (origin: string, request: Request) => {
  * the refusal is logged (see refusalLog).
  */
 export function createCors(origins: CorsOrigins, log?: Logger, now: () => number = Date.now) {
-  const allowed = (origin: string | null): origin is string =>
-    origin !== null && (origins === '*' || origins.includes(origin))
+  const allowed = (origin: string | null): origin is string => origin !== null && (origins === '*' || origins.includes(origin))
   const logRefusal = refusalLog(log, now)
   const refuse = (origin: string | null, request: Request) => {
     if (origin !== null && !sameOrigin(origin, request)) logRefusal(origin, request)

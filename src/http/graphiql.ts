@@ -84,8 +84,7 @@ const matches = (header: string | null, etag: string) =>
   header !== null && (header.trim() === '*' || header.split(',').some((tag) => tag.trim().replace(/^W\//, '') === etag.replace(/^W\//, '')))
 
 /** Whether a request asks for a page rather than a GraphQL answer (yoga's rule: a GET that accepts HTML). */
-export const asksForGraphiQL = (request: Request): boolean =>
-  request.method === 'GET' && (request.headers.get('accept') ?? '').includes('text/html')
+export const asksForGraphiQL = (request: Request): boolean => request.method === 'GET' && (request.headers.get('accept') ?? '').includes('text/html')
 
 export type GraphiQLPages = (request: Request, landing: Landing, scope: Scope) => Promise<Response>
 

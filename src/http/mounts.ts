@@ -114,12 +114,7 @@ export function parsedUrl(url: string): URL | undefined {
  * Serves a table of mounts: the first whose path matches serves the request, and whatever it throws
  * is told in that transport's own form of refusal, through the one error path.
  */
-export function serveMounts(
-  mounts: Mount[],
-  errors: ErrorPath,
-  fallback: Transport,
-  guard?: MountGuard,
-) {
+export function serveMounts(mounts: Mount[], errors: ErrorPath, fallback: Transport, guard?: MountGuard) {
   const table = mounts.map((mount) => ({ ...mount, match: matcher(mount.path) }))
 
   /** Whether the transport a request lands on would let a read replica serve it (see Transport.replicable). */

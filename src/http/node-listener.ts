@@ -12,8 +12,7 @@ import { takeOverEventStream } from './sse.ts'
 import { tracing } from '../tracing/tracing.ts'
 
 // The content type first: asking a string body for its stream makes it copy itself into a buffer.
-const isEventStream = (response: Response) =>
-  (response.headers.get('content-type') ?? '').startsWith('text/event-stream') && response.body !== null
+const isEventStream = (response: Response) => (response.headers.get('content-type') ?? '').startsWith('text/event-stream') && response.body !== null
 
 /**
  * Writes an event stream through its send queue: one of SseStreams straight to the socket, any other
@@ -195,7 +194,8 @@ export function nodeListener(
   ): Promise<boolean> => {
     if (!replicas) return false
     const labelled = observe && ((labels: RequestLabels | undefined) => observe(labels, res.statusCode, (performance.now() - began) / 1000))
-    if (where === true) return !(Number(req.headers['content-length']) > 0) && !req.headers['transfer-encoding'] && replicas.answer(req, res, undefined, labelled)
+    if (where === true)
+      return !(Number(req.headers['content-length']) > 0) && !req.headers['transfer-encoding'] && replicas.answer(req, res, undefined, labelled)
     if (where !== 'if-query' || !classifiable(req)) return false
     let body: Buffer
     try {

@@ -117,7 +117,8 @@ export function publicUrls({ publicUrl, trustProxy = [] }: PublicUrlOptions = {}
       if (forwardedHost !== undefined && !isHostAndPort(forwardedHost)) {
         return `the forwarded host is not a valid host[:port]: ${JSON.stringify(forwardedHost.slice(0, 100))}`
       }
-      if (proto !== undefined && !schemes.has(proto.toLowerCase())) return `the forwarded scheme must be http or https, got ${JSON.stringify(proto.slice(0, 20))}`
+      if (proto !== undefined && !schemes.has(proto.toLowerCase()))
+        return `the forwarded scheme must be http or https, got ${JSON.stringify(proto.slice(0, 20))}`
       return undefined
     },
     baseOf(url, headers, peer) {

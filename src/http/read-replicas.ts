@@ -128,12 +128,7 @@ export class ReadReplicas {
    * Serves a request on the least busy replica and writes its answer: true once written, false when
    * no replica could serve it (the caller serves it; the request body, if any, is `body`).
    */
-  async answer(
-    req: IncomingMessage,
-    res: ServerResponse,
-    body?: Uint8Array,
-    answered?: (labels: RequestLabels | undefined) => void,
-  ): Promise<boolean> {
+  async answer(req: IncomingMessage, res: ServerResponse, body?: Uint8Array, answered?: (labels: RequestLabels | undefined) => void): Promise<boolean> {
     const replica = this.pick()
     if (!replica) return false
     replica.lastUsed = (this.options.now ?? Date.now)()

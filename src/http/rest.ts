@@ -75,9 +75,7 @@ function compile(schema: GraphQLSchema, route: AnyRoute): CompiledRoute {
     throw new Error(`REST route ${route.operation}: its document does not fit the schema: ${errors[0]?.message}`)
   }
   runsOften(route.document as DocumentNode)
-  const operation = route.document.definitions.find(
-    (d): d is OperationDefinitionNode => d.kind === Kind.OPERATION_DEFINITION,
-  )
+  const operation = route.document.definitions.find((d): d is OperationDefinitionNode => d.kind === Kind.OPERATION_DEFINITION)
   const paramNames: string[] = []
   const source = route.path.replace(/[.*+?^$()|[\]\\]/g, '\\$&').replace(/\{(\w+)\}/g, (_match, name: string) => {
     paramNames.push(name)
@@ -130,7 +128,18 @@ export const restRefusal = (_request: Request, failure: Failure, requestId: stri
  * validated here once; a request runs it through the same envelop pipeline as a GraphQL request
  * of that yoga server (context, error masking and every plugin), never through a second one.
  */
-export function restTransport({ schema, yoga, routes, bodyLimit, streams, log, renderings, admitStream, reads, answerMaxBytes }: RestTransportOptions): Transport {
+export function restTransport({
+  schema,
+  yoga,
+  routes,
+  bodyLimit,
+  streams,
+  log,
+  renderings,
+  admitStream,
+  reads,
+  answerMaxBytes,
+}: RestTransportOptions): Transport {
   const compiled = routes.map((route) => compile(schema, route))
   for (const name of reads?.operations ?? []) {
     const found = compiled.find((c) => c.route.operation === name)

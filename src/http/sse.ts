@@ -152,17 +152,14 @@ export class SseStreams {
           if (!pending) return
           const queue = this.queues?.open(readableStreamOutlet(controller))
           queue?.onDrop(close)
-          attach(
-            queue ? (chunk) => void queue.send(chunk) : (chunk) => controller.enqueue(chunk),
-            () => {
-              queue?.close()
-              try {
-                controller.close()
-              } catch {
-                // Already cancelled by the client.
-              }
-            },
-          )
+          attach(queue ? (chunk) => void queue.send(chunk) : (chunk) => controller.enqueue(chunk), () => {
+            queue?.close()
+            try {
+              controller.close()
+            } catch {
+              // Already cancelled by the client.
+            }
+          })
         },
         cancel: () => close(),
       },

@@ -52,11 +52,7 @@ export function createStreamEvents(log: Logger, renderings: SignalRenderings) {
    * Subscribes one listener: its stream of encoded messages, or the result that refused it. `scope`
    * names where the route is mounted (e.g. the webhook id): listeners share renderings within it.
    */
-  return async function subscribe(
-    route: StreamRoute,
-    args: ExecutionArgs,
-    scope = '',
-  ): Promise<AsyncIterator<Uint8Array> | ExecutionResult> {
+  return async function subscribe(route: StreamRoute, args: ExecutionArgs, scope = ''): Promise<AsyncIterator<Uint8Array> | ExecutionResult> {
     const source = await createSourceEventStream(args)
     if (!(Symbol.asyncIterator in source)) return source
     const signals = source[Symbol.asyncIterator]()

@@ -30,4 +30,3 @@ export function trustedProxies(list: readonly string[]): TrustedProxies {
     },
   }
 }
-

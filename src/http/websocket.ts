@@ -131,11 +131,7 @@ export function attachGraphQLWebSocket(
   }
   server.on('upgrade', onUpgrade)
 
-  const envelop = (
-    ctx: { extra: { request: IncomingMessage }; connectionParams?: Record<string, unknown> },
-    params?: unknown,
-    requestId = randomUUID(),
-  ) =>
+  const envelop = (ctx: { extra: { request: IncomingMessage }; connectionParams?: Record<string, unknown> }, params?: unknown, requestId = randomUUID()) =>
     yoga.getEnveloped({
       requestId,
       webhookId: webhookOf(ctx.extra.request),
@@ -159,7 +155,12 @@ export function attachGraphQLWebSocket(
       onConnect: async (ctx) => {
         const requestId = randomUUID()
         const address = client(ctx.extra.request)
-        const line = { route: '/:webhookId/graphql (WebSocket)', requestId, client: address, credential: ctx.connectionParams?.['x-user-key'] ? 'user-key' : 'none' }
+        const line = {
+          route: '/:webhookId/graphql (WebSocket)',
+          requestId,
+          client: address,
+          credential: ctx.connectionParams?.['x-user-key'] ? 'user-key' : 'none',
+        }
         try {
           const blocked = limits?.blockedAddress(address)
           if (blocked) throw rateLimited(blocked)
@@ -171,7 +172,9 @@ export function attachGraphQLWebSocket(
           else ctx.extra.socket.once('close', release)
           const opened = performance.now()
           log.info({ ...line, stream: 'open' }, 'WebSocket opened')
-          ctx.extra.socket.once('close', (code) => log.info({ ...line, stream: 'closed', code, openMs: Math.round(performance.now() - opened) }, 'WebSocket closed'))
+          ctx.extra.socket.once('close', (code) =>
+            log.info({ ...line, stream: 'closed', code, openMs: Math.round(performance.now() - opened) }, 'WebSocket closed'),
+          )
           return true
         } catch (error) {
           if (error instanceof DomainError && error.type === 'RateLimited') {

@@ -51,22 +51,25 @@ function bodyTimedOut(socket: Duplex & { _httpMessage?: InFlight | null }, error
  * too slow to arrive (408, as node), and a CONNECT (405; node would close the connection without a word).
  */
 export function refuseOffTheApp(server: Server): void {
-  server.on('clientError', (error: NodeJS.ErrnoException & { rawPacket?: Buffer }, socket: Duplex & { bytesWritten?: number; _httpMessage?: InFlight | null }) => {
-    // Bytes after a request that said `Connection: close` (the rest of a body the app refused
-    // unread): its answer is under way, and ends the connection.
-    if (error.code === 'HPE_CLOSED_CONNECTION' && socket._httpMessage) return
-    if (error.code === 'ERR_HTTP_REQUEST_TIMEOUT' && bodyTimedOut(socket, error)) return
-    // A connection closed or timed out while idle has no request to answer; nor has one whose answer
-    // has begun (a second answer after it would be read as garbage), which node would end the same way.
-    if (error.code === 'ECONNRESET' || !socket.writable || socket._httpMessage || (socket.bytesWritten ?? 0) > 0) return void socket.destroy()
-    // The answer to a HEAD has no body (its client would read one as the start of a next answer).
-    const head = error.rawPacket?.subarray(0, 5).toString('latin1') === 'HEAD '
-    if (error.code === 'ERR_HTTP_REQUEST_TIMEOUT') return refuse(socket, 408, 'Request Timeout', 'InvalidPayload', 'the request did not arrive in time')
-    if (error.code === 'HPE_HEADER_OVERFLOW') {
-      return refuse(socket, 431, 'Request Header Fields Too Large', 'PayloadTooLarge', 'the request headers are over the size limit', { head })
-    }
-    refuse(socket, 400, 'Bad Request', 'InvalidPayload', `the request is not valid HTTP/1.1 (${error.code ?? 'parse error'})`, { head })
-  })
+  server.on(
+    'clientError',
+    (error: NodeJS.ErrnoException & { rawPacket?: Buffer }, socket: Duplex & { bytesWritten?: number; _httpMessage?: InFlight | null }) => {
+      // Bytes after a request that said `Connection: close` (the rest of a body the app refused
+      // unread): its answer is under way, and ends the connection.
+      if (error.code === 'HPE_CLOSED_CONNECTION' && socket._httpMessage) return
+      if (error.code === 'ERR_HTTP_REQUEST_TIMEOUT' && bodyTimedOut(socket, error)) return
+      // A connection closed or timed out while idle has no request to answer; nor has one whose answer
+      // has begun (a second answer after it would be read as garbage), which node would end the same way.
+      if (error.code === 'ECONNRESET' || !socket.writable || socket._httpMessage || (socket.bytesWritten ?? 0) > 0) return void socket.destroy()
+      // The answer to a HEAD has no body (its client would read one as the start of a next answer).
+      const head = error.rawPacket?.subarray(0, 5).toString('latin1') === 'HEAD '
+      if (error.code === 'ERR_HTTP_REQUEST_TIMEOUT') return refuse(socket, 408, 'Request Timeout', 'InvalidPayload', 'the request did not arrive in time')
+      if (error.code === 'HPE_HEADER_OVERFLOW') {
+        return refuse(socket, 431, 'Request Header Fields Too Large', 'PayloadTooLarge', 'the request headers are over the size limit', { head })
+      }
+      refuse(socket, 400, 'Bad Request', 'InvalidPayload', `the request is not valid HTTP/1.1 (${error.code ?? 'parse error'})`, { head })
+    },
+  )
   server.on('connect', (_request, socket: Duplex) =>
     refuse(socket, 405, 'Method Not Allowed', 'MethodNotFound', 'CONNECT is not served: Confab is no proxy', { extra: 'allow: GET, POST\r\n' }),
   )

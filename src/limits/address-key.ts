@@ -19,7 +19,10 @@ export function addressKey(address: string): string {
     const [high, low] = [groups[6] as number, groups[7] as number]
     return `${high >> 8}.${high & 255}.${low >> 8}.${low & 255}`
   }
-  return `${groups.slice(0, 4).map((group) => group.toString(16)).join(':')}::/64`
+  return `${groups
+    .slice(0, 4)
+    .map((group) => group.toString(16))
+    .join(':')}::/64`
 }
 
 /** The eight 16-bit groups of a valid IPv6 address (`::` expanded, a trailing dotted IPv4 part as two groups). */

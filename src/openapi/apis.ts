@@ -64,8 +64,7 @@ export const restApis = {
     routes: botApiRoutes,
     schema: botApiSchema,
     bodyLimit: bodyLimits.botApi,
-    description:
-      "The runtime operations a `@botpress/sdk` bot calls (`@botpress/client`), as the bot: each checks its own input and names the field at fault.",
+    description: 'The runtime operations a `@botpress/sdk` bot calls (`@botpress/client`), as the bot: each checks its own input and names the field at fault.',
     tagOf: () => 'bot',
     operationIdOf: (route) => `botApi${route.operation[0]?.toUpperCase()}${route.operation.slice(1)}`,
     security: () => [{ botApiKey: [], botId: [] }],

@@ -18,7 +18,8 @@ type Components = Record<string, JsonSchema>
 const restErrors = Object.entries(errorStatus).filter(([type]) => type !== 'NotAcceptable') as [ErrorType, number][]
 
 const errorWords: Record<ErrorType, string> = {
-  InvalidPayload: 'The request is not valid: the message names each field at fault (`payload.text`), what was expected and, for a value from a set, the values allowed.',
+  InvalidPayload:
+    'The request is not valid: the message names each field at fault (`payload.text`), what was expected and, for a value from a set, the values allowed.',
   Unauthorized: 'The credentials are missing or do not verify.',
   Forbidden: 'The credentials do not allow this.',
   ResourceNotFound: 'No such resource (or route).',
@@ -100,7 +101,11 @@ const requestTimeout = {
 
 /** A zod schema as JSON Schema, its named parts (`.meta({ id })`) moved into the components. */
 function jsonSchema(schema: z.ZodType, io: 'input' | 'output', components: Components): JsonSchema {
-  const { $schema: _, $defs, ...body } = z.toJSONSchema(schema, { target: 'draft-2020-12', io, unrepresentable: 'any' }) as JsonSchema & {
+  const {
+    $schema: _,
+    $defs,
+    ...body
+  } = z.toJSONSchema(schema, { target: 'draft-2020-12', io, unrepresentable: 'any' }) as JsonSchema & {
     $defs?: Components
   }
   const text = JSON.stringify(body).replaceAll('"#/$defs/', '"#/components/schemas/')
@@ -166,7 +171,7 @@ function operationOf(api: RestApi, route: AnyRoute, components: Components) {
 }
 
 const securitySchemes = {
-  userKey: { type: 'apiKey', in: 'header', name: 'x-user-key', description: 'A user key (a JWT signed with the chat integration\'s encryption key)' },
+  userKey: { type: 'apiKey', in: 'header', name: 'x-user-key', description: "A user key (a JWT signed with the chat integration's encryption key)" },
   adminToken: { type: 'http', scheme: 'bearer', description: 'An administration access token' },
   workspaceId: { type: 'apiKey', in: 'header', name: 'x-workspace-id', description: 'The workspace the admin token is for' },
   botApiKey: { type: 'http', scheme: 'bearer', description: 'A bot API key (createBotApiKey)' },

@@ -5,8 +5,7 @@ import type { OpenApiDocument } from './document.ts'
  * and nothing fetched from elsewhere, so it reads the same offline.
  */
 
-const escape = (text: string) =>
-  text.replace(/[&<>"']/g, (c) => ({ '&': '&amp;', '<': '&lt;', '>': '&gt;', '"': '&quot;', "'": '&#39;' })[c] as string)
+const escape = (text: string) => text.replace(/[&<>"']/g, (c) => ({ '&': '&amp;', '<': '&lt;', '>': '&gt;', '"': '&quot;', "'": '&#39;' })[c] as string)
 
 /** `code` spans of the document's Markdown-ish text, everything else escaped. */
 const prose = (text: string) => escape(text).replace(/`([^`]+)`/g, '<code>$1</code>')
@@ -34,7 +33,9 @@ function operationHtml(method: string, path: string, op: Operation): string {
   const params = (op.parameters ?? [])
     .map((p) => `<li><code>${escape(p.name)}</code> (${p.in}${p.required ? ', required' : ''}): <code>${escape(JSON.stringify(p.schema))}</code></li>`)
     .join('')
-  const errors = Object.keys(op.responses).filter((status) => status !== '200').join(', ')
+  const errors = Object.keys(op.responses)
+    .filter((status) => status !== '200')
+    .join(', ')
   return `<section id="${escape(op.operationId)}">
 <h3><span class="method">${method.toUpperCase()}</span> <code>${escape(path)}</code></h3>
 <p>${prose(op.summary)} <small>operationId <code>${escape(op.operationId)}</code>; credentials: ${escape(credentials(op.security))}</small></p>

@@ -16,8 +16,7 @@ interface Connection<TNode> {
   pageInfo: { hasNextPage: boolean; endCursor: string | null }
 }
 
-export const nodes = <TNode extends Record<string, unknown>>(connection: Connection<TNode>) =>
-  connection.edges.map((edge) => compact(edge.node))
+export const nodes = <TNode extends Record<string, unknown>>(connection: Connection<TNode>) => connection.edges.map((edge) => compact(edge.node))
 
 /** `meta.nextToken` is the connection's endCursor, and is left out on the last page. */
 export const toMeta = ({ pageInfo }: Connection<unknown>): { nextToken?: string } =>

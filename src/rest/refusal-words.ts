@@ -54,7 +54,9 @@ function wordsOf(issue: Issue, input: unknown, where: string): string {
         // A value of none of several forms (an object or a string): each form's expected type.
         const forms = issue.errors.flatMap((branch) => branch.filter((i) => i.code === 'invalid_type' && i.path.length === 0))
         const expected = [...new Set(forms.map((i) => (i.code === 'invalid_type' ? (expectedNames[i.expected] ?? article(i.expected)) : '')))]
-        return forms.length === issue.errors.length ? `${where}: expected ${expected.join(' or ')}, got ${described(got)}` : `${where}: matches none of its accepted forms`
+        return forms.length === issue.errors.length
+          ? `${where}: expected ${expected.join(' or ')}, got ${described(got)}`
+          : `${where}: matches none of its accepted forms`
       }
     case 'invalid_value':
       return `${where}: expected one of ${listed(issue.values)}, got ${described(got)}`

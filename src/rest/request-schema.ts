@@ -148,9 +148,7 @@ export const pathParams = (path: string) => [...path.matchAll(/\{(\w+)\}/g)].map
 const takesBody = (method: string) => method === 'POST' || method === 'PUT' || method === 'PATCH'
 
 export function requestSchema(schema: GraphQLSchema, route: AnyRoute): RequestSchema {
-  const operation = (route.document as DocumentNode).definitions.find(
-    (d): d is OperationDefinitionNode => d.kind === Kind.OPERATION_DEFINITION,
-  )
+  const operation = (route.document as DocumentNode).definitions.find((d): d is OperationDefinitionNode => d.kind === Kind.OPERATION_DEFINITION)
   const kinds = kindsOf(schema)
   const variables = new Map(
     (operation?.variableDefinitions ?? []).map((definition) => {

@@ -65,6 +65,7 @@ export const route = <TData, TVariables>(declaration: Omit<Route<TData, TVariabl
   ...declaration,
 })
 
-export const stream = <TData, TVariables>(
-  declaration: Omit<StreamRoute<TData, TVariables>, 'kind'>,
-): StreamRoute<TData, TVariables> => ({ kind: 'stream', ...declaration })
+export const stream = <TData, TVariables>(declaration: Omit<StreamRoute<TData, TVariables>, 'kind'>): StreamRoute<TData, TVariables> => ({
+  kind: 'stream',
+  ...declaration,
+})

@@ -11,8 +11,7 @@ export const tracing = (): Tracing | undefined => started
 
 /** Whether the environment asks for traces (OpenTelemetry's own variables, which its SDK reads). */
 const tracesWanted = (env: NodeJS.ProcessEnv): boolean =>
-  env.OTEL_SDK_DISABLED?.toLowerCase() !== 'true' &&
-  Boolean(env.OTEL_EXPORTER_OTLP_ENDPOINT?.trim() || env.OTEL_EXPORTER_OTLP_TRACES_ENDPOINT?.trim())
+  env.OTEL_SDK_DISABLED?.toLowerCase() !== 'true' && Boolean(env.OTEL_EXPORTER_OTLP_ENDPOINT?.trim() || env.OTEL_EXPORTER_OTLP_TRACES_ENDPOINT?.trim())
 
 /**
  * Starts tracing when process.env asks for it, before the server is made (the GraphQL plugin and the

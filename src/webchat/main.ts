@@ -50,7 +50,10 @@ const typists = new Map<string, ReturnType<typeof setTimeout>>()
 const messageElement = (messageId: string) => list?.querySelector(`[data-message-id="${CSS.escape(messageId)}"]`)
 
 function showTypists(): void {
-  const names = [...typists.keys()].map((id) => { const author = authors.get(id); return author ? displayName(author) : 'Someone' })
+  const names = [...typists.keys()].map((id) => {
+    const author = authors.get(id)
+    return author ? displayName(author) : 'Someone'
+  })
   typing!.textContent = names.length === 0 ? '' : `${names.join(', ')} ${names.length === 1 ? 'is' : 'are'} typing…`
   typing!.hidden = names.length === 0
 }
@@ -63,7 +66,10 @@ function stoppedTyping(id: string): void {
 function startedTyping(id: string, timeout: number): void {
   if (id === userId) return
   clearTimeout(typists.get(id))
-  typists.set(id, setTimeout(() => stoppedTyping(id), timeout))
+  typists.set(
+    id,
+    setTimeout(() => stoppedTyping(id), timeout),
+  )
   showTypists()
   if (!authors.has(id)) learnParticipants().then(showTypists, () => {})
 }

@@ -61,10 +61,7 @@ function location(latitude: number, longitude: number, address?: string | null, 
   if (title) place.appendChild(element('strong', undefined, title))
   if (address) place.appendChild(element('div', undefined, address))
   place.appendChild(
-    link(
-      `https://www.openstreetmap.org/?mlat=${latitude}&mlon=${longitude}#map=16/${latitude}/${longitude}`,
-      `${latitude}, ${longitude} on the map`,
-    ),
+    link(`https://www.openstreetmap.org/?mlat=${latitude}&mlon=${longitude}#map=16/${latitude}/${longitude}`, `${latitude}, ${longitude} on the map`),
   )
   return place
 }

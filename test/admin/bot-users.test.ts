@@ -39,7 +39,8 @@ describe('a bot’s users, as its administrator sees them', () => {
 
     it('GraphQL botUsers pages with first/after', async () => {
       for (const id of ['u1', 'u2', 'u3']) await t.user(id)
-      const query = 'query ($id: String!, $after: String) { botUsers(id: $id, first: 2, after: $after) { edges { node { userId } } pageInfo { hasNextPage endCursor } } }'
+      const query =
+        'query ($id: String!, $after: String) { botUsers(id: $id, first: 2, after: $after) { edges { node { userId } } pageInfo { hasNextPage endCursor } } }'
       const first = (await t.adminGraphql(query, { id: botId() })).body.data.botUsers
       expect(first.edges.map((e: any) => e.node.userId)).toEqual(['u3', 'u2'])
       expect(first.pageInfo.hasNextPage).toBe(true)
@@ -130,7 +131,10 @@ describe('a bot’s users, as its administrator sees them', () => {
         botState: {},
       })
       expect(JSON.stringify(res.body)).not.toContain('not about alice')
-      const graphql = await t.adminGraphql('query ($id: String!, $userId: String!) { botUserExport(id: $id, userId: $userId) }', { id: botId(), userId: 'alice' })
+      const graphql = await t.adminGraphql('query ($id: String!, $userId: String!) { botUserExport(id: $id, userId: $userId) }', {
+        id: botId(),
+        userId: 'alice',
+      })
       expect(graphql.body.data.botUserExport).toEqual({ ...res.body, exportedAt: iso })
     })
 

@@ -44,7 +44,9 @@ const botBody = (fields: { id?: unknown; name: unknown; tags?: Record<string, st
 
 /** createBot's answer split in two: the bot as every later read shows it, and the signing secret it shows this once. */
 async function createBot(input: Parameters<Client['createBot']>[0]) {
-  const { bot: { signingSecret, ...bot } } = (await admin.createBot(input)) as { bot: Awaited<ReturnType<Client['getBot']>>['bot'] & { signingSecret: string } }
+  const {
+    bot: { signingSecret, ...bot },
+  } = (await admin.createBot(input)) as { bot: Awaited<ReturnType<Client['getBot']>>['bot'] & { signingSecret: string } }
   return { bot, signingSecret }
 }
 
@@ -170,12 +172,7 @@ describe('createBot and getBot through @botpress/client', () => {
       await expectApiError(admin.updateBot({ id, name: 'x' }), ResourceNotFoundError, 404, 'ResourceNotFound')
       await expectApiError(admin.deleteBot({ id }), ResourceNotFoundError, 404, 'ResourceNotFound')
       await expectApiError(admin.rotateBotSigningSecrets({ id }), ResourceNotFoundError, 404, 'ResourceNotFound')
-      await expectApiError(
-        admin.getBotLogs({ id, timeStart: '2020-01-01T00:00:00.000Z' }),
-        ResourceNotFoundError,
-        404,
-        'ResourceNotFound',
-      )
+      await expectApiError(admin.getBotLogs({ id, timeStart: '2020-01-01T00:00:00.000Z' }), ResourceNotFoundError, 404, 'ResourceNotFound')
     }
     // The other workspace's own token still opens it.
     const other = new Client({ apiUrl: s.baseUrl, token: OTHER_TOKEN, workspaceId: OTHER_WORKSPACE })
@@ -312,10 +309,9 @@ describe('admin GraphQL', () => {
     integrations { chat { enabled webhookId webhookUrl encryptionMode } }`
 
   it('createBot, bot, updateBot, rotateBotSigningSecrets and deleteBot', async () => {
-    const created = await adminGraphql(
-      `mutation ($input: CreateBotInput!) { createBot(input: $input) { bot { ${BOT_FIELDS} } signingSecret } }`,
-      { input: { name: 'Graph', url: 'https://bot.example/g', tags: { a: 'b' } } },
-    )
+    const created = await adminGraphql(`mutation ($input: CreateBotInput!) { createBot(input: $input) { bot { ${BOT_FIELDS} } signingSecret } }`, {
+      input: { name: 'Graph', url: 'https://bot.example/g', tags: { a: 'b' } },
+    })
     expect(created.status).toBe(200)
     const bot = created.body.data.createBot.bot
     expect(created.body.data.createBot.signingSecret).toMatch(SIGNING_SECRET)
@@ -338,16 +334,12 @@ describe('admin GraphQL', () => {
     const read = await adminGraphql(`query ($id: String!) { bot(id: $id) { ${BOT_FIELDS} } }`, { id: bot.botId })
     expect(read.body).toEqual({ data: { bot } })
 
-    const updated = await adminGraphql(
-      `mutation ($input: UpdateBotInput!) { updateBot(input: $input) { bot { name url tags } } }`,
-      { input: { id: bot.botId, url: null, tags: { a: null, c: 'd' } } },
-    )
+    const updated = await adminGraphql(`mutation ($input: UpdateBotInput!) { updateBot(input: $input) { bot { name url tags } } }`, {
+      input: { id: bot.botId, url: null, tags: { a: null, c: 'd' } },
+    })
     expect(updated.body).toEqual({ data: { updateBot: { bot: { name: 'Graph', url: null, tags: { c: 'd' } } } } })
 
-    const rotated = await adminGraphql(
-      `mutation ($id: String!) { rotateBotSigningSecrets(input: { id: $id }) { newSigningSecret } }`,
-      { id: bot.botId },
-    )
+    const rotated = await adminGraphql(`mutation ($id: String!) { rotateBotSigningSecrets(input: { id: $id }) { newSigningSecret } }`, { id: bot.botId })
     expect(rotated.body.data.rotateBotSigningSecrets.newSigningSecret).toMatch(SIGNING_SECRET)
 
     const deleted = await adminGraphql(`mutation ($id: String!) { deleteBot(input: { id: $id }) { botId } }`, { id: bot.botId })

@@ -53,22 +53,25 @@ describe('listBots', () => {
    * and updatedAt in pairs, so ties must be broken by id; every 4th bot was never deployed.
    */
   async function seedBots(workspaceId = WORKSPACE_ID, count = 45, prefix = 'bot') {
-    const rows = Array.from({ length: count }, (_, i): BotRow => ({
-      id: `${prefix}_${String(count - 1 - ((i * 29) % count)).padStart(2, '0')}`,
-      workspaceId,
-      name: `Bot ${i}`,
-      handler: 'echo',
-      tags: i % 5 === 0 ? { team: `t${i}` } : {},
-      createdAt: at('2020-01-01T00:00:00.000Z', Math.floor(i / 3) * 60),
-      updatedAt: at('2021-01-01T00:00:00.000Z', Math.floor(((i * 17) % count) / 2)),
-      deployedAt: i % 4 === 0 ? null : at('2022-01-01T00:00:00.000Z', i),
-      url: null,
-      signingSecret: null,
-      previousSigningSecret: null,
-      previousSigningSecretExpiresAt: null,
-      goneUrl: null,
-      protocol: 'webhook',
-    }))
+    const rows = Array.from(
+      { length: count },
+      (_, i): BotRow => ({
+        id: `${prefix}_${String(count - 1 - ((i * 29) % count)).padStart(2, '0')}`,
+        workspaceId,
+        name: `Bot ${i}`,
+        handler: 'echo',
+        tags: i % 5 === 0 ? { team: `t${i}` } : {},
+        createdAt: at('2020-01-01T00:00:00.000Z', Math.floor(i / 3) * 60),
+        updatedAt: at('2021-01-01T00:00:00.000Z', Math.floor(((i * 17) % count) / 2)),
+        deployedAt: i % 4 === 0 ? null : at('2022-01-01T00:00:00.000Z', i),
+        url: null,
+        signingSecret: null,
+        previousSigningSecret: null,
+        previousSigningSecretExpiresAt: null,
+        goneUrl: null,
+        protocol: 'webhook',
+      }),
+    )
     await t.db.insert(bots).values(rows)
   }
 
@@ -83,9 +86,16 @@ describe('listBots', () => {
   }
 
   /** One page of listBots over a transport, in the REST shape, with the token of the next page. */
-  const page: Record<Transport, (query: Sort & { size?: number; token?: string }, headers?: Record<string, string>) => Promise<{ res: JsonResponse; bots: unknown[]; next?: string }>> = {
+  const page: Record<
+    Transport,
+    (query: Sort & { size?: number; token?: string }, headers?: Record<string, string>) => Promise<{ res: JsonResponse; bots: unknown[]; next?: string }>
+  > = {
     REST: async ({ size, token, ...sort }, headers) => {
-      const params = new URLSearchParams({ ...sort, ...(size === undefined ? {} : { pageSize: String(size) }), ...(token === undefined ? {} : { nextToken: token }) })
+      const params = new URLSearchParams({
+        ...sort,
+        ...(size === undefined ? {} : { pageSize: String(size) }),
+        ...(token === undefined ? {} : { nextToken: token }),
+      })
       const res = await t.admin('GET', `/bots?${params}`, { headers })
       return { res, bots: res.body.bots, next: res.body.meta?.nextToken }
     },
@@ -123,20 +133,22 @@ describe('listBots', () => {
       expect(row?.createdAt).toEqual(iso)
       const { res, bots: found, next } = await page[transport]({})
       expect(res.status).toBe(200)
-      expect(found).toEqual([{ id: t.tenant?.botId, createdAt: row?.createdAt, updatedAt: row?.createdAt, name: 'Echo bot', deployedAt: row?.createdAt, tags: {} }])
+      expect(found).toEqual([
+        { id: t.tenant?.botId, createdAt: row?.createdAt, updatedAt: row?.createdAt, name: 'Echo bot', deployedAt: row?.createdAt, tags: {} },
+      ])
       expect(next).toBeUndefined()
     })
 
     it.each(SORTS)('lists every bot once, by %s %s then id, page by page, with no trailing empty page', async (sortField, sortDirection) => {
       await seedBots()
-      const expected = (await expectedOrder({ sortField, sortDirection }))
+      const expected = await expectedOrder({ sortField, sortDirection })
       expect(await walk(transport, { size: 10, sortField, sortDirection })).toEqual({ sizes: [10, 10, 10, 10, 6], bots: expected })
       expect(await walk(transport, { size: 23, sortField, sortDirection })).toEqual({ sizes: [23, 23], bots: expected })
     })
 
     it('sorts by createdAt ascending when no sort is given, and answers from 1 to 100 bots a page', async () => {
       await seedBots()
-      const expected = (await expectedOrder({}))
+      const expected = await expectedOrder({})
       expect((await walk(transport, {})).bots).toEqual(expected)
       const one = await page[transport]({ size: 1 })
       expect({ bots: one.bots, next: one.next }).toEqual({ bots: expected.slice(0, 1), next: expect.any(String) })
@@ -148,16 +160,22 @@ describe('listBots', () => {
       await seedBots()
       await t.otherTenant()
       await seedBots(OTHER.workspaceId, 7, 'other')
-      expect((await walk(transport, { size: 10 })).bots).toEqual((await expectedOrder({})))
+      expect((await walk(transport, { size: 10 })).bots).toEqual(await expectedOrder({}))
       const theirs = await walk(transport, { size: 3, sortField: 'updatedAt', sortDirection: 'desc' }, otherHeaders)
-      expect(theirs.bots).toEqual((await expectedOrder({ sortField: 'updatedAt', sortDirection: 'desc' }, OTHER.workspaceId)))
+      expect(theirs.bots).toEqual(await expectedOrder({ sortField: 'updatedAt', sortDirection: 'desc' }, OTHER.workspaceId))
       expect(theirs.bots.map((bot) => (bot as { name: string }).name)).toContain('Other bot')
     })
 
     it('refuses a spoiled page token with 400 InvalidPayload', async () => {
       await seedBots()
       const { next } = await page[transport]({ size: 5 })
-      await expectSpoiledTokensRefused(next as string, foreignToken('conversations'), async (token) => (await page[transport]({ size: 5, token })).res, transport, ['bots'])
+      await expectSpoiledTokensRefused(
+        next as string,
+        foreignToken('conversations'),
+        async (token) => (await page[transport]({ size: 5, token })).res,
+        transport,
+        ['bots'],
+      )
     })
 
     it.each([
@@ -225,7 +243,15 @@ describe('listBots', () => {
       expect(res.body.data.bots.edges).toEqual([
         {
           cursor: expect.any(String),
-          node: { id: expect.any(String), botId: first.id, name: first.name, createdAt: first.createdAt, updatedAt: first.updatedAt, deployedAt: first.deployedAt ?? null, tags: first.tags },
+          node: {
+            id: expect.any(String),
+            botId: first.id,
+            name: first.name,
+            createdAt: first.createdAt,
+            updatedAt: first.updatedAt,
+            deployedAt: first.deployedAt ?? null,
+            tags: first.tags,
+          },
         },
       ])
       const never = (await t.adminGraphql(BOTS, { first: 100 })).body.data.bots.edges.find((e: { node: { name: string } }) => e.node.name === 'Bot 0')
@@ -261,7 +287,9 @@ describe('listBots', () => {
         })
         await seedBots()
         expect((await client().list.bots({}).collect()).map((bot) => bot.id)).toEqual((await expectedOrder({})).map((bot) => bot.id))
-        const error = await client('bp_pat_wrong').listBots({}).catch((e: unknown) => e)
+        const error = await client('bp_pat_wrong')
+          .listBots({})
+          .catch((e: unknown) => e)
         expect(error).toBeInstanceOf(UnauthorizedError)
         expect(error).toMatchObject({ code: 401, type: 'Unauthorized' })
       } finally {

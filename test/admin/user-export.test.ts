@@ -14,7 +14,10 @@ describe("exportBotUser holds the user's own records, not other users'", () => {
     const carol = await t.user('carol')
     await t.conversation(alice.key, 'shared', ['bob', 'carol'])
     const mine = await t.message(alice.key, 'shared', { type: 'text', text: 'my own words' })
-    for (const [author, key] of [['bob', bob.key], ['carol', carol.key]] as const) {
+    for (const [author, key] of [
+      ['bob', bob.key],
+      ['carol', carol.key],
+    ] as const) {
       for (let n = 0; n < 600; n++) await t.message(key, 'shared', { type: 'text', text: `${author} says ${n}` })
       await t.event(key, 'shared', { by: author })
     }

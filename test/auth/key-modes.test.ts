@@ -26,8 +26,7 @@ let admin: Client
 eachListening((started, client) => ([s, admin] = [started, client]))
 
 /** The bootstrap bot's chat integration signs with `encryptionKey` from now on (null: the shared key again). */
-const setPersonalKey = (encryptionKey: string | null) =>
-  admin.updateBot({ id: s.botId, integrations: { chat: { configuration: { encryptionKey } } } })
+const setPersonalKey = (encryptionKey: string | null) => admin.updateBot({ id: s.botId, integrations: { chat: { configuration: { encryptionKey } } } })
 
 /** A raw request to the bootstrap bot's chat API, for what the official client hides. */
 async function chat(method: string, path: string, { key, body, headers = {} }: { key?: string; body?: unknown; headers?: Record<string, string> } = {}) {
@@ -60,7 +59,7 @@ async function initialize(key?: string) {
 }
 
 describe('personal mode: the takeover of a user before its first visit', () => {
-  it('the attacker\'s createUser is 401 with the reason, creates nothing, and the operator-signed key gets the real user in', async () => {
+  it("the attacker's createUser is 401 with the reason, creates nothing, and the operator-signed key gets the real user in", async () => {
     await setPersonalKey(PERSONAL_KEY)
     const before = await userCount()
 
@@ -115,7 +114,7 @@ describe('personal mode: the takeover of a user before its first visit', () => {
     expect((await renewed.getUser({})).user.id).toBe('rotated')
   })
 
-  it('the web chat\'s first visit without a key is 401; an operator-signed key starts it (making its user) and init hands that key back', async () => {
+  it("the web chat's first visit without a key is 401; an operator-signed key starts it (making its user) and init hands that key back", async () => {
     await setPersonalKey(PERSONAL_KEY)
     const before = await userCount()
     expect(await initialize()).toEqual({ status: 401, body: { ...errorBody(401, 'Unauthorized'), message: firstVisitRefusal } })

@@ -88,7 +88,7 @@ describe('verifyingKeysOf, verifyUserKeyWithAny: which keys verify a user key', 
     expect(verifyingKeysOf(row, new Date('2026-11-27T03:00:00.000Z'))).toEqual(['the-current-shared-key'])
   })
 
-  it('a key signed by any of the keys verifies; one signed by none is refused with the current key\'s reason', async () => {
+  it("a key signed by any of the keys verifies; one signed by none is refused with the current key's reason", async () => {
     const keys = ['the-current-shared-key', 'the-old-key']
     expect(await verifyUserKeyWithAny(await signUserKey('ann', 'the-old-key'), keys)).toBe('ann')
     expect(await verifyUserKeyWithAny(await signUserKey('bob', 'the-current-shared-key'), keys)).toBe('bob')

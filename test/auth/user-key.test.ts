@@ -15,7 +15,11 @@ function verifierAt(start = T0, capacity?: number) {
   return { verify, setNow: (ms: number) => void (now = ms) }
 }
 
-const refusal = (promise: Promise<unknown>) => promise.then(() => undefined, (error: unknown) => error)
+const refusal = (promise: Promise<unknown>) =>
+  promise.then(
+    () => undefined,
+    (error: unknown) => error,
+  )
 
 describe('user key verification', () => {
   it('returns the id a key names, the first time and from its cache', async () => {
@@ -34,7 +38,10 @@ describe('user key verification', () => {
 
   it('refuses a remembered key once its exp has passed', async () => {
     const { verify, setNow } = verifierAt()
-    const key = await new SignJWT({ id: 'alice' }).setProtectedHeader({ alg: 'HS256' }).setExpirationTime(seconds(T0) + 60).sign(secret)
+    const key = await new SignJWT({ id: 'alice' })
+      .setProtectedHeader({ alg: 'HS256' })
+      .setExpirationTime(seconds(T0) + 60)
+      .sign(secret)
     expect(await verify(key, ENCRYPTION_KEY)).toBe('alice')
     setNow(T0 + 59_999)
     expect(await verify(key, ENCRYPTION_KEY)).toBe('alice')
@@ -47,7 +54,10 @@ describe('user key verification', () => {
 
   it('refuses a key before its nbf and accepts it from then on', async () => {
     const { verify, setNow } = verifierAt()
-    const key = await new SignJWT({ id: 'alice' }).setProtectedHeader({ alg: 'HS256' }).setNotBefore(seconds(T0) + 30).sign(secret)
+    const key = await new SignJWT({ id: 'alice' })
+      .setProtectedHeader({ alg: 'HS256' })
+      .setNotBefore(seconds(T0) + 30)
+      .sign(secret)
     expect(await refusal(verify(key, ENCRYPTION_KEY))).toMatchObject({ status: 401 })
     setNow(T0 + 30_000)
     expect(await verify(key, ENCRYPTION_KEY)).toBe('alice')

@@ -92,7 +92,7 @@ describe('botpress delivery format', () => {
     })
   })
 
-  it('POSTs a custom event as the chat integration\'s chat:custom, the payload as sent inside {userId, conversationId, payload}', async () => {
+  it("POSTs a custom event as the chat integration's chat:custom, the payload as sent inside {userId, conversationId, payload}", async () => {
     const alice = await start()
     const sent = await t.chat('POST', '/events', { key: alice.key, body: { conversationId: 'c1', payload: { type: 'ping', n: 1 } } })
     expect(sent.status).toBe(200)

@@ -38,7 +38,7 @@ it('delivers after a restart on the same database what the stopped app had not d
   const [before, after] = receiver.received
   expect(after!.headers['webhook-id']).toBe(before!.headers['webhook-id'])
   expect(new Webhook(first.secret).verify(after!.body, after!.headers)).toMatchObject({ type: 'message' })
-  expect((await pendingDeliveries(second.t))).toEqual([])
+  expect(await pendingDeliveries(second.t)).toEqual([])
   expect((await logsOf(second.t)).map((l) => [l.level, l.message.replace(/\d+ ms$/, 'N ms')])).toEqual([
     ['info', `POST ${receiver.url} (attempt 1 of 10): HTTP 200 in N ms`],
   ])

@@ -63,17 +63,9 @@ const payloads: [name: string, payload: Record<string, unknown>, preview: string
   ['audio', { type: 'audio', audioUrl: 'https://sounds.test/1.mp3' }, '[audio] https://sounds.test/1.mp3'],
   ['video', { type: 'video', videoUrl: 'https://videos.test/1.mp4' }, '[video] https://videos.test/1.mp4'],
   ['file without a title', { type: 'file', fileUrl: 'https://files.test/a.pdf' }, '[file] https://files.test/a.pdf'],
-  [
-    'file with a title',
-    { type: 'file', fileUrl: 'https://files.test/a.pdf', title: 'Invoice' },
-    '[file] Invoice (https://files.test/a.pdf)',
-  ],
+  ['file with a title', { type: 'file', fileUrl: 'https://files.test/a.pdf', title: 'Invoice' }, '[file] Invoice (https://files.test/a.pdf)'],
   ['location with coordinates only', { type: 'location', latitude: 45.5, longitude: -73.25 }, '[location] 45.5, -73.25'],
-  [
-    'location with an address',
-    { type: 'location', latitude: 45.5, longitude: -73.25, address: '1 Main St' },
-    '[location] 1 Main St (45.5, -73.25)',
-  ],
+  ['location with an address', { type: 'location', latitude: 45.5, longitude: -73.25, address: '1 Main St' }, '[location] 1 Main St (45.5, -73.25)'],
   [
     'location with a title and an address',
     { type: 'location', latitude: 0, longitude: 10, address: '1 Main St', title: 'Office' },
@@ -81,11 +73,7 @@ const payloads: [name: string, payload: Record<string, unknown>, preview: string
   ],
   ['card with a subtitle', card('Pick one', 'or not'), 'Pick one — or not\n[Yes]\n[Site]'],
   ['card without a subtitle or actions', { type: 'card', title: 'Plain', actions: [] }, 'Plain'],
-  [
-    'carousel',
-    { type: 'carousel', items: [card('First', 'one'), card('Second')] },
-    'First — one\n[Yes]\n[Site]\nSecond\n[Yes]\n[Site]',
-  ],
+  ['carousel', { type: 'carousel', items: [card('First', 'one'), card('Second')] }, 'First — one\n[Yes]\n[Site]\nSecond\n[Yes]\n[Site]'],
   [
     'choice',
     {
@@ -98,11 +86,7 @@ const payloads: [name: string, payload: Record<string, unknown>, preview: string
     },
     'Which one?\n- Red\n- Blue',
   ],
-  [
-    'dropdown',
-    { type: 'dropdown', text: 'Country', options: [{ label: 'Canada', value: 'ca' }] },
-    'Country\n- Canada',
-  ],
+  ['dropdown', { type: 'dropdown', text: 'Country', options: [{ label: 'Canada', value: 'ca' }] }, 'Country\n- Canada'],
   [
     'bloc',
     {
@@ -194,8 +178,6 @@ describe('incomingCustomEvent', () => {
 
   it('previews a nested payload as its JSON text', () => {
     const payload = { type: 'form', fields: { name: 'Ann', tags: ['a', 'b'] } }
-    expect(incomingCustomEvent(BOT, EVENT_ID, eventRow(payload)).preview).toBe(
-      '{"type":"form","fields":{"name":"Ann","tags":["a","b"]}}',
-    )
+    expect(incomingCustomEvent(BOT, EVENT_ID, eventRow(payload)).preview).toBe('{"type":"form","fields":{"name":"Ann","tags":["a","b"]}}')
   })
 })

@@ -44,7 +44,7 @@ describe('in-process bots', () => {
       ['info', 'c1', 'alice', 'handler "echo" (attempt 1 of 10): done in N ms'],
       ['info', 'c1', 'alice', 'handler "echo" (attempt 1 of 10): done in N ms'],
     ])
-    expect((await pendingDeliveries(t))).toEqual([])
+    expect(await pendingDeliveries(t)).toEqual([])
   })
 
   it('retry a failing handler on the schedule, then go on', async () => {
@@ -63,7 +63,7 @@ describe('in-process bots', () => {
     const alice = await t.user('alice')
     await t.conversation(alice.key, 'c1')
     await t.chat('POST', '/messages', { key: alice.key, body: { conversationId: 'c1', payload: text('hi') } })
-    await vi.waitFor(async () => expect((await logsOf(t))).toHaveLength(2))
+    await vi.waitFor(async () => expect(await logsOf(t)).toHaveLength(2))
     expect((await logsOf(t)).map((l) => l.level)).toEqual(['warn', 'info'])
     expect((await logsOf(t))[0]!.message).toMatch(/failed \(not yet\)/)
   })

@@ -33,8 +33,7 @@ const onSocket = ({ socket }: { socket: Socket }) => {
 }
 dc.subscribe('net.client.socket', onSocket as (message: unknown) => void)
 /** What a test's sockets connected to besides loopback: must stay empty. */
-const outsideLoopback = () =>
-  connections.map((c) => c.remoteAddress).filter((a) => a !== undefined && !/^(127\.|::1$|::ffff:127\.)/.test(a))
+const outsideLoopback = () => connections.map((c) => c.remoteAddress).filter((a) => a !== undefined && !/^(127\.|::1$|::ffff:127\.)/.test(a))
 
 let s: Listening
 let admin: Client
@@ -138,7 +137,7 @@ describe('createBot / updateBot — a url at a link-local or metadata address is
     await expectInvalidPayload(admin.createBot({ url }), why)
   })
 
-  it("refuses a host name that resolves to one, or to one among other addresses (every address is checked)", async () => {
+  it('refuses a host name that resolves to one, or to one among other addresses (every address is checked)', async () => {
     resolver.set('metadata.test', ['169.254.169.254'])
     resolver.set('mixed.test', ['127.0.0.1', 'fe80::1'])
     await expectInvalidPayload(
@@ -156,7 +155,10 @@ describe('createBot / updateBot — a url at a link-local or metadata address is
   })
 
   it('takes only http and https urls', async () => {
-    await expectInvalidPayload(admin.createBot({ url: 'ftp://127.0.0.1/bot' }), /^url: expected an absolute http or https URL, got the string "ftp:\/\/127\.0\.0\.1\/bot"$/)
+    await expectInvalidPayload(
+      admin.createBot({ url: 'ftp://127.0.0.1/bot' }),
+      /^url: expected an absolute http or https URL, got the string "ftp:\/\/127\.0\.0\.1\/bot"$/,
+    )
     await expectInvalidPayload(admin.createBot({ url: 'file:///etc/passwd' }), /^url: expected an absolute http or https URL/)
   })
 })
@@ -292,7 +294,9 @@ describe('delivery — each connection checks what the name resolves to then (DN
     conversationId = (await user.createConversation({})).conversation.id
     await say('hello')
     expect(receiver.received).toEqual([])
-    expect((await logs())[1]![1]).toMatch(/refused by the outbound policy: public\.test resolves to 127\.0\.0\.1, a loopback address, which BOT_URLS_PRIVATE=deny refuses/)
+    expect((await logs())[1]![1]).toMatch(
+      /refused by the outbound policy: public\.test resolves to 127\.0\.0\.1, a loopback address, which BOT_URLS_PRIVATE=deny refuses/,
+    )
   })
 })
 
@@ -336,7 +340,6 @@ describe("a failed attempt's log — the status and at most a short excerpt of t
     expect(line).not.toMatch(/xxx/)
   })
 })
-
 
 describe('BOT_URLS_PRIVATE', () => {
   it('is allow by default, takes allow and deny, and stops the start on anything else', () => {

@@ -31,12 +31,7 @@ let alice: Actor
  * passed here takes the place of its silent one so that the runtime's error lines can be checked.
  */
 async function start(
-  options: {
-    handlers?: Record<string, BotHandler>
-    botTimeoutMs?: number
-    botRetrySchedule?: number[]
-    onQuery?: (sql: string) => void
-  } = {},
+  options: { handlers?: Record<string, BotHandler>; botTimeoutMs?: number; botRetrySchedule?: number[]; onQuery?: (sql: string) => void } = {},
 ) {
   logs = []
   const log = pino({ level: 'info' }, { write: (line: string) => void logs.push(JSON.parse(line) as LogEntry) })
@@ -76,9 +71,7 @@ const listBotEvents = async (db: TestApp['db'], integrationId: string, conversat
     .where(and(eq(botEventsTable.integrationId, integrationId), eq(botEventsTable.conversationId, conversationId)))
     .orderBy(asc(botEventsTable.createdAt), asc(botEventsTable.id))
   return rows.map(({ row, message }) =>
-    message && row.payload === null
-      ? { ...row, payload: message.payload, preview: previewOf(message.payload as MessagePayload) }
-      : row,
+    message && row.payload === null ? { ...row, payload: message.payload, preview: previewOf(message.payload as MessagePayload) } : row,
   )
 }
 
@@ -124,14 +117,11 @@ describe('echo bot — answers createMessage', () => {
   it('posts a message with the same payload and metadata, as the bot user, after the user message', async () => {
     const payload = { type: 'text', text: 'hello', extra: { nested: [1, 2] } }
     const mine = await post(payload, { trace: 't-1' })
-    await eventually(async () => expect((await botMessages())).toHaveLength(1))
+    await eventually(async () => expect(await botMessages()).toHaveLength(1))
     const res = await t.chat('GET', '/conversations/c1/messages', { key: alice.key })
     expect(res.status).toBe(200)
     expect(res.body).toEqual({
-      messages: [
-        { id: expect.any(String), createdAt: iso, payload, userId: botId, conversationId: 'c1', metadata: { trace: 't-1' } },
-        { ...mine },
-      ],
+      messages: [{ id: expect.any(String), createdAt: iso, payload, userId: botId, conversationId: 'c1', metadata: { trace: 't-1' } }, { ...mine }],
       meta: {},
     })
     expect(res.body.messages[0].id).not.toBe(mine.id)
@@ -139,14 +129,14 @@ describe('echo bot — answers createMessage', () => {
 
   it("never copies the web chat's clientMessageId, the marker of the user's own message", async () => {
     await post(text('mine'), { clientMessageId: 'cm-1', trace: 't-2' })
-    await eventually(async () => expect((await botMessages())).toHaveLength(1))
+    await eventually(async () => expect(await botMessages()).toHaveLength(1))
     expect((await botMessages())[0]?.metadata).toEqual({ trace: 't-2' })
   })
 
   it('posts no metadata when the user message has none', async () => {
     await post(text('plain'))
-    await eventually(async () => expect((await botMessages())).toHaveLength(1))
-    const [reply] = (await botMessages())
+    await eventually(async () => expect(await botMessages()).toHaveLength(1))
+    const [reply] = await botMessages()
     expect(reply?.metadata).toBeNull()
     const res = await t.chat('GET', `/messages/${reply?.id}`, { key: alice.key })
     expect(res.body).toEqual({
@@ -161,17 +151,17 @@ describe('echo bot — answers createMessage', () => {
     ['bloc', { type: 'bloc', items: [text('a'), { type: 'video', videoUrl: 'https://v.test/1.mp4' }] }],
   ])('says back a %s payload exactly', async (_kind, payload) => {
     await post(payload)
-    await eventually(async () => expect((await botMessages())).toHaveLength(1))
+    await eventually(async () => expect(await botMessages()).toHaveLength(1))
     expect((await botMessages())[0]?.payload).toEqual(payload)
   })
 
   it('records the incoming and the outgoing event in bot_events', async () => {
     const mine = await post(text('hello'), { trace: 't-1' })
-    await eventually(async () => expect((await botMessages())).toHaveLength(1))
+    await eventually(async () => expect(await botMessages()).toHaveLength(1))
     await t.app.bots.idle()
-    const [reply] = (await botMessages())
+    const [reply] = await botMessages()
     const row = { type: 'message', payload: text('hello'), preview: 'hello' }
-    expect((await listBotEvents(t.db, integrationId, 'c1'))).toEqual([
+    expect(await listBotEvents(t.db, integrationId, 'c1')).toEqual([
       botEvent({ ...row, messageId: mine.id, direction: 'incoming', createdAt: mine.createdAt }),
       botEvent({ ...row, messageId: reply?.id, direction: 'outgoing', createdAt: iso }),
     ])
@@ -179,7 +169,7 @@ describe('echo bot — answers createMessage', () => {
 
   it('previews other payload kinds in bot_events', async () => {
     await post({ type: 'image', imageUrl: 'https://pics.test/1.png' })
-    await eventually(async () => expect((await listBotEvents(t.db, integrationId, 'c1'))).toHaveLength(2))
+    await eventually(async () => expect(await listBotEvents(t.db, integrationId, 'c1')).toHaveLength(2))
     expect((await listBotEvents(t.db, integrationId, 'c1')).map((row) => [row.direction, row.preview])).toEqual([
       ['incoming', '[image] https://pics.test/1.png'],
       ['outgoing', '[image] https://pics.test/1.png'],
@@ -189,25 +179,24 @@ describe('echo bot — answers createMessage', () => {
   it('answers in the conversation of the message only', async () => {
     await t.conversation(alice.key, 'c2')
     await post(text('in c2'), undefined, 'c2')
-    await eventually(async () => expect((await botMessages('c2'))).toHaveLength(1))
+    await eventually(async () => expect(await botMessages('c2')).toHaveLength(1))
     await t.app.bots.idle()
-    expect((await storedMessages('c1'))).toEqual([])
-    expect((await listBotEvents(t.db, integrationId, 'c1'))).toEqual([])
+    expect(await storedMessages('c1')).toEqual([])
+    expect(await listBotEvents(t.db, integrationId, 'c1')).toEqual([])
   })
 })
 
 describe('echo bot — answers createEvent', () => {
   beforeEach(() => start())
 
-  const botEvents = async () =>
-    (await t.db.select().from(events).where(eq(events.conversationId, 'c1'))).filter((e) => e.userId === botId)
+  const botEvents = async () => (await t.db.select().from(events).where(eq(events.conversationId, 'c1'))).filter((e) => e.userId === botId)
 
   it('creates an event with the same payload, as the bot user', async () => {
     const payload = { type: 'typing', on: true, detail: { n: 1 } }
     const created = await t.chat('POST', '/events', { key: alice.key, body: { conversationId: 'c1', payload } })
     expect(created.status).toBe(200)
-    await eventually(async () => expect((await botEvents())).toHaveLength(1))
-    const [answer] = (await botEvents())
+    await eventually(async () => expect(await botEvents()).toHaveLength(1))
+    const [answer] = await botEvents()
     const res = await t.chat('GET', `/events/${answer?.id}`, { key: alice.key })
     expect(res.status).toBe(200)
     expect(res.body).toEqual({ event: { id: answer?.id, createdAt: iso, payload, conversationId: 'c1', userId: botId } })
@@ -217,10 +206,10 @@ describe('echo bot — answers createEvent', () => {
   it('records the custom event, typed by its payload, in bot_events', async () => {
     const payload = { type: 'typing', on: true }
     const created = await t.chat('POST', '/events', { key: alice.key, body: { conversationId: 'c1', payload } })
-    await eventually(async () => expect((await botEvents())).toHaveLength(1))
+    await eventually(async () => expect(await botEvents()).toHaveLength(1))
     await t.app.bots.idle()
     const row = { messageId: null, type: 'typing', payload, preview: JSON.stringify(payload) }
-    expect((await listBotEvents(t.db, integrationId, 'c1'))).toEqual([
+    expect(await listBotEvents(t.db, integrationId, 'c1')).toEqual([
       botEvent({ ...row, direction: 'incoming', createdAt: created.body.event.createdAt }),
       botEvent({ ...row, direction: 'outgoing', createdAt: iso }),
     ])
@@ -228,7 +217,7 @@ describe('echo bot — answers createEvent', () => {
 
   it("types a custom event without a string type as 'custom'", async () => {
     await t.chat('POST', '/events', { key: alice.key, body: { conversationId: 'c1', payload: { on: true } } })
-    await eventually(async () => expect((await listBotEvents(t.db, integrationId, 'c1'))).toHaveLength(2))
+    await eventually(async () => expect(await listBotEvents(t.db, integrationId, 'c1')).toHaveLength(2))
     expect((await listBotEvents(t.db, integrationId, 'c1')).map((row) => row.type)).toEqual(['custom', 'custom'])
   })
 })
@@ -239,7 +228,7 @@ describe('bot user — joins the conversation once, and its signals say isBot', 
   it('joins with one participant_added on its first answer and stays', async () => {
     const signals = record()
     for (const word of ['one', 'two', 'three']) await post(text(word))
-    await eventually(async () => expect((await botMessages())).toHaveLength(3))
+    await eventually(async () => expect(await botMessages()).toHaveLength(3))
     await t.app.bots.idle()
     const res = await t.chat('GET', '/conversations/c1/participants', { key: alice.key })
     expect(res.body).toEqual({
@@ -266,16 +255,10 @@ describe('bot user — joins the conversation once, and its signals say isBot', 
     const signals = record()
     const mine = await post(text('hi'))
     const event = await t.chat('POST', '/events', { key: alice.key, body: { conversationId: 'c1', payload: { type: 'x' } } })
-    await eventually(() =>
-      expect(signals.seen.filter((s) => s.type === 'message_created' || s.type === 'event_created')).toHaveLength(4),
-    )
+    await eventually(() => expect(signals.seen.filter((s) => s.type === 'message_created' || s.type === 'event_created')).toHaveLength(4))
     await signals.stop()
     const flags = signals.seen.flatMap((s) =>
-      s.type === 'message_created'
-        ? [['message', s.message.userId, s.isBot]]
-        : s.type === 'event_created'
-          ? [['event', s.event.userId, s.isBot]]
-          : [],
+      s.type === 'message_created' ? [['message', s.message.userId, s.isBot]] : s.type === 'event_created' ? [['event', s.event.userId, s.isBot]] : [],
     )
     expect(flags).toHaveLength(4)
     expect(flags).toEqual(
@@ -294,12 +277,12 @@ describe('bot user — joins the conversation once, and its signals say isBot', 
 
   it('never answers its own messages', async () => {
     await post(text('once'))
-    await eventually(async () => expect((await botMessages())).toHaveLength(1))
+    await eventually(async () => expect(await botMessages()).toHaveLength(1))
     // Signals reach the bot in order: once 'twice' is answered, the bot has seen its own answer to 'once'.
     await post(text('twice'))
-    await eventually(async () => expect((await botMessages())).toHaveLength(2))
+    await eventually(async () => expect(await botMessages()).toHaveLength(2))
     await t.app.bots.idle()
-    expect(texts((await storedMessages()))).toEqual(['once', 'once', 'twice', 'twice'])
+    expect(texts(await storedMessages())).toEqual(['once', 'once', 'twice', 'twice'])
     expect((await listBotEvents(t.db, integrationId, 'c1')).map((row) => row.direction)).toEqual(['incoming', 'outgoing', 'incoming', 'outgoing'])
   })
 })
@@ -352,7 +335,7 @@ describe('bot handler — what it is given', () => {
     await eventually(() => expect(calls).toHaveLength(2))
     await t.app.bots.idle()
     expect(calls.map((c) => c.event.preview)).toEqual(['a', 'b'])
-    expect((await botMessages())).toEqual([])
+    expect(await botMessages()).toEqual([])
     expect(await t.chat('GET', '/conversations/c1/participants', { key: alice.key })).toMatchObject({
       body: { participants: [alice.user] },
     })
@@ -390,9 +373,9 @@ describe('bot handler — one that throws', () => {
     expect(handlerFailures()[0]).toMatchObject({ botId, conversationId: 'c1', err: { message: 'boom' } })
 
     await post(text('after'))
-    await eventually(async () => expect((await botMessages())).toHaveLength(1))
+    await eventually(async () => expect(await botMessages()).toHaveLength(1))
     await t.app.bots.idle()
-    expect(texts((await storedMessages()))).toEqual(['boom', 'after', 're: after'])
+    expect(texts(await storedMessages())).toEqual(['boom', 'after', 're: after'])
     expect(handlerFailures()).toHaveLength(1)
     expect((await listBotEvents(t.db, integrationId, 'c1')).map((row) => [row.direction, row.preview])).toEqual([
       ['incoming', 'boom'],
@@ -413,7 +396,7 @@ describe('bot handler — one that throws', () => {
     })
     await post(text('hi'))
     await eventually(() => expect(handlerFailures()).toHaveLength(1))
-    expect(texts((await botMessages()))).toEqual(['first words'])
+    expect(texts(await botMessages())).toEqual(['first words'])
   })
 })
 
@@ -431,7 +414,11 @@ describe('bot handler — one that hangs past botTimeoutMs', () => {
         echo: async ({ event, reply, emit }) => {
           if (event.preview === 'slow') {
             await gate
-            const outcome = (p: Promise<unknown>) => p.then(() => 'sent', () => 'dropped')
+            const outcome = (p: Promise<unknown>) =>
+              p.then(
+                () => 'sent',
+                () => 'dropped',
+              )
             late = Promise.all([outcome(reply(text('re: slow'))), outcome(emit({ type: 'late' }))])
             await late
             return
@@ -446,14 +433,14 @@ describe('bot handler — one that hangs past botTimeoutMs', () => {
     expect(handlerFailures()[0]).toMatchObject({ botId, conversationId: 'c1', err: { message: expect.stringMatching(/timed out/) } })
 
     await post(text('fast'))
-    await eventually(async () => expect((await botMessages())).toHaveLength(1))
-    expect(texts((await botMessages()))).toEqual(['re: fast'])
+    await eventually(async () => expect(await botMessages()).toHaveLength(1))
+    expect(texts(await botMessages())).toEqual(['re: fast'])
 
     release()
     await eventually(() => expect(late).toBeDefined())
     expect(await late).toEqual(['dropped', 'dropped'])
     await t.app.bots.idle()
-    expect(texts((await storedMessages()))).toEqual(['slow', 'fast', 're: fast'])
+    expect(texts(await storedMessages())).toEqual(['slow', 'fast', 're: fast'])
     expect(await t.db.select().from(events).where(eq(events.conversationId, 'c1'))).toEqual([])
     expect((await listBotEvents(t.db, integrationId, 'c1')).map((row) => [row.direction, row.preview])).toEqual([
       ['incoming', 'slow'],
@@ -473,7 +460,10 @@ describe('bot handler — one that hangs past botTimeoutMs', () => {
       handlers: {
         echo: async ({ reply }) => {
           await gate
-          late = reply(text('too late')).then(() => 'sent', () => 'dropped')
+          late = reply(text('too late')).then(
+            () => 'sent',
+            () => 'dropped',
+          )
           await late
         },
       },
@@ -506,8 +496,8 @@ describe('bot handler — replies keep the order of the messages they answer', (
     const signals = record()
     for (const word of ['m1', 'm2', 'm3', 'm4']) await post(text(word))
     for (const word of ['m4', 'm3', 'm2', 'm1']) gates.get(word)?.()
-    await eventually(async () => expect((await botMessages())).toHaveLength(4))
-    expect(texts((await botMessages()))).toEqual(['re: m1', 're: m2', 're: m3', 're: m4'])
+    await eventually(async () => expect(await botMessages()).toHaveLength(4))
+    expect(texts(await botMessages())).toEqual(['re: m1', 're: m2', 're: m3', 're: m4'])
     const res = await t.chat('GET', '/conversations/c1/messages', { key: alice.key })
     expect(res.body.messages.filter((m: { userId: string }) => m.userId === botId).map((m: { payload: { text: string } }) => m.payload.text)).toEqual([
       're: m4',

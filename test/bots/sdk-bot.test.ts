@@ -36,9 +36,7 @@ async function chatting(conversationId: string) {
   const listener = await user.listenConversation({ id: conversationId })
   const signals = recordSignals(listener)
   const botTexts = () =>
-    signals.received.flatMap((s) =>
-      s.type === 'message_created' && s.data.userId === botId ? [(s.data.payload as { text: string }).text] : [],
-    )
+    signals.received.flatMap((s) => (s.type === 'message_created' && s.data.userId === botId ? [(s.data.payload as { text: string }).text] : []))
   return { user, listener, botTexts }
 }
 

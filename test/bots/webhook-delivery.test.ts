@@ -42,9 +42,7 @@ const post = async (payload: object, conversationId = 'c1') => {
 const { messages } = tables
 
 const botTexts = async () =>
-  (await t.db.select().from(messages).where(eq(messages.userId, botId)).orderBy(asc(messages.createdAt), asc(messages.id))).map(
-    (m) => m.payload.text,
-  )
+  (await t.db.select().from(messages).where(eq(messages.userId, botId)).orderBy(asc(messages.createdAt), asc(messages.id))).map((m) => m.payload.text)
 
 const texts = () => receiver.received.map((r) => r.json.data.payload.text)
 
@@ -63,8 +61,8 @@ describe('webhook delivery — signed, with the spec event', () => {
     expect(request!.headers['webhook-signature']).toMatch(/^v1,[A-Za-z0-9+/=]+$/)
     expect(() => new Webhook(`whsec_${Buffer.from('another key').toString('base64')}`).verify(request!.body, request!.headers)).toThrow()
     await t.app.bots.idle()
-    expect((await pendingDeliveries(t))).toEqual([])
-    expect((await logsOf(t))).toEqual([
+    expect(await pendingDeliveries(t)).toEqual([])
+    expect(await logsOf(t)).toEqual([
       expect.objectContaining({
         botId,
         conversationId: 'c1',
@@ -79,7 +77,7 @@ describe('webhook delivery — signed, with the spec event', () => {
     await start({ answer: () => ({ status: 200, body: { messages: [{ payload: text('re') }] } }) })
     const res = await t.chat('POST', '/events', { key: alice.key, body: { conversationId: 'c1', payload: { type: 'typing', on: true } } })
     expect(res.status).toBe(200)
-    await vi.waitFor(async () => expect((await botTexts())).toEqual(['re']))
+    await vi.waitFor(async () => expect(await botTexts()).toEqual(['re']))
     await t.app.bots.idle()
     expect(receiver.received.map((r) => [r.json.type, r.json.data.payload])).toEqual([['typing', { type: 'typing', on: true }]])
   })
@@ -125,7 +123,7 @@ describe('webhook delivery — the bot answers in the response', () => {
           : { status: 200, body: { state: { bot: { seen: request.json.data.state } } } },
     })
     await post(text('hi'))
-    await vi.waitFor(async () => expect((await botTexts())).toEqual(['one', 'two']))
+    await vi.waitFor(async () => expect(await botTexts()).toEqual(['one', 'two']))
     const participants = await t.chat('GET', '/conversations/c1/participants', { key: alice.key })
     expect(participants.body.participants.map((p: { id: string }) => p.id)).toEqual(['alice', botId])
     const events = await t.db.select().from(tables.events)
@@ -172,9 +170,9 @@ describe('webhook delivery — the bot answers in the response', () => {
     await vi.waitFor(async () => expect((await logsOf(t)).map((l) => l.level)).toEqual(['info', 'warn']))
     await t.app.bots.idle()
     expect((await logsOf(t))[1]!.message).toMatch(/^answer refused, nothing of it applied: /)
-    expect((await botTexts())).toEqual([])
+    expect(await botTexts()).toEqual([])
     expect(receiver.received).toHaveLength(1)
-    expect((await pendingDeliveries(t))).toEqual([])
+    expect(await pendingDeliveries(t)).toEqual([])
     await post(text('next'))
     await vi.waitFor(() => expect(receiver.received).toHaveLength(2))
     expect(receiver.received[1]!.json.data.state).toEqual({ conversation: {}, user: {}, bot: {} })
@@ -183,7 +181,7 @@ describe('webhook delivery — the bot answers in the response', () => {
   it('takes a 2xx without a JSON body as a plain acknowledgement', async () => {
     await start({ answer: () => ({ status: 204 }) })
     await post(text('hi'))
-    await vi.waitFor(async () => expect((await logsOf(t))).toHaveLength(1))
+    await vi.waitFor(async () => expect(await logsOf(t)).toHaveLength(1))
     expect((await logsOf(t))[0]).toMatchObject({ level: 'info', message: expect.stringMatching(/HTTP 204/) })
   })
 
@@ -194,12 +192,12 @@ describe('webhook delivery — the bot answers in the response', () => {
     await post(text('hi'))
     await vi.waitFor(async () => expect((await logsOf(t)).map((l) => l.level)).toEqual(['info', 'warn']))
     expect((await logsOf(t))[1]!.message).toMatch(/more than 1 MB/)
-    expect((await botTexts())).toEqual([])
+    expect(await botTexts()).toEqual([])
 
     // Under the chat limit as a request, over the Runtime limit once the event repeats it as its preview.
     await post(text('y'.repeat(700 * 1024)))
     // A 700 KB message read back for its delivery: over a second on a busy PostgreSQL.
-    await vi.waitFor(async () => expect((await logsOf(t))).toHaveLength(3), { timeout: 10_000 })
+    await vi.waitFor(async () => expect(await logsOf(t)).toHaveLength(3), { timeout: 10_000 })
     expect((await logsOf(t))[2]).toMatchObject({ level: 'error', message: expect.stringMatching(/exceeds the Runtime limit of 1 MB/) })
     expect(receiver.received).toHaveLength(1)
   })
@@ -218,7 +216,7 @@ describe('webhook delivery — retries', () => {
       ['warn', `POST ${receiver.url} (attempt 1 of 3): HTTP 500 in N ms`],
       ['info', `POST ${receiver.url} (attempt 2 of 3): HTTP 200 in N ms`],
     ])
-    expect((await pendingDeliveries(t))).toEqual([])
+    expect(await pendingDeliveries(t)).toEqual([])
   })
 
   it('waits the schedule between attempts (on the injected clock), with jitter of at most 10 %', async () => {
@@ -237,7 +235,7 @@ describe('webhook delivery — retries', () => {
     t.app.bots.wake()
     await vi.waitFor(() => expect(receiver.received).toHaveLength(2))
     await t.app.bots.idle()
-    expect((await pendingDeliveries(t))).toEqual([])
+    expect(await pendingDeliveries(t)).toEqual([])
   })
 
   it('honours Retry-After on a 429 and a 503', async () => {
@@ -279,18 +277,18 @@ describe('webhook delivery — retries', () => {
     await start({ botRetrySchedule: [0, 0, 0] })
     await receiver.close()
     await post(text('hi'))
-    await vi.waitFor(async () => expect((await logsOf(t))).toHaveLength(4))
+    await vi.waitFor(async () => expect(await logsOf(t)).toHaveLength(4))
     await t.app.bots.idle()
     expect((await logsOf(t)).map((l) => l.level)).toEqual(['warn', 'warn', 'warn', 'error'])
     expect((await logsOf(t))[0]!.message).toMatch(/connection error: ECONNREFUSED/)
     expect((await logsOf(t))[3]!.message).toMatch(/is dead after 3 attempts/)
-    expect((await pendingDeliveries(t))).toEqual([])
+    expect(await pendingDeliveries(t)).toEqual([])
   })
 
   it('410 Gone: that delivery is not resent, delivery stays off until the url changes', async () => {
     await start({ botRetrySchedule: [0, 0, 0], answer: (_r, index) => ({ status: index === 0 ? 410 : 200 }) })
     await post(text('gone'))
-    await vi.waitFor(async () => expect((await logsOf(t))).toHaveLength(2))
+    await vi.waitFor(async () => expect(await logsOf(t)).toHaveLength(2))
     expect((await logsOf(t))[1]).toMatchObject({ level: 'warn', message: expect.stringMatching(/off until the bot's url changes/) })
     const kept = await post(text('kept'))
     await t.app.bots.idle()
@@ -303,7 +301,7 @@ describe('webhook delivery — retries', () => {
     expect(updated.status).toBe(200)
     await vi.waitFor(() => expect(texts()).toEqual(['gone', 'kept']))
     await t.app.bots.idle()
-    expect((await pendingDeliveries(t))).toEqual([])
+    expect(await pendingDeliveries(t)).toEqual([])
   })
 })
 

@@ -41,8 +41,7 @@ afterEach(async () => {
 })
 
 /** One of GraphiQL's Monaco editors, by the suffix of its model's URI. */
-const editor = (name: 'operation.graphql' | 'request-headers.json') =>
-  page.locator(`.monaco-editor[data-uri$="-${name}"]`)
+const editor = (name: 'operation.graphql' | 'request-headers.json') => page.locator(`.monaco-editor[data-uri$="-${name}"]`)
 
 /**
  * Replaces an editor's text as if typed. Monaco auto-closes the brackets and quotes it sees typed,
@@ -140,9 +139,7 @@ describe('GraphiQL', () => {
   it('runs an admin query with the admin credentials at /v1/admin/graphql', { timeout: 90_000 }, async () => {
     const headers = { authorization: `Bearer ${ADMIN_TOKEN}`, 'x-workspace-id': WORKSPACE_ID }
     await runInGraphiQL('/v1/admin/graphql', headers, '{ bots { edges { node { id } } } }')
-    await expect
-      .poll(result, { timeout: PAGE_TIMEOUT })
-      .toEqual({ data: { bots: { edges: [{ node: { id: expect.any(String) } }] } } })
+    await expect.poll(result, { timeout: PAGE_TIMEOUT }).toEqual({ data: { bots: { edges: [{ node: { id: expect.any(String) } }] } } })
     expect(attemptedOffline).toEqual([])
     expect(faults).toEqual([])
   })

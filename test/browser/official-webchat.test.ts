@@ -115,7 +115,9 @@ describe('the official @botpress/webchat against Confab', () => {
 
   it('uploads an image under 1 MB, which shows in the conversation', async () => {
     await page.locator('input[type="file"]').setInputFiles({ name: 'dot.png', mimeType: 'image/png', buffer: PNG_1X1 })
-    await expect.poll(() => page.locator('.bpComposerContainer [data-status="uploaded"], .bpComposerContainer img').count(), { timeout: 15_000 }).toBeGreaterThan(0)
+    await expect
+      .poll(() => page.locator('.bpComposerContainer [data-status="uploaded"], .bpComposerContainer img').count(), { timeout: 15_000 })
+      .toBeGreaterThan(0)
     await page.press('textarea.bpComposerInput', 'Enter')
     const images = page.locator('.bpMessageListContainer img[src*="/files/"]')
     await expect.poll(() => images.count(), { timeout: 15_000 }).toBe(2)
@@ -130,7 +132,7 @@ describe('the official @botpress/webchat against Confab', () => {
 })
 
 describe('the example page when Confab refuses its origin (CORS_ORIGINS does not list it)', () => {
-  it("shows what is wrong and the fix on the page, not a spinner; Confab logs the refused origin at info", async () => {
+  it('shows what is wrong and the fix on the page, not a spinner; Confab logs the refused origin at info', async () => {
     const logged: Record<string, unknown>[] = []
     const refusing = await startListening({ log: pino({ level: 'info' }, { write: (line: string) => void logged.push(JSON.parse(line)) }) })
     try {
@@ -138,9 +140,9 @@ describe('the example page when Confab refuses its origin (CORS_ORIGINS does not
       const tab = await context.newPage()
       await tab.goto(example.url)
       const origin = new URL(example.url).origin
-      await expect.poll(() => tab.getByRole('alert').textContent(), { timeout: 20_000 }).toBe(
-        `Confab at ${refusing.baseUrl} refuses this page's origin (CORS). Start it with CORS_ORIGINS=${origin} (a comma-separated list).`,
-      )
+      await expect
+        .poll(() => tab.getByRole('alert').textContent(), { timeout: 20_000 })
+        .toBe(`Confab at ${refusing.baseUrl} refuses this page's origin (CORS). Start it with CORS_ORIGINS=${origin} (a comma-separated list).`)
       expect(await tab.getByRole('alert').isVisible()).toBe(true)
       expect(logged.filter((line) => String(line.msg).startsWith('CORS: refused'))).toEqual([
         expect.objectContaining({ level: 30, origin, path: `/${WEBHOOK_ID}/hello` }),
@@ -154,8 +156,8 @@ describe('the example page when Confab refuses its origin (CORS_ORIGINS does not
     Object.assign(target, { apiUrl: listening.baseUrl, clientId: 'no-such-webhook' })
     const tab = await context.newPage()
     await tab.goto(example.url)
-    await expect.poll(() => tab.getByRole('alert').textContent(), { timeout: 20_000 }).toBe(
-      `Confab at ${listening.baseUrl} has no chat integration with the webhook id "no-such-webhook".`,
-    )
+    await expect
+      .poll(() => tab.getByRole('alert').textContent(), { timeout: 20_000 })
+      .toBe(`Confab at ${listening.baseUrl} has no chat integration with the webhook id "no-such-webhook".`)
   })
 })

@@ -51,8 +51,7 @@ afterAll(async () => {
   await listening?.close()
 })
 
-const customEvents = async () =>
-  (await page.locator('#custom-events li').allTextContents()).map((text) => JSON.parse(text) as Record<string, unknown>)
+const customEvents = async () => (await page.locator('#custom-events li').allTextContents()).map((text) => JSON.parse(text) as Record<string, unknown>)
 
 describe('the official @botpress/webchat with a Botpress SDK bot on Confab', () => {
   it("shows the bot's bloc as one column of its items: a text, an image and Markdown", async () => {

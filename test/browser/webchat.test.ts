@@ -42,10 +42,13 @@ afterEach(async () => {
 
 /** The key and conversation the page keeps in localStorage, to post into its conversation from outside. */
 async function pageSession() {
-  return page.evaluate((webhookId) => ({
-    key: localStorage.getItem(`confab:${webhookId}:key`) as string,
-    conversationId: localStorage.getItem(`confab:${webhookId}:conversation`) as string,
-  }), WEBHOOK_ID)
+  return page.evaluate(
+    (webhookId) => ({
+      key: localStorage.getItem(`confab:${webhookId}:key`) as string,
+      conversationId: localStorage.getItem(`confab:${webhookId}:conversation`) as string,
+    }),
+    WEBHOOK_ID,
+  )
 }
 
 async function postAsPageUser(payload: Record<string, unknown>) {
@@ -62,9 +65,7 @@ describe('web chat at /{webhookId}/', () => {
     await page.fill('#text', 'Hello from the browser')
     await page.press('#text', 'Enter')
     await expect.poll(() => page.locator('.message.mine .bubble').allTextContents()).toEqual(['Hello from the browser'])
-    await expect.poll(() => page.locator('.message.bot .bubble').allTextContents(), { timeout: 10_000 }).toEqual([
-      'Hello from the browser',
-    ])
+    await expect.poll(() => page.locator('.message.bot .bubble').allTextContents(), { timeout: 10_000 }).toEqual(['Hello from the browser'])
     expect(await page.locator('.message.bot .author').textContent()).toBe('Echo bot')
   })
 
@@ -112,7 +113,13 @@ describe('web chat at /{webhookId}/', () => {
       carousel: await postAsPageUser({ type: 'carousel', items: [card, { ...card, title: 'Second' }] }),
       choice: await postAsPageUser({ type: 'choice', text: 'Pick one', options: [{ label: 'Yes', value: 'yes' }] }),
       dropdown: await postAsPageUser({ type: 'dropdown', text: 'Choose', options: [{ label: 'Blue', value: 'blue' }] }),
-      bloc: await postAsPageUser({ type: 'bloc', items: [{ type: 'text', text: 'in a bloc' }, { type: 'image', imageUrl: 'https://example.com/b.png' }] }),
+      bloc: await postAsPageUser({
+        type: 'bloc',
+        items: [
+          { type: 'text', text: 'in a bloc' },
+          { type: 'image', imageUrl: 'https://example.com/b.png' },
+        ],
+      }),
     }
     await expect.poll(() => bubble(ids.bloc).count(), { timeout: 10_000 }).toBe(1)
     expect(await bubble(ids.image).locator('img').getAttribute('src')).toBe('https://example.com/a.png')
@@ -190,7 +197,11 @@ describe('web chat: what a finished chat widget shows', () => {
       'noopener noreferrer',
     ])
     // mailto stays a link; a relative one (it would lead into Confab) is plain text.
-    expect(await bubble(id).locator('a').evaluateAll((links) => links.map((a) => a.getAttribute('href')))).toEqual(['https://example.com/docs', 'mailto:help@example.com'])
+    expect(
+      await bubble(id)
+        .locator('a')
+        .evaluateAll((links) => links.map((a) => a.getAttribute('href'))),
+    ).toEqual(['https://example.com/docs', 'mailto:help@example.com'])
     expect(await bubble(id).textContent()).toContain('inside')
     expect(await bubble(id).locator('pre code').textContent()).toBe('block\n')
     // A text message is shown as written: Markdown is a markdown message's (the guide says so).
@@ -205,14 +216,27 @@ describe('web chat: what a finished chat widget shows', () => {
     const svg = await postAsPageUser({ type: 'image', imageUrl: 'data:image/svg+xml;base64,PHN2Zz48L3N2Zz4=' })
     await expect.poll(() => bubble(svg).count(), { timeout: 10_000 }).toBe(1)
     expect(await bubble(dataImage).locator('img').getAttribute('src')).toBe(PNG_1X1)
-    await expect.poll(() => bubble(dataImage).locator('img').evaluate((img) => (img as HTMLImageElement).naturalWidth)).toBe(1)
+    await expect
+      .poll(() =>
+        bubble(dataImage)
+          .locator('img')
+          .evaluate((img) => (img as HTMLImageElement).naturalWidth),
+      )
+      .toBe(1)
     expect(await bubble(httpsImage).locator('img').getAttribute('src')).toBe('https://example.com/photo.png')
     // Only raster data: images: an SVG one shows as its URL.
     expect(await bubble(svg).locator('img').count()).toBe(0)
   })
 
   it('a choice posts its label as the text and keeps its value in the payload; so does a dropdown', async () => {
-    const choice = await postAsPageUser({ type: 'choice', text: 'Favourite colour?', options: [{ label: 'Blue', value: 'blue' }, { label: 'Red', value: 'red' }] })
+    const choice = await postAsPageUser({
+      type: 'choice',
+      text: 'Favourite colour?',
+      options: [
+        { label: 'Blue', value: 'blue' },
+        { label: 'Red', value: 'red' },
+      ],
+    })
     await bubble(choice).getByRole('button', { name: 'Blue' }).click()
     await expect.poll(() => page.locator('.message.mine .bubble').last().textContent(), { timeout: 10_000 }).toBe('Blue')
     const dropdown = await postAsPageUser({ type: 'dropdown', text: 'Size?', options: [{ label: 'Large', value: 'L' }] })

@@ -120,7 +120,14 @@ describe('createConversation', () => {
 
     it.each(INVALID_IDS)('refuses an id that is %s with 400 InvalidPayload, creating nothing', async (_what, id) => {
       const alice = await t.user('alice')
-      expectRefusal(await createConversation[transport](t, alice.key, { id }), transport, 400, 'InvalidPayload', ['createConversation'], invalidIdWords('id', id))
+      expectRefusal(
+        await createConversation[transport](t, alice.key, { id }),
+        transport,
+        400,
+        'InvalidPayload',
+        ['createConversation'],
+        invalidIdWords('id', id),
+      )
       expect(await t.count('select count(*) as n from conversations')).toBe(0)
     })
 
@@ -135,7 +142,10 @@ describe('createConversation', () => {
     })
   })
 
-  const inThisApp = { REST: (key?: string) => createConversation.REST(t, key, { id: 'c2' }), GraphQL: (key?: string) => createConversation.GraphQL(t, key, { id: 'c2' }) }
+  const inThisApp = {
+    REST: (key?: string) => createConversation.REST(t, key, { id: 'c2' }),
+    GraphQL: (key?: string) => createConversation.GraphQL(t, key, { id: 'c2' }),
+  }
 
   describe('official client', () => {
     const client = useOfficialClient(t)

@@ -37,7 +37,12 @@ describe('deleteConversation', () => {
       expect(await outcome(t.chat('GET', `/events/${event.id}`, { key: alice.key }))).toEqual(notFound)
       expect((await t.chat('GET', '/conversations', { key: alice.key })).body.conversations.map((c: { id: string }) => c.id)).toEqual(['c2'])
       expect((await t.chat('GET', '/conversations', { key: bob.key })).body).toEqual({ conversations: [], meta: {} })
-      for (const [table, column] of [['conversations', 'id'], ['participants', 'conversation_id'], ['messages', 'conversation_id'], ['events', 'conversation_id']]) {
+      for (const [table, column] of [
+        ['conversations', 'id'],
+        ['participants', 'conversation_id'],
+        ['messages', 'conversation_id'],
+        ['events', 'conversation_id'],
+      ]) {
         expect(await t.count(`select count(*) as n from ${table} where ${column} = 'c1'`)).toBe(0)
       }
     })

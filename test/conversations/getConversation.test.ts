@@ -41,7 +41,6 @@ describe('getConversation', () => {
     }
   })
 
-
   describe('official client', () => {
     const client = useOfficialClient(t)
 

@@ -57,7 +57,14 @@ describe('getOrCreateConversation', () => {
 
     it.each(INVALID_IDS)('refuses an id that is %s with 400 InvalidPayload, creating nothing', async (_what, id) => {
       const alice = await t.user('alice')
-      expectRefusal(await getOrCreateConversation[transport](alice.key, { id }), transport, 400, 'InvalidPayload', ['getOrCreateConversation'], invalidIdWords('id', id))
+      expectRefusal(
+        await getOrCreateConversation[transport](alice.key, { id }),
+        transport,
+        400,
+        'InvalidPayload',
+        ['getOrCreateConversation'],
+        invalidIdWords('id', id),
+      )
       expect(await conversations()).toBe(0)
     })
   })

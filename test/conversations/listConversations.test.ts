@@ -108,7 +108,13 @@ describe('listConversations', () => {
       const alice = await t.user('alice')
       for (const id of ['c1', 'c2']) await t.conversation(alice.key, id)
       const cursor = (await t.graphql(CONVERSATIONS, { first: 1 }, { key: alice.key })).body.data.conversations.pageInfo.endCursor
-      await expectSpoiledTokensRefused(cursor, foreignToken('messages'), (after) => t.graphql(CONVERSATIONS, { first: 1, after }, { key: alice.key }), 'GraphQL', ['conversations'])
+      await expectSpoiledTokensRefused(
+        cursor,
+        foreignToken('messages'),
+        (after) => t.graphql(CONVERSATIONS, { first: 1, after }, { key: alice.key }),
+        'GraphQL',
+        ['conversations'],
+      )
     })
   })
 

@@ -55,7 +55,11 @@ beforeAll(async () => {
   await run('tar', ['-xzf', join(root, pack.filename), '-C', app, '--strip-components=1'])
   copyFileSync(join(ROOT, 'package-lock.json'), join(app, 'package-lock.json'))
   // As the runtime stage (offline first: the packages are in npm's cache after the checkout's own npm ci).
-  await run('npm', ['ci', '--omit=dev', '--no-audit', '--no-fund', '--prefer-offline'], { cwd: app, env: { ...process.env, NODE_ENV: 'production' }, maxBuffer: 16 * 1024 * 1024 })
+  await run('npm', ['ci', '--omit=dev', '--no-audit', '--no-fund', '--prefer-offline'], {
+    cwd: app,
+    env: { ...process.env, NODE_ENV: 'production' },
+    maxBuffer: 16 * 1024 * 1024,
+  })
   await run('chmod', ['-R', 'a-w', app])
   mkdirSync(data, { mode: 0o700 })
   if (asUser.uid !== undefined) chownSync(data, asUser.uid, asUser.gid)
@@ -68,8 +72,20 @@ afterAll(async () => {
 }, INSTALL_TIMEOUT)
 
 describe('the package npm pack makes (package.json files)', () => {
-  it('holds the built server, the command line, the web chat bundle, both engines\' migrations and the prepare script; no tests, no sources to compile', () => {
-    for (const path of ['dist/main.js', 'dist/cli.js', 'dist/bundle/main.js', 'dist/bundle/read-replica.js', 'dist/webchat/webchat.js', 'drizzle/0000_init.sql', 'drizzle/meta/_journal.json', 'drizzle/postgres/meta/_journal.json', 'src/build.mjs', 'package.json', 'LICENSE']) {
+  it("holds the built server, the command line, the web chat bundle, both engines' migrations and the prepare script; no tests, no sources to compile", () => {
+    for (const path of [
+      'dist/main.js',
+      'dist/cli.js',
+      'dist/bundle/main.js',
+      'dist/bundle/read-replica.js',
+      'dist/webchat/webchat.js',
+      'drizzle/0000_init.sql',
+      'drizzle/meta/_journal.json',
+      'drizzle/postgres/meta/_journal.json',
+      'src/build.mjs',
+      'package.json',
+      'LICENSE',
+    ]) {
       expect(packed, path).toContain(path)
     }
     expect(packed.filter((path) => /^(test|bench|docs|examples|deploy)\//.test(path) || (path.startsWith('src/') && path !== 'src/build.mjs'))).toEqual([])
@@ -81,7 +97,7 @@ describe('the package npm pack makes (package.json files)', () => {
   })
 })
 
-describe('the image\'s command in a read-only tree, with the image\'s environment', () => {
+describe("the image's command in a read-only tree, with the image's environment", () => {
   let server: ChildProcess
   let output = ''
   let port = 0
@@ -107,7 +123,12 @@ describe('the image\'s command in a read-only tree, with the image\'s environmen
     // that a busy machine cannot miss the 503 window.
     const [file, ...argv] = command as [string, ...string[]]
     expect(file).toBe('node')
-    server = spawn(process.execPath, argv, { cwd: app, env: containerEnv({ PORT: '0', SHUTDOWN_DELAY_SECONDS: '120' }), stdio: ['ignore', 'pipe', 'pipe'], ...asUser })
+    server = spawn(process.execPath, argv, {
+      cwd: app,
+      env: containerEnv({ PORT: '0', SHUTDOWN_DELAY_SECONDS: '120' }),
+      stdio: ['ignore', 'pipe', 'pipe'],
+      ...asUser,
+    })
     server.stdout?.setEncoding('utf8').on('data', (chunk: string) => (output += chunk))
     server.stderr?.setEncoding('utf8').on('data', (chunk: string) => (output += chunk))
     await eventually(() => {

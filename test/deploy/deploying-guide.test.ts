@@ -35,8 +35,9 @@ const shellLines = (text: string) =>
 const cliCommands = [...readFileSync(join(ROOT, 'src/cli.ts'), 'utf8').matchAll(/^ {2}'?([a-z][\w:-]*)'?: \{$/gm)].map((match) => match[1])
 
 describe('docs/guides/deploying.md', () => {
-  it('names files that exist, settings Confab documents (or the Compose .env\'s CONFAB_DOMAIN), and commands the command line has', () => {
-    for (const [path] of guide.matchAll(/(?<![\w/.])(?:deploy\/[\w./-]*[\w-]|Dockerfile\b|\.dockerignore\b)/g)) expect(existsSync(join(ROOT, path)), path).toBe(true)
+  it("names files that exist, settings Confab documents (or the Compose .env's CONFAB_DOMAIN), and commands the command line has", () => {
+    for (const [path] of guide.matchAll(/(?<![\w/.])(?:deploy\/[\w./-]*[\w-]|Dockerfile\b|\.dockerignore\b)/g))
+      expect(existsSync(join(ROOT, path)), path).toBe(true)
     const documented = new Set([...documentedVariables(), 'CONFAB_DOMAIN'])
     for (const [name] of guide.matchAll(/\b[A-Z][A-Z0-9]*_[A-Z0-9_]*[A-Z0-9]\b/g)) expect(documented, name).toContain(name)
     expect(readFileSync(join(ROOT, 'deploy/compose/single/.env.example'), 'utf8')).toContain('CONFAB_DOMAIN=')
@@ -47,7 +48,7 @@ describe('docs/guides/deploying.md', () => {
     expect(guide).not.toMatch(/npx confab/)
   })
 
-  it('installs the package with systemd as the image does (npm pack, npm ci --omit=dev), where the unit runs it, with the unit\'s paths', () => {
+  it("installs the package with systemd as the image does (npm pack, npm ci --omit=dev), where the unit runs it, with the unit's paths", () => {
     const lines = shellLines(section('One server with systemd'))
     const dockerfile = readFileSync(join(ROOT, 'Dockerfile'), 'utf8')
     for (const step of ['npm pack --ignore-scripts', '--strip-components=1', 'cp package-lock.json', 'npm ci --omit=dev']) {
@@ -69,7 +70,8 @@ describe('docs/guides/deploying.md', () => {
     const listen = /HOST=(\S+) PORT=(\d+)/.exec(unit)
     expect(blocks(section('One server with systemd'))).toContainEqual(expect.stringContaining(`reverse_proxy ${listen?.[1]}:${listen?.[2]}`))
     const database = /DATABASE_URL=(\S+)/.exec(unit)?.[1]
-    for (const line of lines.filter((line) => line.includes('dist/cli.js'))) expect(line).toContain(`sudo -u confab DATABASE_URL=${database} /opt/confab/dist/cli.js `)
+    for (const line of lines.filter((line) => line.includes('dist/cli.js')))
+      expect(line).toContain(`sudo -u confab DATABASE_URL=${database} /opt/confab/dist/cli.js `)
   })
 
   it.each([
@@ -112,17 +114,21 @@ describe('docs/guides/deploying.md', () => {
     const deployment = parse(readFileSync(join(ROOT, 'deploy/kubernetes/deployment.yaml'), 'utf8')) as {
       spec: { template: { spec: { containers: { env: { name: string; value: string }[] }[] } } }
     }
-    const read = deployment.spec.template.spec.containers[0]?.env.filter((variable) => variable.name.endsWith('_FILE')).map((variable) => variable.value.split('/').at(-1))
+    const read = deployment.spec.template.spec.containers[0]?.env
+      .filter((variable) => variable.name.endsWith('_FILE'))
+      .map((variable) => variable.value.split('/').at(-1))
     const keys = [...create.matchAll(/--from-file=([\w-]+)=/g)].map((match) => match[1])
     expect(new Set(keys)).toEqual(new Set(read))
     if (kubectl.status !== 0) {
-      console.warn('kubectl is not installed: the guide\'s `kubectl create secret` is checked as text, not run')
+      console.warn("kubectl is not installed: the guide's `kubectl create secret` is checked as text, not run")
       return
     }
     const dir = join(tmp, 'kubernetes')
     mkdirSync(join(dir, 'secrets'), { recursive: true })
     for (const key of keys) execFileSync('sh', ['-ec', `openssl rand -hex 32 > secrets/${key}`], { cwd: dir })
-    const secret = JSON.parse(execFileSync('sh', ['-ec', `${create} --dry-run=client -o json`], { cwd: dir, encoding: 'utf8' })) as { data: Record<string, string> }
+    const secret = JSON.parse(execFileSync('sh', ['-ec', `${create} --dry-run=client -o json`], { cwd: dir, encoding: 'utf8' })) as {
+      data: Record<string, string>
+    }
     expect(Object.keys(secret.data).sort()).toEqual([...(read as string[])].sort())
   })
 })

@@ -76,9 +76,7 @@ describe('.dockerignore', () => {
 
   it('leaves everything out but what the build stage copies, each of which exists', () => {
     expect(patterns[0]).toBe('*')
-    const copied = instructions
-      .filter((i) => i.keyword === 'COPY' && !i.args.startsWith('--from'))
-      .flatMap((i) => i.args.split(' ').slice(0, -1))
+    const copied = instructions.filter((i) => i.keyword === 'COPY' && !i.args.startsWith('--from')).flatMap((i) => i.args.split(' ').slice(0, -1))
     expect(new Set(copied)).toEqual(new Set(allowed))
     for (const path of allowed) expect(existsSync(join(ROOT, path)), path).toBe(true)
     for (const kept of ['node_modules', 'dist', '.git', 'data', 'test']) expect(allowed).not.toContain(kept)

@@ -8,20 +8,7 @@ describe('the types derived from the payload table', () => {
     expectTypeOf<PayloadKind>().toEqualTypeOf<
       'audio' | 'card' | 'carousel' | 'choice' | 'dropdown' | 'file' | 'image' | 'location' | 'markdown' | 'text' | 'video' | 'bloc'
     >()
-    expect(payloadKinds).toEqual([
-      'audio',
-      'card',
-      'carousel',
-      'choice',
-      'dropdown',
-      'file',
-      'image',
-      'location',
-      'markdown',
-      'text',
-      'video',
-      'bloc',
-    ])
+    expect(payloadKinds).toEqual(['audio', 'card', 'carousel', 'choice', 'dropdown', 'file', 'image', 'location', 'markdown', 'text', 'video', 'bloc'])
   })
 
   it('carry required and optional fields, enums and nested objects, and keep unnamed properties', () => {
@@ -49,9 +36,7 @@ describe('the types derived from the payload table', () => {
   })
 
   it('make a bloc item one of the seven simple kinds', () => {
-    expectTypeOf<Of<'bloc'>['items'][number]>().toEqualTypeOf<
-      Of<'text' | 'markdown' | 'image' | 'audio' | 'video' | 'file' | 'location'>
-    >()
+    expectTypeOf<Of<'bloc'>['items'][number]>().toEqualTypeOf<Of<'text' | 'markdown' | 'image' | 'audio' | 'video' | 'file' | 'location'>>()
   })
 })
 
@@ -68,9 +53,7 @@ describe('validation derived from the payload table', () => {
   it('names the path of a bad field however deep it is', () => {
     const action = { action: 'jump', label: 'L', value: 'V' }
     const payload = { type: 'carousel', items: [{ type: 'card', title: 'T', actions: [action] }] }
-    expect(refusal(payload)).toBe(
-      'invalid message payload: payload.items.0.actions.0.action: Invalid option: expected one of "postback"|"url"|"say"',
-    )
+    expect(refusal(payload)).toBe('invalid message payload: payload.items.0.actions.0.action: Invalid option: expected one of "postback"|"url"|"say"')
     expect(refusal({ type: 'bloc', items: [{ type: 'location', latitude: 1 }] })).toBe(
       'invalid message payload: payload.items.0.longitude: Invalid input: expected number, received undefined',
     )

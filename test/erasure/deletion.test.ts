@@ -53,8 +53,7 @@ async function uploadedFile(t: TestApp, key: string, conversationId: string): Pr
 }
 
 /** Waits until every delivery but those `left` is settled. */
-const deliveriesSettled = (t: TestApp, left = 0) =>
-  eventually(async () => expect(await t.count('select count(*) as n from bot_deliveries')).toBe(left))
+const deliveriesSettled = (t: TestApp, left = 0) => eventually(async () => expect(await t.count('select count(*) as n from bot_deliveries')).toBe(left))
 
 const ownTables = ['bot_deliveries', 'bot_events', 'bot_logs', 'bot_states', 'conversations', 'events', 'files', 'messages', 'participants', 'users']
 
@@ -79,11 +78,7 @@ describe('deleting a user', () => {
     await deliveriesSettled(t)
     const kept = await t.message(bob.key, 'kept-c', { type: 'text', text: 'bob-kept' })
     await t.message(alice.key, 'kept-c', { type: 'text', text: 'alice-secret-3' })
-    const files = [
-      await uploadedFile(t, alice.key, 'owned-erased'),
-      await uploadedFile(t, alice.key, 'kept-c'),
-      await uploadedFile(t, bob.key, 'owned-erased'),
-    ]
+    const files = [await uploadedFile(t, alice.key, 'owned-erased'), await uploadedFile(t, alice.key, 'kept-c'), await uploadedFile(t, bob.key, 'owned-erased')]
     await deliveriesSettled(t)
     // Her delivery under way in bob's conversation: a row no foreign key takes along with her.
     await t.message(alice.key, 'kept-c', { type: 'text', text: 'hold' })
@@ -276,7 +271,9 @@ describe('deleting a bot', () => {
     await deliveriesSettled(t)
     await t.user('kept-user')
     const needles = [botId, integrationId, webhookId, 'doomed-user', 'doomed-c', 'said-to-doomed']
-    expect(Object.keys(await rowsHolding(t, needles))).toEqual(expect.arrayContaining(['bots', 'chat_integrations', ...ownTables.filter((n) => n !== 'bot_deliveries' && n !== 'files')]))
+    expect(Object.keys(await rowsHolding(t, needles))).toEqual(
+      expect.arrayContaining(['bots', 'chat_integrations', ...ownTables.filter((n) => n !== 'bot_deliveries' && n !== 'files')]),
+    )
 
     expect((await t.admin('DELETE', `/bots/${botId}`)).status).toBe(200)
 

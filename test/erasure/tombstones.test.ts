@@ -11,7 +11,8 @@ const hmac = (key: string, id: string) => createHmac('sha256', key).update(id).d
 
 describe('deleted-user tombstones', () => {
   const t = useTestApp()
-  const rows = async () => (await t.query<{ user_digest: string; integration_id: string }>('select integration_id, user_digest from deleted_users')).map((row) => row.user_digest)
+  const rows = async () =>
+    (await t.query<{ user_digest: string; integration_id: string }>('select integration_id, user_digest from deleted_users')).map((row) => row.user_digest)
   const deleteUser = async (id: string) => {
     const { key } = await t.user(id)
     expect((await t.chat('DELETE', '/users/me', { key })).status).toBe(200)
@@ -44,7 +45,12 @@ describe('deleted-user tombstones', () => {
     await deleteUser('someone-else')
     const [row] = await t.query<{ integration_id: string }>('select integration_id from deleted_users limit 1')
     const integrationId = row!.integration_id
-    await t.query('insert into deleted_users (integration_id, user_digest, deleted_at) values (?, ?, ?)', integrationId, sha256('legacy-user'), '2025-01-01T00:00:00.000Z')
+    await t.query(
+      'insert into deleted_users (integration_id, user_digest, deleted_at) values (?, ?, ?)',
+      integrationId,
+      sha256('legacy-user'),
+      '2025-01-01T00:00:00.000Z',
+    )
     const refused = await t.chat('POST', '/users/get-or-create', { key: await t.keyFor('legacy-user'), body: {} })
     expect(refused).toMatchObject({ status: 401, body: errorBody(401, 'Unauthorized') })
     expect((await t.chat('POST', '/users', { body: { id: 'legacy-user' } })).status).toBe(409)

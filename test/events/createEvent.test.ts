@@ -47,7 +47,16 @@ describe('createEvent', () => {
     })
 
     it.each([
-      ['a free-form payload', { type: 'not-a-message-kind', nested: { deep: { deeper: [1, 2.5, 'three', null, { four: false }] } }, empty: {}, list: [], text: 'ünïcødé 🎉 "quoted"\n' }],
+      [
+        'a free-form payload',
+        {
+          type: 'not-a-message-kind',
+          nested: { deep: { deeper: [1, 2.5, 'three', null, { four: false }] } },
+          empty: {},
+          list: [],
+          text: 'ünïcødé 🎉 "quoted"\n',
+        },
+      ],
       ['an empty payload object', {}],
     ])('keeps %s exactly as written', async (_what, payload) => {
       const { alice } = await aliceAndBobInC1()
@@ -108,7 +117,13 @@ describe('createEvent', () => {
       const alice = await client.connect('alice')
       await alice.createConversation({ id: 'c1' })
       expect(await alice.createEvent({ conversationId: 'c1', payload: { type: 'typing', on: true, n: [1, 2] } })).toEqual({
-        event: { id: expect.stringMatching(CLIENT_ID), createdAt: iso, payload: { type: 'typing', on: true, n: [1, 2] }, conversationId: 'c1', userId: 'alice' },
+        event: {
+          id: expect.stringMatching(CLIENT_ID),
+          createdAt: iso,
+          payload: { type: 'typing', on: true, n: [1, 2] },
+          conversationId: 'c1',
+          userId: 'alice',
+        },
       })
     })
   })

@@ -159,7 +159,9 @@ node examples/chat.mjs hello                         # me: hello, then bot: you 
 })
 
 describe('docs/guides/sdk-bots.md: a Botpress SDK bot', () => {
-  it('set up, started and chatted with as written: its counter kept in conversation state; its chat:sendEvent answers a custom event', { timeout: 120_000 }, async () => {
+  it('set up, started and chatted with as written: its counter kept in conversation state; its chat:sendEvent answers a custom event', {
+    timeout: 120_000,
+  }, async () => {
     const steps = documented(
       'docs/guides/sdk-bots.md',
       `eval "$(node examples/sdk-bot/setup-bot.mjs)"   # creates the bot and its API key; sets BP_API_URL, BP_TOKEN and CHAT

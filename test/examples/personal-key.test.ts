@@ -72,7 +72,9 @@ node examples/personal-key/chat.mjs hello             # a stranger creating a us
     const botId = /^BOT_ID=(\S+)$/m.exec(output)?.[1] as string
 
     // The bot is in personal mode, as the admin API shows it (never its key).
-    const bot = await fetch(`${server.baseUrl}/v1/admin/bots/${botId}`, { headers: { authorization: `Bearer ${shell.TOKEN}`, 'x-workspace-id': shell.WORKSPACE as string } })
+    const bot = await fetch(`${server.baseUrl}/v1/admin/bots/${botId}`, {
+      headers: { authorization: `Bearer ${shell.TOKEN}`, 'x-workspace-id': shell.WORKSPACE as string },
+    })
     const { integrations } = ((await bot.json()) as { bot: { integrations: { chat: { encryptionMode: string; configuration: object } } } }).bot
     expect(integrations.chat.encryptionMode).toBe('personal')
     expect(integrations.chat.configuration).toEqual({})

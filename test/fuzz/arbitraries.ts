@@ -59,9 +59,7 @@ export const hostileString = fc.oneof(
   { weight: 2, arbitrary: fc.string({ maxLength: 24 }) },
   {
     weight: 1,
-    arbitrary: fc
-      .array(fc.oneof(fc.string({ unit: 'binary', maxLength: 3 }), loneSurrogate), { maxLength: 6 })
-      .map((parts) => parts.join('')),
+    arbitrary: fc.array(fc.oneof(fc.string({ unit: 'binary', maxLength: 3 }), loneSurrogate), { maxLength: 6 }).map((parts) => parts.join('')),
   },
   { weight: 1, arbitrary: hugeString },
 )
@@ -136,9 +134,7 @@ export const jsonishText = fc.oneof(
 
 /** Characters a header value can carry (Latin-1 without controls but tab); Headers refuses the rest. */
 const headerSafe = fc.string({
-  unit: fc
-    .oneof(fc.integer({ min: 0x20, max: 0x7e }), fc.integer({ min: 0xa0, max: 0xff }), fc.constant(0x09))
-    .map((c) => String.fromCharCode(c)),
+  unit: fc.oneof(fc.integer({ min: 0x20, max: 0x7e }), fc.integer({ min: 0xa0, max: 0xff }), fc.constant(0x09)).map((c) => String.fromCharCode(c)),
   maxLength: 40,
 })
 
@@ -186,14 +182,10 @@ const anyAccept = fc.constantFrom(
 /** An Accept header: one the endpoint serves mostly, else any other, garbage, or none. */
 export const accept = (served: string[]) =>
   fc
-    .option(
-      fc.oneof(
-        { weight: 6, arbitrary: fc.constantFrom(...served) },
-        { weight: 2, arbitrary: anyAccept },
-        { weight: 1, arbitrary: headerSafe },
-      ),
-      { nil: undefined, freq: 4 },
-    )
+    .option(fc.oneof({ weight: 6, arbitrary: fc.constantFrom(...served) }, { weight: 2, arbitrary: anyAccept }, { weight: 1, arbitrary: headerSafe }), {
+      nil: undefined,
+      freq: 4,
+    })
     .map((value): Record<string, string> => (value === undefined ? {} : { accept: value }))
 
 const base64urlJson = (value: unknown) => Buffer.from(JSON.stringify(value) ?? '').toString('base64url')
@@ -244,10 +236,12 @@ const adminCredentials = ({ adminToken: token, workspaceId }: World) => {
       authorization: fc.option(authorization, { nil: undefined, freq: 10 }),
       workspace: fc.option(workspace, { nil: undefined, freq: 10 }),
     })
-    .map(({ authorization, workspace }): Record<string, string> => ({
-      ...(authorization === undefined ? {} : { authorization }),
-      ...(workspace === undefined ? {} : { 'x-workspace-id': workspace }),
-    }))
+    .map(
+      ({ authorization, workspace }): Record<string, string> => ({
+        ...(authorization === undefined ? {} : { authorization }),
+        ...(workspace === undefined ? {} : { 'x-workspace-id': workspace }),
+      }),
+    )
 }
 
 /** The credential headers of a mount: a user key under a webhook id, an admin token under /v1/admin. */
@@ -271,13 +265,7 @@ const botCredentials = ({ botKey, botId, userKey: chatKey }: World) =>
     .map((headers) => Object.fromEntries(Object.entries(headers).filter(([, value]) => value !== undefined)) as Record<string, string>)
 
 export const credentials = (world: World, mount: 'chat' | 'admin' | 'runtime' | 'root') =>
-  mount === 'chat'
-    ? userKey(world)
-    : mount === 'admin'
-      ? adminCredentials(world)
-      : mount === 'runtime'
-        ? botCredentials(world)
-        : fc.constant({})
+  mount === 'chat' ? userKey(world) : mount === 'admin' ? adminCredentials(world) : mount === 'runtime' ? botCredentials(world) : fc.constant({})
 
 /**
  * Host headers: valid ones of every form, and the ones that once rewrote the URLs handed out
@@ -339,13 +327,9 @@ export const segment = (valid: string[]) =>
 
 /** A webhook id segment: the seeded one mostly, else one that names no integration. */
 export const webhookSegment = (world: World) =>
-  fc.oneof(
-    { weight: 10, arbitrary: fc.constant(world.webhookId) },
-    { weight: 1, arbitrary: segment(['unknown-webhook', 'TEST-WEBHOOK', 'v1']) },
-  )
+  fc.oneof({ weight: 10, arbitrary: fc.constant(world.webhookId) }, { weight: 1, arbitrary: segment(['unknown-webhook', 'TEST-WEBHOOK', 'v1']) })
 
-export const formUrlEncoded = (pairs: [string, string][]) =>
-  pairs.map(([name, value]) => `${encode(name)}=${encode(value)}`).join('&')
+export const formUrlEncoded = (pairs: [string, string][]) => pairs.map(([name, value]) => `${encode(name)}=${encode(value)}`).join('&')
 
 /** A query string (with `?`, or empty), from named parameters with hostile values and raw junk. */
 export const queryString = (names: string[]) =>
@@ -385,10 +369,7 @@ export const multipart = (fields: fc.Arbitrary<[string, string][]>) =>
   )
 
 const formFields = fc.array(
-  fc.tuple(
-    fc.oneof(fc.constantFrom('query', 'variables', 'operations', 'map', 'payload', 'id'), hostileKey),
-    fc.oneof(hostileString, jsonishText),
-  ),
+  fc.tuple(fc.oneof(fc.constantFrom('query', 'variables', 'operations', 'map', 'payload', 'id'), hostileKey), fc.oneof(hostileString, jsonishText)),
   { maxLength: 4 },
 )
 
@@ -398,7 +379,9 @@ const formFields = fc.array(
  * Content-Type, or none at all.
  */
 export const bodyChoice = (object: fc.Arbitrary<Record<string, unknown>>): fc.Arbitrary<BodyChoice> => {
-  const json = (contentType?: string) => (body: string): BodyChoice => ({ contentType, body })
+  const json =
+    (contentType?: string) =>
+    (body: string): BodyChoice => ({ contentType, body })
   return fc.oneof(
     { weight: 6, arbitrary: object.map((value) => json('application/json')(JSON.stringify(value))) },
     { weight: 2, arbitrary: fc.tuple(object, contentType).map(([value, type]) => json(type)(JSON.stringify(value))) },
@@ -462,8 +445,7 @@ export const messagePayload = fc.oneof(
   { weight: 1, arbitrary: hostileJson },
 )
 
-const isObject = (value: unknown): value is Record<string, unknown> =>
-  typeof value === 'object' && value !== null && !Array.isArray(value)
+const isObject = (value: unknown): value is Record<string, unknown> => typeof value === 'object' && value !== null && !Array.isArray(value)
 
 /** The same payload as GraphQL's @oneOf MessagePayloadInput: one kind, or several, or none. */
 export const payloadInput = fc.oneof(

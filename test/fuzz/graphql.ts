@@ -76,16 +76,12 @@ const documents: Record<Scope, string[]> = {
   ],
 }
 
-const document = (scope: Scope) =>
-  fc.oneof({ weight: 6, arbitrary: fc.constantFrom(...documents[scope]) }, { weight: 1, arbitrary: hostileString })
+const document = (scope: Scope) => fc.oneof({ weight: 6, arbitrary: fc.constantFrom(...documents[scope]) }, { weight: 1, arbitrary: hostileString })
 
 /** Variables for every document above, each value plausible or hostile; those a document does not declare are ignored. */
 const variables = (world: World) => {
   const id = fc.oneof(fc.constantFrom(...world.ids.id!, ...world.globalIds.chat, ...world.globalIds.admin), hostileJson)
-  const conversationId = fc.oneof(
-    { weight: 3, arbitrary: fc.constantFrom(...world.ids.conversationId!) },
-    { weight: 1, arbitrary: hostileJson },
-  )
+  const conversationId = fc.oneof({ weight: 3, arbitrary: fc.constantFrom(...world.ids.conversationId!) }, { weight: 1, arbitrary: hostileJson })
   const input = fc.record(
     { conversationId, payload: fc.oneof(payloadInput, hostileJson), metadata: hostileJson, id, userId: id, name: hostileJson },
     { requiredKeys: [] },
@@ -104,17 +100,13 @@ const variables = (world: World) => {
   )
 }
 
-const extensions = fc.oneof(
-  fc.record({ persistedQuery: fc.record({ version: hostileJson, sha256Hash: hostileJson }, { requiredKeys: [] }) }),
-  hostileJson,
-)
+const extensions = fc.oneof(fc.record({ persistedQuery: fc.record({ version: hostileJson, sha256Hash: hostileJson }, { requiredKeys: [] }) }), hostileJson)
 
 /** A value `present` times in `present + absent`, else undefined (the parameter is left out). */
 const sometimes = <T>(value: fc.Arbitrary<T>, present: number, absent: number) =>
   fc.oneof({ weight: present, arbitrary: value }, { weight: absent, arbitrary: fc.constant(undefined) })
 
-const given = <T>(params: Record<string, T | undefined>) =>
-  Object.entries(params).filter((entry): entry is [string, T] => entry[1] !== undefined)
+const given = <T>(params: Record<string, T | undefined>) => Object.entries(params).filter((entry): entry is [string, T] => entry[1] !== undefined)
 
 /** The four GraphQL-over-HTTP parameters as JSON values: right types mostly, any value (or a JSON text) sometimes. */
 const operationParams = (scope: Scope, world: World) =>
@@ -152,7 +144,10 @@ const textParams = (scope: Scope, world: World) =>
 
 /** The parameters as a query string (with `?`, or empty), sometimes with a duplicate or a broken escape. */
 const graphqlQueryString = (scope: Scope, world: World) => {
-  const junk = fc.oneof(malformedEscape.map((e) => `query=${e}`), fc.constantFrom('variables=%7B', 'query=a&query=b', '&&'))
+  const junk = fc.oneof(
+    malformedEscape.map((e) => `query=${e}`),
+    fc.constantFrom('variables=%7B', 'query=a&query=b', '&&'),
+  )
   return fc.tuple(textParams(scope, world), fc.option(junk, { nil: undefined })).map(([pairs, junk]) => {
     const parts = [formUrlEncoded(pairs), ...(junk === undefined ? [] : [junk])].filter((p) => p !== '')
     return parts.length === 0 ? '' : `?${parts.join('&')}`
@@ -163,9 +158,11 @@ const graphqlQueryString = (scope: Scope, world: World) => {
 const graphqlBody = (scope: Scope, world: World) => {
   const params = operationParams(scope, world)
   const sent = (contentType?: string) => (body: string) => ({ contentType, body })
-  const multipartFields = fc
-    .tuple(jsonParamText(params), jsonishText, hostileString)
-    .map(([operations, map, file]): [string, string][] => [['operations', operations], ['map', map], ['0', file]])
+  const multipartFields = fc.tuple(jsonParamText(params), jsonishText, hostileString).map(([operations, map, file]): [string, string][] => [
+    ['operations', operations],
+    ['map', map],
+    ['0', file],
+  ])
   return fc.oneof(
     { weight: 6, arbitrary: params.map((p) => sent('application/json')(JSON.stringify(p))) },
     { weight: 1, arbitrary: fc.array(params, { maxLength: 3 }).map((batch) => sent('application/json')(JSON.stringify(batch))) },
@@ -208,24 +205,20 @@ const nearEndpoints: GraphQLEndpoint[] = [
 
 /** An endpoint, reached under a webhook id (chat) or /v1/admin, with credentials and an Accept header. */
 const endpoint = (world: World) =>
-  fc
-    .oneof({ weight: 8, arbitrary: fc.constantFrom(...endpoints) }, { weight: 1, arbitrary: fc.constantFrom(...nearEndpoints) })
-    .chain(({ scope, path }) =>
-      fc
-        .record({
-          webhook: webhookSegment(world),
-          credentials: credentials(world, scope),
-          // graphql-sse serves a stream only to a client that accepts one.
-          accept: accept(
-            path.startsWith('/graphql/stream') ? ['text/event-stream'] : ['application/json', 'application/graphql-response+json', '*/*'],
-          ),
-        })
-        .map(({ webhook, credentials, accept }) => ({
-          scope,
-          target: `${scope === 'chat' ? `/${webhook}` : '/v1/admin'}${path}`,
-          headers: { ...credentials, ...accept },
-        })),
-    )
+  fc.oneof({ weight: 8, arbitrary: fc.constantFrom(...endpoints) }, { weight: 1, arbitrary: fc.constantFrom(...nearEndpoints) }).chain(({ scope, path }) =>
+    fc
+      .record({
+        webhook: webhookSegment(world),
+        credentials: credentials(world, scope),
+        // graphql-sse serves a stream only to a client that accepts one.
+        accept: accept(path.startsWith('/graphql/stream') ? ['text/event-stream'] : ['application/json', 'application/graphql-response+json', '*/*']),
+      })
+      .map(({ webhook, credentials, accept }) => ({
+        scope,
+        target: `${scope === 'chat' ? `/${webhook}` : '/v1/admin'}${path}`,
+        headers: { ...credentials, ...accept },
+      })),
+  )
 
 export const graphqlGet = (world: World) =>
   endpoint(world).chain(({ scope, target, headers }) =>
@@ -264,7 +257,10 @@ const globalId = (typename: string, id: string) => Buffer.from(`${typename}:${id
 const absentGlobalId = (scope: Scope, world: World) => {
   const existing = new Set(Object.values(world.ids).flat())
   // An id part that starts with ":" leaves the part before it empty: Pothos reads such an id as malformed (400).
-  const rawId = fc.oneof(fc.constantFrom(...existing, 'ghost'), shortHostileString.filter((s) => s !== '' && !s.startsWith(':')))
+  const rawId = fc.oneof(
+    fc.constantFrom(...existing, 'ghost'),
+    shortHostileString.filter((s) => s !== '' && !s.startsWith(':')),
+  )
   const other = scope === 'chat' ? world.globalIds.admin : world.globalIds.chat
   return fc.oneof(
     { weight: 2, arbitrary: fc.constantFrom(...other) },
@@ -272,7 +268,10 @@ const absentGlobalId = (scope: Scope, world: World) => {
     {
       weight: 1,
       arbitrary: fc
-        .tuple(fc.constantFrom(...ownTypes[scope]), rawId.filter((id) => !existing.has(id)))
+        .tuple(
+          fc.constantFrom(...ownTypes[scope]),
+          rawId.filter((id) => !existing.has(id)),
+        )
         .map(([type, id]) => globalId(type, id)),
     },
   )
@@ -302,9 +301,7 @@ function nodeLookup(world: World, scope: Scope, ids: string[], { plural, inline,
   const variables = inline ? {} : plural ? { ids } : { id: ids[0] }
   const target = scope === 'chat' ? `/${world.webhookId}/graphql` : '/v1/admin/graphql'
   const headers: Record<string, string> =
-    scope === 'chat'
-      ? { 'x-user-key': world.userKey }
-      : { authorization: `Bearer ${world.adminToken}`, 'x-workspace-id': world.workspaceId }
+    scope === 'chat' ? { 'x-user-key': world.userKey } : { authorization: `Bearer ${world.adminToken}`, 'x-workspace-id': world.workspaceId }
   if (get) return { method: 'GET', target: `${target}?${new URLSearchParams({ query, variables: JSON.stringify(variables) })}`, headers }
   return { method: 'POST', target, headers: { ...headers, 'content-type': 'application/json' }, body: JSON.stringify({ query, variables }) }
 }

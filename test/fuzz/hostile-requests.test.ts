@@ -92,20 +92,17 @@ async function fuzz(name: string, requests: fc.Arbitrary<HostileRequest>, numRun
 const timeout = 120_000
 
 describe('hostile requests (fuzz)', () => {
-  it('every REST route, with any method, path, query, credentials and body', () =>
-    fuzz('every REST route', restRequest(world), 1_200), timeout)
+  it('every REST route, with any method, path, query, credentials and body', () => fuzz('every REST route', restRequest(world), 1_200), timeout)
 
   it('GraphQL over GET, with broken or mistyped parameters', () => fuzz('GraphQL over GET', graphqlGet(world), 600), timeout)
 
   it('GraphQL over POST, in every encoding and content type', () => fuzz('GraphQL over POST', graphqlPost(world), 900), timeout)
 
-  it('GraphQL endpoints under other methods', () =>
-    fuzz('GraphQL endpoints under other methods', graphqlOtherMethods(world), 300), timeout)
+  it('GraphQL endpoints under other methods', () => fuzz('GraphQL endpoints under other methods', graphqlOtherMethods(world), 300), timeout)
 
   it('global ids of another scope read as not found', () => fuzz('global ids of another scope', globalIdLookup(world), 300), timeout)
 
-  it('bodies over the payload limits are refused with 413', () =>
-    fuzz('bodies over the payload limits', oversize(world), 40, 413), timeout)
+  it('bodies over the payload limits are refused with 413', () => fuzz('bodies over the payload limits', oversize(world), 40, 413), timeout)
 
   it('still serves ordinary requests after the run', async () => {
     expect((await t.app.fetch(new Request(`${BASE}/healthz`))).status).toBe(200)

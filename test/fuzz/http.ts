@@ -33,13 +33,10 @@ function surfaceOf(target: string): Surface {
 const encoder = new TextEncoder()
 const MAX_PRINTED = 600
 
-const isOversize = (body: HostileRequest['body']): body is Oversize =>
-  typeof body === 'object' && !(body instanceof Uint8Array)
+const isOversize = (body: HostileRequest['body']): body is Oversize => typeof body === 'object' && !(body instanceof Uint8Array)
 
 const printValue = (value: string) =>
-  value.length > MAX_PRINTED
-    ? `${JSON.stringify(value.slice(0, MAX_PRINTED))}… (${value.length} UTF-16 units)`
-    : JSON.stringify(value)
+  value.length > MAX_PRINTED ? `${JSON.stringify(value.slice(0, MAX_PRINTED))}… (${value.length} UTF-16 units)` : JSON.stringify(value)
 
 function printBody(body: HostileRequest['body']): string {
   if (body === undefined) return '(no body)'
@@ -92,9 +89,7 @@ export function describeResponse({ status, headers, text }: Received): string {
 }
 
 const wtf8 = (unit: number) =>
-  [0xe0 | (unit >> 12), 0x80 | ((unit >> 6) & 0x3f), 0x80 | (unit & 0x3f)]
-    .map((byte) => `%${byte.toString(16).toUpperCase()}`)
-    .join('')
+  [0xe0 | (unit >> 12), 0x80 | ((unit >> 6) & 0x3f), 0x80 | (unit & 0x3f)].map((byte) => `%${byte.toString(16).toUpperCase()}`).join('')
 
 /** Percent-encodes a path segment or query value; a lone surrogate goes as its (malformed) WTF-8 bytes. */
 export const encode = (value: string): string =>

@@ -18,9 +18,7 @@ const bodyTargets = [
  * Content-Length), or a small body whose Content-Length claims more than the chat or admin limit.
  */
 export const oversize = (world: World) => {
-  const chatTarget = fc
-    .constantFrom(...bodyTargets)
-    .map(({ method, path }) => ({ method, target: `/${world.webhookId}${path.replace(/\{\w+\}/g, 'c1')}` }))
+  const chatTarget = fc.constantFrom(...bodyTargets).map(({ method, path }) => ({ method, target: `/${world.webhookId}${path.replace(/\{\w+\}/g, 'c1')}` }))
   const chat = { 'x-user-key': world.userKey }
   const admin = { authorization: `Bearer ${world.adminToken}`, 'x-workspace-id': world.workspaceId }
   return fc.oneof(
@@ -36,15 +34,13 @@ export const oversize = (world: World) => {
         const length: Record<string, string> = declared ? { 'content-length': String(oversizeBytes(body)) } : {}
         return hostile({ ...to, headers: { 'content-type': 'application/json', ...chat, ...length }, body })
       }),
-    fc
-      .record({ to: fc.option(chatTarget, { nil: undefined }), over: fc.integer({ min: 1, max: 100 * MiB }) })
-      .map(({ to, over }) => {
-        const limit = to ? bodyLimits.chat : bodyLimits.admin
-        return hostile({
-          ...(to ?? { method: 'POST', target: '/v1/admin/graphql' }),
-          headers: { 'content-type': 'application/json', 'content-length': String(limit + over), ...(to ? chat : admin) },
-          body: '{}',
-        })
-      }),
+    fc.record({ to: fc.option(chatTarget, { nil: undefined }), over: fc.integer({ min: 1, max: 100 * MiB }) }).map(({ to, over }) => {
+      const limit = to ? bodyLimits.chat : bodyLimits.admin
+      return hostile({
+        ...(to ?? { method: 'POST', target: '/v1/admin/graphql' }),
+        headers: { 'content-type': 'application/json', 'content-length': String(limit + over), ...(to ? chat : admin) },
+        body: '{}',
+      })
+    }),
   )
 }

@@ -18,8 +18,7 @@ const graphqlError = (status: number, type: string) => ({
 })
 
 const rest = hostile({ method: 'POST', target: '/test-webhook/messages', headers: {} })
-const graphql = (accept?: string) =>
-  hostile({ method: 'POST', target: '/test-webhook/graphql', headers: accept === undefined ? {} : { accept } })
+const graphql = (accept?: string) => hostile({ method: 'POST', target: '/test-webhook/graphql', headers: accept === undefined ? {} : { accept } })
 
 describe('the fuzz oracle', () => {
   it('passes the contract error body at a REST path, with the bare or the err_ id', () => {
@@ -32,9 +31,7 @@ describe('the fuzz oracle', () => {
     expect(violations(rest, answer(400, { id, code: 404, type: 'InvalidPayload', message: 'no' }, json))).not.toEqual([])
     expect(violations(rest, answer(400, { id, code: 400, type: 'BadRequest', message: 'no' }, json))).not.toEqual([])
     expect(violations(rest, answer(400, { id: 'other', code: 400, type: 'InvalidPayload', message: 'no' }, json))).not.toEqual([])
-    expect(violations(rest, answer(405, { id, code: 405, type: 'MethodNotFound', message: 'no' }, json))).toEqual([
-      'a 405 without an Allow header',
-    ])
+    expect(violations(rest, answer(405, { id, code: 405, type: 'MethodNotFound', message: 'no' }, json))).toEqual(['a 405 without an Allow header'])
   })
 
   it('catches a 5xx and a leaked internal', () => {

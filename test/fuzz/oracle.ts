@@ -39,8 +39,7 @@ const parse = (text: string | undefined): Parsed => {
   }
 }
 
-const isObject = (value: unknown): value is Record<string, unknown> =>
-  typeof value === 'object' && value !== null && !Array.isArray(value)
+const isObject = (value: unknown): value is Record<string, unknown> => typeof value === 'object' && value !== null && !Array.isArray(value)
 
 const defined = (findings: (string | undefined)[]) => findings.filter((f): f is string => f !== undefined)
 
@@ -110,8 +109,7 @@ export function acceptsGraphQLResponse(accept: string | undefined): boolean | un
   return false
 }
 
-const headerOf = (request: HostileRequest, name: string) =>
-  Object.entries(request.headers).find(([key]) => key.toLowerCase() === name)?.[1]
+const headerOf = (request: HostileRequest, name: string) => Object.entries(request.headers).find(([key]) => key.toLowerCase() === name)?.[1]
 
 /** A GraphQL-over-HTTP error response, in the media type the request's Accept asks for. */
 function graphqlRefusalViolations(request: HostileRequest, received: Received): string[] {

@@ -33,9 +33,7 @@ export interface Endpoint {
 }
 
 const variableNames = (document: DocumentNode) =>
-  document.definitions
-    .flatMap((d) => (d.kind === Kind.OPERATION_DEFINITION ? (d.variableDefinitions ?? []) : []))
-    .map((v) => v.variable.name.value)
+  document.definitions.flatMap((d) => (d.kind === Kind.OPERATION_DEFINITION ? (d.variableDefinitions ?? []) : [])).map((v) => v.variable.name.value)
 
 const fromRoute =
   (mount: Mount) =>
@@ -59,11 +57,7 @@ const fromRuntimeRoute = (route: { method: string; path: string }): Endpoint => 
 })
 
 /** Every operation of the REST route tables, and the paths served beside them. */
-export const routeEndpoints: Endpoint[] = [
-  ...chatRoutes.map(fromRoute('chat')),
-  ...adminRoutes.map(fromRoute('admin')),
-  ...botApiRoutes.map(fromRuntimeRoute),
-]
+export const routeEndpoints: Endpoint[] = [...chatRoutes.map(fromRoute('chat')), ...adminRoutes.map(fromRoute('admin')), ...botApiRoutes.map(fromRuntimeRoute)]
 
 const restEndpoints: Endpoint[] = [
   ...routeEndpoints,
@@ -99,8 +93,7 @@ const restEndpoints: Endpoint[] = [
   ).map(([mount, method, path]) => ({ mount, method, path, fields: [] })),
 ]
 
-export const mountPrefix = (mount: Mount, webhook: string) =>
-  ({ chat: `/${webhook}`, admin: '/v1/admin', runtime: '/v1/chat', root: '' })[mount]
+export const mountPrefix = (mount: Mount, webhook: string) => ({ chat: `/${webhook}`, admin: '/v1/admin', runtime: '/v1/chat', root: '' })[mount]
 
 const bodyField = (world: World, name: string): fc.Arbitrary<unknown> => {
   if (name === 'payload') return messagePayload

@@ -3,8 +3,7 @@ import { ADMIN_TOKEN, ENCRYPTION_KEY, type TestApp, WEBHOOK_ID, WORKSPACE_ID } f
 
 const secret = new TextEncoder().encode(ENCRYPTION_KEY)
 const b64url = (value: unknown) => Buffer.from(JSON.stringify(value)).toString('base64url')
-const sign = (claims: Record<string, unknown>, alg = 'HS256', key = secret) =>
-  new SignJWT(claims).setProtectedHeader({ alg, typ: 'JWT' }).sign(key)
+const sign = (claims: Record<string, unknown>, alg = 'HS256', key = secret) => new SignJWT(claims).setProtectedHeader({ alg, typ: 'JWT' }).sign(key)
 
 /**
  * The state the fuzzer works against: a user (alice) whose valid key it holds, so that

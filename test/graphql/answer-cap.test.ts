@@ -63,7 +63,9 @@ const refusedAsTooLarge = (answer: { status: number; headers: Headers; body: unk
   expect(answer.body).toEqual({
     errors: [
       {
-        message: expect.stringMatching(new RegExp(`^the answer (is|would be \\d+ bytes,) over the limit of ${cap} bytes \\(RESPONSE_MAX_BYTES\\): ask for fewer items or fields$`)),
+        message: expect.stringMatching(
+          new RegExp(`^the answer (is|would be \\d+ bytes,) over the limit of ${cap} bytes \\(RESPONSE_MAX_BYTES\\): ask for fewer items or fields$`),
+        ),
         extensions: { type: 'LimitExceeded', status: 413, requestId: answer.headers.get('x-request-id') },
       },
     ],
@@ -85,7 +87,12 @@ describe('the answer byte cap (RESPONSE_MAX_BYTES, 8 MiB by default)', () => {
     const four = await big.graphql(`{ ${['a', 'b', 'c', 'd'].map(cycle).join(' ')} }`)
     expect(four.status).toBe(200)
     expect(four.body).toEqual({
-      errors: [{ message: expect.stringMatching(/^Query cost limit of 100000 exceeded, found \d+ /), extensions: expect.objectContaining({ type: 'InvalidPayload', status: 400 }) }],
+      errors: [
+        {
+          message: expect.stringMatching(/^Query cost limit of 100000 exceeded, found \d+ /),
+          extensions: expect.objectContaining({ type: 'InvalidPayload', status: 400 }),
+        },
+      ],
     })
   })
 
@@ -104,7 +111,10 @@ describe('the answer byte cap (RESPONSE_MAX_BYTES, 8 MiB by default)', () => {
     const answers = [
       await big.send('/conversations/big/messages'),
       await big.graphql(WebChatConversationDocument.toString(), { id: 'big' }),
-      await big.graphql('query ($ids: [ID!]!) { nodes(ids: $ids) { ... on Message { rawPayload metadata payload { ... on TextPayload { text again: text } } } } }', { ids }),
+      await big.graphql(
+        'query ($ids: [ID!]!) { nodes(ids: $ids) { ... on Message { rawPayload metadata payload { ... on TextPayload { text again: text } } } } }',
+        { ids },
+      ),
       await big.graphql('{ conversations(first: 5) { edges { node { messages(last: 50) { edges { node { payload { ... on TextPayload { text } } } } } } } } }'),
     ]
     for (const answer of answers) {
@@ -119,7 +129,7 @@ describe('RESPONSE_MAX_BYTES set lower caps the REST answers too, as the officia
   const small = 256 * 1024
   const big = useConversationOverTheCap({ caps: { ...defaultLimits, responseMaxBytes: small } }, small, 64 * 1024)
 
-  it('refuses GET /conversations/{id}/messages over it with the contract\'s error body, 413 LimitExceeded', async () => {
+  it("refuses GET /conversations/{id}/messages over it with the contract's error body, 413 LimitExceeded", async () => {
     const answer = await big.send('/conversations/big/messages')
     expect(answer.status).toBe(413)
     expect(answer.body).toEqual({

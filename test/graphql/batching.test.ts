@@ -35,7 +35,9 @@ describe('batched loading', () => {
       const id = await t.conversation(people[0]!.key, `c${c}`, ['bob', 'carol'])
       for (const [p, person] of people.entries()) {
         const mine = [0, 1, 2, 3].map((i) => i * 3 + p)
-        const fields = mine.map((m) => `m${m}: createMessage(input: { conversationId: "${id}", payload: { text: { text: "${id}-${m}" } } }) { message { messageId } }`)
+        const fields = mine.map(
+          (m) => `m${m}: createMessage(input: { conversationId: "${id}", payload: { text: { text: "${id}-${m}" } } }) { message { messageId } }`,
+        )
         const res = await t.graphql(`mutation { ${fields.join('\n')} }`, {}, { key: person.key })
         expect(res.body.errors).toBeUndefined()
       }
@@ -77,8 +79,7 @@ describe('batched loading', () => {
     await eventually(() => expect(handled).toBe(12))
     await t.app.bots.idle()
     await t.app.bots.stop()
-    const page = (fields: string) =>
-      `{ conversation(id: "c0") { messages(first: 12) { edges { node { author { ${fields} } } } } } }`
+    const page = (fields: string) => `{ conversation(id: "c0") { messages(first: 12) { edges { node { author { ${fields} } } } } } }`
     const authors = async (fields: string) => {
       statements = []
       const res = await t.graphql(page(fields), {}, { key: alice.key })
@@ -93,8 +94,6 @@ describe('batched loading', () => {
     expect(byId(ids.authors)).toEqual(['alice', 'bob', 'carol'].flatMap((userId) => Array(4).fill({ userId })))
     const named = await authors('userId name isBot')
     expect(named.usersRead).toBe(1)
-    expect(byId(named.authors)).toEqual(
-      ['alice', 'bob', 'carol'].flatMap((userId) => Array(4).fill({ userId, name: userId.toUpperCase(), isBot: false })),
-    )
+    expect(byId(named.authors)).toEqual(['alice', 'bob', 'carol'].flatMap((userId) => Array(4).fill({ userId, name: userId.toUpperCase(), isBot: false })))
   }, 60_000)
 })

@@ -58,9 +58,16 @@ describe('compiled execution — the same answer as interpreted', () => {
   it('refuses a field (page size, unknown conversation) with its path and location', async () => {
     const { key } = users.alice
     const refused = await sameEachRun(() => t.graphql(page, { first: 0 }, { key }))
-    expect(refused.body.errors[0]).toMatchObject({ path: ['conversation', 'messages'], locations: [expect.any(Object)], extensions: { type: 'InvalidPayload' } })
+    expect(refused.body.errors[0]).toMatchObject({
+      path: ['conversation', 'messages'],
+      locations: [expect.any(Object)],
+      extensions: { type: 'InvalidPayload' },
+    })
     const missing = await sameEachRun(() => t.graphql('query { conversation(id: "nope") { conversationId } }', {}, { key }))
-    expect(missing.body).toMatchObject({ data: null, errors: [{ path: ['conversation'], locations: [{ line: 1, column: 9 }], extensions: { type: 'ResourceNotFound' } }] })
+    expect(missing.body).toMatchObject({
+      data: null,
+      errors: [{ path: ['conversation'], locations: [{ line: 1, column: 9 }], extensions: { type: 'ResourceNotFound' } }],
+    })
   })
 
   it('refuses variables as the interpreter does: a missing one, and a @oneOf payload naming two kinds (400)', async () => {

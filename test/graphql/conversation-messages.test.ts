@@ -57,7 +57,11 @@ describe('conversation with its messages', () => {
 
   it('answers an empty page for a conversation without messages', async () => {
     await t.conversation(users.alice.key, 'c2')
-    const res = await t.graphql('query { conversation(id: "c2") { messages(first: 5) { edges { node { messageId } } pageInfo { hasNextPage } } } }', {}, { key: users.alice.key })
+    const res = await t.graphql(
+      'query { conversation(id: "c2") { messages(first: 5) { edges { node { messageId } } pageInfo { hasNextPage } } } }',
+      {},
+      { key: users.alice.key },
+    )
     expect(res.body).toEqual({ data: { conversation: { messages: { edges: [], pageInfo: { hasNextPage: false } } } } })
   })
 

@@ -6,7 +6,8 @@ import { connectedSocket } from '../helpers/sockets.ts'
 // characters, so that a huge comment (under the 1 MB body and frame limits) is refused, not run.
 
 const padding = (kind: 'comment' | 'whitespace') => (kind === 'comment' ? `# ${'x'.repeat(200_000)}\n` : ' '.repeat(200_000))
-const mutation = (kind: 'comment' | 'whitespace') => `${padding(kind)}mutation { createConversation(input: { id: "padded" }) { conversation { conversationId } } }`
+const mutation = (kind: 'comment' | 'whitespace') =>
+  `${padding(kind)}mutation { createConversation(input: { id: "padded" }) { conversation { conversationId } } }`
 const refusal = /^Syntax Error: Document length limit of 100000 characters exceeded, found 2000\d\d \(comments and whitespace count\)\.$/
 
 const conversationIds = async (b: Bounded) => (await b.t.query<{ id: string }>('select id from conversations order by id')).map((row) => row.id)
@@ -23,7 +24,9 @@ describe('a huge document over GraphQL over HTTP', () => {
     })
     const body = await response.json()
     expect(body).toEqual({
-      errors: [{ message: expect.stringMatching(refusal), extensions: { type: 'InvalidPayload', status: 400, requestId: response.headers.get('x-request-id') } }],
+      errors: [
+        { message: expect.stringMatching(refusal), extensions: { type: 'InvalidPayload', status: 400, requestId: response.headers.get('x-request-id') } },
+      ],
     })
     expect(await conversationIds(b.current)).toEqual([])
   })

@@ -73,7 +73,11 @@ describe('GraphQL errors', () => {
         'a validation error',
         () => post('query { nope }'),
         200,
-        { message: 'Cannot query field "nope" on type "Query". Did you mean "node" or "nodes"?', locations: [{ line: 1, column: 9 }], extensions: { code: 'GRAPHQL_VALIDATION_FAILED', type: 'InvalidPayload', status: 400 } },
+        {
+          message: 'Cannot query field "nope" on type "Query". Did you mean "node" or "nodes"?',
+          locations: [{ line: 1, column: 9 }],
+          extensions: { code: 'GRAPHQL_VALIDATION_FAILED', type: 'InvalidPayload', status: 400 },
+        },
       ],
       ['a syntax error', () => post('query {'), 200, { extensions: { code: 'GRAPHQL_PARSE_FAILED', type: 'InvalidPayload', status: 400 } }],
       [
@@ -82,7 +86,12 @@ describe('GraphQL errors', () => {
         400,
         { message: 'Variable "$id" of required type "String!" was not provided.', extensions: { type: 'InvalidPayload', status: 400 } },
       ],
-      ['a field error', () => post('query { conversation(id: "nope") { conversationId } }'), 200, { path: ['conversation'], extensions: { type: 'ResourceNotFound', status: 404 } }],
+      [
+        'a field error',
+        () => post('query { conversation(id: "nope") { conversationId } }'),
+        200,
+        { path: ['conversation'], extensions: { type: 'ResourceNotFound', status: 404 } },
+      ],
       ['a field error for a missing key', () => post('query { me { userId } }', ''), 200, { path: ['me'], extensions: { type: 'Unauthorized', status: 401 } }],
       [
         'a context error: an invalid key',
@@ -90,8 +99,18 @@ describe('GraphQL errors', () => {
         401,
         { message: 'the user key is not valid for this chat integration', extensions: { type: 'Unauthorized', status: 401 } },
       ],
-      ['a context error: an unknown webhook id', () => post('query { me { userId } }', users.alice.key, 'no-such-webhook'), 404, { extensions: { type: 'ResourceNotFound', status: 404 } }],
-      ['an admin validation error', () => t.adminGraphql('query { nope }'), 200, { extensions: { code: 'GRAPHQL_VALIDATION_FAILED', type: 'InvalidPayload', status: 400 } }],
+      [
+        'a context error: an unknown webhook id',
+        () => post('query { me { userId } }', users.alice.key, 'no-such-webhook'),
+        404,
+        { extensions: { type: 'ResourceNotFound', status: 404 } },
+      ],
+      [
+        'an admin validation error',
+        () => t.adminGraphql('query { nope }'),
+        200,
+        { extensions: { code: 'GRAPHQL_VALIDATION_FAILED', type: 'InvalidPayload', status: 400 } },
+      ],
       [
         'an admin request with a bad token',
         () => t.adminGraphql('query { bots { edges { node { id } } } }', {}, { authorization: 'Bearer wrong', 'x-workspace-id': 'wkspace_test' }),

@@ -72,7 +72,10 @@ describe('introspection meets the cost and depth limits, without a key', () => {
 
   it('refuses twenty copies of the whole schema as aliases', async () => {
     const copies = Array.from({ length: 20 }, (_, i) => `s${i}: __schema { ...S }`).join(' ')
-    const answer = await server.post(`/${WEBHOOK_ID}/graphql`, `{ ${copies} } fragment S on __Schema { types { name fields { name description type { name } } } }`)
+    const answer = await server.post(
+      `/${WEBHOOK_ID}/graphql`,
+      `{ ${copies} } fragment S on __Schema { types { name fields { name description type { name } } } }`,
+    )
     expect(answer.body.errors?.[0]?.message).toBe('Introspection limit of 20000 fields exceeded: the schema would answer more.')
   })
 
@@ -92,7 +95,12 @@ describe('concurrent costly introspections stay bounded', () => {
     const asked = [costly, costly, graphiqlIntrospection, graphiqlIntrospection].map((query) => server.post(`/${WEBHOOK_ID}/graphql`, query))
     const [health, ...answers] = await Promise.all([server.health(), ...asked])
     expect(health).toBe(200)
-    expect(answers.map((answer) => answer.body.errors?.[0]?.extensions.type ?? 'answered')).toEqual(['InvalidPayload', 'InvalidPayload', 'answered', 'answered'])
+    expect(answers.map((answer) => answer.body.errors?.[0]?.extensions.type ?? 'answered')).toEqual([
+      'InvalidPayload',
+      'InvalidPayload',
+      'answered',
+      'answered',
+    ])
     // The whole chat schema, with every description: about 110 KB.
     for (const answer of answers) expect(answer.bytes).toBeLessThan(400 * 1024)
   })

@@ -106,7 +106,8 @@ describe('execution limits', () => {
 
   it('refuses a wide mutation within the depth limit over the cost limit (100,000) without running it', async () => {
     const message = `id messageId conversationId userId createdAt rawPayload metadata author { ${USER_FIELDS} }`
-    const conversation = (inner: string) => `conversationId owner { ${USER_FIELDS} } participants(first: 100) { edges { cursor node { ${USER_FIELDS} } } } ${inner}`
+    const conversation = (inner: string) =>
+      `conversationId owner { ${USER_FIELDS} } participants(first: 100) { edges { cursor node { ${USER_FIELDS} } } } ${inner}`
     const result = await run(/* GraphQL */ `
       mutation {
         createConversation(input: { id: "wide" }) {
@@ -202,8 +203,7 @@ describe('the cost of an operation is priced by what it may return (cost.ts)', (
     })
     return (await response.json()) as { data?: unknown; errors?: { message: string; extensions: Record<string, unknown> }[] }
   }
-  const pages = (leaf: string, size = '100') =>
-    `conversations(first: ${size}) { edges { node { messages(first: ${size}) { edges { node { ${leaf} } } } } } }`
+  const pages = (leaf: string, size = '100') => `conversations(first: ${size}) { edges { node { messages(first: ${size}) { edges { node { ${leaf} } } } } } }`
 
   it('weighs a field that may carry a message 17 (1 + one per 64 KiB of 1 MiB): two pages of ids pass, of payloads not', async () => {
     expect(await send(`{ ${pages('messageId')} }`)).toEqual({ data: { conversations: { edges: [{ node: { messages: { edges: [] } } }] } } })
@@ -237,11 +237,32 @@ describe('the fields priced as carrying written bytes', () => {
 
   it('are every text of a payload kind, metadata, event payloads, and what a user says of itself', () => {
     expect(stringFields(true)).toEqual([
-      'AudioPayload.audioUrl', 'CardAction.label', 'CardAction.value', 'CardPayload.imageUrl', 'CardPayload.subtitle', 'CardPayload.title',
-      'ChoiceOption.label', 'ChoiceOption.value', 'ChoicePayload.text', 'DropdownPayload.text', 'Event.payload', 'FilePayload.fileUrl',
-      'FilePayload.title', 'ImagePayload.imageUrl', 'LocationPayload.address', 'LocationPayload.title', 'MarkdownPayload.markdown',
-      'Message.metadata', 'Message.rawPayload', 'MessageFeedback.comment', 'MessageStatusChangedSignal.failureReason', 'TextPayload.text',
-      'User.name', 'User.pictureUrl', 'User.profile', 'VideoPayload.videoUrl',
+      'AudioPayload.audioUrl',
+      'CardAction.label',
+      'CardAction.value',
+      'CardPayload.imageUrl',
+      'CardPayload.subtitle',
+      'CardPayload.title',
+      'ChoiceOption.label',
+      'ChoiceOption.value',
+      'ChoicePayload.text',
+      'DropdownPayload.text',
+      'Event.payload',
+      'FilePayload.fileUrl',
+      'FilePayload.title',
+      'ImagePayload.imageUrl',
+      'LocationPayload.address',
+      'LocationPayload.title',
+      'MarkdownPayload.markdown',
+      'Message.metadata',
+      'Message.rawPayload',
+      'MessageFeedback.comment',
+      'MessageStatusChangedSignal.failureReason',
+      'TextPayload.text',
+      'User.name',
+      'User.pictureUrl',
+      'User.profile',
+      'VideoPayload.videoUrl',
     ])
   })
 

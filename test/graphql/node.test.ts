@@ -107,11 +107,7 @@ describe('node', () => {
 
   it('tells a user and a conversation with the same id apart', async () => {
     const same = await t.user('same', { name: 'Same' })
-    const res = await t.graphql(
-      'mutation { createConversation(input: { id: "same" }) { conversation { id } } }',
-      {},
-      { key: same.key },
-    )
+    const res = await t.graphql('mutation { createConversation(input: { id: "same" }) { conversation { id } } }', {}, { key: same.key })
     const conversationNodeId: string = res.body.data.createConversation.conversation.id
     const userNodeId: string = (await t.graphql('{ me { id } }', {}, { key: same.key })).body.data.me.id
     expect(conversationNodeId).not.toBe(userNodeId)
@@ -171,14 +167,30 @@ describe('admin node and nodes', () => {
     )
 
   it('fetch a Bot by its global id, alone and several at once, in the order asked', async () => {
-    await t.db
-      .insert(bots)
-      .values({ id: 'bot-2', workspaceId: WORKSPACE_ID, name: 'Bot 2', handler: 'echo', tags: {}, createdAt: '2099-01-01T00:00:00.000Z', updatedAt: '2099-01-01T00:00:00.000Z', deployedAt: null })
+    await t.db.insert(bots).values({
+      id: 'bot-2',
+      workspaceId: WORKSPACE_ID,
+      name: 'Bot 2',
+      handler: 'echo',
+      tags: {},
+      createdAt: '2099-01-01T00:00:00.000Z',
+      updatedAt: '2099-01-01T00:00:00.000Z',
+      deployedAt: null,
+    })
     const [echo, second] = await botNodes()
     expect(second.botId).toBe('bot-2')
-    expect((await t.adminGraphql(NODE, { id: second.id })).body).toEqual({ data: { node: { __typename: 'Bot', id: second.id, botId: 'bot-2', name: 'Bot 2' } } })
+    expect((await t.adminGraphql(NODE, { id: second.id })).body).toEqual({
+      data: { node: { __typename: 'Bot', id: second.id, botId: 'bot-2', name: 'Bot 2' } },
+    })
     const many = await t.adminGraphql('query ($ids: [ID!]!) { nodes(ids: $ids) { id ... on Bot { botId } } }', { ids: [second.id, echo.id] })
-    expect(many.body).toEqual({ data: { nodes: [{ id: second.id, botId: 'bot-2' }, { id: echo.id, botId: echo.botId }] } })
+    expect(many.body).toEqual({
+      data: {
+        nodes: [
+          { id: second.id, botId: 'bot-2' },
+          { id: echo.id, botId: echo.botId },
+        ],
+      },
+    })
   })
 
   it('answer null for a bot of another workspace', async () => {

@@ -23,9 +23,7 @@ describe('the GraphQL types derived from the payload table', () => {
     const input = chatSchema.getType(`${name}Input`) as GraphQLInputObjectType
     const fields = Object.entries(level.fields)
     const optional = (type: unknown) => !isNonNullType(type)
-    expect(Object.keys(output.getFields()).sort()).toEqual(
-      [...fields.map(([field]) => field), ...(level.is === 'kind' ? ['type'] : [])].sort(),
-    )
+    expect(Object.keys(output.getFields()).sort()).toEqual([...fields.map(([field]) => field), ...(level.is === 'kind' ? ['type'] : [])].sort())
     expect(Object.keys(input.getFields()).sort()).toEqual([...fields.map(([field]) => field), 'extra'].sort())
     for (const [field, declared] of fields) {
       expect(optional(output.getFields()[field]?.type), `${name}.${field}`).toBe(declared.optional === true)
@@ -38,7 +36,12 @@ describe('the GraphQL types derived from the payload table', () => {
     const input = chatSchema.getType('MessagePayloadInput') as GraphQLInputObjectType
     expect(input.isOneOf).toBe(true)
     expect(Object.keys(input.getFields()).sort()).toEqual(messagePayload.kinds.map((kind) => kind.kind).sort())
-    expect(union.getTypes().map((type) => type.name).sort()).toEqual(messagePayload.kinds.map(typeName).sort())
+    expect(
+      union
+        .getTypes()
+        .map((type) => type.name)
+        .sort(),
+    ).toEqual(messagePayload.kinds.map(typeName).sort())
   })
 })
 
@@ -49,7 +52,13 @@ describe('payloadToInput and payloadFromInput', () => {
     [{ text: 'hi', type: 'text', extra: { nested: [1] } }, '{"type":"text","text":"hi","extra":{"nested":[1]}}'],
     [{ x: null, type: 'carousel', items: [card, card] }, `{"type":"carousel","items":[${canonicalCard},${canonicalCard}],"x":null}`],
     [
-      { type: 'bloc', items: [{ type: 'location', title: 't', latitude: 1, longitude: 2, z: 'z' }, { text: 'a', type: 'text' }] },
+      {
+        type: 'bloc',
+        items: [
+          { type: 'location', title: 't', latitude: 1, longitude: 2, z: 'z' },
+          { text: 'a', type: 'text' },
+        ],
+      },
       '{"type":"bloc","items":[{"type":"location","latitude":1,"longitude":2,"title":"t","z":"z"},{"type":"text","text":"a"}]}',
     ],
     [

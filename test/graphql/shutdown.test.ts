@@ -11,7 +11,9 @@ describe('shutdown ends live GraphQL subscriptions', () => {
     const alice = await t.user('alice')
     await t.conversation(alice.key, 'c1')
     const baseline = t.app.signals.activeSubscriptions()
-    const response = await subscribeOverSse(t, alice.key, 'subscription ($id: String!) { conversationSignals(conversationId: $id) { __typename } }', { id: 'c1' })
+    const response = await subscribeOverSse(t, alice.key, 'subscription ($id: String!) { conversationSignals(conversationId: $id) { __typename } }', {
+      id: 'c1',
+    })
     expect(response.status).toBe(200)
     const sse = new SseReader(response.body!)
     await eventually(() => expect(t.app.signals.activeSubscriptions()).toBe(baseline + 1))

@@ -102,7 +102,9 @@ export function describeAccess(
     })
 
     const cases = rules.flatMap((rule) =>
-      Object.entries(call).map(([transport, fn]) => [`${transport} ${refusals[rule].title}, changing nothing`, rule, transport as Transport, fn as Call] as const),
+      Object.entries(call).map(
+        ([transport, fn]) => [`${transport} ${refusals[rule].title}, changing nothing`, rule, transport as Transport, fn as Call] as const,
+      ),
     )
     it.each(cases)('%s', async (_title, rule, transport, fn) => {
       const { code, type, run } = refusals[rule]

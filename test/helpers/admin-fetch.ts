@@ -11,7 +11,5 @@ export async function adminFetch(baseUrl: string, method: string, path: string, 
 }
 
 /** adminFetch on the Confab `current()` returns, for a file whose server changes from test to test. */
-export const adminFetchOn =
-  (current: () => { baseUrl: string }) =>
-  (method: string, path: string, body?: unknown) =>
-    adminFetch(current().baseUrl, method, path, body)
+export const adminFetchOn = (current: () => { baseUrl: string }) => (method: string, path: string, body?: unknown) =>
+  adminFetch(current().baseUrl, method, path, body)

@@ -60,9 +60,7 @@ export function createTestApp(
     /** SQLite: a fault seam before each WAL sync (SqliteStoreOptions.beforeSync). */
     beforeSync?: () => void
     besides?: { engine: TestStore; ready: Promise<unknown> }
-  } & Partial<
-    Omit<AppOptions, 'store'>
-  > = {},
+  } & Partial<Omit<AppOptions, 'store'>> = {},
 ) {
   // `besides`: another instance on the first app's database (PostgreSQL), its tenant already made.
   const engine = options.besides
@@ -79,11 +77,7 @@ export function createTestApp(
     webhookId: WEBHOOK_ID,
     encryptionKey: ENCRYPTION_KEY,
   })
-  const ready = options.besides
-    ? options.besides.ready
-    : engine.opened
-      ? engine.opened.then(() => bootstrap(store, planned))
-      : bootstrap(store, planned)
+  const ready = options.besides ? options.besides.ready : engine.opened ? engine.opened.then(() => bootstrap(store, planned)) : bootstrap(store, planned)
   const tenant: typeof planned | undefined = planned
   const { databaseUrl: _, onQuery: __, besides: ___, beforeSync: ____, ...appOptions } = options
   // Names resolve without real DNS (test/helpers/resolver.ts) unless the test brings its own policy.
@@ -118,21 +112,13 @@ export function createTestApp(
   const adminHeaders = { authorization: `Bearer ${ADMIN_TOKEN}`, 'x-workspace-id': WORKSPACE_ID }
 
   const admin = async <T = any>(method: string, path: string, options: RequestOptions = {}) =>
-    toJson<T>(
-      await send(method, `${BASE}/v1/admin${path}`, { ...options, headers: { ...adminHeaders, ...options.headers } }),
-    )
+    toJson<T>(await send(method, `${BASE}/v1/admin${path}`, { ...options, headers: { ...adminHeaders, ...options.headers } }))
 
-  const graphql = async <T = any>(
-    query: string,
-    variables: Record<string, unknown> = {},
-    options: { key?: string; headers?: Record<string, string> } = {},
-  ) => toJson<T>(await send('POST', `${BASE}/${WEBHOOK_ID}/graphql`, { ...options, body: { query, variables } }))
+  const graphql = async <T = any>(query: string, variables: Record<string, unknown> = {}, options: { key?: string; headers?: Record<string, string> } = {}) =>
+    toJson<T>(await send('POST', `${BASE}/${WEBHOOK_ID}/graphql`, { ...options, body: { query, variables } }))
 
-  const adminGraphql = async <T = any>(
-    query: string,
-    variables: Record<string, unknown> = {},
-    headers: Record<string, string> = adminHeaders,
-  ) => toJson<T>(await send('POST', `${BASE}/v1/admin/graphql`, { headers, body: { query, variables } }))
+  const adminGraphql = async <T = any>(query: string, variables: Record<string, unknown> = {}, headers: Record<string, string> = adminHeaders) =>
+    toJson<T>(await send('POST', `${BASE}/v1/admin/graphql`, { headers, body: { query, variables } }))
 
   const ok = async <T = any>(response: Promise<JsonResponse<T>>, what: string) => {
     const res = await response
@@ -150,8 +136,7 @@ export function createTestApp(
   /** A conversation created by `owner` (a key), with the given extra participants (user ids). */
   const conversation = async (ownerKey: string, id?: string, participants: string[] = []) => {
     const body = id === undefined ? {} : { id }
-    const conversationId: string = (await ok(chat('POST', '/conversations', { key: ownerKey, body }), 'create a conversation'))
-      .conversation.id
+    const conversationId: string = (await ok(chat('POST', '/conversations', { key: ownerKey, body }), 'create a conversation')).conversation.id
     for (const userId of participants) {
       await ok(chat('POST', `/conversations/${conversationId}/participants`, { key: ownerKey, body: { userId } }), `add ${userId}`)
     }
@@ -163,7 +148,11 @@ export function createTestApp(
     members = [],
     others = [],
     profiles = {},
-  }: { members?: M[]; others?: O[]; profiles?: Partial<Record<string, { name?: string }>> } = {}) => {
+  }: {
+    members?: M[]
+    others?: O[]
+    profiles?: Partial<Record<string, { name?: string }>>
+  } = {}) => {
     const actors: Record<string, Awaited<ReturnType<typeof user>>> = {}
     for (const id of ['alice', ...members, ...others]) actors[id] = await user(id, profiles[id])
     await conversation(actors.alice!.key, 'c1', members)
@@ -172,8 +161,14 @@ export function createTestApp(
 
   /** A message posted by `key` through createMessage, as the API returned it. */
   const message = async (key: string, conversationId: string, payload: object = { type: 'text', text: 'hi' }, metadata?: object) =>
-    (await ok(chat('POST', '/messages', { key, body: { conversationId, payload, ...(metadata && { metadata }) } }), 'post a message'))
-      .message as { id: string; createdAt: string; payload: any; userId: string; conversationId: string; metadata?: any }
+    (await ok(chat('POST', '/messages', { key, body: { conversationId, payload, ...(metadata && { metadata }) } }), 'post a message')).message as {
+      id: string
+      createdAt: string
+      payload: any
+      userId: string
+      conversationId: string
+      metadata?: any
+    }
 
   /** A custom event created by `key` through createEvent, as the API returned it. */
   const event = async (key: string, conversationId: string, payload: object = { kind: 'typing' }) =>
@@ -185,15 +180,11 @@ export function createTestApp(
 
   /** The ids of a conversation's participants, in the order listParticipants gives them. */
   const participantIds = async (key: string, conversationId: string): Promise<string[]> =>
-    (await ok(chat('GET', `/conversations/${conversationId}/participants`, { key }), 'list participants')).participants.map(
-      (p: { id: string }) => p.id,
-    )
+    (await ok(chat('GET', `/conversations/${conversationId}/participants`, { key }), 'list participants')).participants.map((p: { id: string }) => p.id)
 
   /** The ids of a conversation's messages, newest first (the first page). */
   const messageIds = async (key: string, conversationId: string): Promise<string[]> =>
-    (await ok(chat('GET', `/conversations/${conversationId}/messages`, { key }), 'list messages')).messages.map(
-      (m: { id: string }) => m.id,
-    )
+    (await ok(chat('GET', `/conversations/${conversationId}/messages`, { key }), 'list messages')).messages.map((m: { id: string }) => m.id)
 
   /** The caller as getUser returns it. */
   const me = async (key: string) => (await ok(chat('GET', '/users/me', { key }), 'get the user')).user
@@ -291,7 +282,6 @@ export const errorBody = (code: number, type: string) => ({
   type,
   message: expect.any(String),
 })
-
 
 /**
  * alice's conversation c1 with `members` in it, and `others`, users outside it, made before each

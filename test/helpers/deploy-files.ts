@@ -15,4 +15,3 @@ export function documentedVariables(): string[] {
   }
   return [...names]
 }
-

@@ -46,7 +46,8 @@ let counter = 0
  * PostgreSQL server (`postgres://…`, a schema of its own there).
  */
 export function openTestStore(options: { databaseUrl?: string; onQuery?: (sql: string) => void; beforeSync?: () => void } = {}): TestStore {
-  const postgresUrl = options.databaseUrl === undefined ? (onPostgres ? TEST_DATABASE_URL : undefined) : isPostgresUrl(options.databaseUrl) ? options.databaseUrl : undefined
+  const postgresUrl =
+    options.databaseUrl === undefined ? (onPostgres ? TEST_DATABASE_URL : undefined) : isPostgresUrl(options.databaseUrl) ? options.databaseUrl : undefined
   if (postgresUrl === undefined) {
     const store = openSqliteStore(options.databaseUrl ?? ':memory:', { onQuery: options.onQuery, beforeSync: options.beforeSync })
     return {
@@ -78,10 +79,12 @@ function postgresTestStore(postgresUrl: string, schema: string, onQuery?: (sql: 
       cause: error,
     })
   })
-  const gate = <A extends unknown[], T>(run: (...args: A) => Promise<T>) => async (...args: A) => {
-    await opened
-    return run(...args)
-  }
+  const gate =
+    <A extends unknown[], T>(run: (...args: A) => Promise<T>) =>
+    async (...args: A) => {
+      await opened
+      return run(...args)
+    }
   /** `on`, its calls waiting for the migrations. */
   const gated = (on: Store): Store =>
     ({
@@ -102,7 +105,12 @@ function postgresTestStore(postgresUrl: string, schema: string, onQuery?: (sql: 
   const query = async <T>(sql: string, ...params: unknown[]) => {
     await opened
     let n = 0
-    return (await pg.pool.query(sql.replace(/\?/g, () => `$${++n}`), params)).rows as T[]
+    return (
+      await pg.pool.query(
+        sql.replace(/\?/g, () => `$${++n}`),
+        params,
+      )
+    ).rows as T[]
   }
   return {
     store,

@@ -37,8 +37,7 @@ export const graphqlMessage = (
 ) => t.graphql(document, { input: { ...input, payload: payloadToInput(input.payload) } }, { key })
 
 /** The ids of the nodes of a connection's edges. */
-export const nodeIds = <K extends string>(connection: { edges: { node: Record<K, string> }[] }, field: K) =>
-  connection.edges.map((edge) => edge.node[field])
+export const nodeIds = <K extends string>(connection: { edges: { node: Record<K, string> }[] }, field: K) => connection.edges.map((edge) => edge.node[field])
 
 /** The owner of a conversation, as a participant reads it (the REST bodies do not show it). */
 export const ownerOf = async (t: TestApp, key: string, conversationId: string): Promise<string> => {

@@ -64,13 +64,7 @@ export type SignalType = Exclude<keyof Signals, 'unknown'>
 /** A signal as the official client hands it to its listeners: the event name and its data. */
 export type ReceivedSignal = { [K in SignalType]: { type: K; data: Signals[K] } }[SignalType]
 
-export const SIGNAL_TYPES: readonly SignalType[] = [
-  'message_created',
-  'message_deleted',
-  'event_created',
-  'participant_added',
-  'participant_removed',
-]
+export const SIGNAL_TYPES: readonly SignalType[] = ['message_created', 'message_deleted', 'event_created', 'participant_added', 'participant_removed']
 
 /** The keep-alive data message; the official client reports it as an `unknown` signal. */
 export const PING = JSON.stringify({ type: 'ping', data: {} })

@@ -49,9 +49,7 @@ const validator = (ref: string) => {
 
 /** Where the schema of a response is: the operation's own, or the error response component it refers to. */
 function schemaRef(path: string, method: string, status: string, response: { $ref?: string }, mediaType: string): string {
-  const base = response.$ref
-    ? `openapi${response.$ref}`
-    : `openapi#/paths/${pointer(path)}/${method}/responses/${status}`
+  const base = response.$ref ? `openapi${response.$ref}` : `openapi#/paths/${pointer(path)}/${method}/responses/${status}`
   return `${base}/content/${pointer(mediaType)}/schema`
 }
 

@@ -71,13 +71,45 @@ export const KINDS: Kind[] = [
   ],
   [
     'choice',
-    { type: 'choice', text: 'Pick one', options: [{ label: 'Red', value: 'red', color: '#f00' }, { label: 'Blue', value: 'blue' }], ...extra },
-    { __typename: 'ChoicePayload', type: 'choice', text: 'Pick one', options: [{ label: 'Red', value: 'red' }, { label: 'Blue', value: 'blue' }] },
+    {
+      type: 'choice',
+      text: 'Pick one',
+      options: [
+        { label: 'Red', value: 'red', color: '#f00' },
+        { label: 'Blue', value: 'blue' },
+      ],
+      ...extra,
+    },
+    {
+      __typename: 'ChoicePayload',
+      type: 'choice',
+      text: 'Pick one',
+      options: [
+        { label: 'Red', value: 'red' },
+        { label: 'Blue', value: 'blue' },
+      ],
+    },
   ],
   [
     'dropdown',
-    { type: 'dropdown', text: 'Pick a city', options: [{ label: 'Montréal', value: 'yul' }, { label: 'Québec', value: 'yqb' }], ...extra },
-    { __typename: 'DropdownPayload', type: 'dropdown', text: 'Pick a city', options: [{ label: 'Montréal', value: 'yul' }, { label: 'Québec', value: 'yqb' }] },
+    {
+      type: 'dropdown',
+      text: 'Pick a city',
+      options: [
+        { label: 'Montréal', value: 'yul' },
+        { label: 'Québec', value: 'yqb' },
+      ],
+      ...extra,
+    },
+    {
+      __typename: 'DropdownPayload',
+      type: 'dropdown',
+      text: 'Pick a city',
+      options: [
+        { label: 'Montréal', value: 'yul' },
+        { label: 'Québec', value: 'yqb' },
+      ],
+    },
   ],
   [
     'bloc',

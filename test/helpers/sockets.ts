@@ -82,7 +82,10 @@ export function openStream(
         text: () =>
           new Promise((done) => {
             let text = ''
-            response.setEncoding('utf8').on('data', (chunk: string) => (text += chunk)).once('end', () => done(text))
+            response
+              .setEncoding('utf8')
+              .on('data', (chunk: string) => (text += chunk))
+              .once('end', () => done(text))
           }),
         close: () => request.destroy(),
       })

@@ -28,7 +28,6 @@ export async function initialize(t: TestApp, { key, conversationId }: { key?: st
   return { response, sse, init, signal }
 }
 
-
 /** `initialize` that must succeed. */
 export async function openInitialize(t: TestApp, options: { key?: string; conversationId?: string } = {}) {
   const { response, body, sse, init, signal } = await initialize(t, options)

@@ -17,7 +17,12 @@ function capturedLog(level: string) {
   const raw: string[] = []
   const stream = new Writable({
     write(chunk: Buffer, _encoding, done) {
-      raw.push(...chunk.toString('utf8').split('\n').filter((line) => line !== ''))
+      raw.push(
+        ...chunk
+          .toString('utf8')
+          .split('\n')
+          .filter((line) => line !== ''),
+      )
       done()
     },
   })
@@ -119,7 +124,11 @@ describe('the access log at LOG_LEVEL=info', () => {
 
   it('never writes a key, token, secret or body', async () => {
     const secretText = 'my very private message'
-    await sendFrom(`${confab.apiUrl}/messages`, { method: 'POST', body: { conversationId: 'c1', payload: { type: 'text', text: secretText } }, headers: { 'x-user-key': key } })
+    await sendFrom(`${confab.apiUrl}/messages`, {
+      method: 'POST',
+      body: { conversationId: 'c1', payload: { type: 'text', text: secretText } },
+      headers: { 'x-user-key': key },
+    })
     await sendFrom(`${confab.apiUrl}/users/key`, { method: 'POST', body: { id: 'alice' }, headers: { 'x-admin-secret': ENCRYPTION_KEY } })
     const all = captured.raw.join('\n')
     for (const secret of [key, ADMIN_TOKEN, ENCRYPTION_KEY, 'eyJ.not-a-key.sig', 'bp_pat_wrong_token', secretText]) expect(all).not.toContain(secret)
@@ -138,6 +147,8 @@ describe('the access log at LOG_LEVEL=warn', () => {
   it('keeps the refusals and drops the ordinary lines', async () => {
     await sendFrom(`${confab.apiUrl}/hello`)
     const refused = await sendFrom(`${confab.apiUrl}/users/me`, { headers: { 'x-user-key': 'bad' } })
-    await eventually(() => expect(captured.lines().map((line) => [line.msg, line.requestId])).toEqual([['request refused: authentication failed', refused.headers['x-request-id']]]))
+    await eventually(() =>
+      expect(captured.lines().map((line) => [line.msg, line.requestId])).toEqual([['request refused: authentication failed', refused.headers['x-request-id']]]),
+    )
   })
 })

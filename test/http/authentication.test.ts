@@ -38,7 +38,7 @@ const calls: [string, Transport, (t: TestApp, key: string) => Promise<JsonRespon
 describe('user keys', () => {
   const t = useTestApp({ handlers: {} })
   const users = useC1(t)
-  
+
   describe.each(badKeys)('a key %s', (_what, makeKey) => {
     it.each(calls)('is refused by %s with 401 Unauthorized, changing nothing', async (_call, transport, call) => {
       const before = await t.rows()

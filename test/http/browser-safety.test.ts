@@ -23,7 +23,16 @@ describe('X-Content-Type-Options: nosniff', () => {
     ['a REST read', () => fetch(`${s.apiUrl}/users/me`, { headers: { 'x-user-key': key } }), 200],
     ['a REST refusal', () => fetch(`${s.apiUrl}/users/me`), 401],
     ['an unknown route', () => fetch(`${s.baseUrl}/nowhere/at/all`), 404],
-    ['a GraphQL answer', () => fetch(`${s.apiUrl}/graphql`, { method: 'POST', headers: { 'x-user-key': key, 'content-type': 'application/json' }, body: '{"query":"{ me { userId } }"}' }), 200],
+    [
+      'a GraphQL answer',
+      () =>
+        fetch(`${s.apiUrl}/graphql`, {
+          method: 'POST',
+          headers: { 'x-user-key': key, 'content-type': 'application/json' },
+          body: '{"query":"{ me { userId } }"}',
+        }),
+      200,
+    ],
     ['an admin answer', () => fetch(`${s.baseUrl}/v1/admin/bots`, { headers: admin }), 200],
     ['the health check', () => fetch(`${s.baseUrl}/healthz`), 200],
   ])('is on %s', async (_what, request, status) => {
@@ -36,8 +45,7 @@ describe('X-Content-Type-Options: nosniff', () => {
 
 describe('GraphQL mutations in a body a browser sends cross-origin without a preflight', () => {
   const mutation = 'mutation { createConversation(input: {}) { conversation { conversationId } } }'
-  const conversations = async () =>
-    (await (await fetch(`${s.apiUrl}/conversations`, { headers: { 'x-user-key': key } })).json()).conversations.length as number
+  const conversations = async () => (await (await fetch(`${s.apiUrl}/conversations`, { headers: { 'x-user-key': key } })).json()).conversations.length as number
 
   const form = new URLSearchParams({ query: mutation }).toString()
   const multipart = () => {

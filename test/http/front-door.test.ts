@@ -17,7 +17,14 @@ describe('GET /', () => {
     expect(response.status).toBe(200)
     expect(response.headers.get('content-type')).toBe('text/html; charset=utf-8')
     const page = await response.text()
-    for (const door of ['/{webhookId}/', '/{webhookId}/graphql', 'href="v1/admin/graphql"', 'href="healthz"', 'href="readyz"', 'npm run confab -- credentials']) {
+    for (const door of [
+      '/{webhookId}/',
+      '/{webhookId}/graphql',
+      'href="v1/admin/graphql"',
+      'href="healthz"',
+      'href="readyz"',
+      'npm run confab -- credentials',
+    ]) {
       expect(page).toContain(door)
     }
     expect(page).not.toContain(webhookId)

@@ -44,7 +44,11 @@ describe('the message size cap (MESSAGE_MAX_BYTES) over REST', () => {
 
   it('counts the metadata with the payload', async () => {
     const alice = await setUp(b.current)
-    const refused = await post(b.current, '/messages', alice.key, { conversationId: 'c1', payload: { type: 'text', text: 'hi' }, metadata: { note: 'n'.repeat(cap) } })
+    const refused = await post(b.current, '/messages', alice.key, {
+      conversationId: 'c1',
+      payload: { type: 'text', text: 'hi' },
+      metadata: { note: 'n'.repeat(cap) },
+    })
     expect(refused.status).toBe(413)
     expect(await messages(b.current)).toBe(0)
   })

@@ -26,7 +26,8 @@ const postMessage = (b: Bounded, key: string, size: number, conversationId = 'c1
 const storedBytes = async (b: Bounded, userId: string) =>
   Number((await b.t.query<{ bytes: number }>('select bytes from user_storage where user_id = ?', userId))[0]?.bytes ?? 0)
 
-const messagesOf = async (b: Bounded, userId: string) => Number((await b.t.query<{ n: number }>('select count(*) as n from messages where user_id = ?', userId))[0]?.n)
+const messagesOf = async (b: Bounded, userId: string) =>
+  Number((await b.t.query<{ n: number }>('select count(*) as n from messages where user_id = ?', userId))[0]?.n)
 
 const refusal = (used: number, adding: number) => ({
   ...errorBody(413, 'PayloadTooLarge'),
@@ -78,7 +79,10 @@ describe('the message storage quota over GraphQL, and on custom events', () => {
       variables: { text: 'a'.repeat(100) },
     })
     expect((await graphql.json()).errors).toEqual([
-      expect.objectContaining({ message: expect.stringMatching(/over their storage quota of 1000 bytes/), extensions: expect.objectContaining({ type: 'PayloadTooLarge', status: 413 }) }),
+      expect.objectContaining({
+        message: expect.stringMatching(/over their storage quota of 1000 bytes/),
+        extensions: expect.objectContaining({ type: 'PayloadTooLarge', status: 413 }),
+      }),
     ])
     expect(await messagesOf(b.current, 'alice')).toBe(0)
   })

@@ -54,7 +54,7 @@ describe('GET /metrics on METRICS_PORT', () => {
     expect(confab.metricsUrl).toMatch(/^http:\/\/127\.0\.0\.1:\d+\/metrics$/)
     expect(new URL(confab.metricsUrl as string).port).not.toBe(new URL(confab.url).port)
     expect((await fetch(`${confab.url}/metrics`)).status).toBe(404)
-    expect((await fetch(new URL('/other', confab.metricsUrl)).then((r) => r.status))).toBe(404)
+    expect(await fetch(new URL('/other', confab.metricsUrl)).then((r) => r.status)).toBe(404)
     const text = await scrape()
     expect(text).toContain('# TYPE confab_http_requests_total counter')
     expect(text).toContain('process_cpu_user_seconds_total')
@@ -96,7 +96,11 @@ describe('GET /metrics on METRICS_PORT', () => {
     await eventually(async () => expect(sample(await scrape(), 'confab_live_streams')).toBe(1))
 
     const before = sample(await scrape(), 'confab_bot_delivery_attempts_total', { protocol: 'in-process', outcome: 'delivered' }) ?? 0
-    const posted = await chat('/messages', { method: 'POST', key: userKeyInUse, body: JSON.stringify({ conversationId: 'metrics-c1', payload: { type: 'text', text: 'hi' } }) })
+    const posted = await chat('/messages', {
+      method: 'POST',
+      key: userKeyInUse,
+      body: JSON.stringify({ conversationId: 'metrics-c1', payload: { type: 'text', text: 'hi' } }),
+    })
     expect(posted.status).toBe(200)
     const text = await eventually(async () => {
       const scraped = await scrape()

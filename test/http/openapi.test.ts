@@ -27,7 +27,11 @@ describe('the OpenAPI document', () => {
     const expected = Object.values(restApis).flatMap((api) =>
       (api.routes as { method: string; path: string }[]).map((route) => `${route.method.toLowerCase()} ${api.prefix}${route.path}`),
     )
-    expect(operations().map(({ method, path }) => `${method} ${path}`).sort()).toEqual(expected.sort())
+    expect(
+      operations()
+        .map(({ method, path }) => `${method} ${path}`)
+        .sort(),
+    ).toEqual(expected.sort())
     const ids = operations().map((op) => op.operationId)
     expect(new Set(ids).size).toBe(ids.length)
     expect(ids).toEqual(expect.arrayContaining(['createMessage', 'initialize', 'createBot', 'botApiCreateMessage', 'botApiGetState']))
@@ -35,7 +39,22 @@ describe('the OpenAPI document', () => {
 
   it('documents every refusal of every operation with the error body, its type bound to its status', () => {
     for (const op of operations()) {
-      expect(Object.keys(op.responses).sort(), op.operationId).toEqual(['200', '400', '401', '403', '404', '405', '408', '409', '413', '415', '429', '500', '503', '507'])
+      expect(Object.keys(op.responses).sort(), op.operationId).toEqual([
+        '200',
+        '400',
+        '401',
+        '403',
+        '404',
+        '405',
+        '408',
+        '409',
+        '413',
+        '415',
+        '429',
+        '500',
+        '503',
+        '507',
+      ])
     }
     expect(document.components.schemas.Error).toMatchObject({ required: ['id', 'code', 'type', 'message'], additionalProperties: false })
     expect(document.components.responses.RateLimited?.headers).toHaveProperty('Retry-After')
@@ -47,9 +66,20 @@ describe('the OpenAPI document', () => {
 
   it('publishes the message payload kinds the server checks, and the body limits', () => {
     const payload = document.components.schemas.MessagePayload as { oneOf: { properties: { type: { const: string } } }[] }
-    expect(payload.oneOf.map((kind) => kind.properties.type.const).sort()).toEqual(
-      ['audio', 'bloc', 'card', 'carousel', 'choice', 'dropdown', 'file', 'image', 'location', 'markdown', 'text', 'video'],
-    )
+    expect(payload.oneOf.map((kind) => kind.properties.type.const).sort()).toEqual([
+      'audio',
+      'bloc',
+      'card',
+      'carousel',
+      'choice',
+      'dropdown',
+      'file',
+      'image',
+      'location',
+      'markdown',
+      'text',
+      'video',
+    ])
     const create = document.paths['/{webhookId}/messages']?.post as { requestBody: { description: string } }
     expect(create.requestBody.description).toBe('At most 1 MB (else 413 PayloadTooLarge).')
     const createBot = document.paths['/v1/admin/bots']?.post as { requestBody: { description: string } }
@@ -71,7 +101,10 @@ describe('the OpenAPI document', () => {
       additionalProperties: false,
     })
     const list = document.paths['/v1/chat/messages']?.get as { parameters: { name: string; required: boolean }[] }
-    expect(list.parameters.map(({ name, required }) => [name, required])).toEqual([['conversationId', true], ['nextToken', false]])
+    expect(list.parameters.map(({ name, required }) => [name, required])).toEqual([
+      ['conversationId', true],
+      ['nextToken', false],
+    ])
     for (const name of ['BotApiConversation', 'BotApiUser', 'BotApiMessage', 'BotApiEvent', 'BotApiState']) {
       expect(document.components.schemas[name], name).toMatchObject({ type: 'object', required: expect.arrayContaining(['id']) })
     }
@@ -100,7 +133,11 @@ describe('GET /openapi.json and GET /docs/api', () => {
 
   it('answers another method with 405 MethodNotFound in the error body', async () => {
     const res = await t.app.fetch(new Request(`${BASE}/openapi.json`, { method: 'POST' }))
-    expect({ status: res.status, allow: res.headers.get('allow'), type: (await res.json()).type }).toEqual({ status: 405, allow: 'GET', type: 'MethodNotFound' })
+    expect({ status: res.status, allow: res.headers.get('allow'), type: (await res.json()).type }).toEqual({
+      status: 405,
+      allow: 'GET',
+      type: 'MethodNotFound',
+    })
   })
 })
 
@@ -117,7 +154,12 @@ describe('the conformance check every REST response of the suite goes through', 
 
   it.each([
     ['a missing field', request('GET', '/w/conversations/c1'), reply(200, { conversation: { id: 'c1' } }), /must have required property 'createdAt'/],
-    ['a field the document does not name', request('GET', '/w/conversations/c1'), reply(200, { conversation: { ...conversation, x: 1 } }), /must NOT have additional properties/],
+    [
+      'a field the document does not name',
+      request('GET', '/w/conversations/c1'),
+      reply(200, { conversation: { ...conversation, x: 1 } }),
+      /must NOT have additional properties/,
+    ],
     ['an error type that is not its status', request('POST', '/w/messages'), reply(400, error(400, 'Forbidden')), /must be equal to constant/],
     ['a status the operation does not document', request('GET', '/w/hello'), reply(418, {}), /status 418 is not documented/],
     ['an admin body of the wrong shape', request('GET', '/v1/admin/bots'), reply(200, { bots: {} }), /must be array/],

@@ -87,7 +87,9 @@ describe('profile caps over GraphQL (createUser, getOrCreateUser, updateUser)', 
     expect(await users(b.current)).toBe(0)
     const alice = await b.current.t.user('alice', { name: 'Alice' })
     const [profile, tooLarge] = over.profile
-    expect(await graphql(alice.key, 'mutation ($profile: String) { updateUser(input: { profile: $profile }) { user { userId } } }', { profile })).toEqual(refusal(tooLarge))
+    expect(await graphql(alice.key, 'mutation ($profile: String) { updateUser(input: { profile: $profile }) { user { userId } } }', { profile })).toEqual(
+      refusal(tooLarge),
+    )
     const me = await graphql(alice.key, '{ me { name profile } }', {})
     expect(me).toEqual({ data: { me: { name: 'Alice', profile: null } } })
   })

@@ -92,7 +92,15 @@ describe('PUBLIC_URL', () => {
     expect(loadConfig({ PUBLIC_URL: 'https://chat.example.com/' }).publicUrl).toBe('https://chat.example.com')
     expect(loadConfig({ PUBLIC_URL: 'https://example.com/confab/' }).publicUrl).toBe('https://example.com/confab')
     expect(loadConfig({}).publicUrl).toBeUndefined()
-    for (const bad of ['chat.example.com', '/confab', 'ftp://example.com', 'https://example.com/?a=1', 'https://example.com/#x', 'https://u:p@example.com', 'https://example.com?']) {
+    for (const bad of [
+      'chat.example.com',
+      '/confab',
+      'ftp://example.com',
+      'https://example.com/?a=1',
+      'https://example.com/#x',
+      'https://u:p@example.com',
+      'https://example.com?',
+    ]) {
       expect(() => loadConfig({ PUBLIC_URL: bad }), bad).toThrow(ConfigError)
     }
   })

@@ -114,7 +114,13 @@ describe('keyed reads (issue 49 row 3)', () => {
     expectRateLimited(await read(alice, '/conversations/c1/messages'), 4)
 
     // Its writes count on userWrites alone: two made, three left.
-    const posted = ok(await sendFrom(`${server.apiUrl}/messages`, { method: 'POST', body: { conversationId: 'c1', payload: { type: 'text', text: 'still writing' } }, headers: as(alice) }))
+    const posted = ok(
+      await sendFrom(`${server.apiUrl}/messages`, {
+        method: 'POST',
+        body: { conversationId: 'c1', payload: { type: 'text', text: 'still writing' } },
+        headers: as(alice),
+      }),
+    )
     expect(posted.body.message.conversationId).toBe('c1')
     ok(await graphqlAt(server.apiUrl, 'mutation { createConversation(input: {}) { conversation { id } } }', { key: alice }))
 
@@ -161,7 +167,11 @@ describe('one user flooding a bot to its own limit, with the default limits (iss
     ok(await sendFrom(`${server.apiUrl}/users/get-or-create`, { method: 'POST', body: {}, headers: as(flooder) }))
     ok(await sendFrom(`${server.apiUrl}/conversations`, { method: 'POST', body: { id: 'flood' }, headers: as(flooder) }))
     const flood = () =>
-      sendFrom(`${server.apiUrl}/messages`, { method: 'POST', body: { conversationId: 'flood', payload: { type: 'text', text: 'spam' } }, headers: as(flooder) })
+      sendFrom(`${server.apiUrl}/messages`, {
+        method: 'POST',
+        body: { conversationId: 'flood', payload: { type: 'text', text: 'spam' } },
+        headers: as(flooder),
+      })
     // Its own writes, ten at a time, until the first refusal: all of its allowance went into the bot.
     let posted = 0
     for (let refused = false; !refused; ) {
@@ -178,7 +188,10 @@ describe('one user flooding a bot to its own limit, with the default limits (iss
         method: 'POST',
         from,
         headers: as(key),
-        body: { query: 'mutation ($input: CreateMessageInput!) { createMessage(input: $input) { message { id } } }', variables: { input: { conversationId, payload: { text: { text } } } } },
+        body: {
+          query: 'mutation ($input: CreateMessageInput!) { createMessage(input: $input) { message { id } } }',
+          variables: { input: { conversationId, payload: { text: { text } } } },
+        },
       })
     expectGraphQLRateLimited(await graphql(flooder, 'flood', 'more', '127.0.0.1'), writes)
 
@@ -188,7 +201,14 @@ describe('one user flooding a bot to its own limit, with the default limits (iss
       const key = await server.t.keyFor(`visitor-${i}`)
       ok(await sendFrom(`${server.apiUrl}/users/get-or-create`, { method: 'POST', body: {}, headers: as(key), from }))
       ok(await sendFrom(`${server.apiUrl}/conversations`, { method: 'POST', body: { id: `visit-${i}` }, headers: as(key), from }))
-      const rest = ok(await sendFrom(`${server.apiUrl}/messages`, { method: 'POST', body: { conversationId: `visit-${i}`, payload: { type: 'text', text: 'hello' } }, headers: as(key), from }))
+      const rest = ok(
+        await sendFrom(`${server.apiUrl}/messages`, {
+          method: 'POST',
+          body: { conversationId: `visit-${i}`, payload: { type: 'text', text: 'hello' } },
+          headers: as(key),
+          from,
+        }),
+      )
       expect(rest.body.message.conversationId).toBe(`visit-${i}`)
       const viaGraphql = ok(await graphql(key, `visit-${i}`, 'hello again', from))
       expect(viaGraphql.body).toEqual({ data: { createMessage: { message: { id: expect.any(String) } } } })
@@ -227,7 +247,10 @@ describe('streams: per user key', () => {
 
   it('refuses a user a stream over its limit (REST listen, GraphQL subscription), not another user', async () => {
     const [alice, bob] = [await server.t.keyFor('alice'), await server.t.keyFor('bob')]
-    for (const [key, id] of [[alice, 'ca'], [bob, 'cb']] as const) {
+    for (const [key, id] of [
+      [alice, 'ca'],
+      [bob, 'cb'],
+    ] as const) {
       ok(await sendFrom(`${server.apiUrl}/users/get-or-create`, { method: 'POST', body: {}, headers: { 'x-user-key': key } }))
       ok(await sendFrom(`${server.apiUrl}/conversations`, { method: 'POST', body: { id }, headers: { 'x-user-key': key } }))
     }
@@ -246,8 +269,7 @@ describe('runtime API: per bot', () => {
   it("refuses a bot's calls over its limit, whichever of its keys makes them", async () => {
     const admin = adminClient(server.baseUrl)
     const keys = [(await admin.createBotApiKey({ botId: server.botId })).value, (await admin.createBotApiKey({ botId: server.botId })).value]
-    const list = (key: string) =>
-      sendFrom(`${server.baseUrl}/v1/chat/conversations`, { headers: { authorization: `Bearer ${key}`, 'x-bot-id': server.botId } })
+    const list = (key: string) => sendFrom(`${server.baseUrl}/v1/chat/conversations`, { headers: { authorization: `Bearer ${key}`, 'x-bot-id': server.botId } })
     ok(await list(keys[0] as string))
     ok(await list(keys[1] as string))
     expectRateLimited(await list(keys[0] as string), 2)
@@ -310,7 +332,8 @@ describe('failed authentications: per client address', () => {
   })
 
   it('counts bad admin tokens and GraphQL refusals alike', async () => {
-    const bots = () => sendFrom(`${server.baseUrl}/v1/admin/bots`, { from: THIRD, headers: { authorization: 'Bearer bp_pat_wrong', 'x-workspace-id': WORKSPACE_ID } })
+    const bots = () =>
+      sendFrom(`${server.baseUrl}/v1/admin/bots`, { from: THIRD, headers: { authorization: 'Bearer bp_pat_wrong', 'x-workspace-id': WORKSPACE_ID } })
     expect((await bots()).status).toBe(401)
     expect((await graphqlAt(server.apiUrl, '{ me { id } }', { key: 'not-a-key', from: THIRD })).status).toBe(401)
     expectGraphQLRateLimited(await graphqlAt(server.apiUrl, '{ me { id } }', { key: 'not-a-key', from: THIRD }), 2)
@@ -339,9 +362,8 @@ describe('client address', () => {
   describe('behind no trusted proxy', () => {
     const server = useLimitedServer(rules({ createUser: { points: 1, seconds: 60 } }))
 
-    it("ignores X-Forwarded-For: a client cannot name another address to escape its limit", async () => {
-      const create = (forwardedFor: string) =>
-        sendFrom(`${server.apiUrl}/users`, { method: 'POST', body: {}, headers: { 'x-forwarded-for': forwardedFor } })
+    it('ignores X-Forwarded-For: a client cannot name another address to escape its limit', async () => {
+      const create = (forwardedFor: string) => sendFrom(`${server.apiUrl}/users`, { method: 'POST', body: {}, headers: { 'x-forwarded-for': forwardedFor } })
       ok(await create('203.0.113.1'))
       expectRateLimited(await create('203.0.113.2'), 1)
     })
@@ -468,7 +490,9 @@ describe('GraphQL over WebSocket', () => {
     const second = subscribe(client, 'c1')
     await eventually(() => expect(second.completed || second.errors.length > 0).toBe(true))
     const errors = [...second.results.flatMap((result) => result.errors ?? []), ...second.errors.flat()]
-    expect(errors).toEqual([expect.objectContaining({ message: expect.stringMatching(/^rate limited: /), extensions: expect.objectContaining({ type: 'RateLimited', status: 429 }) })])
+    expect(errors).toEqual([
+      expect.objectContaining({ message: expect.stringMatching(/^rate limited: /), extensions: expect.objectContaining({ type: 'RateLimited', status: 429 }) }),
+    ])
     expect(first.errors).toEqual([])
     expect(closed).toBeUndefined()
   })

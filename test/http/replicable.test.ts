@@ -99,7 +99,7 @@ describe('a GraphQL operation a replica runs (servedOnReplica)', () => {
   it.each<[string, AnyRoute[], GraphQLSchema, ReplicaReads]>([
     ['chat', chatRoutes, chatSchema, replicaReads.chat],
     ['admin', adminRoutes, adminSchema, replicaReads.admin],
-  ])('the %s table: its root fields are the schema\'s queries, and each REST read it names selects only them', (_api, routes, schema, reads) => {
+  ])("the %s table: its root fields are the schema's queries, and each REST read it names selects only them", (_api, routes, schema, reads) => {
     expect([...reads.rootFields].sort()).toEqual(Object.keys(schema.getQueryType()!.getFields()).sort())
     const named = routes.filter((route) => reads.operations.includes(route.operation))
     expect(named.filter((route) => !servedOnReplica(reads, { document: route.document as DocumentNode })).map((route) => route.operation)).toEqual([])

@@ -31,7 +31,10 @@ describe('REST refusals in the caller’s words', () => {
   it('a nested field: the path through lists and objects, and the values allowed', async () => {
     const card = { type: 'card', title: 'T', actions: [{ action: 'jump', label: 'L', value: 'V' }] }
     refused(await post(card), 'payload.actions[0].action: expected one of postback, say, url, got the string "jump"')
-    refused(await post({ type: 'bloc', items: [{ type: 'card' }] }), 'payload.items[0].type: "card" is not a known kind; expected one of audio, file, image, location, markdown, text, video')
+    refused(
+      await post({ type: 'bloc', items: [{ type: 'card' }] }),
+      'payload.items[0].type: "card" is not a known kind; expected one of audio, file, image, location, markdown, text, video',
+    )
   })
 
   it('several faults at once: each, in the order of the body', async () => {
@@ -63,7 +66,10 @@ describe('REST refusals in the caller’s words', () => {
     ],
   ])('%s: no GraphQL variable, type or input name in the message', async (_api, call) => {
     const res = await call()
-    expect(res).toMatchObject({ status: 400, body: { type: 'InvalidPayload', message: expect.stringMatching(/^[a-z]\w*(\.\w+|\[\d+\])*(: | is required| must)/) } })
+    expect(res).toMatchObject({
+      status: 400,
+      body: { type: 'InvalidPayload', message: expect.stringMatching(/^[a-z]\w*(\.\w+|\[\d+\])*(: | is required| must)/) },
+    })
     expect(res.body.message).not.toMatch(GRAPHQL_WORDS)
   })
 

@@ -28,12 +28,16 @@ describe('routing', () => {
     expectRefusal(await send('POST', '/no-such-webhook/graphql', { query: '{ me { userId } }' }), 'GraphQL', 404, 'ResourceNotFound', null)
   })
 
-  it.each([['/nope'], ['/user'], ['/users/get-or-create/extra'], ['/conversations/c1/participants/alice/extra'], ['/conversations/c1/nope'], ['/messages/m1/nope']])(
-    'answers 404 ResourceNotFound for the unknown path %s',
-    async (path) => {
-      expectRefusal(await t.chat('POST', path, { key: users.alice.key, body: {} }), 'REST', 404, 'ResourceNotFound', null)
-    },
-  )
+  it.each([
+    ['/nope'],
+    ['/user'],
+    ['/users/get-or-create/extra'],
+    ['/conversations/c1/participants/alice/extra'],
+    ['/conversations/c1/nope'],
+    ['/messages/m1/nope'],
+  ])('answers 404 ResourceNotFound for the unknown path %s', async (path) => {
+    expectRefusal(await t.chat('POST', path, { key: users.alice.key, body: {} }), 'REST', 404, 'ResourceNotFound', null)
+  })
 
   it.each([['/no-such-webhook'], ['//users/get-or-create'], ['/v1/admin/no-such-thing'], ['/v1/admin/bots/some-bot/no-such-thing']])(
     'answers 404 ResourceNotFound for the path %s',

@@ -22,7 +22,11 @@ function read(response: Response) {
   return { blocks, reader, done, heartbeats: () => blocks.filter((b) => b.block === ': keep-alive').map((b) => b.at) }
 }
 
-const source = () => new SignalQueue<Uint8Array>(() => {}, () => {})
+const source = () =>
+  new SignalQueue<Uint8Array>(
+    () => {},
+    () => {},
+  )
 
 let streams: SseStreams
 beforeEach(() => {
@@ -79,7 +83,10 @@ describe('SSE streams', () => {
 
   it('ends its source when the reader cancels', async () => {
     let closed = false
-    const messages = new SignalQueue<Uint8Array>(() => {}, () => (closed = true))
+    const messages = new SignalQueue<Uint8Array>(
+      () => {},
+      () => (closed = true),
+    )
     const stream = read(streams.open(messages))
     await vi.advanceTimersByTimeAsync(0)
     await stream.reader.cancel()
@@ -87,11 +94,14 @@ describe('SSE streams', () => {
     expect(streams.size).toBe(0)
   })
 
-  it('read as a Response body, holds at most its send queue\'s mark for a reader that stops, then drops it with a last event', async () => {
+  it("read as a Response body, holds at most its send queue's mark for a reader that stops, then drops it with a last event", async () => {
     const queues = new SendQueues(1000)
     const bounded = new SseStreams(pino({ level: 'silent' }), timing, queues)
     let ended = false
-    const messages = new SignalQueue<Uint8Array>(() => {}, () => (ended = true))
+    const messages = new SignalQueue<Uint8Array>(
+      () => {},
+      () => (ended = true),
+    )
     const reader = (bounded.open(messages).body as ReadableStream<Uint8Array>).getReader()
     const decoder = new TextDecoder()
     expect(decoder.decode((await reader.read()).value)).toBe(': connected\n\n')

@@ -18,7 +18,8 @@ async function createFile(b: Bounded, key: string, size: number) {
   return response.json()
 }
 
-const filesOf = async (b: Bounded, userId: string) => Number((await b.t.query<{ n: number }>('select count(*) as n from files where user_id = ?', userId))[0]?.n)
+const filesOf = async (b: Bounded, userId: string) =>
+  Number((await b.t.query<{ n: number }>('select count(*) as n from files where user_id = ?', userId))[0]?.n)
 
 describe('the storage quota per user (FILE_STORAGE_PER_USER_BYTES)', () => {
   const b = useBounded({ storagePerUser: quota })

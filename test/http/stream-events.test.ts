@@ -1,12 +1,4 @@
-import {
-  type ExecutionResult,
-  GraphQLBoolean,
-  GraphQLInt,
-  GraphQLObjectType,
-  GraphQLSchema,
-  GraphQLString,
-  parse,
-} from 'graphql'
+import { type ExecutionResult, GraphQLBoolean, GraphQLInt, GraphQLObjectType, GraphQLSchema, GraphQLString, parse } from 'graphql'
 import pino from 'pino'
 import { z } from 'zod'
 import { beforeEach, describe, expect, it } from 'vitest'
@@ -49,7 +41,10 @@ const schema = new GraphQLSchema({
         args: { channel: { type: GraphQLString } },
         subscribe: (_root, { channel }: { channel: string }) => {
           if (channel === 'closed') throw new Error('you may not listen here')
-          const queue = new SignalQueue<Tick>(() => {}, () => {})
+          const queue = new SignalQueue<Tick>(
+            () => {},
+            () => {},
+          )
           subscribers.push(queue)
           return queue
         },

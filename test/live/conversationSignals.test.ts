@@ -146,8 +146,14 @@ describe('conversationSignals', () => {
 
   const transports: [string, () => Transport][] = [
     ['graphql-ws (WebSocket)', () => ({ ...clientTransport((key) => wsClient(key)), refusalData: false })],
-    ['graphql-sse, single connection mode, on /graphql/stream', () => ({ ...clientTransport((key) => sseClient(key, true, '/graphql/stream')), refusalData: true })],
-    ['graphql-sse, distinct connections mode, on /graphql/stream', () => ({ ...clientTransport((key) => sseClient(key, false, '/graphql/stream')), refusalData: true })],
+    [
+      'graphql-sse, single connection mode, on /graphql/stream',
+      () => ({ ...clientTransport((key) => sseClient(key, true, '/graphql/stream')), refusalData: true }),
+    ],
+    [
+      'graphql-sse, distinct connections mode, on /graphql/stream',
+      () => ({ ...clientTransport((key) => sseClient(key, false, '/graphql/stream')), refusalData: true }),
+    ],
     ['graphql-sse, distinct connections mode, on /graphql', () => ({ ...clientTransport((key) => sseClient(key, false, '/graphql')), refusalData: false })],
     [
       "graphql-yoga's SSE (POST, Accept: text/event-stream)",
@@ -244,14 +250,20 @@ describe('conversationSignals', () => {
     })
 
     it.each([
-      ['the subscriber is removed, after its own participant_removed', async () => {
-        await t.chat('DELETE', '/conversations/c1/participants/bob', { key: alice.key })
-        return [{ __typename: 'ParticipantRemovedSignal', type: 'participant_removed', conversationId: 'c1', participantId: 'bob' }]
-      }],
-      ['the conversation is deleted', async () => {
-        await t.chat('DELETE', '/conversations/c1', { key: alice.key })
-        return []
-      }],
+      [
+        'the subscriber is removed, after its own participant_removed',
+        async () => {
+          await t.chat('DELETE', '/conversations/c1/participants/bob', { key: alice.key })
+          return [{ __typename: 'ParticipantRemovedSignal', type: 'participant_removed', conversationId: 'c1', participantId: 'bob' }]
+        },
+      ],
+      [
+        'the conversation is deleted',
+        async () => {
+          await t.chat('DELETE', '/conversations/c1', { key: alice.key })
+          return []
+        },
+      ],
     ])('completes when %s', async (_when, end) => {
       await t.chat('POST', '/conversations/c1/participants', { key: alice.key, body: { userId: 'bob' } })
       const { collected } = transport.subscribe(bob.key)
@@ -264,7 +276,14 @@ describe('conversationSignals', () => {
     })
 
     it.each([
-      ['a user who does not participate (as a conversation that does not exist)', () => bob.key, 'c1', 'Conversation "c1" does not exist', 'ResourceNotFound', 404],
+      [
+        'a user who does not participate (as a conversation that does not exist)',
+        () => bob.key,
+        'c1',
+        'Conversation "c1" does not exist',
+        'ResourceNotFound',
+        404,
+      ],
       ['a conversation that does not exist', () => alice.key, 'nope', expect.any(String), 'ResourceNotFound', 404],
       ['a request without a user key', () => undefined, 'c1', 'the x-user-key header is required', 'Unauthorized', 401],
     ])('answers %s with an error for the subscription, then completes it, holding nothing', async (_what, key, conversationId, message, type, status) => {
@@ -273,11 +292,22 @@ describe('conversationSignals', () => {
       expect(collected.errors).toEqual([])
       // A refusal is the caller's fault, as a query's field error is: 200 with the error in the stream, not a 5xx.
       const answered = await response
-      if (answered) expect({ status: answered.status, requestId: collected.results[0]?.errors?.[0]?.extensions.requestId }).toEqual({ status: 200, requestId: answered.headers.get('x-request-id') })
+      if (answered)
+        expect({ status: answered.status, requestId: collected.results[0]?.errors?.[0]?.extensions.requestId }).toEqual({
+          status: 200,
+          requestId: answered.headers.get('x-request-id'),
+        })
       expect(collected.results).toEqual([
         {
           ...(transport.refusalData ? { data: null } : {}),
-          errors: [{ message, locations: [expect.any(Object)], path: ['conversationSignals'], extensions: { type, status, requestId: expect.stringMatching(/^[0-9a-f-]{36}$/) } }],
+          errors: [
+            {
+              message,
+              locations: [expect.any(Object)],
+              path: ['conversationSignals'],
+              extensions: { type, status, requestId: expect.stringMatching(/^[0-9a-f-]{36}$/) },
+            },
+          ],
         },
       ])
       expect(collected.completed).toBe(true)
@@ -379,7 +409,12 @@ describe('conversationSignals', () => {
       expect(response.status).toBe(401)
       expect(response.headers.get('content-type')).toBe('application/json; charset=utf-8')
       expect(await response.json()).toEqual({
-        errors: [{ message: 'the user key is not valid for this chat integration', extensions: { type: 'Unauthorized', status: 401, requestId: response.headers.get('x-request-id') } }],
+        errors: [
+          {
+            message: 'the user key is not valid for this chat integration',
+            extensions: { type: 'Unauthorized', status: 401, requestId: response.headers.get('x-request-id') },
+          },
+        ],
       })
       expect(t.app.signals.activeSubscriptions()).toBe(baseline)
     })
@@ -437,7 +472,13 @@ describe('conversationSignals', () => {
             message: {
               messageId: created.body.data.createMessage.message.messageId,
               payload: { __typename: 'CardPayload', type: 'card', title: 'Pick one', subtitle: null, imageUrl: null, actions },
-              rawPayload: { type: 'card', title: 'Pick one', actions: [{ ...actions[0], color: 'green' }, actions[1]], footer: 'kept', nested: { a: [1, null, 'x'] } },
+              rawPayload: {
+                type: 'card',
+                title: 'Pick one',
+                actions: [{ ...actions[0], color: 'green' }, actions[1]],
+                footer: 'kept',
+                nested: { a: [1, null, 'x'] },
+              },
               metadata: { source: 'typed' },
             },
           },

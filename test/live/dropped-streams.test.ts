@@ -99,7 +99,10 @@ describe('a client dropping its subscription stream does not take the server dow
     await expectSurvivesDropping(async (signal) => {
       const response = await post(path, signal)
       expect(response.status).toBe(200)
-      void response.body?.getReader().read().catch(() => {})
+      void response.body
+        ?.getReader()
+        .read()
+        .catch(() => {})
     })
   })
 
@@ -113,7 +116,10 @@ describe('a client dropping its subscription stream does not take the server dow
         headers: { accept: 'text/event-stream', 'x-graphql-event-stream-token': token, 'x-user-key': key },
       })
       expect(stream.status).toBe(200)
-      void stream.body?.getReader().read().catch(() => {})
+      void stream.body
+        ?.getReader()
+        .read()
+        .catch(() => {})
       const operation = await fetch(`${base}/${WEBHOOK_ID}/graphql/stream`, {
         method: 'POST',
         headers: { 'content-type': 'application/json', 'x-graphql-event-stream-token': token, 'x-user-key': key },

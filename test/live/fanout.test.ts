@@ -9,7 +9,8 @@ import { eventually } from '../helpers/wait.ts'
 // REST and web chat streams render once per route. Who hears what is still decided per subscriber.
 
 const SHAPE_A = 'subscription ($id: String!) { conversationSignals(conversationId: $id) { ... on MessageCreatedSignal { message { messageId rawPayload } } } }'
-const SHAPE_B = 'subscription B($id: String!) { conversationSignals(conversationId: $id) { __typename ... on MessageCreatedSignal { isBot message { messageId } } } }'
+const SHAPE_B =
+  'subscription B($id: String!) { conversationSignals(conversationId: $id) { __typename ... on MessageCreatedSignal { isBot message { messageId } } } }'
 /** Reads the conversation through the message: a field only a participant may read. */
 const THROUGH_CONVERSATION =
   'subscription ($id: String!) { conversationSignals(conversationId: $id) { ... on MessageCreatedSignal { message { messageId conversation { conversationId } } } } }'

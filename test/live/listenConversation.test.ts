@@ -221,7 +221,9 @@ describe('listenConversation', () => {
   describe('REST: who may listen', () => {
     const t = useTestApp({ handlers: {} })
 
-    describeAccess(t, 'conversationSignals', { REST: (key, id: string) => t.chat('GET', `/conversations/${id}/listen`, { key }) }, ({ conversationId }) => [conversationId])
+    describeAccess(t, 'conversationSignals', { REST: (key, id: string) => t.chat('GET', `/conversations/${id}/listen`, { key }) }, ({ conversationId }) => [
+      conversationId,
+    ])
 
     it('answers a participant who has left 404 ResourceNotFound, as for no such conversation', async () => {
       const alice = await t.user('alice')
@@ -322,7 +324,9 @@ describe('listenConversation', () => {
 
       await alice.createEvent({ conversationId: 'c1', payload: { after: 'bob left' } })
       // alice's event, the bot joining and its echo.
-      await eventually(() => expect(aliceHears.received.map((r) => r.type)).toEqual(['participant_removed', 'event_created', 'participant_added', 'event_created']))
+      await eventually(() =>
+        expect(aliceHears.received.map((r) => r.type)).toEqual(['participant_removed', 'event_created', 'participant_added', 'event_created']),
+      )
       expect(bobHears.received).toHaveLength(1)
       expect(aliceHears.listener.status).toBe('connected')
     })

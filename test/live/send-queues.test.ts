@@ -70,14 +70,19 @@ describe('send queues (SEND_QUEUE_MAX_BYTES)', { timeout: 180_000 }, () => {
   })
 
   it.each([
-    ['GET …/conversations/{id}/listen (written by its stream)', (apiUrl: string, key: string) =>
-      openStream(`${apiUrl}/conversations/c1/listen`, { headers: { 'x-user-key': key } })],
-    ['graphql-sse on …/graphql/stream (its body relayed)', (apiUrl: string, key: string) =>
-      openStream(`${apiUrl}/graphql/stream`, {
-        method: 'POST',
-        headers: { 'x-user-key': key, 'content-type': 'application/json', accept: 'text/event-stream' },
-        body: JSON.stringify({ query: SIGNALS, variables: { id: 'c1' } }),
-      })],
+    [
+      'GET …/conversations/{id}/listen (written by its stream)',
+      (apiUrl: string, key: string) => openStream(`${apiUrl}/conversations/c1/listen`, { headers: { 'x-user-key': key } }),
+    ],
+    [
+      'graphql-sse on …/graphql/stream (its body relayed)',
+      (apiUrl: string, key: string) =>
+        openStream(`${apiUrl}/graphql/stream`, {
+          method: 'POST',
+          headers: { 'x-user-key': key, 'content-type': 'application/json', accept: 'text/event-stream' },
+          body: JSON.stringify({ query: SIGNALS, variables: { id: 'c1' } }),
+        }),
+    ],
   ])('ends an event stream that stops reading after a last `dropped` event, holding at most the mark for it: %s', async (_name, open) => {
     const { t, apiUrl } = b.current
     const alice = await t.user('alice')

@@ -137,11 +137,7 @@ describe('in-process requests', () => {
   it('are not counted: they have no connection', async () => {
     const { alice } = await actors(b.current)
     const responses = await Promise.all(
-      [1, 2].map(() =>
-        b.current.t.app.fetch(
-          new Request(`http://confab.test/test-webhook/conversations/c1/listen`, { headers: { 'x-user-key': alice.key } }),
-        ),
-      ),
+      [1, 2].map(() => b.current.t.app.fetch(new Request(`http://confab.test/test-webhook/conversations/c1/listen`, { headers: { 'x-user-key': alice.key } }))),
     )
     expect(responses.map((r) => r.status)).toEqual([200, 200])
     for (const response of responses) await response.body?.cancel()

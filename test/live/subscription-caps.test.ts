@@ -87,7 +87,9 @@ describe('subscriptions per conversation (SUBSCRIPTIONS_PER_CONVERSATION)', () =
     const bobs = await subscriber(b.current, bob.key)
     expect([await alices.subscribe('c1'), await alices.subscribe('c1'), await bobs.subscribe('c1')]).toEqual(['live', 'live', 'live'])
 
-    expect(await bobs.subscribe('c1')).toEqual(refusal(/^too many subscriptions: 3 subscriptions are already open for this conversation \(SUBSCRIPTIONS_PER_CONVERSATION\)/))
+    expect(await bobs.subscribe('c1')).toEqual(
+      refusal(/^too many subscriptions: 3 subscriptions are already open for this conversation \(SUBSCRIPTIONS_PER_CONVERSATION\)/),
+    )
     expect(await alices.subscribe('c1')).toEqual(refusal(/SUBSCRIPTIONS_PER_CONVERSATION/))
     expect(await alices.subscribe('c2')).toBe('live')
     alices.socket.ws.close()
@@ -112,7 +114,10 @@ describe('the four encodings of one key share one cap (default caps)', () => {
     await Promise.all(sockets.map((socket) => socket.acked))
     for (const key of encodings) {
       const over = await connectedSocket(b.current.wsUrl, key)
-      expect(await over.closed).toEqual({ code: 4429, reason: expect.stringMatching(/20 GraphQL WebSockets are already open for this user \(WS_SOCKETS_PER_USER\)/) })
+      expect(await over.closed).toEqual({
+        code: 4429,
+        reason: expect.stringMatching(/20 GraphQL WebSockets are already open for this user \(WS_SOCKETS_PER_USER\)/),
+      })
     }
     for (const socket of sockets) socket.ws.close()
   })

@@ -94,7 +94,10 @@ describe('sockets per user (WS_SOCKETS_PER_USER)', () => {
     // The server hears of the close a moment after the client: try again until the slot is free.
     for (;;) {
       const again = await connectedSocket(b.current.wsUrl, key)
-      const acked = await again.acked.then(() => true, () => false)
+      const acked = await again.acked.then(
+        () => true,
+        () => false,
+      )
       if (acked) {
         again.ws.close()
         break

@@ -69,7 +69,6 @@ describe('getMessage', () => {
     expect((await getMessage.GraphQL(bob.key, message.id)).body).toEqual(asAlice.body)
   })
 
-
   describe('official client', () => {
     const client = useOfficialClient(t)
 

@@ -97,7 +97,10 @@ describe('listMessages', () => {
     })
   })
 
-  const listMessages = { REST: (key: string | undefined, id: string) => list(key, id), GraphQL: (key: string | undefined, id: string) => t.graphql(MESSAGES, { id }, { key }) }
+  const listMessages = {
+    REST: (key: string | undefined, id: string) => list(key, id),
+    GraphQL: (key: string | undefined, id: string) => t.graphql(MESSAGES, { id }, { key }),
+  }
 
   describe('official client', () => {
     const client = useOfficialClient(t)

@@ -13,10 +13,8 @@ const ADD_PARTICIPANT = /* GraphQL */ `
 describe('addParticipant', () => {
   const t = useTestApp({ handlers: {} })
   const addParticipant = {
-    REST: (key: string | undefined, conversationId: string, body: object) =>
-      t.chat('POST', `/conversations/${conversationId}/participants`, { key, body }),
-    GraphQL: (key: string | undefined, conversationId: string, body: object) =>
-      t.graphql(ADD_PARTICIPANT, { input: { conversationId, ...body } }, { key }),
+    REST: (key: string | undefined, conversationId: string, body: object) => t.chat('POST', `/conversations/${conversationId}/participants`, { key, body }),
+    GraphQL: (key: string | undefined, conversationId: string, body: object) => t.graphql(ADD_PARTICIPANT, { input: { conversationId, ...body } }, { key }),
   }
   /** The id of the participant a transport answered with. */
   const added = {

@@ -14,8 +14,7 @@ describe('getParticipant', () => {
   const getParticipant = {
     REST: (key: string | undefined, conversationId: string, userId: string) =>
       t.chat('GET', `/conversations/${conversationId}/participants/${userId}`, { key }),
-    GraphQL: (key: string | undefined, conversationId: string, userId: string) =>
-      t.graphql(PARTICIPANT, { id: conversationId, userId }, { key }),
+    GraphQL: (key: string | undefined, conversationId: string, userId: string) => t.graphql(PARTICIPANT, { id: conversationId, userId }, { key }),
   }
 
   it('REST GET /conversations/{conversationId}/participants/{userId} returns a participant, field by field, to any participant', async () => {
@@ -25,7 +24,14 @@ describe('getParticipant', () => {
     const res = await getParticipant.REST(alice.key, 'c1', 'bob')
     expect(res.status).toBe(200)
     expect(res.body).toStrictEqual({
-      participant: { id: 'bob', name: 'Bob', pictureUrl: 'https://pics.test/bob.png', profile: 'x', createdAt: bob.user.createdAt, updatedAt: bob.user.updatedAt },
+      participant: {
+        id: 'bob',
+        name: 'Bob',
+        pictureUrl: 'https://pics.test/bob.png',
+        profile: 'x',
+        createdAt: bob.user.createdAt,
+        updatedAt: bob.user.updatedAt,
+      },
     })
     // The owner too, with its absent fields left out.
     expect((await getParticipant.REST(bob.key, 'c1', 'alice')).body).toStrictEqual({ participant: { id: 'alice', createdAt: iso, updatedAt: iso } })
@@ -39,7 +45,15 @@ describe('getParticipant', () => {
     expect(res.body).toEqual({
       data: {
         conversation: {
-          participant: { userId: 'bob', name: 'Bob', pictureUrl: null, profile: null, isBot: false, createdAt: bob.user.createdAt, updatedAt: bob.user.updatedAt },
+          participant: {
+            userId: 'bob',
+            name: 'Bob',
+            pictureUrl: null,
+            profile: null,
+            isBot: false,
+            createdAt: bob.user.createdAt,
+            updatedAt: bob.user.updatedAt,
+          },
         },
       },
     })

@@ -46,7 +46,14 @@ describe('listParticipants', () => {
       const res = await list(alice.key, 'c1')
       expect(res.status).toBe(200)
       expect(res.body).toStrictEqual({ participants: [alice.user, bob.user], meta: {} })
-      expect(alice.user).toEqual({ id: 'alice', name: 'Alice', pictureUrl: 'https://pics.test/alice.png', profile: 'p', createdAt: expect.any(String), updatedAt: expect.any(String) })
+      expect(alice.user).toEqual({
+        id: 'alice',
+        name: 'Alice',
+        pictureUrl: 'https://pics.test/alice.png',
+        profile: 'p',
+        createdAt: expect.any(String),
+        updatedAt: expect.any(String),
+      })
     })
 
     it.each([
@@ -127,7 +134,10 @@ describe('listParticipants', () => {
     expect(nodeIds(await graphqlPage(owner.key, { id: 'same-ms', first: 100 }), 'userId')).toEqual(['owner', ...joined])
   })
 
-  const listParticipants = { REST: (key: string | undefined, id: string) => list(key, id), GraphQL: (key: string | undefined, id: string) => t.graphql(PARTICIPANTS, { id }, { key }) }
+  const listParticipants = {
+    REST: (key: string | undefined, id: string) => list(key, id),
+    GraphQL: (key: string | undefined, id: string) => t.graphql(PARTICIPANTS, { id }, { key }),
+  }
 
   describe('official client', () => {
     const client = useOfficialClient(t)

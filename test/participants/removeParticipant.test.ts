@@ -14,8 +14,7 @@ describe('removeParticipant', () => {
   const removeParticipant = {
     REST: (key: string | undefined, conversationId: string, userId: string) =>
       t.chat('DELETE', `/conversations/${conversationId}/participants/${userId}`, { key, body: {} }),
-    GraphQL: (key: string | undefined, conversationId: string, userId: string) =>
-      t.graphql(REMOVE_PARTICIPANT, { input: { conversationId, userId } }, { key }),
+    GraphQL: (key: string | undefined, conversationId: string, userId: string) => t.graphql(REMOVE_PARTICIPANT, { input: { conversationId, userId } }, { key }),
   }
   const answer = { REST: () => ({}), GraphQL: (userId: string) => ({ data: { removeParticipant: { conversationId: 'c1', userId } } }) }
 
@@ -38,7 +37,9 @@ describe('removeParticipant', () => {
       const message = await t.message(users.carol.key, 'c1')
       await remove(users.alice.key, 'carol')
       expect(await t.participantIds(users.alice.key, 'c1')).toEqual(['alice', 'bob'])
-      expect((await t.chat('POST', '/messages', { key: users.carol.key, body: { conversationId: 'c1', payload: { type: 'text', text: 'x' } } })).status).toBe(404)
+      expect((await t.chat('POST', '/messages', { key: users.carol.key, body: { conversationId: 'c1', payload: { type: 'text', text: 'x' } } })).status).toBe(
+        404,
+      )
       expect((await t.chat('GET', `/messages/${message.id}`, { key: users.alice.key })).status).toBe(200)
     })
 
@@ -71,7 +72,6 @@ describe('removeParticipant', () => {
     expect({ status: res.status, body: res.body }).toEqual({ status: 200, body: {} })
     expect(await t.participantIds(alice.key, 'c1')).toEqual(['alice'])
   })
-
 
   describe('official client', () => {
     const client = useOfficialClient(t)

@@ -18,7 +18,8 @@ const ok = async (response: Promise<JsonResponse>) => {
   expect(body.errors).toBeUndefined()
 }
 
-const PAGE = 'query ($c: String!) { conversation(id: $c) { messages(first: 20) { edges { node { messageId createdAt rawPayload author { userId } } } pageInfo { endCursor } } } }'
+const PAGE =
+  'query ($c: String!) { conversation(id: $c) { messages(first: 20) { edges { node { messageId createdAt rawPayload author { userId } } } pageInfo { endCursor } } } }'
 const CREATE = 'mutation ($c: String!) { createMessage(input: { conversationId: $c, payload: { text: { text: "hi" } } }) { message { messageId } } }'
 
 /**
@@ -26,18 +27,30 @@ const CREATE = 'mutation ($c: String!) { createMessage(input: { conversationId: 
  * reply included in a createMessage). About twice today's heap on Node 20 and 24; statements a few above.
  */
 const hotPaths: [string, { statements: number; heapKB: number }, () => Promise<void>][] = [
-  ['REST createMessage', { statements: 30, heapKB: 320 }, async () => {
-    await ok(t.chat('POST', '/messages', { key, body: { conversationId: 'c1', payload: { type: 'text', text: 'hi' } } }))
-    await t.app.bots.idle()
-  }],
-  ['GraphQL createMessage', { statements: 30, heapKB: 400 }, async () => {
-    await ok(t.graphql(CREATE, { c: 'c1' }, { key }))
-    await t.app.bots.idle()
-  }],
+  [
+    'REST createMessage',
+    { statements: 30, heapKB: 320 },
+    async () => {
+      await ok(t.chat('POST', '/messages', { key, body: { conversationId: 'c1', payload: { type: 'text', text: 'hi' } } }))
+      await t.app.bots.idle()
+    },
+  ],
+  [
+    'GraphQL createMessage',
+    { statements: 30, heapKB: 400 },
+    async () => {
+      await ok(t.graphql(CREATE, { c: 'c1' }, { key }))
+      await t.app.bots.idle()
+    },
+  ],
   ['REST listMessages', { statements: 3, heapKB: 300 }, () => ok(t.chat('GET', '/conversations/c1/messages', { key }))],
   ['GraphQL page of messages', { statements: 3, heapKB: 420 }, () => ok(t.graphql(PAGE, { c: 'c1' }, { key }))],
   ['REST getConversation', { statements: 2, heapKB: 120 }, () => ok(t.chat('GET', '/conversations/c1', { key }))],
-  ['GraphQL conversation', { statements: 2, heapKB: 256 }, () => ok(t.graphql('query ($c: String!) { conversation(id: $c) { conversationId createdAt } }', { c: 'c1' }, { key }))],
+  [
+    'GraphQL conversation',
+    { statements: 2, heapKB: 256 },
+    () => ok(t.graphql('query ($c: String!) { conversation(id: $c) { conversationId createdAt } }', { c: 'c1' }, { key })),
+  ],
 ]
 
 /** The statements better-sqlite3 runs, whichever way they are run. */
@@ -89,19 +102,23 @@ async function heapAllocatedBy(work: () => Promise<void>): Promise<number> {
 
 describe('heap allocated per request', () => {
   // The median of five runs: a run may see a full collection still sweeping, whose freed bytes it misses.
-  it.each(hotPaths)('%s allocates at most its budget (the median of five runs of 50 requests)', async (_name, budget, request) => {
-    const requests = 50
-    const runs: number[] = []
-    for (let run = 0; run < 5; run++) {
-      runs.push(
-        await heapAllocatedBy(async () => {
-          for (let i = 0; i < requests; i++) await request()
-        }),
-      )
-    }
-    const median = runs.sort((a, b) => a - b)[2]!
-    const perRequestKB = Math.round(median / requests / 1024)
-    expect(perRequestKB, `${perRequestKB} KB a request`).toBeLessThanOrEqual(budget.heapKB)
-    expect(perRequestKB).toBeGreaterThan(0)
-  }, 60_000)
+  it.each(hotPaths)(
+    '%s allocates at most its budget (the median of five runs of 50 requests)',
+    async (_name, budget, request) => {
+      const requests = 50
+      const runs: number[] = []
+      for (let run = 0; run < 5; run++) {
+        runs.push(
+          await heapAllocatedBy(async () => {
+            for (let i = 0; i < requests; i++) await request()
+          }),
+        )
+      }
+      const median = runs.sort((a, b) => a - b)[2]!
+      const perRequestKB = Math.round(median / requests / 1024)
+      expect(perRequestKB, `${perRequestKB} KB a request`).toBeLessThanOrEqual(budget.heapKB)
+      expect(perRequestKB).toBeGreaterThan(0)
+    },
+    60_000,
+  )
 })

@@ -62,8 +62,7 @@ afterAll(async () => {
 
 const chatUrl = (server: RunningServer) => `${server.baseUrl}/${env.CONFAB_WEBHOOK_ID}`
 
-const userKey = (id: string) =>
-  new SignJWT({ id }).setProtectedHeader({ alg: 'HS256', typ: 'JWT' }).sign(new TextEncoder().encode(env.CONFAB_ENCRYPTION_KEY))
+const userKey = (id: string) => new SignJWT({ id }).setProtectedHeader({ alg: 'HS256', typ: 'JWT' }).sign(new TextEncoder().encode(env.CONFAB_ENCRYPTION_KEY))
 
 /** One request of the load: when it went, how it ended. */
 interface Sent {
@@ -94,7 +93,16 @@ async function send(server: number, kind: Sent['kind'], mark: string, path: stri
       signal: AbortSignal.timeout(DEADLINE_MS),
     })
     const text = await response.text()
-    record = { server, kind, mark, started, ended: Date.now(), status: response.status, body: text ? JSON.parse(text) : undefined, retryAfter: response.headers.get('retry-after') }
+    record = {
+      server,
+      kind,
+      mark,
+      started,
+      ended: Date.now(),
+      status: response.status,
+      body: text ? JSON.parse(text) : undefined,
+      retryAfter: response.headers.get('retry-after'),
+    }
   } catch (error) {
     const failure = (error as { cause?: { code?: string } }).cause?.code ?? (error as Error).name
     record = { server, kind, mark, started, ended: Date.now(), status: 0, body: String(error), retryAfter: null, failure }
@@ -256,12 +264,24 @@ describe('two instances on PostgreSQL and Redis, each crashed and restarted unde
       // The official clients, connected before the crash (@botpress/chat checks its connection once).
       const chatClient = new ChatClient({ apiUrl: chatUrl(servers[0] as RunningServer) })
       await chatClient.getUser({ 'x-user-key': keys[0] as string })
-      const adminClient = new AdminClient({ apiUrl: (servers[0] as RunningServer).baseUrl, token: env.CONFAB_ADMIN_TOKEN, workspaceId: env.CONFAB_WORKSPACE_ID })
+      const adminClient = new AdminClient({
+        apiUrl: (servers[0] as RunningServer).baseUrl,
+        token: env.CONFAB_ADMIN_TOKEN,
+        workspaceId: env.CONFAB_WORKSPACE_ID,
+      })
 
       // ---- PostgreSQL crashes.
       const down = Date.now()
       await postgres.crash()
-      await eventually(() => expect(refused(down).filter((s) => s.kind === 'message').map((s) => s.server)).toEqual(expect.arrayContaining([0, 1])), 15_000)
+      await eventually(
+        () =>
+          expect(
+            refused(down)
+              .filter((s) => s.kind === 'message')
+              .map((s) => s.server),
+          ).toEqual(expect.arrayContaining([0, 1])),
+        15_000,
+      )
       for (const server of [0, 1]) {
         expect(alive((servers[server] as RunningServer).serverPid)).toBe(true)
         await eventually(async () => expect(await get(server, '/readyz')).toEqual({ status: 503, body: { status: 'unavailable', failing: ['database'] } }))
@@ -271,7 +291,8 @@ describe('two instances on PostgreSQL and Redis, each crashed and restarted unde
           method: 'POST',
           headers: { 'content-type': 'application/json', 'x-user-key': keys[server] as string },
           body: JSON.stringify({
-            query: 'mutation($c: String!) { createMessage(input: { conversationId: $c, payload: { text: { text: "graphql while down" } } }) { message { id } } }',
+            query:
+              'mutation($c: String!) { createMessage(input: { conversationId: $c, payload: { text: { text: "graphql while down" } } }) { message { id } } }',
             variables: { c: `conv-${server}-0` },
           }),
           signal: AbortSignal.timeout(DEADLINE_MS),
@@ -286,12 +307,19 @@ describe('two instances on PostgreSQL and Redis, each crashed and restarted unde
           signal: AbortSignal.timeout(DEADLINE_MS),
         })
         expect([read.status, read.headers.get('retry-after')]).toEqual([503, '1'])
-        expect(await read.json()).toEqual({ id: expect.stringMatching(/^err_/), code: 503, type: 'Unavailable', message: 'the database is unavailable; retry in 1 s' })
+        expect(await read.json()).toEqual({
+          id: expect.stringMatching(/^err_/),
+          code: 503,
+          type: 'Unavailable',
+          message: 'the database is unavailable; retry in 1 s',
+        })
       }
 
       // The official clients surface it as an UnknownError that says what the body says.
       const unclassified = 'An unclassified API error occurred: the database is unavailable; retry in 1 s (Type: Unavailable, Code: 503)'
-      await expect(chatClient.createMessage({ 'x-user-key': keys[0] as string, conversationId: 'conv-0-0', payload: { type: 'text', text: 'official while down' } })).rejects.toMatchObject({
+      await expect(
+        chatClient.createMessage({ 'x-user-key': keys[0] as string, conversationId: 'conv-0-0', payload: { type: 'text', text: 'official while down' } }),
+      ).rejects.toMatchObject({
         type: 'Unknown',
         isApiError: true,
         message: unclassified,
@@ -414,7 +442,9 @@ describe('two instances on PostgreSQL and Redis, each crashed and restarted unde
       expect(unexpected.map((s) => [s.status, s.body])).toEqual([])
       for (const refusal of refusals) {
         const stopping = refusal.server === 1 && refusal.started >= term
-        const message = stopping ? expect.stringMatching(/^(the database is unavailable; retry in 1 s|this instance is stopping)/) : 'the database is unavailable; retry in 1 s'
+        const message = stopping
+          ? expect.stringMatching(/^(the database is unavailable; retry in 1 s|this instance is stopping)/)
+          : 'the database is unavailable; retry in 1 s'
         expect(refusal.body).toEqual({ id: expect.stringMatching(/^err_/), code: 503, type: 'Unavailable', message })
         expect(refusal.retryAfter).toBe('1')
       }

@@ -35,9 +35,7 @@ describe('runtime inputs', () => {
     expect(await call('POST', '/conversations', { tags: {}, colour: 'red' })).toMatchObject(
       invalid('the request has a property "colour" that this operation does not take'),
     )
-    expect(await call('POST', '/users', { nickname: 'x' })).toMatchObject(
-      invalid('the request has a property "nickname" that this operation does not take'),
-    )
+    expect(await call('POST', '/users', { nickname: 'x' })).toMatchObject(invalid('the request has a property "nickname" that this operation does not take'))
   })
 
   it('names the field of a wrong type', async () => {
@@ -49,28 +47,18 @@ describe('runtime inputs', () => {
     expect(await call('POST', '/messages', { ...message, type: '' })).toMatchObject(invalid('type must be a non-empty string'))
     const { type: _, ...untyped } = message
     expect(await call('POST', '/messages', untyped)).toMatchObject(invalid('type must be a non-empty string'))
-    expect(await call('POST', '/messages', { ...message, payload: { text: 'hi', metadata: 'x' } })).toMatchObject(
-      invalid('payload.metadata must be an object'),
-    )
+    expect(await call('POST', '/messages', { ...message, payload: { text: 'hi', metadata: 'x' } })).toMatchObject(invalid('payload.metadata must be an object'))
     expect(await call('POST', '/messages', { ...message, type: 'bloc', payload: { items: [{ type: 'text', text: 'flat' }] } })).toMatchObject(
       invalid('payload.items.0.payload must be an object'),
     )
-    expect(await call('POST', '/messages', { ...message, schedule: { delay: 1 } })).toMatchObject(
-      invalid('scheduled messages are not supported'),
-    )
-    expect(await call('POST', '/events', { conversationId: 'c1', type: 'x', payload: {}, userId: 4 })).toMatchObject(
-      invalid('userId must be a string'),
-    )
+    expect(await call('POST', '/messages', { ...message, schedule: { delay: 1 } })).toMatchObject(invalid('scheduled messages are not supported'))
+    expect(await call('POST', '/events', { conversationId: 'c1', type: 'x', payload: {}, userId: 4 })).toMatchObject(invalid('userId must be a string'))
   })
 
   it('checks a state’s address and payload', async () => {
-    expect(await call('GET', '/states/workflow/w1/counter')).toMatchObject(
-      invalid('type must be conversation, user or bot, got "workflow"'),
-    )
+    expect(await call('GET', '/states/workflow/w1/counter')).toMatchObject(invalid('type must be conversation, user or bot, got "workflow"'))
     expect(await call('POST', `/states/bot/${botId}/counter`, { payload: 'x' })).toMatchObject(invalid('payload must be an object'))
-    expect(await call('POST', `/states/bot/${botId}/counter/get-or-set`, { payload: null })).toMatchObject(
-      invalid('payload must be an object'),
-    )
+    expect(await call('POST', `/states/bot/${botId}/counter/get-or-set`, { payload: null })).toMatchObject(invalid('payload must be an object'))
     expect(await call('POST', `/states/bot/${botId}/counter`, { payload: { n: 1 }, ttl: 5 })).toMatchObject(
       invalid('the request has a property "ttl" that this operation does not take'),
     )
@@ -92,12 +80,8 @@ describe('runtime inputs', () => {
     )
     expect(await action({ input: {} })).toMatchObject(invalid('type must be a non-empty string'))
     expect(await action({ type: 'chat:sendEvent' })).toMatchObject(invalid('input must be an object'))
-    expect(await action({ type: 'chat:sendEvent', input: { payload: {} } })).toMatchObject(
-      invalid('input.conversationId must be a non-empty string'),
-    )
-    expect(await action({ type: 'chat:sendEvent', input: { conversationId: 'c1', payload: 'hi' } })).toMatchObject(
-      invalid('input.payload must be an object'),
-    )
+    expect(await action({ type: 'chat:sendEvent', input: { payload: {} } })).toMatchObject(invalid('input.conversationId must be a non-empty string'))
+    expect(await action({ type: 'chat:sendEvent', input: { conversationId: 'c1', payload: 'hi' } })).toMatchObject(invalid('input.payload must be an object'))
     expect(await action({ type: 'chat:sendEvent', input: { conversationId: 'c1', payload: {} }, when: 'now' })).toMatchObject(
       invalid('the request has a property "when" that this operation does not take'),
     )

@@ -155,7 +155,10 @@ describe('runtime API through @botpress/client', () => {
     const at = { type: 'conversation', id: 'c1', name: 'counter' } as const
     await expect(bot.getState(at)).rejects.toBeInstanceOf(ResourceNotFoundError)
     const first = await bot.getOrSetState({ ...at, payload: { count: 0, keep: true } })
-    expect(first).toMatchObject({ state: { name: 'counter', type: 'conversation', conversationId: 'c1', botId, payload: { count: 0, keep: true } }, meta: { cached: false } })
+    expect(first).toMatchObject({
+      state: { name: 'counter', type: 'conversation', conversationId: 'c1', botId, payload: { count: 0, keep: true } },
+      meta: { cached: false },
+    })
     await bot.setState({ ...at, payload: { count: 1, keep: true } })
     expect(await bot.getOrSetState({ ...at, payload: { count: 0 } })).toMatchObject({ state: { payload: { count: 1, keep: true } }, meta: { cached: true } })
     expect((await bot.patchState({ ...at, payload: { count: 2 } })).state.payload).toEqual({ count: 2, keep: true })
@@ -217,9 +220,9 @@ describe('runtime API through @botpress/client', () => {
 
   it('the client’s PayloadTooLargeError for a larger message', async () => {
     const text = 'x'.repeat(1024 * 1024)
-    await expect(
-      bot.createMessage({ conversationId: 'c1', userId: botId, type: 'text', payload: { text }, tags: {} }),
-    ).rejects.toBeInstanceOf(PayloadTooLargeError)
+    await expect(bot.createMessage({ conversationId: 'c1', userId: botId, type: 'text', payload: { text }, tags: {} })).rejects.toBeInstanceOf(
+      PayloadTooLargeError,
+    )
   })
 })
 
@@ -244,9 +247,7 @@ describe('runtime states and event.state', () => {
       await user.createMessage({ conversationId: 'shared', payload: { type: 'text', text: 'hi' } })
       await vi.waitFor(() => expect(seen).toHaveLength(1))
       expect(seen[0]).toEqual({ conversation: { counter: { count: 41 } }, user: {}, bot: {} })
-      await vi.waitFor(async () =>
-        expect((await client.getState({ type: 'user', id: 'erin', name: 'visits' })).state.payload).toBe(1),
-      )
+      await vi.waitFor(async () => expect((await client.getState({ type: 'user', id: 'erin', name: 'visits' })).state.payload).toBe(1))
     } finally {
       await app.close()
     }

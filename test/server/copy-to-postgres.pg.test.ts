@@ -109,7 +109,10 @@ describe('npm run db:copy', () => {
           expect(before.length, name).toBeGreaterThan(0)
         }
       }
-      expect(((await db.select().from(pgTables.messages as unknown as PgTable)) as { feedback: unknown }[]).map((m) => m.feedback)).toContainEqual({ value: 'positive', comment: 'ok' })
+      expect(((await db.select().from(pgTables.messages as unknown as PgTable)) as { feedback: unknown }[]).map((m) => m.feedback)).toContainEqual({
+        value: 'positive',
+        comment: 'ok',
+      })
       const bytes = await db.select().from(pgTables.fileBytes)
       expect(bytes.map((row) => [row.id, new Uint8Array(row.bytes)])).toEqual([[fileId, png]])
       // The outbox's heads, kept by PostgreSQL's triggers as its rows arrive: one per conversation waiting.

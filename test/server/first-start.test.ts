@@ -25,42 +25,46 @@ afterAll(async () => {
 })
 
 describe('a first start on a taken port', () => {
-  it('exits 1 naming PORT (no stack trace), creates nothing; the next start on a free port shows the bootstrap values once', async () => {
-    const databaseUrl = join(dir, 'confab.db')
-    const failed = await runBuilt('dist/main.js', [], { PORT: String(takenPort), DATABASE_URL: databaseUrl })
-    expect(failed.code).toBe(1)
-    expect(failed.output).toContain(
-      `Confab failed to start: port ${takenPort} on 127.0.0.1 is in use by another process (PORT=${takenPort}): stop that process, or set PORT to a free port\n`,
-    )
-    expect(failed.output).not.toMatch(/^\s+at /m)
-    expect(failed.output).not.toContain('Confab bootstrap')
+  it(
+    'exits 1 naming PORT (no stack trace), creates nothing; the next start on a free port shows the bootstrap values once',
+    async () => {
+      const databaseUrl = join(dir, 'confab.db')
+      const failed = await runBuilt('dist/main.js', [], { PORT: String(takenPort), DATABASE_URL: databaseUrl })
+      expect(failed.code).toBe(1)
+      expect(failed.output).toContain(
+        `Confab failed to start: port ${takenPort} on 127.0.0.1 is in use by another process (PORT=${takenPort}): stop that process, or set PORT to a free port\n`,
+      )
+      expect(failed.output).not.toMatch(/^\s+at /m)
+      expect(failed.output).not.toContain('Confab bootstrap')
 
-    // The metrics listener's port is named as its own variable.
-    const metricsTaken = await runBuilt('dist/main.js', [], { PORT: '0', METRICS_PORT: String(takenPort), DATABASE_URL: databaseUrl })
-    expect(metricsTaken.code).toBe(1)
-    expect(metricsTaken.output).toContain(`(METRICS_PORT=${takenPort}): stop that process, or set METRICS_PORT to a free port`)
-    expect(metricsTaken.output).not.toContain('Confab bootstrap')
+      // The metrics listener's port is named as its own variable.
+      const metricsTaken = await runBuilt('dist/main.js', [], { PORT: '0', METRICS_PORT: String(takenPort), DATABASE_URL: databaseUrl })
+      expect(metricsTaken.code).toBe(1)
+      expect(metricsTaken.output).toContain(`(METRICS_PORT=${takenPort}): stop that process, or set METRICS_PORT to a free port`)
+      expect(metricsTaken.output).not.toContain('Confab bootstrap')
 
-    const server = await startServer({ databaseUrl })
-    let adminToken: string
-    let workspaceId: string
-    try {
-      expect(server.stdout()).toContain('Confab bootstrap: created the default tenant. These values are printed once; keep them.')
-      adminToken = /admin token:\s+(\S+)/.exec(server.stdout())?.[1] as string
-      workspaceId = /workspace id:\s+(\S+)/.exec(server.stdout())?.[1] as string
-      const bots = await fetch(`${server.baseUrl}/v1/admin/bots`, { headers: { authorization: `Bearer ${adminToken}`, 'x-workspace-id': workspaceId } })
-      expect(bots.status).toBe(200)
-    } finally {
-      await server.stop()
-    }
+      const server = await startServer({ databaseUrl })
+      let adminToken: string
+      let workspaceId: string
+      try {
+        expect(server.stdout()).toContain('Confab bootstrap: created the default tenant. These values are printed once; keep them.')
+        adminToken = /admin token:\s+(\S+)/.exec(server.stdout())?.[1] as string
+        workspaceId = /workspace id:\s+(\S+)/.exec(server.stdout())?.[1] as string
+        const bots = await fetch(`${server.baseUrl}/v1/admin/bots`, { headers: { authorization: `Bearer ${adminToken}`, 'x-workspace-id': workspaceId } })
+        expect(bots.status).toBe(200)
+      } finally {
+        await server.stop()
+      }
 
-    // Printed once: the start after prints no bootstrap.
-    const again = await startServer({ databaseUrl })
-    try {
-      expect(again.stdout()).not.toContain('Confab bootstrap')
-      expect(again.stdout()).not.toContain(adminToken)
-    } finally {
-      await again.stop()
-    }
-  }, START_TIMEOUT * 2)
+      // Printed once: the start after prints no bootstrap.
+      const again = await startServer({ databaseUrl })
+      try {
+        expect(again.stdout()).not.toContain('Confab bootstrap')
+        expect(again.stdout()).not.toContain(adminToken)
+      } finally {
+        await again.stop()
+      }
+    },
+    START_TIMEOUT * 2,
+  )
 })

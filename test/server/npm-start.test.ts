@@ -69,8 +69,7 @@ async function request(method: string, path: string, options: { key?: string; bo
   return { status: response.status, headers: response.headers, body: text ? JSON.parse(text) : undefined } as HttpResult
 }
 
-const chat = (method: string, path: string, options: { key?: string; body?: unknown; raw?: string } = {}) =>
-  request(method, `/${WEBHOOK_ID}${path}`, options)
+const chat = (method: string, path: string, options: { key?: string; body?: unknown; raw?: string } = {}) => request(method, `/${WEBHOOK_ID}${path}`, options)
 
 const keyFor = (userId: string) => signUserKey(userId, ENCRYPTION_KEY)
 
@@ -80,8 +79,7 @@ async function ok(result: Promise<HttpResult>): Promise<any> {
   return res.body
 }
 
-const adminClient = (token = ADMIN_TOKEN, workspaceId = WORKSPACE_ID) =>
-  new Client({ apiUrl: server.baseUrl, token, workspaceId })
+const adminClient = (token = ADMIN_TOKEN, workspaceId = WORKSPACE_ID) => new Client({ apiUrl: server.baseUrl, token, workspaceId })
 
 const lines = (text: string, needle: string) => text.split('\n').filter((line) => line.includes(needle))
 
@@ -182,9 +180,7 @@ describe('restart on the same database', () => {
     friend = (await ok(chat('POST', '/users/get-or-create', { key: friendKey, body: { name: 'Friend' } }))).user
     await ok(chat('POST', '/conversations', { key, body: { id: conversationId } }))
     await ok(chat('POST', `/conversations/${conversationId}/participants`, { key, body: { userId: 'persisted-friend' } }))
-    const message = await ok(
-      chat('POST', '/messages', { key, body: { conversationId, payload: { type: 'text', text: 'still here?' } } }),
-    )
+    const message = await ok(chat('POST', '/messages', { key, body: { conversationId, payload: { type: 'text', text: 'still here?' } } }))
     messageId = message.message.id
     firstBotId = (await adminClient().listBots({})).bots[0]?.id as string
 

@@ -154,7 +154,7 @@ describe('what a read replica serves (the replica table)', () => {
     await servedByReplica(send)
   })
 
-  it('a write is the main thread\'s: no replica is handed one', async () => {
+  it("a write is the main thread's: no replica is handed one", async () => {
     const before = { served: confab.replicas!.served, handedBack: confab.replicas!.handedBack }
     const created = await json(
       await chatQuery('mutation ($c: String!) { createMessage(input: { conversationId: $c, payload: { text: { text: "w" } } }) { message { messageId } } }', {

@@ -22,7 +22,13 @@ async function serverSpansOf(name: string, env: Record<string, string>, tracepar
   const collector = await startOtlpReceiver()
   const server = await startServer({
     databaseUrl: join(dir, `${name}.db`),
-    env: { OTEL_EXPORTER_OTLP_ENDPOINT: collector.endpoint, OTEL_EXPORTER_OTLP_PROTOCOL: 'http/json', OTEL_BSP_SCHEDULE_DELAY: '50', READ_REPLICAS: '0', ...env },
+    env: {
+      OTEL_EXPORTER_OTLP_ENDPOINT: collector.endpoint,
+      OTEL_EXPORTER_OTLP_PROTOCOL: 'http/json',
+      OTEL_BSP_SCHEDULE_DELAY: '50',
+      READ_REPLICAS: '0',
+      ...env,
+    },
   })
   try {
     expect((await fetch(`${server.baseUrl}/healthz`, { headers: { traceparent } })).status).toBe(200)

@@ -46,8 +46,7 @@ afterAll(async () => {
 }, 2 * START_TIMEOUT)
 
 const chatUrl = (server: RunningServer) => `${server.baseUrl}/${env.CONFAB_WEBHOOK_ID}`
-const admin = (server: RunningServer) =>
-  new Client({ apiUrl: server.baseUrl, token: env.CONFAB_ADMIN_TOKEN, workspaceId: env.CONFAB_WORKSPACE_ID })
+const admin = (server: RunningServer) => new Client({ apiUrl: server.baseUrl, token: env.CONFAB_ADMIN_TOKEN, workspaceId: env.CONFAB_WORKSPACE_ID })
 
 const text = (value: string) => ({ type: 'text' as const, text: value })
 
@@ -101,19 +100,20 @@ describe('two instances on one PostgreSQL and one Redis', () => {
     const sent: string[] = []
     for (const n of [1, 2, 3, 4, 5]) sent.push((await onB.createMessage({ conversationId: conversation.id, payload: text(`from B ${n}`) })).message.id)
     await vi.waitFor(() => expect(heard).toEqual(sent), { timeout: 10_000 })
-    await vi.waitFor(() => {
-      const ids = [...streamed.matchAll(/"isBot":false,"message":\{"messageId":"([^"]+)"/g)].map((match) => match[1])
-      expect(ids).toEqual(sent)
-    }, { timeout: 10_000 })
+    await vi.waitFor(
+      () => {
+        const ids = [...streamed.matchAll(/"isBot":false,"message":\{"messageId":"([^"]+)"/g)].map((match) => match[1])
+        expect(ids).toEqual(sent)
+      },
+      { timeout: 10_000 },
+    )
     controller.abort()
     await listener.disconnect()
   })
 
   it('a webhook bot gets each event exactly once, in order, whichever instance the messages went to', async () => {
     const { bot, webhookId, encryptionKey } = await signedBot(a, 'Webhook bot', receiver.url)
-    const clients = await Promise.all(
-      [a, b].map((server) => ChatClient.connect({ apiUrl: `${server.baseUrl}/${webhookId}`, userId: 'poster', encryptionKey })),
-    )
+    const clients = await Promise.all([a, b].map((server) => ChatClient.connect({ apiUrl: `${server.baseUrl}/${webhookId}`, userId: 'poster', encryptionKey })))
     const { conversation } = await clients[0]!.createConversation({ id: 'ordered' })
     const before = receiver.received.length
     const sent: string[] = []
@@ -130,7 +130,7 @@ describe('two instances on one PostgreSQL and one Redis', () => {
     expect(receiver.received.length - before).toBe(12)
   }, 60_000)
 
-  it('a personal key set through A holds on B at once (createUser 401, shared keys refused, B\'s listeners end), and null on B opens A again', async () => {
+  it("a personal key set through A holds on B at once (createUser 401, shared keys refused, B's listeners end), and null on B opens A again", async () => {
     const { bot } = await admin(a).createBot({ name: 'Keyed bot' })
     const on = (server: RunningServer) => `${server.baseUrl}/${bot.integrations.chat!.webhookId}`
     const early = await ChatClient.connect({ apiUrl: on(b) })
@@ -158,7 +158,7 @@ describe('two instances on one PostgreSQL and one Redis', () => {
     expect((await ChatClient.connect({ apiUrl: on(a) })).user.key).toEqual(expect.any(String))
   })
 
-  it('SIGKILL of A under steady writes: no acknowledged message lost, no request to B fails, A\'s delivery in flight is completed by B', async () => {
+  it("SIGKILL of A under steady writes: no acknowledged message lost, no request to B fails, A's delivery in flight is completed by B", async () => {
     const { webhookId, encryptionKey: key } = await signedBot(b, 'Held bot', receiver.url)
     const botOnA = await ChatClient.connect({ apiUrl: `${a.baseUrl}/${webhookId}`, userId: 'held', encryptionKey: key })
     const { conversation: held } = await botOnA.createConversation({ id: 'held' })

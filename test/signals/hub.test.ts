@@ -34,7 +34,10 @@ async function drain<T>(iterator: AsyncIterator<T>): Promise<T[]> {
 describe('SignalQueue', () => {
   it('opens on the first read, hands values over in order, and closes once when ended', async () => {
     const calls: string[] = []
-    const queue = new SignalQueue<number>(() => calls.push('open'), () => calls.push('close'))
+    const queue = new SignalQueue<number>(
+      () => calls.push('open'),
+      () => calls.push('close'),
+    )
     expect(calls).toEqual([])
     const first = queue.next()
     expect(calls).toEqual(['open'])
@@ -49,7 +52,10 @@ describe('SignalQueue', () => {
   })
 
   it('finishes at once on return(), dropping what was not read', async () => {
-    const queue = new SignalQueue<number>(() => {}, () => {})
+    const queue = new SignalQueue<number>(
+      () => {},
+      () => {},
+    )
     const first = queue.next()
     queue.push(1)
     queue.push(2)
@@ -60,7 +66,11 @@ describe('SignalQueue', () => {
 
   it('ends a reader that falls behind by its capacity, after what it has not read yet', async () => {
     let closed = false
-    const queue = new SignalQueue<number>(() => {}, () => (closed = true), 3)
+    const queue = new SignalQueue<number>(
+      () => {},
+      () => (closed = true),
+      3,
+    )
     const first = queue.next()
     for (let i = 1; i <= 10; i++) queue.push(i)
     expect(closed).toBe(true)
@@ -70,7 +80,10 @@ describe('SignalQueue', () => {
 
   it('holds nothing when it is never read', async () => {
     let opened = false
-    const queue = new SignalQueue<number>(() => (opened = true), () => {})
+    const queue = new SignalQueue<number>(
+      () => (opened = true),
+      () => {},
+    )
     await queue.return()
     expect(opened).toBe(false)
   })

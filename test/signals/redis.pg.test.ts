@@ -11,7 +11,17 @@ const added = (participantId: string, conversationId = 'c1'): ConversationSignal
   type: 'participant_added',
   conversationId,
   participantId,
-  participant: { integrationId: 'i1', id: participantId, name: null, pictureUrl: null, profile: null, isBot: false, idChosen: false, createdAt: at, updatedAt: at },
+  participant: {
+    integrationId: 'i1',
+    id: participantId,
+    name: null,
+    pictureUrl: null,
+    profile: null,
+    isBot: false,
+    idChosen: false,
+    createdAt: at,
+    updatedAt: at,
+  },
 })
 
 const buses: RedisSignalBus[] = []

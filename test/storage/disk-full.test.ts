@@ -9,7 +9,12 @@ import { useTestApp } from '../helpers/app.ts'
  * restart. Always on SQLite (`:memory:` is a private temporary file).
  */
 
-const insufficientStorage = { id: expect.stringMatching(/^err_/), code: 507, type: 'InsufficientStorage', message: 'the database has no space left; retry in 1 s' }
+const insufficientStorage = {
+  id: expect.stringMatching(/^err_/),
+  code: 507,
+  type: 'InsufficientStorage',
+  message: 'the database has no space left; retry in 1 s',
+}
 
 /** A text too long to fit in the pages the database has: its row needs new ones. */
 const large = (label: string) => `${label} ${'x'.repeat(300_000)}`
@@ -28,7 +33,8 @@ describe('SQLite, a write the database file cannot grow for (SQLITE_FULL)', () =
   it('is answered 507 with Retry-After over REST and GraphQL, keeps what was committed, and writes again once there is room', async () => {
     const { key } = await t.user('disk-user')
     await t.conversation(key, 'disk-full')
-    for (const text of ['before 1', 'before 2']) expect((await t.chat('POST', '/messages', { key, body: { conversationId: 'disk-full', payload: { type: 'text', text } } })).status).toBe(200)
+    for (const text of ['before 1', 'before 2'])
+      expect((await t.chat('POST', '/messages', { key, body: { conversationId: 'disk-full', payload: { type: 'text', text } } })).status).toBe(200)
 
     // The file may not grow past the pages it has now: what SQLite answers on a full disk.
     const writer = t.db.$client
@@ -45,8 +51,14 @@ describe('SQLite, a write the database file cannot grow for (SQLITE_FULL)', () =
     expect(texts((await t.chat('GET', '/conversations/disk-full/messages', { key })).body, 'disk-user')).toEqual(['before 1', 'before 2'])
 
     writer.pragma('max_page_count = 1073741823')
-    expect((await t.chat('POST', '/messages', { key, body: { conversationId: 'disk-full', payload: { type: 'text', text: large('after') } } })).status).toBe(200)
-    expect(texts((await t.chat('GET', '/conversations/disk-full/messages', { key })).body, 'disk-user')).toEqual(['after xxxxxxxxxxxxxx', 'before 1', 'before 2'])
+    expect((await t.chat('POST', '/messages', { key, body: { conversationId: 'disk-full', payload: { type: 'text', text: large('after') } } })).status).toBe(
+      200,
+    )
+    expect(texts((await t.chat('GET', '/conversations/disk-full/messages', { key })).body, 'disk-user')).toEqual([
+      'after xxxxxxxxxxxxxx',
+      'before 1',
+      'before 2',
+    ])
   })
 })
 

@@ -15,7 +15,9 @@ import { openSqliteStore, type SqliteStore } from '../../src/db/sqlite/store.ts'
 // and node-postgres prepared queries keep privately. drizzle is pinned to an exact version; this fails when an upgrade changes what it reads.
 
 const project = join(import.meta.dirname, '../..')
-const pinned = (name: string) => JSON.parse(readFileSync(join(project, 'package.json'), 'utf8')).dependencies[name] ?? JSON.parse(readFileSync(join(project, 'package.json'), 'utf8')).devDependencies[name]
+const pinned = (name: string) =>
+  JSON.parse(readFileSync(join(project, 'package.json'), 'utf8')).dependencies[name] ??
+  JSON.parse(readFileSync(join(project, 'package.json'), 'utf8')).devDependencies[name]
 const installed = (name: string) => {
   const entry = createRequire(join(project, 'package.json')).resolve(name)
   let dir = dirname(entry)
@@ -45,7 +47,7 @@ describe('drizzle internals the statement cache relies on', () => {
     expect(typeof stream.uncork).toBe('function')
   })
 
-  it("an insert builder keeps its table, rows, conflict and select in its config (src/db/postgres/run.ts: how held inserts join)", () => {
+  it('an insert builder keeps its table, rows, conflict and select in its config (src/db/postgres/run.ts: how held inserts join)', () => {
     const db = drizzle.mock() as unknown as SqliteDb
     const insert = db.insert(pgTables.users).values({ integrationId: 'i', id: 'u', createdAt: 'now', updatedAt: 'now' })
     const config = (insert as unknown as { config: { table: unknown; values: unknown[]; onConflict?: unknown; select?: unknown } }).config
@@ -86,9 +88,17 @@ describe('drizzle internals the statement cache relies on', () => {
   })
 
   it('a placeholder of a typed column is a Param holding it with the column as its encoder', () => {
-    const prepared = store.db.insert(messages).values({
-      integrationId: 'i', id: 'm', conversationId: 'c', userId: 'u', payload: sql.placeholder('payload') as never, createdAt: 'now',
-    }).prepare() as unknown as { query: { params: unknown[] } }
+    const prepared = store.db
+      .insert(messages)
+      .values({
+        integrationId: 'i',
+        id: 'm',
+        conversationId: 'c',
+        userId: 'u',
+        payload: sql.placeholder('payload') as never,
+        createdAt: 'now',
+      })
+      .prepare() as unknown as { query: { params: unknown[] } }
     const param = prepared.query.params.find((p) => is(p, Param)) as Param
     expect(is(param.value, Placeholder)).toBe(true)
     expect(param.encoder.mapToDriverValue({ a: 1 })).toBe('{"a":1}')
@@ -108,7 +118,10 @@ describe('drizzle internals the statement cache relies on', () => {
     const db = drizzle(pool) as unknown as SqliteDb
     const prepare = (query: object) => (query as { prepare(name?: string): Record<string, unknown> }).prepare(undefined)
     const prepared = prepare(
-      db.select({ id: pgTables.messages.id, payload: pgTables.messages.payload }).from(pgTables.messages).where(eq(pgTables.messages.id, sql.placeholder('id'))),
+      db
+        .select({ id: pgTables.messages.id, payload: pgTables.messages.payload })
+        .from(pgTables.messages)
+        .where(eq(pgTables.messages.id, sql.placeholder('id'))),
     )
     const queryConfig = prepared.queryConfig as { name?: string; text: string; rowMode: string; types: { getTypeParser: unknown } }
     expect(queryConfig).toMatchObject({ name: undefined, rowMode: 'array' })

@@ -230,7 +230,10 @@ describe('group commit — the sync off the event loop', () => {
     })
     await eventually(() => expect(s.calls).toHaveLength(1))
     s.calls[0]?.reject(Object.assign(new Error('EIO: i/o error, fdatasync'), { code: 'EIO' }))
-    const reason = await failed.then(() => undefined, (error: unknown) => error)
+    const reason = await failed.then(
+      () => undefined,
+      (error: unknown) => error,
+    )
     expect(reason).toBeInstanceOf(BatchFailed)
     expect((reason as BatchFailed).cause).toMatchObject({ code: 'EIO' })
     expect(effects).toEqual([])
@@ -346,10 +349,7 @@ describe('group commit through the app', () => {
     // Reopened: every acknowledged message is there, each with the incoming event recorded for the bot.
     const store = openSqliteStore(databaseUrl)
     const messages = store.db.$client.prepare('select id, user_id from messages order by id').all()
-    const incoming = store.db.$client
-      .prepare("select message_id from bot_events where direction = 'incoming' order by message_id")
-      .pluck()
-      .all()
+    const incoming = store.db.$client.prepare("select message_id from bot_events where direction = 'incoming' order by message_id").pluck().all()
     expect(messages).toEqual([...acknowledged].sort().map((id) => ({ id, user_id: 'alice' })))
     expect(incoming).toEqual([...acknowledged].sort())
     await store.close()
@@ -410,10 +410,7 @@ describe('durability of group-committed writes', () => {
 
     const store = openSqliteStore(databaseUrl)
     const stored = store.db.$client.prepare("select id from messages where user_id = 'alice' order by id").pluck().all()
-    const incoming = store.db.$client
-      .prepare("select message_id from bot_events where direction = 'incoming' order by message_id")
-      .pluck()
-      .all()
+    const incoming = store.db.$client.prepare("select message_id from bot_events where direction = 'incoming' order by message_id").pluck().all()
     expect(stored).toEqual(acknowledged)
     expect(incoming).toEqual(acknowledged)
     await store.close()

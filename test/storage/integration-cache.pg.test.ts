@@ -79,7 +79,7 @@ describe('a chat integration kept in memory (PostgreSQL)', () => {
     expect(await a.count('select count(*) as n from messages')).toBe(0)
   })
 
-  it('a key signed with a personal key set through B gets in on A at once, though A\'s copy does not know that key yet', async () => {
+  it("a key signed with a personal key set through B gets in on A at once, though A's copy does not know that key yet", async () => {
     const alice = await a.user('alice')
     await a.conversation(alice.key, 'c1')
     expect((await setPersonalKey(b, PERSONAL_KEY)).status).toBe(200)

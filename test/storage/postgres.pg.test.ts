@@ -44,10 +44,22 @@ const tenant = () => firstTenant({ webhookId: `wh-${randomBytes(4).toString('hex
 async function queueDeliveries(store: Store, webhookId: string, conversationId: string, count: number, at: string) {
   const integration = await findChatIntegration(store, webhookId)
   const bot = await store.read((q) => q.bots.ofIntegration(integration.id))
-  await store.write(async (q) => {
-    await q.users.insert({ integrationId: integration.id, id: 'u', name: null, pictureUrl: null, profile: null, isBot: false, createdAt: at, updatedAt: at, idChosen: false })
-    await q.conversations.insert({ integrationId: integration.id, id: conversationId, ownerId: 'u', createdAt: at, updatedAt: at, idChosen: false })
-  }).catch(() => undefined)
+  await store
+    .write(async (q) => {
+      await q.users.insert({
+        integrationId: integration.id,
+        id: 'u',
+        name: null,
+        pictureUrl: null,
+        profile: null,
+        isBot: false,
+        createdAt: at,
+        updatedAt: at,
+        idChosen: false,
+      })
+      await q.conversations.insert({ integrationId: integration.id, id: conversationId, ownerId: 'u', createdAt: at, updatedAt: at, idChosen: false })
+    })
+    .catch(() => undefined)
   for (let i = 0; i < count; i++) {
     await store.write((q) =>
       q.botDeliveries.insert({
@@ -83,9 +95,7 @@ describe('PostgreSQL engine, several instances on one database', () => {
     const now = '2026-01-01T00:00:00.000Z'
     for (const conversation of ['c1', 'c2', 'c3', 'c4', 'c5', 'c6']) await queueDeliveries(a!, planned.webhookId, conversation, 2, now)
     const lease = '2026-01-01T00:00:30.000Z'
-    const claims = await Promise.all(
-      [a, b, c, a, b, c].map((store) => store!.write((q) => q.botDeliveries.claim(now, 4, lease))),
-    )
+    const claims = await Promise.all([a, b, c, a, b, c].map((store) => store!.write((q) => q.botDeliveries.claim(now, 4, lease))))
     const ids = claims.flat().map((due) => due.delivery.id)
     // Every conversation's first delivery, each claimed once; the second ones wait their turn.
     expect(new Set(ids).size).toBe(ids.length)
@@ -142,7 +152,9 @@ describe('PostgreSQL engine, several instances on one database', () => {
     await queueDeliveries(a!, planned.webhookId, 'c1', 2, '2026-01-01T00:00:05.000Z')
     const [head] = await a!.write((q) => q.botDeliveries.claim('2026-01-01T00:00:05.000Z', 10, '2026-01-01T00:00:30.000Z'))
     const early = '2026-01-01T00:00:04.000Z'
-    expect(await a!.write((q) => q.botDeliveries.claimFollowing(head!.delivery.integrationId, 'c1', head!.delivery.seq, early, '2026-01-01T00:00:30.000Z'))).toBeUndefined()
+    expect(
+      await a!.write((q) => q.botDeliveries.claimFollowing(head!.delivery.integrationId, 'c1', head!.delivery.seq, early, '2026-01-01T00:00:30.000Z')),
+    ).toBeUndefined()
   })
 
   it('a rescheduled delivery is free again at its next attempt', async () => {
@@ -166,15 +178,44 @@ describe('PostgreSQL engine, several instances on one database', () => {
     const at = '2026-01-01T00:00:00.000Z'
     await expect(
       a!.write(async (q) => {
-        await q.users.insert({ integrationId: integration.id, id: 'gone', name: null, pictureUrl: null, profile: null, isBot: false, createdAt: at, updatedAt: at, idChosen: false })
+        await q.users.insert({
+          integrationId: integration.id,
+          id: 'gone',
+          name: null,
+          pictureUrl: null,
+          profile: null,
+          isBot: false,
+          createdAt: at,
+          updatedAt: at,
+          idChosen: false,
+        })
         throw new Error('refused')
       }),
     ).rejects.toThrow('refused')
     expect(await a!.read((q) => q.users.find(integration.id, 'gone'))).toBeUndefined()
     await a!.write(async (q) => {
-      await q.users.insert({ integrationId: integration.id, id: 'u', name: null, pictureUrl: null, profile: null, isBot: false, createdAt: at, updatedAt: at, idChosen: false })
+      await q.users.insert({
+        integrationId: integration.id,
+        id: 'u',
+        name: null,
+        pictureUrl: null,
+        profile: null,
+        isBot: false,
+        createdAt: at,
+        updatedAt: at,
+        idChosen: false,
+      })
       await q.conversations.insert({ integrationId: integration.id, id: 'c', ownerId: 'u', createdAt: at, updatedAt: at, idChosen: false })
-      await q.messages.insert({ integrationId: integration.id, id: 'm', conversationId: 'c', userId: 'u', payload: { z: 1, type: 'text', a: { y: 2, b: 3 } }, metadata: null, feedback: null, createdAt: at })
+      await q.messages.insert({
+        integrationId: integration.id,
+        id: 'm',
+        conversationId: 'c',
+        userId: 'u',
+        payload: { z: 1, type: 'text', a: { y: 2, b: 3 } },
+        metadata: null,
+        feedback: null,
+        createdAt: at,
+      })
     })
     const message = await a!.read((q) => q.messages.find(integration.id, 'm'))
     expect(JSON.stringify(message?.payload)).toBe('{"z":1,"type":"text","a":{"y":2,"b":3}}')
@@ -208,7 +249,7 @@ describe('PostgreSQL engine, several instances on one database', () => {
     expect(await a!.read((q) => q.botDeliveries.nextDueAfter(now))).toBeUndefined()
   })
 
-  it("keeps the heads of its own schema for a session that names the tables by schema, and sets nothing per call (migration 0012)", async () => {
+  it('keeps the heads of its own schema for a session that names the tables by schema, and sets nothing per call (migration 0012)', async () => {
     const [a] = await instances(1)
     const planned = tenant()
     await bootstrap(a!, planned)
@@ -219,9 +260,7 @@ describe('PostgreSQL engine, several instances on one database', () => {
     await other.connect()
     try {
       await other.query(`delete from "${schema}".bot_deliveries where id = 'c1-0'`)
-      const { rows } = await other.query(
-        `select d.id from "${schema}".bot_delivery_heads h join "${schema}".bot_deliveries d on d.seq = h.seq`,
-      )
+      const { rows } = await other.query(`select d.id from "${schema}".bot_delivery_heads h join "${schema}".bot_deliveries d on d.seq = h.seq`)
       expect(rows).toEqual([{ id: 'c1-1' }])
       // A function with settings (SET search_path) has them saved, set and restored around every call.
       const functions = await other.query(
@@ -305,7 +344,7 @@ describe('PostgreSQL engine, several instances on one database', () => {
       expect(await heads()).toEqual(['c1-1'])
     })
 
-    it("makes a delivery inserted while the head is being removed the head once the removal commits", async () => {
+    it('makes a delivery inserted while the head is being removed the head once the removal commits', async () => {
       const { first, second, insert, heads, waiting, release } = await headed()
       try {
         const blocked = await waiting(second)
@@ -347,7 +386,15 @@ describe('PostgreSQL engine, several instances on one database', () => {
     // Log lines are held until the unit's next statement (src/db/unit.ts): 10,000 of 7 parameters.
     await a!.write(async (q) => {
       for (let i = 0; i < 10_000; i++) {
-        await q.botLogs.insert({ id: `log-${i}`, botId: integration.botId, timestamp: at, level: 'info', message: `line ${i}`, conversationId: null, userId: null })
+        await q.botLogs.insert({
+          id: `log-${i}`,
+          botId: integration.botId,
+          timestamp: at,
+          level: 'info',
+          message: `line ${i}`,
+          conversationId: null,
+          userId: null,
+        })
       }
     })
     const { rows } = await a!.pool.query(`select count(*)::int as n from bot_logs where id like 'log-%'`)
@@ -364,7 +411,16 @@ describe('PostgreSQL engine, several instances on one database', () => {
       // An update: the unit has begun. The insert is held, then goes with the read behind it, in
       // one round trip: it fails (no such conversation), and the read with it (transaction aborted).
       await q.bots.markUrlGone(integration.botId, 'https://gone.example')
-      await q.messages.insert({ integrationId: integration.id, id: 'm', conversationId: 'gone', userId: 'u', payload: { type: 'text', text: 'x' }, metadata: null, feedback: null, createdAt: at })
+      await q.messages.insert({
+        integrationId: integration.id,
+        id: 'm',
+        conversationId: 'gone',
+        userId: 'u',
+        payload: { type: 'text', text: 'x' },
+        metadata: null,
+        feedback: null,
+        createdAt: at,
+      })
       return q.messages.find(integration.id, 'm')
     })
     await expect(written).rejects.toMatchObject({ kind: 'gone' })
@@ -379,10 +435,29 @@ describe('PostgreSQL engine, several instances on one database', () => {
     const integration = await findChatIntegration(a!, planned.webhookId)
     const at = '2026-01-01T00:00:00.000Z'
     await a!.write((q) =>
-      q.users.insert({ integrationId: integration.id, id: 'u', name: null, pictureUrl: null, profile: null, isBot: false, createdAt: at, updatedAt: at, idChosen: false }),
+      q.users.insert({
+        integrationId: integration.id,
+        id: 'u',
+        name: null,
+        pictureUrl: null,
+        profile: null,
+        isBot: false,
+        createdAt: at,
+        updatedAt: at,
+        idChosen: false,
+      }),
     )
     const written = a!.write((q) =>
-      q.messages.insert({ integrationId: integration.id, id: 'm', conversationId: 'gone', userId: 'u', payload: { type: 'text', text: 'x' }, metadata: null, feedback: null, createdAt: at }),
+      q.messages.insert({
+        integrationId: integration.id,
+        id: 'm',
+        conversationId: 'gone',
+        userId: 'u',
+        payload: { type: 'text', text: 'x' },
+        metadata: null,
+        feedback: null,
+        createdAt: at,
+      }),
     )
     await expect(written).rejects.toThrow(WriteConflict)
     await expect(written).rejects.toMatchObject({ kind: 'gone', message: 'Conversation "gone" does not exist' })

@@ -33,8 +33,7 @@ const lanesOf = (count: number) => {
   return made
 }
 
-const read = (on: ReadLanes, text: string, values: unknown[] = []) =>
-  on.query({ text, values }) as Promise<{ rows: Record<string, unknown>[] }>
+const read = (on: ReadLanes, text: string, values: unknown[] = []) => on.query({ text, values }) as Promise<{ rows: Record<string, unknown>[] }>
 
 /** The server process behind the lane that answers next (with one lane, the lane). */
 const backendOf = async (on: ReadLanes) => Number((await read(on, 'select pg_backend_pid() as pid')).rows[0]?.pid)
@@ -122,7 +121,9 @@ describe('read lanes', () => {
     const seen = await store.read((q) => q.tenancy.chatIntegrationByWebhook('wh'))
     expect(seen).toBeUndefined()
     const lanePids = (
-      await aside<{ pid: number }>(`select pid from pg_stat_activity where datname = current_database() and query like '%chat_integrations%' and pid <> pg_backend_pid()`)
+      await aside<{ pid: number }>(
+        `select pid from pg_stat_activity where datname = current_database() and query like '%chat_integrations%' and pid <> pg_backend_pid()`,
+      )
     ).map(({ pid }) => pid)
     expect(lanePids.length).toBeGreaterThan(0)
     await store.close()

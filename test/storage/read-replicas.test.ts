@@ -89,11 +89,15 @@ describe('the durability clock', () => {
     connection.pragma('foreign_keys = ON')
     connection.pragma('defer_foreign_keys = ON')
     const add = connection.prepare('insert into children (id, parent_id) values (?, ?)')
-    const failing = new GroupCommit(connection, { orphan: async () => void add.run('c', 'missing') }, {
-      onEffectError: () => {},
-      sync: held.sync,
-      durability: new DurabilityClock(w.replicaView.memory),
-    })
+    const failing = new GroupCommit(
+      connection,
+      { orphan: async () => void add.run('c', 'missing') },
+      {
+        onEffectError: () => {},
+        sync: held.sync,
+        durability: new DurabilityClock(w.replicaView.memory),
+      },
+    )
     await expect(failing.submit((q) => q.orphan())).rejects.toThrow('did not commit')
     expect(held.waiting).toBe(0)
     await expect(w.replicaView.settled()).resolves.toBeUndefined()

@@ -280,7 +280,10 @@ describe('a burst of messages in one conversation, on PostgreSQL', () => {
   /** The bot's messages in b1, oldest first. */
   const botMessages = async (app: TestApp, key: string) => {
     const listed = (await app.chat('GET', '/conversations/b1/messages', { key })).body.messages as { payload: { text: string } }[]
-    return listed.map((message) => message.payload.text).filter((text) => !/^m\d$/.test(text)).reverse()
+    return listed
+      .map((message) => message.payload.text)
+      .filter((text) => !/^m\d$/.test(text))
+      .reverse()
   }
 
   /** The deliveries left in the outbox. */
@@ -326,7 +329,11 @@ describe('a burst of messages in one conversation, on PostgreSQL', () => {
       }
       const { statements } = await sentBy(async () => {
         // Another instance on the database: its worker's first look finds the backlog.
-        b = createTestApp({ besides: a, botSweepMs: 3_600_000, handlers: { echo: ({ event }) => ({ messages: [{ payload: { type: 'text', text: `echo ${event.preview}` } }] }) } })
+        b = createTestApp({
+          besides: a,
+          botSweepMs: 3_600_000,
+          handlers: { echo: ({ event }) => ({ messages: [{ payload: { type: 'text', text: `echo ${event.preview}` } }] }) },
+        })
         await vi.waitFor(async () => expect(await queued(a)).toEqual([]))
       })
       // One removal of the five: the claim of m0 said that more follow, and the four were read in one look.

@@ -22,9 +22,7 @@ beforeEach(async () => {
   ])
   await store.db.insert(conversations).values({ integrationId, id: 'c1', ownerId: 'u1', createdAt: at, updatedAt: at })
   await store.db.insert(participants).values({ integrationId, conversationId: 'c1', userId: 'u1', joinId: 'j1', createdAt: at })
-  await store.db
-    .insert(messages)
-    .values({ integrationId, id: 'm1', conversationId: 'c1', userId: 'u1', payload: { type: 'text', text: 'hi' }, createdAt: at })
+  await store.db.insert(messages).values({ integrationId, id: 'm1', conversationId: 'c1', userId: 'u1', payload: { type: 'text', text: 'hi' }, createdAt: at })
 })
 afterEach(() => store.close())
 
@@ -33,11 +31,24 @@ const both = <T extends object>(make: () => T): [T, T] => [make(), runOften(make
 
 describe('runOften', () => {
   it('maps the rows of a table as drizzle does: JSON decoded, booleans, nulls', () => {
-    const [theirMessages, ourMessages] = both(() => store.db.select().from(messages).where(eq(messages.id, p('id'))).prepare())
+    const [theirMessages, ourMessages] = both(() =>
+      store.db
+        .select()
+        .from(messages)
+        .where(eq(messages.id, p('id')))
+        .prepare(),
+    )
     expect(ourMessages.get({ id: 'm1' })).toEqual(theirMessages.get({ id: 'm1' }))
     expect(ourMessages.get({ id: 'm1' })).toMatchObject({ payload: { type: 'text', text: 'hi' }, metadata: null })
 
-    const [theirs, ours] = both(() => store.db.select().from(users).where(eq(users.integrationId, p('i'))).orderBy(users.id).prepare())
+    const [theirs, ours] = both(() =>
+      store.db
+        .select()
+        .from(users)
+        .where(eq(users.integrationId, p('i')))
+        .orderBy(users.id)
+        .prepare(),
+    )
     const rows = ours.all({ i: integrationId })
     expect(rows).toEqual(theirs.all({ i: integrationId }))
     expect(rows.find((row) => row.id === 'u1')).toMatchObject({ profile: 'p', isBot: false, pictureUrl: null })
@@ -81,7 +92,13 @@ describe('runOften', () => {
   })
 
   it('refuses a run without a value for one of its placeholders, as drizzle does', () => {
-    const [theirs, ours] = both(() => store.db.select().from(users).where(eq(users.id, p('id'))).prepare())
+    const [theirs, ours] = both(() =>
+      store.db
+        .select()
+        .from(users)
+        .where(eq(users.id, p('id')))
+        .prepare(),
+    )
     expect(() => theirs.get({})).toThrow('No value for placeholder "id" was provided')
     expect(() => ours.get({})).toThrow('No value for placeholder "id" was provided')
   })

@@ -25,7 +25,11 @@ function shapeOf(config: Config) {
     })),
     primaryKeys: config.primaryKeys.map((key) => key.columns.map(nameOf)),
     indexes: config.indexes
-      .map((index) => ({ name: String(index.config.name), columns: index.config.columns.map((column) => nameOf(column as { name: string })), unique: index.config.unique }))
+      .map((index) => ({
+        name: String(index.config.name),
+        columns: index.config.columns.map((column) => nameOf(column as { name: string })),
+        unique: index.config.unique,
+      }))
       .sort((a, b) => a.name.localeCompare(b.name)),
     foreignKeys: config.foreignKeys
       .map((key) => {
@@ -46,11 +50,12 @@ const postgresOnly = { columns: { bot_deliveries: ['leased_until'] }, indexes: {
 /** What only SQLite has: the index its claim walks (PostgreSQL's walks bot_delivery_heads). */
 const sqliteOnly = { indexes: { bot_deliveries: ['bot_deliveries_due_idx'] } }
 
-const tablesOf = (module: Record<string, unknown>, isTable: (value: unknown) => boolean) =>
-  [...new Set(Object.values(module).filter(isTable))]
+const tablesOf = (module: Record<string, unknown>, isTable: (value: unknown) => boolean) => [...new Set(Object.values(module).filter(isTable))]
 
 describe('schema parity', () => {
-  const sqliteTables = tablesOf(sqlite, (value) => typeof value === 'object' && value !== null && 'getSQL' in value).map((table) => shapeOf(sqliteConfig(table as SQLiteTable)))
+  const sqliteTables = tablesOf(sqlite, (value) => typeof value === 'object' && value !== null && 'getSQL' in value).map((table) =>
+    shapeOf(sqliteConfig(table as SQLiteTable)),
+  )
   const postgresTables = tablesOf(postgres, (value) => typeof value === 'object' && value !== null && 'getSQL' in value && 'enableRLS' in value).map((table) =>
     shapeOf(pgConfig(table as PgTable)),
   )
@@ -66,14 +71,26 @@ describe('schema parity', () => {
       const extraColumns: string[] = postgresOnly.columns[table.name as keyof typeof postgresOnly.columns] ?? []
       const extraIndexes: string[] = postgresOnly.indexes[table.name as keyof typeof postgresOnly.indexes] ?? []
       const ownIndexes: string[] = sqliteOnly.indexes[table.name as keyof typeof sqliteOnly.indexes] ?? []
-      expect({
-        ...other,
-        columns: other.columns.filter((column) => !extraColumns.includes(column.name)),
-        indexes: other.indexes.filter((index) => !extraIndexes.includes(index.name)),
-      }, table.name).toEqual({ ...table, indexes: table.indexes.filter((index) => !ownIndexes.includes(index.name)) })
-      expect(table.indexes.filter((index) => ownIndexes.includes(index.name)).map((i) => i.name), table.name).toEqual(ownIndexes)
-      expect(other.columns.filter((column) => extraColumns.includes(column.name)).map((c) => c.name), table.name).toEqual(extraColumns)
-      expect(other.indexes.filter((index) => extraIndexes.includes(index.name)).map((i) => i.name), table.name).toEqual(extraIndexes)
+      expect(
+        {
+          ...other,
+          columns: other.columns.filter((column) => !extraColumns.includes(column.name)),
+          indexes: other.indexes.filter((index) => !extraIndexes.includes(index.name)),
+        },
+        table.name,
+      ).toEqual({ ...table, indexes: table.indexes.filter((index) => !ownIndexes.includes(index.name)) })
+      expect(
+        table.indexes.filter((index) => ownIndexes.includes(index.name)).map((i) => i.name),
+        table.name,
+      ).toEqual(ownIndexes)
+      expect(
+        other.columns.filter((column) => extraColumns.includes(column.name)).map((c) => c.name),
+        table.name,
+      ).toEqual(extraColumns)
+      expect(
+        other.indexes.filter((index) => extraIndexes.includes(index.name)).map((i) => i.name),
+        table.name,
+      ).toEqual(extraIndexes)
     }
   })
 

@@ -28,11 +28,15 @@ function database() {
   const add = writer.prepare('insert into notes (id) values (?)')
   const syncs: (() => void)[] = []
   const durability = new DurabilityClock()
-  const units = new GroupCommit(writer, { add: async (id: string) => void add.run(id) }, {
-    onEffectError: () => {},
-    sync: () => new Promise<void>((resolve) => syncs.push(resolve)),
-    durability,
-  })
+  const units = new GroupCommit(
+    writer,
+    { add: async (id: string) => void add.run(id) },
+    {
+      onEffectError: () => {},
+      sync: () => new Promise<void>((resolve) => syncs.push(resolve)),
+      durability,
+    },
+  )
   const reader = new Database(path, { readonly: true })
   const notes = reader.prepare('select id from notes order by id').pluck()
   return {

@@ -60,7 +60,7 @@ describe('databaseUnavailability', () => {
     expect(databaseUnavailability(serverError('53100', 'could not extend file'))).toBe('full')
   })
 
-  it('is nothing for what is the request\'s or the code\'s: a constraint, a syntax error, a client that went away, a bug', () => {
+  it("is nothing for what is the request's or the code's: a constraint, a syntax error, a client that went away, a bug", () => {
     expect(databaseUnavailability(serverError('23505', 'duplicate key value violates unique constraint'))).toBeUndefined()
     expect(databaseUnavailability(serverError('42601', 'syntax error'))).toBeUndefined()
     expect(databaseUnavailability(Object.assign(new Error('aborted'), { code: 'ECONNRESET' }))).toBeUndefined()

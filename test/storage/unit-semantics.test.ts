@@ -35,8 +35,7 @@ afterEach(async () => {
 const at = '2026-01-01T00:00:00.000Z'
 const line = (id: string) => ({ id, botId, timestamp: at, level: 'info' as const, message: `line ${id}`, conversationId: null, userId: null })
 /** The ids of the bot's log lines stored, sorted. */
-const stored = async () =>
-  (await store.read((q) => q.botLogs.page(botId, { timeStart: at }, { limit: 100, inverted: false }))).map(({ id }) => id).sort()
+const stored = async () => (await store.read((q) => q.botLogs.page(botId, { timeStart: at }, { limit: 100, inverted: false }))).map(({ id }) => id).sort()
 
 describe(`a unit of work (${onPostgres ? 'PostgreSQL' : 'SQLite'})`, () => {
   it('commits all of its writes together, and none of them when its work throws', async () => {

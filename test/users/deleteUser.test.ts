@@ -22,7 +22,11 @@ describe('deleteUser', () => {
       const res = await deleteUser[transport](alice.key)
       expect(res.status).toBe(200)
       expect(res.body).toEqual(answers[transport])
-      for (const [method, path] of [['GET', '/users/me'], ['GET', '/conversations'], ['PUT', '/users/me']] as const) {
+      for (const [method, path] of [
+        ['GET', '/users/me'],
+        ['GET', '/conversations'],
+        ['PUT', '/users/me'],
+      ] as const) {
         const after = await t.chat(method, path, { key: alice.key, body: method === 'PUT' ? {} : undefined })
         expect({ status: after.status, body: after.body }).toEqual({ status: 401, body: errorBody(401, 'Unauthorized') })
       }

@@ -70,7 +70,10 @@ describe('files', () => {
   it('refuses an upload larger than announced, a tampered upload URL and a tampered file URL', async () => {
     const { file } = (await slot({ key: 'a.png', size: 4 })).body
     expect((await put(file.uploadUrl, png)).status).toBe(413)
-    const tampered = await put(file.uploadUrl.replace(/signature=(.)/, (_all: string, first: string) => `signature=${otherThan(first)}`), png.slice(0, 4))
+    const tampered = await put(
+      file.uploadUrl.replace(/signature=(.)/, (_all: string, first: string) => `signature=${otherThan(first)}`),
+      png.slice(0, 4),
+    )
     expect(tampered.status).toBe(403)
     expect(await tampered.json()).toEqual(errorBody(403, 'Forbidden'))
     expect((await put(file.uploadUrl, png.slice(0, 4))).status).toBe(200)

@@ -76,7 +76,13 @@ describe('initialize', () => {
       { type: 'text', text: 'first' },
       { type: 'image', imageUrl: 'https://files.test/a.png' },
     ]
-    const asWebchat = { type: 'bloc', items: [{ type: 'text', payload: { text: 'first' } }, { type: 'image', payload: { imageUrl: 'https://files.test/a.png' } }] }
+    const asWebchat = {
+      type: 'bloc',
+      items: [
+        { type: 'text', payload: { text: 'first' } },
+        { type: 'image', payload: { imageUrl: 'https://files.test/a.png' } },
+      ],
+    }
     expect((await t.chat('POST', '/messages', { key, body: { conversationId, payload: { type: 'bloc', items } } })).status).toBe(200)
     const created: Signal[] = []
     while (created.length < 2) {
@@ -161,7 +167,10 @@ describe('initialize', () => {
     expect(await signal!()).toEqual({ type: 'custom', data: { event: { type: 'promo', code: 'X' } } })
 
     const tooLong = await t.chat('POST', `/conversations/${conversationId}/typing`, { key, body: { timeout: 600_000 } })
-    expect(tooLong).toMatchObject({ status: 400, body: { ...errorBody(400, 'InvalidPayload'), message: 'timeout: expected a number at most 60000, got the number 600000' } })
+    expect(tooLong).toMatchObject({
+      status: 400,
+      body: { ...errorBody(400, 'InvalidPayload'), message: 'timeout: expected a number at most 60000, got the number 600000' },
+    })
     const outsider = await t.user('mallory')
     const forbidden = await t.chat('POST', `/conversations/${conversationId}/typing`, { key: outsider.key, body: {} })
     expect(forbidden).toMatchObject({ status: 404, body: errorBody(404, 'ResourceNotFound') })

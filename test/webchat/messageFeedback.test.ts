@@ -42,7 +42,10 @@ describe('message feedback and updates', () => {
   it('refuses a bad value (400), and a non-participant as an unknown message (404)', async () => {
     const id = await post('x')
     const bad = await t.chat('PUT', `/messages/${id}/feedback`, { key: users.alice.key, body: { value: 'meh' } })
-    expect(bad).toMatchObject({ status: 400, body: { ...errorBody(400, 'InvalidPayload'), message: 'value: expected one of positive, negative, got the string "meh"' } })
+    expect(bad).toMatchObject({
+      status: 400,
+      body: { ...errorBody(400, 'InvalidPayload'), message: 'value: expected one of positive, negative, got the string "meh"' },
+    })
     const outsider = await t.chat('PUT', `/messages/${id}/feedback`, { key: users.eve.key, body: { value: 'positive' } })
     expect(outsider).toMatchObject({ status: 404, body: { ...errorBody(404, 'ResourceNotFound'), message: `Message "${id}" does not exist` } })
     const unknown = await t.chat('PUT', '/messages/nope/feedback', { key: users.alice.key, body: { value: 'positive' } })

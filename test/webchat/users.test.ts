@@ -39,6 +39,9 @@ describe("the web chat's user operations", () => {
     const unknown = await t.chat('POST', '/users/key', { headers: { 'x-admin-secret': ENCRYPTION_KEY }, body: { id: 'nobody' } })
     expect(unknown).toMatchObject({ status: 404, body: errorBody(404, 'ResourceNotFound') })
     const past = await t.chat('POST', '/users/key', { headers: { 'x-admin-secret': ENCRYPTION_KEY }, body: { id: 'ada', expiresAt: 1 } })
-    expect(past).toMatchObject({ status: 400, body: { ...errorBody(400, 'InvalidPayload'), message: 'expiresAt must be a time in the future, in milliseconds since the epoch' } })
+    expect(past).toMatchObject({
+      status: 400,
+      body: { ...errorBody(400, 'InvalidPayload'), message: 'expiresAt must be a time in the future, in milliseconds since the epoch' },
+    })
   })
 })

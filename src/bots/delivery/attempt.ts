@@ -104,13 +104,7 @@ async function attempt(deps: AttemptDeps, delivery: PendingDelivery, options: At
 }
 
 /** Sends the protocol's POST and classifies its outcome, the same way for every protocol. */
-async function attemptPost(
-  deps: AttemptDeps,
-  delivery: PendingDelivery,
-  event: BotEvent,
-  url: string,
-  post: EventPost,
-): Promise<Settlement> {
+async function attemptPost(deps: AttemptDeps, delivery: PendingDelivery, event: BotEvent, url: string, post: EventPost): Promise<Settlement> {
   const size = Buffer.byteLength(post.body)
   if (size > deliveryBodyLimit) return dead(`event body of ${size} bytes exceeds the Runtime limit of 1 MB; not delivered`)
   if (delivery.target.signingSecrets.length === 0) return dead('the bot has no signing secret; not delivered')

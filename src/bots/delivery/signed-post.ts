@@ -58,19 +58,23 @@ export async function signedPost(request: SignedPostRequest): Promise<SignedPost
   }
   arm()
   try {
-    const response = await outboundRequest(request.url, {
-      method: 'POST',
-      signal: AbortSignal.any([timeout.signal, request.shutdown]),
-      headers: {
-        'content-type': 'application/json',
-        'user-agent': 'Confab-Webhooks',
-        'webhook-id': request.id,
-        'webhook-timestamp': String(timestamp),
-        'webhook-signature': signatureHeader(request.secrets, request.id, timestamp, request.body),
-        ...request.headers,
+    const response = await outboundRequest(
+      request.url,
+      {
+        method: 'POST',
+        signal: AbortSignal.any([timeout.signal, request.shutdown]),
+        headers: {
+          'content-type': 'application/json',
+          'user-agent': 'Confab-Webhooks',
+          'webhook-id': request.id,
+          'webhook-timestamp': String(timestamp),
+          'webhook-signature': signatureHeader(request.secrets, request.id, timestamp, request.body),
+          ...request.headers,
+        },
+        body: request.body,
       },
-      body: request.body,
-    }, request.outbound)
+      request.outbound,
+    )
     const { status } = response
     if (status < 200 || status > 299) {
       // The start of a refusal's body (an @botpress/sdk bot's error message) is worth a log line: a short excerpt.

@@ -360,9 +360,7 @@ class Worker implements DeliveryWorker {
       return !settlement.retryAt
     }
     const run =
-      goesOn && lease && runsAhead(delivery) && this.hasBehind(delivery)
-        ? await this.runAhead({ delivery, settlement }, lease)
-        : [{ delivery, settlement }]
+      goesOn && lease && runsAhead(delivery) && this.hasBehind(delivery) ? await this.runAhead({ delivery, settlement }, lease) : [{ delivery, settlement }]
     const last = run.at(-1) as Settled
     const claim = !holdsTheNext(last.settlement) && this.hasRoom() ? this.nextClaim(last.delivery) : undefined
     const next = await settleAttempts(this.attempts, run, claim)

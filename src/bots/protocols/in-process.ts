@@ -71,7 +71,10 @@ export async function callHandler(call: HandlerCall): Promise<HandlerOutcome> {
   } catch (error) {
     // The conversation (or its message) was deleted while the handler ran: nothing is left to answer.
     if (isGone(error)) {
-      log.info({ botId: target.botId, eventId: event.id, conversationId: event.conversationId, reason: (error as Error).message }, 'bot handler answered what was deleted meanwhile; dropped')
+      log.info(
+        { botId: target.botId, eventId: event.id, conversationId: event.conversationId, reason: (error as Error).message },
+        'bot handler answered what was deleted meanwhile; dropped',
+      )
       return { kind: 'done', returned: undefined, took: took() }
     }
     log.error({ err: error, botId: target.botId, eventId: event.id, conversationId: event.conversationId }, 'bot handler failed')

@@ -69,22 +69,20 @@ const due = plannedEachCall(
 
 // One statement: the lease is set on the deliveries (their update trigger carries it to their
 // heads), and the select reads them as they were before it (one snapshot), lease aside.
-const claim = writing(plannedEachCall(
-  query((on, v: { now: string; limit: number; leaseUntil: string }) => {
-    const { botDeliveries } = on.t
-    const leased = sql`update ${botDeliveries} set leased_until = ${v.leaseUntil}
+const claim = writing(
+  plannedEachCall(
+    query((on, v: { now: string; limit: number; leaseUntil: string }) => {
+      const { botDeliveries } = on.t
+      const leased = sql`update ${botDeliveries} set leased_until = ${v.leaseUntil}
       where ${botDeliveries.seq} = any(array(${dueHeads(on.t, v.now, v.limit, true)})) returning ${botDeliveries.seq}`
-    return withFollowed(leasing(on, leased))
-      .where(sql`${botDeliveries.seq} in (select seq from leased)`)
-      .orderBy(inTurn(on.t))
-  }),
-))
+      return withFollowed(leasing(on, leased)).where(sql`${botDeliveries.seq} in (select seq from leased)`).orderBy(inTurn(on.t))
+    }),
+  ),
+)
 
 const following = plannedEachCall(
   query((on, v: Following & { now: string }) =>
-    dueDeliveries(on).where(
-      and(sql`${on.t.botDeliveries.seq} = (${nextSeq(on.t, v)})`, lte(on.t.botDeliveries.nextAttemptAt, v.now), deliveryOn(on.t)),
-    ),
+    dueDeliveries(on).where(and(sql`${on.t.botDeliveries.seq} = (${nextSeq(on.t, v)})`, lte(on.t.botDeliveries.nextAttemptAt, v.now), deliveryOn(on.t))),
   ),
 )
 
@@ -92,17 +90,19 @@ const following = plannedEachCall(
 // the conversation's head until the unit removes it, and the head the removal makes carries this
 // lease, so that no other instance's claim walks to it; one held by another instance before is
 // passed over until its lease has run out.
-const claimFollowing = writing(plannedEachCall(
-  query((on, v: Following & { now: string; leaseUntil: string }) => {
-    const { botDeliveries, bots } = on.t
-    const leased = sql`update ${botDeliveries} set leased_until = ${v.leaseUntil}
+const claimFollowing = writing(
+  plannedEachCall(
+    query((on, v: Following & { now: string; leaseUntil: string }) => {
+      const { botDeliveries, bots } = on.t
+      const leased = sql`update ${botDeliveries} set leased_until = ${v.leaseUntil}
       where ${botDeliveries.seq} = (${nextSeq(on.t, v)})
         and ${botDeliveries.nextAttemptAt} <= ${v.now} and (${leasedUntil} is null or ${leasedUntil} <= ${v.now})
         and ${botDeliveries.botId} in (select ${bots.id} from ${bots} where ${deliveryOn(on.t)})
       returning ${botDeliveries.seq}`
-    return withFollowed(leasing(on, leased)).where(sql`${botDeliveries.seq} in (select seq from leased)`)
-  }),
-))
+      return withFollowed(leasing(on, leased)).where(sql`${botDeliveries.seq} in (select seq from leased)`)
+    }),
+  ),
+)
 
 // In the conversation's order, due or not: the caller ends the run at the first one not due.
 const followingRun = plannedEachCall(

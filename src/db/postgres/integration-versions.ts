@@ -30,7 +30,10 @@ const byWebhook = query(({ db, t: { chatIntegrations } }, v: { webhookId: string
 )
 
 const version = query(({ db, t: { chatIntegrations } }, v: { integrationId: string }) =>
-  db.select({ version: sql<string>`${chatIntegrations}.xmin::text` }).from(chatIntegrations).where(eq(chatIntegrations.id, v.integrationId)),
+  db
+    .select({ version: sql<string>`${chatIntegrations}.xmin::text` })
+    .from(chatIntegrations)
+    .where(eq(chatIntegrations.id, v.integrationId)),
 )
 
 const participation = query((on, v: { integrationId: string; userId: string; conversationId: string }) =>
@@ -44,16 +47,14 @@ const participations = query(
 )
 
 const participationWithPage = query(
-  (on, v: PageOfParticipant, key) =>
-    participationWithPageOf(on, v, Number(key), { integrationVersion: versionOf(on, v.integrationId) }),
+  (on, v: PageOfParticipant, key) => participationWithPageOf(on, v, Number(key), { integrationVersion: versionOf(on, v.integrationId) }),
   byShape,
 )
 
 type Versioned = { conversation: ConversationRow; participant: UserRow | null; integrationVersion: string | null }
 
 export const integrationVersionQueries = (run: Run): IntegrationVersionQueries => ({
-  byWebhook: async (webhookId) =>
-    (await run.one(byWebhook, { webhookId })) as { integration: ChatIntegrationRow; version: string } | undefined,
+  byWebhook: async (webhookId) => (await run.one(byWebhook, { webhookId })) as { integration: ChatIntegrationRow; version: string } | undefined,
   version: async (integrationId) => (await run.one(version, { integrationId }))?.version,
   participation: async (integrationId, conversationId, userId) => {
     const row = (await run.one(participation, { integrationId, conversationId, userId })) as Versioned | undefined

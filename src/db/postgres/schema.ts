@@ -7,9 +7,23 @@ const tables = defineTables(postgresTablesDialect)
 
 /** The tables on PostgreSQL (drizzle-kit reads this file: npm run db:generate), typed as SQLite's. */
 export const {
-  workspaces, adminTokens, chatIntegrations,
-  bots, botApiKeys, botEvents, botDeliveries, botLogs, botStates, deletedUsers,
-  users, userStorage, conversations, participants, messages, events, files,
+  workspaces,
+  adminTokens,
+  chatIntegrations,
+  bots,
+  botApiKeys,
+  botEvents,
+  botDeliveries,
+  botLogs,
+  botStates,
+  deletedUsers,
+  users,
+  userStorage,
+  conversations,
+  participants,
+  messages,
+  events,
+  files,
 } = tables
 
 /** The lease of bot_deliveries, which only PostgreSQL has (see the dialect). */
@@ -29,9 +43,7 @@ export const fileBytes = pgTable(
     integrationId: text('integration_id').notNull(),
     bytes: bytea('bytes').notNull(),
   },
-  (t) => [
-    foreignKey({ columns: [t.integrationId, t.id], foreignColumns: [pgFiles.integrationId, pgFiles.id] }).onDelete('cascade'),
-  ],
+  (t) => [foreignKey({ columns: [t.integrationId, t.id], foreignColumns: [pgFiles.integrationId, pgFiles.id] }).onDelete('cascade')],
 )
 
 /**
@@ -50,9 +62,7 @@ export const botDeliveryHeads = pgTable(
     botId: text('bot_id').notNull(),
     nextAttemptAt: text('next_attempt_at').notNull(),
     leasedUntil: text('leased_until'),
-    dueAt: text('due_at')
-      .notNull()
-      .generatedAlwaysAs(sql`greatest(next_attempt_at, coalesce(leased_until, ''))`),
+    dueAt: text('due_at').notNull().generatedAlwaysAs(sql`greatest(next_attempt_at, coalesce(leased_until, ''))`),
   },
   (t) => [primaryKey({ columns: [t.integrationId, t.conversationId] }), index('bot_delivery_heads_due_idx').on(t.dueAt, t.seq)],
 )

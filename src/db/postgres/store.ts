@@ -261,9 +261,7 @@ export class PostgresStore implements Store {
 
   async check(): Promise<void> {
     if (this.closing) throw closedError()
-    const { rows } = await this.db.execute<{ applied: string }>(
-      sql`select count(*) as applied from ${sql.identifier(this.schema)}.__drizzle_migrations`,
-    )
+    const { rows } = await this.db.execute<{ applied: string }>(sql`select count(*) as applied from ${sql.identifier(this.schema)}.__drizzle_migrations`)
     const expected = readMigrationFiles({ migrationsFolder }).length
     if (Number(rows[0]?.applied) < expected) throw new Error('the database migrations are not all applied')
   }

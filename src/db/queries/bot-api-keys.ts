@@ -21,12 +21,7 @@ const ofBot = query(({ db, t: { botApiKeys } }, v: { botId: string }) =>
 const remove = query(({ db, t: { botApiKeys, bots } }, v: { workspaceId: string; id: string }) =>
   db
     .delete(botApiKeys)
-    .where(
-      and(
-        eq(botApiKeys.id, v.id),
-        inArray(botApiKeys.botId, db.select({ id: bots.id }).from(bots).where(eq(bots.workspaceId, v.workspaceId))),
-      ),
-    )
+    .where(and(eq(botApiKeys.id, v.id), inArray(botApiKeys.botId, db.select({ id: bots.id }).from(bots).where(eq(bots.workspaceId, v.workspaceId)))))
     .returning({ id: botApiKeys.id }),
 )
 

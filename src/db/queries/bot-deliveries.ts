@@ -32,9 +32,7 @@ export const dueDeliveries = ({ db, t }: On, extra: { followed?: SQL<boolean> } 
     .innerJoin(t.chatIntegrations, eq(t.chatIntegrations.id, t.botDeliveries.integrationId))
     .leftJoin(t.messages, and(eq(t.messages.integrationId, t.botDeliveries.integrationId), eq(t.messages.id, t.botDeliveries.messageId)))
 
-const insert = query(({ db, t: { botDeliveries } }, row: Omit<BotDeliveryRow, 'seq'>) =>
-  db.insert(botDeliveries).values(rowValues(botDeliveries, row)),
-)
+const insert = query(({ db, t: { botDeliveries } }, row: Omit<BotDeliveryRow, 'seq'>) => db.insert(botDeliveries).values(rowValues(botDeliveries, row)))
 
 const reschedule = query(({ db, t: { botDeliveries } }, v: { id: string; attempts: number; nextAttemptAt: string }) =>
   db
@@ -49,12 +47,12 @@ const remove = query(({ db, t: { botDeliveries } }, v: { id: string }) =>
   db.delete(botDeliveries).where(eq(botDeliveries.id, v.id)).returning({ id: botDeliveries.id }),
 )
 
-const backlog = query(({ db, t: { botDeliveries } }, _: object) =>
-  db.select({ pending: count(), oldest: min(botDeliveries.createdAt) }).from(botDeliveries),
-)
+const backlog = query(({ db, t: { botDeliveries } }, _: object) => db.select({ pending: count(), oldest: min(botDeliveries.createdAt) }).from(botDeliveries))
 
 /** The outbox's queries both engines run the same; `due`, `claim`, `following`, `claimFollowing` and `nextDueAfter` are the engine's. */
-export const botDeliveryQueries = (run: Run): Omit<BotDeliveryQueries, 'due' | 'claim' | 'following' | 'claimFollowing' | 'followingRun' | 'removeAll' | 'nextDueAfter' | 'renew'> => ({
+export const botDeliveryQueries = (
+  run: Run,
+): Omit<BotDeliveryQueries, 'due' | 'claim' | 'following' | 'claimFollowing' | 'followingRun' | 'removeAll' | 'nextDueAfter' | 'renew'> => ({
   insert: (row) => run.run(insert, row),
   reschedule: async (id, attempts, nextAttemptAt) => (await run.one(reschedule, { id, attempts, nextAttemptAt })) !== undefined,
   remove: async (id) => (await run.one(remove, { id })) !== undefined,

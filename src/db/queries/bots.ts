@@ -12,7 +12,12 @@ const insert = query(({ db, t: { bots } }, row: BotRow) => db.insert(bots).value
 const find = query((on, v: Id) => on.db.select().from(on.t.bots).where(byId(on, v)))
 
 const update = query(
-  (on, v: Id & BotChanges, key) => on.db.update(on.t.bots).set(rowValues(on.t.bots, setOf(v, key))).where(byId(on, v)).returning(),
+  (on, v: Id & BotChanges, key) =>
+    on.db
+      .update(on.t.bots)
+      .set(rowValues(on.t.bots, setOf(v, key)))
+      .where(byId(on, v))
+      .returning(),
   ({ workspaceId: _w, id: _id, ...changes }) => columnsKey(changes),
 )
 
@@ -46,9 +51,7 @@ export const ofIntegration = query(({ db, t: { bots, chatIntegrations } }, v: { 
     .where(eq(chatIntegrations.id, v.integrationId)),
 )
 
-const markUrlGone = query(({ db, t: { bots } }, v: { id: string; url: string }) =>
-  db.update(bots).set({ goneUrl: v.url }).where(eq(bots.id, v.id)),
-)
+const markUrlGone = query(({ db, t: { bots } }, v: { id: string; url: string }) => db.update(bots).set({ goneUrl: v.url }).where(eq(bots.id, v.id)))
 
 /** A new bot with every column set (a prepared insert writes the columns its first call set): its optional ones as they are left. */
 const complete = (row: NewBot): BotRow => ({

@@ -7,7 +7,10 @@ import { idsKey } from './users.ts'
 type Id = { integrationId: string; id: string }
 
 const find = query(({ db, t: { conversations } }, v: Id) =>
-  db.select().from(conversations).where(and(eq(conversations.integrationId, v.integrationId), eq(conversations.id, v.id))),
+  db
+    .select()
+    .from(conversations)
+    .where(and(eq(conversations.integrationId, v.integrationId), eq(conversations.id, v.id))),
 )
 
 const insert = query(({ db, t: { conversations } }, row: ConversationRow) =>
@@ -33,11 +36,7 @@ export const participationOf = (
     .from(conversations)
     .leftJoin(
       participants,
-      and(
-        eq(participants.integrationId, conversations.integrationId),
-        eq(participants.conversationId, conversations.id),
-        eq(participants.userId, v.userId),
-      ),
+      and(eq(participants.integrationId, conversations.integrationId), eq(participants.conversationId, conversations.id), eq(participants.userId, v.userId)),
     )
     .leftJoin(users, and(eq(users.integrationId, participants.integrationId), eq(users.id, participants.userId)))
     .where(and(eq(conversations.integrationId, v.integrationId), which(conversations.id)))
@@ -47,27 +46,20 @@ const participation = query((on, v: { integrationId: string; userId: string; con
 )
 
 const participations = query(
-  (on, v: { integrationId: string; userId: string; conversationIds: string[] }) =>
-    participationOf(on, v, (id) => inArray(id, v.conversationIds)),
+  (on, v: { integrationId: string; userId: string; conversationIds: string[] }) => participationOf(on, v, (id) => inArray(id, v.conversationIds)),
   (v) => idsKey(v.conversationIds),
 )
 
-const pageOfParticipant = query(
-  ({ db, t: { conversations, participants } }, v: { integrationId: string; userId: string } & WindowValues, key) => {
-    const page = keyset([conversations.createdAt, conversations.id], 'desc', v, key)
-    return db
-      .select({ conversation: conversations })
-      .from(participants)
-      .innerJoin(
-        conversations,
-        and(eq(conversations.integrationId, participants.integrationId), eq(conversations.id, participants.conversationId)),
-      )
-      .where(and(eq(participants.integrationId, v.integrationId), eq(participants.userId, v.userId), page.where))
-      .orderBy(...page.orderBy)
-      .limit(limitOf(v.limit))
-  },
-  byShape,
-)
+const pageOfParticipant = query(({ db, t: { conversations, participants } }, v: { integrationId: string; userId: string } & WindowValues, key) => {
+  const page = keyset([conversations.createdAt, conversations.id], 'desc', v, key)
+  return db
+    .select({ conversation: conversations })
+    .from(participants)
+    .innerJoin(conversations, and(eq(conversations.integrationId, participants.integrationId), eq(conversations.id, participants.conversationId)))
+    .where(and(eq(participants.integrationId, v.integrationId), eq(participants.userId, v.userId), page.where))
+    .orderBy(...page.orderBy)
+    .limit(limitOf(v.limit))
+}, byShape)
 
 export const toParticipation = (row: { conversation: ConversationRow; participant: UserRow | null } | undefined): Participation => ({
   conversation: row?.conversation,
@@ -79,8 +71,7 @@ export const conversationQueries = (run: Run): Omit<ConversationQueries, 'partic
   find: (integrationId, id) => run.one(find, { integrationId, id }),
   insert: (row) => run.one(insert, row),
   delete: (integrationId, id) => run.run(remove, { integrationId, id }),
-  participation: async (integrationId, conversationId, userId) =>
-    toParticipation(await run.one(participation, { integrationId, conversationId, userId })),
+  participation: async (integrationId, conversationId, userId) => toParticipation(await run.one(participation, { integrationId, conversationId, userId })),
   participations: async (integrationId, conversationIds, userId) => {
     const found = new Map<string, Participation>()
     if (conversationIds.length === 0) return found
@@ -90,7 +81,5 @@ export const conversationQueries = (run: Run): Omit<ConversationQueries, 'partic
     return found
   },
   pageOfParticipant: async (integrationId, userId, window) =>
-    (await run.all(pageOfParticipant, { integrationId, userId, ...windowValues(window) })).map(
-      (row) => row.conversation,
-    ),
+    (await run.all(pageOfParticipant, { integrationId, userId, ...windowValues(window) })).map((row) => row.conversation),
 })

@@ -37,9 +37,7 @@ const ownedConversations = query(({ db, t: { conversations } }, v: { integration
 const userBotEvents = query(({ db, t: { botEvents } }, v: UserOf) =>
   db.delete(botEvents).where(and(eq(botEvents.integrationId, v.integrationId), eq(botEvents.userId, v.userId))),
 )
-const userBotLogs = query(({ db, t: { botLogs } }, v: UserOf) =>
-  db.delete(botLogs).where(and(eq(botLogs.botId, v.botId), eq(botLogs.userId, v.userId))),
-)
+const userBotLogs = query(({ db, t: { botLogs } }, v: UserOf) => db.delete(botLogs).where(and(eq(botLogs.botId, v.botId), eq(botLogs.userId, v.userId))))
 const userDeliveries = query(({ db, t: { botDeliveries } }, v: UserOf) =>
   db.delete(botDeliveries).where(and(eq(botDeliveries.integrationId, v.integrationId), eq(botDeliveries.userId, v.userId))),
 )
@@ -54,34 +52,27 @@ const conversationBotLogs = query(({ db, t: { botLogs } }, v: ConversationOf) =>
   db.delete(botLogs).where(and(eq(botLogs.botId, v.botId), eq(botLogs.conversationId, v.conversationId))),
 )
 const conversationBotStates = query(({ db, t: { botStates } }, v: ConversationOf) =>
-  db
-    .delete(botStates)
-    .where(and(eq(botStates.botId, v.botId), eq(botStates.scope, 'conversation'), eq(botStates.scopeId, v.conversationId))),
+  db.delete(botStates).where(and(eq(botStates.botId, v.botId), eq(botStates.scope, 'conversation'), eq(botStates.scopeId, v.conversationId))),
 )
 
 // Through the conversation's index: the message's events are among its conversation's.
 const messageBotEvents = query(({ db, t: { botEvents } }, v: { integrationId: string; conversationId: string; messageId: string }) =>
   db
     .delete(botEvents)
-    .where(
-      and(
-        eq(botEvents.integrationId, v.integrationId),
-        eq(botEvents.conversationId, v.conversationId),
-        eq(botEvents.messageId, v.messageId),
-      ),
-    ),
+    .where(and(eq(botEvents.integrationId, v.integrationId), eq(botEvents.conversationId, v.conversationId), eq(botEvents.messageId, v.messageId))),
 )
 
 const bury = query(({ db, t: { deletedUsers } }, v: { integrationId: string; userDigest: string; deletedAt: string }) =>
   db.insert(deletedUsers).values(v).onConflictDoNothing(),
 )
 
-const burial = query(({ db, t: { deletedUsers } }, v: { integrationId: string; userDigests: string[] }) =>
-  db
-    .select({ deletedAt: deletedUsers.deletedAt })
-    .from(deletedUsers)
-    .where(and(eq(deletedUsers.integrationId, v.integrationId), inArray(deletedUsers.userDigest, v.userDigests)))
-    .limit(fixedLimit(1)),
+const burial = query(
+  ({ db, t: { deletedUsers } }, v: { integrationId: string; userDigests: string[] }) =>
+    db
+      .select({ deletedAt: deletedUsers.deletedAt })
+      .from(deletedUsers)
+      .where(and(eq(deletedUsers.integrationId, v.integrationId), inArray(deletedUsers.userDigest, v.userDigests)))
+      .limit(fixedLimit(1)),
   // One statement per number of digests (the integration's keys, and the legacy digest).
   (v) => v.userDigests.length,
 )

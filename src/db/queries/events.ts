@@ -6,7 +6,10 @@ import type { BotEventQueries, EventQueries } from '../store.ts'
 const insert = query(({ db, t: { events } }, row: EventRow) => db.insert(events).values(rowValues(events, row)))
 
 const find = query(({ db, t: { events } }, v: { integrationId: string; id: string }) =>
-  db.select().from(events).where(and(eq(events.integrationId, v.integrationId), eq(events.id, v.id))),
+  db
+    .select()
+    .from(events)
+    .where(and(eq(events.integrationId, v.integrationId), eq(events.id, v.id))),
 )
 
 export const eventQueries = (run: Run): EventQueries => ({

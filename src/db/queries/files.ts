@@ -27,11 +27,17 @@ const sizeOfUser = query(({ db, t: { files } }, v: { integrationId: string; user
 )
 
 const idsOfUser = query(({ db, t: { files } }, v: { integrationId: string; userId: string }) =>
-  db.select({ id: files.id }).from(files).where(and(eq(files.integrationId, v.integrationId), eq(files.userId, v.userId))),
+  db
+    .select({ id: files.id })
+    .from(files)
+    .where(and(eq(files.integrationId, v.integrationId), eq(files.userId, v.userId))),
 )
 
 const idsOfConversation = query(({ db, t: { files } }, v: { integrationId: string; conversationId: string }) =>
-  db.select({ id: files.id }).from(files).where(and(eq(files.integrationId, v.integrationId), eq(files.conversationId, v.conversationId))),
+  db
+    .select({ id: files.id })
+    .from(files)
+    .where(and(eq(files.integrationId, v.integrationId), eq(files.conversationId, v.conversationId))),
 )
 
 const idsOfIntegration = query(({ db, t: { files } }, v: { integrationId: string }) =>

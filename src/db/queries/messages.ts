@@ -34,7 +34,10 @@ const find = query((on, v: Id) => on.db.select().from(on.t.messages).where(byId(
 
 const findMany = query(
   (on, v: { integrationId: string; ids: string[] }) =>
-    on.db.select().from(on.t.messages).where(and(eq(on.t.messages.integrationId, v.integrationId), inArray(on.t.messages.id, v.ids))),
+    on.db
+      .select()
+      .from(on.t.messages)
+      .where(and(eq(on.t.messages.integrationId, v.integrationId), inArray(on.t.messages.id, v.ids))),
   (v) => idsKey(v.ids),
 )
 
@@ -43,7 +46,11 @@ const remove = query((on, v: Id) => on.db.delete(on.t.messages).where(byId(on, v
 /** Sets some of a message's columns (payload, metadata, feedback); the message as it now is. */
 const update = query(
   (on, v: Id & Partial<Pick<MessageRow, 'payload' | 'metadata' | 'feedback'>>, key) =>
-    on.db.update(on.t.messages).set(rowValues(on.t.messages, setOf(v, key))).where(byId(on, v)).returning(),
+    on.db
+      .update(on.t.messages)
+      .set(rowValues(on.t.messages, setOf(v, key)))
+      .where(byId(on, v))
+      .returning(),
   ({ integrationId: _i, id: _id, ...changes }) => columnsKey(changes),
 )
 
@@ -98,7 +105,12 @@ export const messageQueries = (run: Run): MessageQueries => {
       const raw = await run.raw(
         unionOfPages(conversationIds, (conversationId) => {
           const { where, orderBy } = messagesPageOf(run.on, { integrationId, conversationId, ...values }, values.shape)
-          return db.select(selectAs(columns)).from(t.messages).where(where).orderBy(...orderBy).limit(values.limit)
+          return db
+            .select(selectAs(columns))
+            .from(t.messages)
+            .where(where)
+            .orderBy(...orderBy)
+            .limit(values.limit)
         }),
       )
       return groupBy(conversationIds, raw.map(decode), (row) => row.conversationId)

@@ -22,32 +22,21 @@ import type { ParticipantEntry, ParticipantQueries } from '../store.ts'
 type Membership = { integrationId: string; conversationId: string; userId: string }
 
 const membership = ({ t: { participants } }: On, v: Membership) =>
-  and(
-    eq(participants.integrationId, v.integrationId),
-    eq(participants.conversationId, v.conversationId),
-    eq(participants.userId, v.userId),
-  )
+  and(eq(participants.integrationId, v.integrationId), eq(participants.conversationId, v.conversationId), eq(participants.userId, v.userId))
 
 const insert = query(({ db, t: { participants } }, row: ParticipantRow) =>
   db.insert(participants).values(rowValues(participants, row)).onConflictDoNothing().returning({ userId: participants.userId }),
 )
 
-const exists = query((on, v: Membership) =>
-  on.db.select({ userId: on.t.participants.userId }).from(on.t.participants).where(membership(on, v)),
-)
+const exists = query((on, v: Membership) => on.db.select({ userId: on.t.participants.userId }).from(on.t.participants).where(membership(on, v)))
 
-const remove = query((on, v: Membership) =>
-  on.db.delete(on.t.participants).where(membership(on, v)).returning({ userId: on.t.participants.userId }),
-)
+const remove = query((on, v: Membership) => on.db.delete(on.t.participants).where(membership(on, v)).returning({ userId: on.t.participants.userId }))
 
 const conversationsOf = query(({ db, t: { participants, conversations } }, v: { integrationId: string; userId: string }) =>
   db
     .select({ conversationId: participants.conversationId, ownerId: conversations.ownerId })
     .from(participants)
-    .innerJoin(
-      conversations,
-      and(eq(conversations.integrationId, participants.integrationId), eq(conversations.id, participants.conversationId)),
-    )
+    .innerJoin(conversations, and(eq(conversations.integrationId, participants.integrationId), eq(conversations.id, participants.conversationId)))
     .where(and(eq(participants.integrationId, v.integrationId), eq(participants.userId, v.userId))),
 )
 
@@ -86,24 +75,22 @@ export const participantQueries = (run: Run): ParticipantQueries => {
     joinId: participants.joinId,
   })
   return {
-  insert: async (row) => (await run.one(insert, row)) !== undefined,
-  exists: async (integrationId, conversationId, userId) => (await run.one(exists, { integrationId, conversationId, userId })) !== undefined,
-  delete: async (integrationId, conversationId, userId) => (await run.one(remove, { integrationId, conversationId, userId })) !== undefined,
-  conversationsOf: (integrationId, userId) => run.all(conversationsOf, { integrationId, userId }),
-  pages: async (integrationId, conversationIds, window) => {
-    if (conversationIds.length === 0) return new Map()
-    const values = windowValues(window)
-    let rows: PageRow[]
-    if (conversationIds.length === 1) {
-      rows = (await run.all(page, { integrationId, conversationId: conversationIds[0] as string, ...values })) as PageRow[]
-    } else {
-      const raw = await run.raw(
-        unionOfPages(conversationIds, (conversationId) => pageOf(run.on, { integrationId, conversationId, ...values }, values.shape)),
-      )
-      rows = raw.map(decode)
-    }
-    const groups = groupBy(conversationIds, rows, (row) => row.conversationId)
-    return new Map([...groups].map(([id, group]) => [id, group.map(entryOf)]))
-  },
-}
+    insert: async (row) => (await run.one(insert, row)) !== undefined,
+    exists: async (integrationId, conversationId, userId) => (await run.one(exists, { integrationId, conversationId, userId })) !== undefined,
+    delete: async (integrationId, conversationId, userId) => (await run.one(remove, { integrationId, conversationId, userId })) !== undefined,
+    conversationsOf: (integrationId, userId) => run.all(conversationsOf, { integrationId, userId }),
+    pages: async (integrationId, conversationIds, window) => {
+      if (conversationIds.length === 0) return new Map()
+      const values = windowValues(window)
+      let rows: PageRow[]
+      if (conversationIds.length === 1) {
+        rows = (await run.all(page, { integrationId, conversationId: conversationIds[0] as string, ...values })) as PageRow[]
+      } else {
+        const raw = await run.raw(unionOfPages(conversationIds, (conversationId) => pageOf(run.on, { integrationId, conversationId, ...values }, values.shape)))
+        rows = raw.map(decode)
+      }
+      const groups = groupBy(conversationIds, rows, (row) => row.conversationId)
+      return new Map([...groups].map(([id, group]) => [id, group.map(entryOf)]))
+    },
+  }
 }

@@ -57,17 +57,26 @@ const oldRowsOf = (
 
 const messages = query((on, v: Batch) => {
   const m = on.t.messages
-  return on.db.delete(m).where(sql`(${m.integrationId}, ${m.id}) in (${oldRowsOf(on, m, sql`${m.integrationId}, ${m.id}`, v)})`).returning({ id: m.id })
+  return on.db
+    .delete(m)
+    .where(sql`(${m.integrationId}, ${m.id}) in (${oldRowsOf(on, m, sql`${m.integrationId}, ${m.id}`, v)})`)
+    .returning({ id: m.id })
 })
 
 const events = query((on, v: Batch) => {
   const e = on.t.events
-  return on.db.delete(e).where(sql`(${e.integrationId}, ${e.id}) in (${oldRowsOf(on, e, sql`${e.integrationId}, ${e.id}`, v)})`).returning({ id: e.id })
+  return on.db
+    .delete(e)
+    .where(sql`(${e.integrationId}, ${e.id}) in (${oldRowsOf(on, e, sql`${e.integrationId}, ${e.id}`, v)})`)
+    .returning({ id: e.id })
 })
 
 const botEvents = query((on, v: Batch) => {
   const b = on.t.botEvents
-  return on.db.delete(b).where(sql`${b.id} in (${oldRowsOf(on, b, sql`${b.id}`, v)})`).returning({ id: b.id })
+  return on.db
+    .delete(b)
+    .where(sql`${b.id} in (${oldRowsOf(on, b, sql`${b.id}`, v)})`)
+    .returning({ id: b.id })
 })
 
 const botLogs = query(({ db, t: { bots: b, botLogs: l } }, v: { before: string; limit: number }) => {

@@ -3,15 +3,11 @@ import { fixedLimit, query, rowValues, type Run } from '../query.ts'
 import type { AdminTokenRow, ChatIntegrationRow, WorkspaceRow } from '../schema.ts'
 import type { EncryptionKeys, TenancyQueries } from '../store.ts'
 
-export const anyWorkspace = query(({ db, t: { workspaces } }, _: object) =>
-  db.select({ id: workspaces.id }).from(workspaces).limit(fixedLimit(1)),
-)
+export const anyWorkspace = query(({ db, t: { workspaces } }, _: object) => db.select({ id: workspaces.id }).from(workspaces).limit(fixedLimit(1)))
 
 const insertWorkspace = query(({ db, t: { workspaces } }, row: WorkspaceRow) => db.insert(workspaces).values(rowValues(workspaces, row)))
 
-const insertAdminToken = query(({ db, t: { adminTokens } }, row: AdminTokenRow) =>
-  db.insert(adminTokens).values(rowValues(adminTokens, row)),
-)
+const insertAdminToken = query(({ db, t: { adminTokens } }, row: AdminTokenRow) => db.insert(adminTokens).values(rowValues(adminTokens, row)))
 
 const adminTokenByHash = query(({ db, t: { adminTokens } }, v: { tokenHash: string }) =>
   db.select().from(adminTokens).where(eq(adminTokens.tokenHash, v.tokenHash)),
@@ -55,7 +51,13 @@ const setEncryptionKeys = query(
   ({ db, t: { chatIntegrations } }, v: EncryptionKeys & { integrationId: string }) =>
     db
       .update(chatIntegrations)
-      .set(rowValues(chatIntegrations, { encryptionKey: v.encryptionKey, personalEncryptionKey: v.personalEncryptionKey, previousEncryptionKeys: v.previousEncryptionKeys }))
+      .set(
+        rowValues(chatIntegrations, {
+          encryptionKey: v.encryptionKey,
+          personalEncryptionKey: v.personalEncryptionKey,
+          previousEncryptionKeys: v.previousEncryptionKeys,
+        }),
+      )
       .where(eq(chatIntegrations.id, v.integrationId)),
   () => null,
 )

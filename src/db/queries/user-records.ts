@@ -4,31 +4,25 @@ import type { UserRecordQueries } from '../store.ts'
 
 /** What the administration reads of a chat integration's users: pages of them, and all one user has. */
 
-const usersPage = query(
-  ({ db, t: { users } }, v: { integrationId: string } & WindowValues, key) => {
-    const page = keyset([users.createdAt, users.id], 'desc', v, key)
-    return db
-      .select()
-      .from(users)
-      .where(and(eq(users.integrationId, v.integrationId), eq(users.isBot, false), page.where))
-      .orderBy(...page.orderBy)
-      .limit(limitOf(v.limit))
-  },
-  byShape,
-)
+const usersPage = query(({ db, t: { users } }, v: { integrationId: string } & WindowValues, key) => {
+  const page = keyset([users.createdAt, users.id], 'desc', v, key)
+  return db
+    .select()
+    .from(users)
+    .where(and(eq(users.integrationId, v.integrationId), eq(users.isBot, false), page.where))
+    .orderBy(...page.orderBy)
+    .limit(limitOf(v.limit))
+}, byShape)
 
-const conversationsPage = query(
-  ({ db, t: { conversations } }, v: { integrationId: string } & WindowValues, key) => {
-    const page = keyset([conversations.createdAt, conversations.id], 'desc', v, key)
-    return db
-      .select()
-      .from(conversations)
-      .where(and(eq(conversations.integrationId, v.integrationId), page.where))
-      .orderBy(...page.orderBy)
-      .limit(limitOf(v.limit))
-  },
-  byShape,
-)
+const conversationsPage = query(({ db, t: { conversations } }, v: { integrationId: string } & WindowValues, key) => {
+  const page = keyset([conversations.createdAt, conversations.id], 'desc', v, key)
+  return db
+    .select()
+    .from(conversations)
+    .where(and(eq(conversations.integrationId, v.integrationId), page.where))
+    .orderBy(...page.orderBy)
+    .limit(limitOf(v.limit))
+}, byShape)
 
 type UserOf = { integrationId: string; userId: string }
 type ConversationOf = { integrationId: string; conversationId: string }

@@ -11,18 +11,22 @@ export const maxListedIds = 32
 export const idsKey = (ids: readonly unknown[]) => (ids.length <= maxListedIds ? ids.length : null)
 
 const find = query(({ db, t: { users } }, v: { integrationId: string; id: string }) =>
-  db.select().from(users).where(and(eq(users.integrationId, v.integrationId), eq(users.id, v.id))),
+  db
+    .select()
+    .from(users)
+    .where(and(eq(users.integrationId, v.integrationId), eq(users.id, v.id))),
 )
 
 const findMany = query(
   ({ db, t: { users } }, v: { integrationId: string; ids: string[] }) =>
-    db.select().from(users).where(and(eq(users.integrationId, v.integrationId), inArray(users.id, v.ids))),
+    db
+      .select()
+      .from(users)
+      .where(and(eq(users.integrationId, v.integrationId), inArray(users.id, v.ids))),
   (v) => idsKey(v.ids),
 )
 
-const insert = query(({ db, t: { users } }, row: UserRow) =>
-  db.insert(users).values(rowValues(users, row)).onConflictDoNothing().returning(),
-)
+const insert = query(({ db, t: { users } }, row: UserRow) => db.insert(users).values(rowValues(users, row)).onConflictDoNothing().returning())
 
 const update = query(
   ({ db, t: { users } }, v: ProfileChanges & { integrationId: string; id: string }, key) =>
@@ -62,6 +66,5 @@ export const userQueries = (run: Run): UserQueries => ({
   update: (integrationId, id, changes) => run.one(update, { ...changes, integrationId, id }),
   delete: (integrationId, id) => run.run(remove, { integrationId, id }),
   storedBytes: async (integrationId, id) => Number((await run.one(storedBytes, { integrationId, id }))?.bytes ?? 0),
-  shareAConversation: async (integrationId, userId, otherId) =>
-    (await run.one(shareAConversation, { integrationId, userId, otherId })) !== undefined,
+  shareAConversation: async (integrationId, userId, otherId) => (await run.one(shareAConversation, { integrationId, userId, otherId })) !== undefined,
 })

@@ -58,11 +58,7 @@ parentPort.on('message', (message) => {
  * `every` commits instead. The worker starts with the first checkpoint. If it fails, SQLite's own
  * checkpoints take over again (`fallBack`).
  */
-export function workerCheckpoints(
-  path: string,
-  fallBack: () => void,
-  { every = 25, onError, onCheckpoint }: CheckpointOptions,
-): Checkpoints {
+export function workerCheckpoints(path: string, fallBack: () => void, { every = 25, onError, onCheckpoint }: CheckpointOptions): Checkpoints {
   let worker: Worker | undefined
   let failed = false
   let running = false

@@ -15,8 +15,7 @@ export const sqliteDialect = {
   /** JSON as text, encoded and decoded by drizzle. */
   json: <T>(name: string) => text(name, { mode: 'json' }).$type<T>(),
   /** Text that holds one of `values` (SQLite does not check it). */
-  oneOf: <const V extends readonly [string, ...string[]]>(name: string, values: V) =>
-    text(name, { enum: values as unknown as [V[number], ...V[number][]] }),
+  oneOf: <const V extends readonly [string, ...string[]]>(name: string, values: V) => text(name, { enum: values as unknown as [V[number], ...V[number][]] }),
   /** An id the database counts up (the primary key). */
   serial: (name: string) => integer(name).primaryKey({ autoIncrement: true }),
   index,

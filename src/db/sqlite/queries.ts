@@ -55,14 +55,16 @@ const following = query(({ db, t: { botDeliveries, messages } }, v: Following) =
 // One seek of the due index: a delivery waiting behind another, or to a bot whose delivery is off,
 // may make this earlier than need be, which costs one look that finds nothing.
 const nextDueAfter = query(({ db, t: { botDeliveries } }, v: { now: string }) =>
-  db.select({ at: min(botDeliveries.nextAttemptAt) }).from(botDeliveries).where(gt(botDeliveries.nextAttemptAt, v.now)),
+  db
+    .select({ at: min(botDeliveries.nextAttemptAt) })
+    .from(botDeliveries)
+    .where(gt(botDeliveries.nextAttemptAt, v.now)),
 )
 
 /** Every named query of the storage API on one SQLite connection. */
 export function sqliteQueries(db: SqliteDb, cache: TenancyCache): Queries {
   const run = sqliteRun(db, () => cache.botChanged())
-  const botOfIntegration = (integrationId: string) =>
-    cache.botOfIntegration(integrationId, () => run.oneNow(ofIntegration, { integrationId }))
+  const botOfIntegration = (integrationId: string) => cache.botOfIntegration(integrationId, () => run.oneNow(ofIntegration, { integrationId }))
   const followingOf = async (integrationId: string, conversationId: string, afterSeq: number, now: string) => {
     const next = await run.one(following, { integrationId, conversationId, afterSeq, now })
     if (!next) return undefined
@@ -122,8 +124,7 @@ export function sqliteQueries(db: SqliteDb, cache: TenancyCache): Queries {
     bots: { ...shared.bots, ofIntegration: async (integrationId) => botOfIntegration(integrationId) },
     tenancy: {
       ...shared.tenancy,
-      chatIntegrationByWebhook: async (webhookId) =>
-        cache.integrationByWebhook(webhookId, () => run.oneNow(chatIntegrationByWebhook, { webhookId })),
+      chatIntegrationByWebhook: async (webhookId) => cache.integrationByWebhook(webhookId, () => run.oneNow(chatIntegrationByWebhook, { webhookId })),
     },
   }
 }

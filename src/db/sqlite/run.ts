@@ -90,4 +90,3 @@ export function sqliteRun(db: SqliteDb, onTenancyChange: () => void): Run & { on
     exec: async (statement: SQL) => db.run(statement).changes,
   }
 }
-

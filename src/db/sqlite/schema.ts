@@ -3,7 +3,21 @@ import { sqliteDialect } from './dialect.ts'
 
 /** The tables on SQLite (drizzle-kit reads this file: npm run db:generate). */
 export const {
-  workspaces, adminTokens, chatIntegrations,
-  bots, botApiKeys, botEvents, botDeliveries, botLogs, botStates, deletedUsers,
-  users, userStorage, conversations, participants, messages, events, files,
+  workspaces,
+  adminTokens,
+  chatIntegrations,
+  bots,
+  botApiKeys,
+  botEvents,
+  botDeliveries,
+  botLogs,
+  botStates,
+  deletedUsers,
+  users,
+  userStorage,
+  conversations,
+  participants,
+  messages,
+  events,
+  files,
 } = defineTables(sqliteDialect)

@@ -50,7 +50,13 @@ export function runOften<T extends object>(prepared: T): T {
   const map = fields && rowMapper(fields, joinsNotNullableMap)
   return Object.assign(Object.create(prepared), {
     run: (values?: Values) => stmt.run(...bind(values)),
-    all: (values?: Values) => (map ? stmt.raw().all(...bind(values)).map((row) => map(row as unknown[])) : stmt.all(...bind(values))),
+    all: (values?: Values) =>
+      map
+        ? stmt
+            .raw()
+            .all(...bind(values))
+            .map((row) => map(row as unknown[]))
+        : stmt.all(...bind(values)),
     get: (values?: Values) => {
       if (!map) return stmt.get(...bind(values))
       const row = stmt.raw().get(...bind(values))

@@ -71,8 +71,7 @@ export class SqliteStore implements Store {
     writer.pragma(`wal_autocheckpoint = ${writerThreshold.withWorker}`)
     this.checkpoints = workerCheckpoints(path, () => writer.pragma(`wal_autocheckpoint = ${writerThreshold.alone}`), {
       ...checkpoints,
-      onError:
-        checkpoints?.onError ?? ((error) => process.emitWarning(`${(error as Error).message}; SQLite checkpoints on the writer again`)),
+      onError: checkpoints?.onError ?? ((error) => process.emitWarning(`${(error as Error).message}; SQLite checkpoints on the writer again`)),
     })
     this.commits = new GroupCommit(writer, sqliteQueries(this.db, tenancy), {
       onEffectError,

@@ -36,12 +36,15 @@ function sendEvent(ctx: BotApiContext, input: Json): Promise<Json> {
 
 const actions: Record<string, Action> = { 'chat:sendEvent': sendEvent }
 
-
 export async function callBotApiAction(ctx: BotApiContext, input: Json): Promise<Json> {
   const { type, input: actionInput } = parseInput(botApiInputs.callAction, input)
   const action = Object.hasOwn(actions, type) ? actions[type] : undefined
   if (!action) {
-    throw invalidPayload(`type names no action: "${type}" is not one of ${Object.keys(actions).map((name) => `"${name}"`).join(', ')}`)
+    throw invalidPayload(
+      `type names no action: "${type}" is not one of ${Object.keys(actions)
+        .map((name) => `"${name}"`)
+        .join(', ')}`,
+    )
   }
   return { output: await action(ctx, actionInput), meta: { cached: false } }
 }

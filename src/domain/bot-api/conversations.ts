@@ -33,7 +33,6 @@ function makeBotApiConversation(ctx: BotApiContext, input: Json, orGet: boolean)
 export const createBotApiConversation = (ctx: BotApiContext, input: Json) => makeBotApiConversation(ctx, input, false)
 export const getOrCreateBotApiConversation = (ctx: BotApiContext, input: Json) => makeBotApiConversation(ctx, input, true)
 
-
 export function getBotApiConversation(ctx: BotApiContext, input: Json) {
   const { id } = parseInput(botApiInputs.getConversation, input)
   return ctx.store.read(async (q) => ({ conversation: botApiConversation(await findConversation(ctx, q, id), ctx.bot.id) }))

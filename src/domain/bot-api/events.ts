@@ -19,7 +19,6 @@ export function createBotApiEvent(ctx: BotApiContext, input: Json) {
   })
 }
 
-
 export function getBotApiEvent(ctx: BotApiContext, input: Json) {
   const { id } = parseInput(botApiInputs.getEvent, input)
   return ctx.store.read(async (q) => {

@@ -40,7 +40,6 @@ export function getBotApiMessage(ctx: BotApiContext, input: Json) {
   return ctx.store.read(async (q) => ({ message: botApiMessage(await findMessage(ctx, q, id), ctx.bot.id) }))
 }
 
-
 /**
  * Replaces a message's payload, its metadata included (its type is kept: the SDK sends the payload
  * without it); tags are not stored. Listeners are not told: the Chat API has no signal for a
@@ -65,9 +64,7 @@ export function deleteBotApiMessage(ctx: BotApiContext, input: Json) {
   return ctx.store.write(async (q, after) => {
     const row = await findMessage(ctx, q, id)
     await q.messages.delete(ctx.integration.id, row.id)
-    after(() =>
-      ctx.signals.publish(ctx.integration.id, { type: 'message_deleted', conversationId: row.conversationId, message: row }),
-    )
+    after(() => ctx.signals.publish(ctx.integration.id, { type: 'message_deleted', conversationId: row.conversationId, message: row }))
     return {}
   })
 }

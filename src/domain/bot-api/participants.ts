@@ -23,9 +23,7 @@ export function removeBotApiParticipant(ctx: BotApiContext, input: Json) {
   return ctx.store.write(async (q, after) => {
     const conversation = await findConversation(ctx, q, id)
     if (!(await q.participants.delete(ctx.integration.id, conversation.id, userId))) throw notFound('Participant', userId)
-    after(() =>
-      ctx.signals.publish(ctx.integration.id, { type: 'participant_removed', conversationId: conversation.id, participantId: userId }),
-    )
+    after(() => ctx.signals.publish(ctx.integration.id, { type: 'participant_removed', conversationId: conversation.id, participantId: userId }))
     return {}
   })
 }
@@ -40,7 +38,14 @@ export function listBotApiParticipants(ctx: BotApiContext, input: Json) {
     const rows = (await q.participants.pages(ctx.integration.id, [conversation.id], window)).get(conversation.id) ?? []
     const { page, meta } = botApiPage(participantsSort, rows, (e) => [e.joinedAt, e.joinId])
     // A participant page's user rows leave out whether the id was chosen (the `chat:fid` tag): the users are read whole.
-    const users = new Map((await q.users.findMany(ctx.integration.id, page.map((e) => e.user.id))).map((u) => [u.id, u]))
+    const users = new Map(
+      (
+        await q.users.findMany(
+          ctx.integration.id,
+          page.map((e) => e.user.id),
+        )
+      ).map((u) => [u.id, u]),
+    )
     return { participants: page.map((e) => botApiUser(users.get(e.user.id) ?? e.user)), meta }
   })
 }

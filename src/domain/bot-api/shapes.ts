@@ -53,8 +53,7 @@ export function botApiMessage(row: MessageRow, botId: string): Json {
 
 /** A user's custom event is the chat integration's (`chat:custom`); the bot's own keep their payload and its type. */
 export function botApiEvent(row: EventRow, botId: string, status = 'processed'): Json {
-  const { type, payload } =
-    row.userId === botId ? { type: customEventType(row.payload), payload: row.payload } : toRuntimeCustomEvent(row)
+  const { type, payload } = row.userId === botId ? { type: customEventType(row.payload), payload: row.payload } : toRuntimeCustomEvent(row)
   return {
     id: row.id,
     createdAt: row.createdAt,

@@ -37,11 +37,7 @@ const stateOf = (ctx: BotApiContext, at: StateAddress, payload: unknown, row: { 
 })
 
 /** Reads, changes and writes one state in a unit: `change` returns the new payload (undefined: kept, null: removed) and the answer. */
-function withState(
-  ctx: BotApiContext,
-  at: StateAddress,
-  change: (current: Json | undefined) => { next?: Json | null; answer: (state: Json) => Json },
-) {
+function withState(ctx: BotApiContext, at: StateAddress, change: (current: Json | undefined) => { next?: Json | null; answer: (state: Json) => Json }) {
   return ctx.store.write(async (q) => {
     const scopeId = await scopeIdOf(ctx, q, at)
     const row = await q.botStates.findScope(ctx.bot.id, at.type, scopeId)

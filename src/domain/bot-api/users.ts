@@ -42,7 +42,6 @@ function makeBotApiUser(ctx: BotApiContext, input: Json, orGet: boolean) {
 export const createBotApiUser = (ctx: BotApiContext, input: Json) => makeBotApiUser(ctx, input, false)
 export const getOrCreateBotApiUser = (ctx: BotApiContext, input: Json) => makeBotApiUser(ctx, input, true)
 
-
 export function getBotApiUser(ctx: BotApiContext, input: Json) {
   const { id } = parseInput(botApiInputs.getUser, input)
   return ctx.store.read(async (q) => ({ user: botApiUser(await findUser(ctx, q, id)) }))

@@ -2,18 +2,16 @@ import { createBotApiKey, deleteBotApiKey, listBotApiKeys } from '../../domain/b
 import { builder } from '../builder.ts'
 import { adminScope } from '../context.ts'
 
-const BotApiKey = builder
-  .objectRef<{ id: string; createdAt: string; note: string | null; value: string }>('BotApiKey')
-  .implement({
-    subGraphs: ['admin'],
-    description: 'A key that acts for its bot on the runtime API (/v1/chat/…); its value is shown once.',
-    fields: (t) => ({
-      id: t.exposeString('id'),
-      createdAt: t.expose('createdAt', { type: 'DateTime' }),
-      note: t.exposeString('note', { nullable: true }),
-      value: t.exposeString('value', { description: 'Authorization: Bearer <value>, with x-bot-id: <bot id>.' }),
-    }),
-  })
+const BotApiKey = builder.objectRef<{ id: string; createdAt: string; note: string | null; value: string }>('BotApiKey').implement({
+  subGraphs: ['admin'],
+  description: 'A key that acts for its bot on the runtime API (/v1/chat/…); its value is shown once.',
+  fields: (t) => ({
+    id: t.exposeString('id'),
+    createdAt: t.expose('createdAt', { type: 'DateTime' }),
+    note: t.exposeString('note', { nullable: true }),
+    value: t.exposeString('value', { description: 'Authorization: Bearer <value>, with x-bot-id: <bot id>.' }),
+  }),
+})
 
 const BotApiKeySummary = builder.objectRef<{ id: string; createdAt: string; note: string | null }>('BotApiKeySummary').implement({
   subGraphs: ['admin'],

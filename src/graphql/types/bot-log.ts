@@ -30,8 +30,6 @@ builder.queryField('botLogs', (t) =>
       level: t.arg.string({ description: 'debug, info, warn or error.' }),
     },
     resolve: (_root, { id, timeStart, timeEnd, conversationId, userId, level, ...args }, ctx) =>
-      pageConnection(args, (window) =>
-        getBotLogs({ ctx: adminScope(ctx), id, query: { timeStart, timeEnd, conversationId, userId, level }, window }),
-      ),
+      pageConnection(args, (window) => getBotLogs({ ctx: adminScope(ctx), id, query: { timeStart, timeEnd, conversationId, userId, level }, window })),
   }),
 )

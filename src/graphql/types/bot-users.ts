@@ -46,8 +46,7 @@ builder.queryField('botConversations', (t) =>
     type: BotConversation,
     description: 'The conversations of the bot’s chat integration, newest first.',
     args: { id: t.arg.string({ required: true, ...botArg }) },
-    resolve: (_root, { id, ...args }, ctx) =>
-      pageConnection(args, (window) => listBotConversations({ ctx: adminScope(ctx), botId: id, window })),
+    resolve: (_root, { id, ...args }, ctx) => pageConnection(args, (window) => listBotConversations({ ctx: adminScope(ctx), botId: id, window })),
   }),
 )
 

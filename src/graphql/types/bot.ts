@@ -11,7 +11,7 @@ import { BotIntegrations, BotIntegrationsInput } from './chat-integration.ts'
 
 const BotProtocol = builder.enumType('BotProtocol', {
   subGraphs: ['admin'],
-  description: 'How events are POSTed to the bot\'s url.',
+  description: "How events are POSTed to the bot's url.",
   values: {
     webhook: { description: 'The signed event object of Confab (the default).' },
     botpress: { description: 'The headers and body an @botpress/sdk bot reads (event_received).' },
@@ -32,7 +32,8 @@ export const Bot = builder.node(builder.objectRef<BotRow>('Bot'), {
     tags: t.expose('tags', { type: 'JSONObject' }),
     url: t.string({
       nullable: true,
-      description: 'Where the bot receives its events, its credentials (user:password@) shown as ***; without one it runs in process (the echo bot by default).',
+      description:
+        'Where the bot receives its events, its credentials (user:password@) shown as ***; without one it runs in process (the echo bot by default).',
       resolve: (bot) => (bot.url === null ? null : redactedUrl(bot.url)),
     }),
     protocol: t.expose('protocol', { type: BotProtocol }),
@@ -104,7 +105,9 @@ builder.relayMutationField(
     outputFields: (t) => ({
       bot: t.expose('bot', { type: Bot }),
       // Shown here and by rotateBotSigningSecrets only, never by a read (bot, bots): a secret is shown once.
-      signingSecret: t.exposeString('signingSecret', { description: 'The Standard Webhooks secret (whsec_…) its deliveries are signed with: shown this once.' }),
+      signingSecret: t.exposeString('signingSecret', {
+        description: 'The Standard Webhooks secret (whsec_…) its deliveries are signed with: shown this once.',
+      }),
     }),
   },
 )

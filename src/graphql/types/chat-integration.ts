@@ -22,8 +22,7 @@ const ChatConfigurationInput = builder.inputType('ChatIntegrationConfigurationIn
   subGraphs: ['admin'],
   fields: (t) => ({
     encryptionKey: t.string({
-      description:
-        'A personal encryption key (32-1024 characters) to sign user keys with; null or absent goes back to the shared key.',
+      description: 'A personal encryption key (32-1024 characters) to sign user keys with; null or absent goes back to the shared key.',
     }),
   }),
 })

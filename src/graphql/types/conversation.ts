@@ -1,11 +1,5 @@
 import type { ConversationRow } from '../../db/schema.ts'
-import {
-  createConversation,
-  deleteConversation,
-  getConversation,
-  getOrCreateConversation,
-  listConversations,
-} from '../../domain/conversations.ts'
+import { createConversation, deleteConversation, getConversation, getOrCreateConversation, listConversations } from '../../domain/conversations.ts'
 import { addParticipant, getParticipant, listParticipants, removeParticipant } from '../../domain/participants.ts'
 import { loadUser } from '../../domain/loaders.ts'
 import { setTyping } from '../../domain/typing.ts'
@@ -34,16 +28,13 @@ export const Conversation = builder.node(builder.objectRef<ConversationRow>('Con
       type: User,
       description: 'The participants, in the order they joined.',
       resolve: (conversation, args, ctx) =>
-        pageConnection(args, (window) =>
-          listParticipants({ ctx: chatScope(ctx), conversationId: conversation.id, window }),
-        ),
+        pageConnection(args, (window) => listParticipants({ ctx: chatScope(ctx), conversationId: conversation.id, window })),
     }),
     participant: t.field({
       type: User,
       description: 'One participant; an error if the user does not participate.',
       args: { userId: t.arg.string({ required: true }) },
-      resolve: (conversation, { userId }, ctx) =>
-        getParticipant({ ctx: chatScope(ctx), input: { conversationId: conversation.id, userId } }),
+      resolve: (conversation, { userId }, ctx) => getParticipant({ ctx: chatScope(ctx), input: { conversationId: conversation.id, userId } }),
     }),
   }),
 })

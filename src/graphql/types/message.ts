@@ -79,8 +79,7 @@ builder.objectField(Conversation, 'messages', (t) =>
   t.connection({
     type: Message,
     description: 'The messages, newest first.',
-    resolve: (conversation, args, ctx) =>
-      pageConnection(args, (window) => listMessages({ ctx: chatScope(ctx), conversationId: conversation.id, window })),
+    resolve: (conversation, args, ctx) => pageConnection(args, (window) => listMessages({ ctx: chatScope(ctx), conversationId: conversation.id, window })),
   }),
 )
 
@@ -127,7 +126,7 @@ builder.relayMutationField(
     }),
   },
   {
-    description: "Sets the feedback of a message of a conversation the caller participates in (replacing any).",
+    description: 'Sets the feedback of a message of a conversation the caller participates in (replacing any).',
     resolve: async (_root, { input: { id, value, comment } }, ctx) => ({
       message: await setMessageFeedback({ ctx: chatScope(ctx), id, feedback: checkFeedback({ value, comment }) }),
     }),

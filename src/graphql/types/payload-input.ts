@@ -1,13 +1,5 @@
 import type { InputObjectRef } from '@pothos/core'
-import {
-  type Field,
-  type Fields,
-  type Item,
-  type Kind,
-  messagePayload,
-  type ObjectOf,
-  type OneOf,
-} from '../../domain/payload-kinds.ts'
+import { type Field, type Fields, type Item, type Kind, messagePayload, type ObjectOf, type OneOf } from '../../domain/payload-kinds.ts'
 import { builder } from '../builder.ts'
 import { builtOnce, enumRef, type Types, typeName } from './payload.ts'
 

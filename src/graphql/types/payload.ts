@@ -1,13 +1,5 @@
 import type { ObjectRef, UnionRef } from '@pothos/core'
-import {
-  type Enumeration,
-  type Fields,
-  type Item,
-  type Kind,
-  messagePayload,
-  type ObjectOf,
-  type OneOf,
-} from '../../domain/payload-kinds.ts'
+import { type Enumeration, type Fields, type Item, type Kind, messagePayload, type ObjectOf, type OneOf } from '../../domain/payload-kinds.ts'
 import { builder } from '../builder.ts'
 
 /*
@@ -35,9 +27,7 @@ export function builtOnce<K extends object, R>(build: (entry: K) => R): (entry: 
   }
 }
 
-export const enumRef = builtOnce((enumeration: Enumeration) =>
-  builder.enumType(enumeration.name, { subGraphs: ['chat'], values: enumeration.values }),
-)
+export const enumRef = builtOnce((enumeration: Enumeration) => builder.enumType(enumeration.name, { subGraphs: ['chat'], values: enumeration.values }))
 
 const descriptions: Record<string, string> = {
   MessagePayload: 'The content of a message: one member per payload kind, chosen by its `type`.',

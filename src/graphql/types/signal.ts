@@ -125,10 +125,7 @@ export const ConversationSignalUnion = builder.unionType('ConversationSignal', {
 builder.subscriptionType({ subGraphs: ['chat'] })
 
 /** A listener's signals that `keep` keeps; returning it ends the listener's. */
-export function keepSignals(
-  signals: AsyncIterableIterator<ListenerSignal>,
-  keep: (signal: ListenerSignal) => boolean,
-): AsyncIterableIterator<ListenerSignal> {
+export function keepSignals(signals: AsyncIterableIterator<ListenerSignal>, keep: (signal: ListenerSignal) => boolean): AsyncIterableIterator<ListenerSignal> {
   const iterator: AsyncIterableIterator<ListenerSignal> = {
     async next() {
       for (;;) {
@@ -152,8 +149,7 @@ const notStatus = (signal: ListenerSignal) => signal.type !== 'message_status_ch
 builder.subscriptionField('conversationSignals', (t) =>
   t.field({
     type: ConversationSignalUnion,
-    description:
-      'The live signals of a conversation the caller participates in; ends when the caller is removed or the conversation is deleted.',
+    description: 'The live signals of a conversation the caller participates in; ends when the caller is removed or the conversation is deleted.',
     args: {
       conversationId: t.arg.string({ required: true }),
       includeStatuses: t.arg.boolean({

@@ -2,15 +2,7 @@ import type { UserRow } from '../../db/schema.ts'
 import { signUserKey } from '../../auth/user-key.ts'
 import { signingKeyOf } from '../../domain/key-modes.ts'
 import { loadUser } from '../../domain/loaders.ts'
-import {
-  authorizeUserKey,
-  createUser,
-  deleteUser,
-  getOrCreateUser,
-  getVisibleUser,
-  getCaller,
-  updateUser,
-} from '../../domain/users.ts'
+import { authorizeUserKey, createUser, deleteUser, getOrCreateUser, getVisibleUser, getCaller, updateUser } from '../../domain/users.ts'
 import { builder } from '../builder.ts'
 import { clientIdBounds } from '../input-bounds.ts'
 import { chatScope, type GraphQLContext } from '../context.ts'

@@ -49,9 +49,7 @@ export const BotLog = z
 export const BotList = z.object({ bots: z.array(BotSummary), meta: Meta })
 export const BotLogPage = z.object({ logs: z.array(BotLog), nextToken: z.string().optional() })
 
-export const BotConversation = z
-  .object({ id: z.string(), ownerId: z.string(), createdAt: timestamp, updatedAt: timestamp })
-  .meta({ id: 'BotConversation' })
+export const BotConversation = z.object({ id: z.string(), ownerId: z.string(), createdAt: timestamp, updatedAt: timestamp }).meta({ id: 'BotConversation' })
 
 /** A bot's users read as the chat API shows a user. */
 export const BotUserList = z.object({ users: z.array(User), meta: Meta })

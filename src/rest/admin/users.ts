@@ -1,9 +1,4 @@
-import {
-  DeleteBotUserDocument,
-  ExportBotUserDocument,
-  ListBotConversationsDocument,
-  ListBotUsersDocument,
-} from '../../__generated__/admin-operations.ts'
+import { DeleteBotUserDocument, ExportBotUserDocument, ListBotConversationsDocument, ListBotUsersDocument } from '../../__generated__/admin-operations.ts'
 import { nodes, toMeta } from '../bodies.ts'
 import { Empty } from '../chat/resources.ts'
 import { route } from '../route.ts'

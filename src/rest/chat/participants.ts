@@ -1,9 +1,4 @@
-import {
-  AddParticipantDocument,
-  GetParticipantDocument,
-  ListParticipantsDocument,
-  RemoveParticipantDocument,
-} from '../../__generated__/chat-operations.ts'
+import { AddParticipantDocument, GetParticipantDocument, ListParticipantsDocument, RemoveParticipantDocument } from '../../__generated__/chat-operations.ts'
 import { compact, nodes, toMeta } from '../bodies.ts'
 import { route } from '../route.ts'
 import { Empty, Meta, User } from './resources.ts'

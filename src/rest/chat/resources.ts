@@ -34,9 +34,7 @@ export const Message = z
   })
   .meta({ id: 'Message' })
 
-export const Event = z
-  .object({ id: z.string(), createdAt: timestamp, payload: json, conversationId: z.string(), userId: z.string() })
-  .meta({ id: 'Event' })
+export const Event = z.object({ id: z.string(), createdAt: timestamp, payload: json, conversationId: z.string(), userId: z.string() }).meta({ id: 'Event' })
 
 export const File = z
   .object({

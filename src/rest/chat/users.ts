@@ -52,7 +52,12 @@ export const userRoutes = [
     method: 'PUT',
     path: '/users/me',
     document: UpdateUserDocument,
-    accepts: { userData: z.union([z.record(z.string(), z.unknown()), z.string()]).nullish().describe("The web chat's name for `profile`: an object (stored as its JSON) or a signed token.") },
+    accepts: {
+      userData: z
+        .union([z.record(z.string(), z.unknown()), z.string()])
+        .nullish()
+        .describe("The web chat's name for `profile`: an object (stored as its JSON) or a signed token."),
+    },
     mapBody: userDataAsProfile,
     response: (d) => ({ user: compact(d.updateUser.user) }),
   }),

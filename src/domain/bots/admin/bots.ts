@@ -20,15 +20,7 @@ export interface BotSort {
   direction: SortDirection
 }
 
-export function listBots({
-  ctx,
-  sort,
-  window,
-}: {
-  ctx: AdminContext
-  sort: BotSort
-  window: PageWindow
-}): Promise<Cursored<BotRow>[]> {
+export function listBots({ ctx, sort, window }: { ctx: AdminContext; sort: BotSort; window: PageWindow }): Promise<Cursored<BotRow>[]> {
   const tag = `bots:${sort.field}:${sort.direction}`
   return ctx.store.read(async (q) => {
     const rows = await q.bots.page(ctx.workspaceId, sort, keysetWindow(tag, window))

@@ -77,7 +77,10 @@ export function getBotLogs({
 }): Promise<Cursored<BotLogRow>[]> {
   const filter = filterOf(query)
   // The cursor is tagged with the filter: a token is only good for the list that issued it.
-  const tag = `botLogs:${createHash('sha256').update(JSON.stringify([id, filter])).digest('base64url').slice(0, 16)}`
+  const tag = `botLogs:${createHash('sha256')
+    .update(JSON.stringify([id, filter]))
+    .digest('base64url')
+    .slice(0, 16)}`
   return ctx.store.read(async (q) => {
     if (!(await q.bots.find(ctx.workspaceId, id))) throw notFound('Bot', id)
     const rows = await q.botLogs.page(id, filter, keysetWindow(tag, window))

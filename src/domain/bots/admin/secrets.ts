@@ -18,11 +18,8 @@ type SigningSecrets = Pick<BotRow, 'signingSecret' | 'previousSigningSecret' | '
  * receiver holding either verifies.
  */
 export function signingSecretsOf(bot: SigningSecrets, at: string = now()): string[] {
-  const previousValid =
-    bot.previousSigningSecretExpiresAt !== null && Date.parse(bot.previousSigningSecretExpiresAt) > Date.parse(at)
-  return [bot.signingSecret, previousValid ? bot.previousSigningSecret : null].filter(
-    (secret): secret is string => secret !== null && secret !== '',
-  )
+  const previousValid = bot.previousSigningSecretExpiresAt !== null && Date.parse(bot.previousSigningSecretExpiresAt) > Date.parse(at)
+  return [bot.signingSecret, previousValid ? bot.previousSigningSecret : null].filter((secret): secret is string => secret !== null && secret !== '')
 }
 
 /**

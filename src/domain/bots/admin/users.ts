@@ -27,15 +27,7 @@ export function listBotUsers({ ctx, botId, window }: { ctx: AdminContext; botId:
 }
 
 /** Every conversation of the bot's chat integration, newest first. */
-export function listBotConversations({
-  ctx,
-  botId,
-  window,
-}: {
-  ctx: AdminContext
-  botId: string
-  window: PageWindow
-}): Promise<Cursored<ConversationRow>[]> {
+export function listBotConversations({ ctx, botId, window }: { ctx: AdminContext; botId: string; window: PageWindow }): Promise<Cursored<ConversationRow>[]> {
   const tag = `botConversations:${botId}`
   return ctx.store.read(async (q) => {
     const integration = await integrationOfBot(ctx, q, botId)

@@ -48,17 +48,9 @@ export function checkBotAnswer(value: unknown): BotAnswer | undefined {
  * joins the conversation) and stores its state. Every payload is checked first, so that a bad one
  * refuses the whole answer before anything is written; a failure further in rolls back the unit.
  */
-export function answerApplier(
-  ctx: ChatContext,
-  incoming: BotEvent,
-  key: StateKey,
-  answer: BotAnswer,
-  { readsBack }: { readsBack: boolean },
-): Answer {
+export function answerApplier(ctx: ChatContext, incoming: BotEvent, key: StateKey, answer: BotAnswer, { readsBack }: { readsBack: boolean }): Answer {
   const conversationId = key.conversationId
-  const messages = (answer.messages ?? []).map((m) =>
-    checkMessage({ conversationId, payload: m.payload, metadata: m.metadata ?? null }),
-  )
+  const messages = (answer.messages ?? []).map((m) => checkMessage({ conversationId, payload: m.payload, metadata: m.metadata ?? null }))
   const events = (answer.events ?? []).map((e) => checkEvent({ conversationId, payload: e.payload }))
   return {
     async apply(q: Queries, after: After, at: Date) {

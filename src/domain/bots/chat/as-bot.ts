@@ -19,12 +19,14 @@ import type { BotInbox } from '../delivery/inbox.ts'
  */
 
 /** The chat context a bot acts in: its own user (id = the bot id) is the caller. */
-export const botChatContext = (
-  store: Store,
-  integration: ChatIntegrationRow,
-  signals: SignalPublisher,
-  bots: BotInbox,
-): ChatContext => ({ store, integration, callerId: integration.botId, signals, bots, memo: {} })
+export const botChatContext = (store: Store, integration: ChatIntegrationRow, signals: SignalPublisher, bots: BotInbox): ChatContext => ({
+  store,
+  integration,
+  callerId: integration.botId,
+  signals,
+  bots,
+  memo: {},
+})
 
 /**
  * The bot, once joinConversation has run in the unit: a participant (its insert either added it or
@@ -55,23 +57,14 @@ async function joinAsBot(ctx: ChatContext, q: Queries, after: After, conversatio
 }
 
 /** What the bot sent back for an incoming event, recorded as its outgoing event. */
-const outgoing = (
-  ctx: ChatContext,
-  incoming: BotEvent,
-  fields: Pick<BotEvent, 'type' | 'payload' | 'preview' | 'messageId'>,
-) => botEventRow(ctx.integration.id, { ...incoming, ...fields, id: newId(), direction: 'outgoing', createdOn: new Date() })
+const outgoing = (ctx: ChatContext, incoming: BotEvent, fields: Pick<BotEvent, 'type' | 'payload' | 'preview' | 'messageId'>) =>
+  botEventRow(ctx.integration.id, { ...incoming, ...fields, id: newId(), direction: 'outgoing', createdOn: new Date() })
 
 /**
  * Inside a unit: the bot answers an incoming event with a checked message: it joins the
  * conversation (the first time), posts, and its outgoing event is recorded.
  */
-export async function postAsBot(
-  ctx: ChatContext,
-  q: Queries,
-  after: After,
-  incoming: BotEvent,
-  message: CheckedMessage,
-): Promise<MessageRow> {
+export async function postAsBot(ctx: ChatContext, q: Queries, after: After, incoming: BotEvent, message: CheckedMessage): Promise<MessageRow> {
   await joinAsBot(ctx, q, after, message.conversationId)
   const row = await postMessage(ctx, q, after, message, joinedBot(ctx))
   const preview = previewOf(message.payload as MessagePayload)
@@ -80,13 +73,7 @@ export async function postAsBot(
 }
 
 /** Inside a unit: the bot answers an incoming event with a checked custom event, as postAsBot does. */
-export async function emitInUnitAsBot(
-  ctx: ChatContext,
-  q: Queries,
-  after: After,
-  incoming: BotEvent,
-  event: CreateEventInput,
-): Promise<EventRow> {
+export async function emitInUnitAsBot(ctx: ChatContext, q: Queries, after: After, incoming: BotEvent, event: CreateEventInput): Promise<EventRow> {
   await joinAsBot(ctx, q, after, event.conversationId)
   const row = await postEvent(ctx, q, after, event, joinedBot(ctx))
   const { payload } = event
@@ -96,12 +83,7 @@ export async function emitInUnitAsBot(
 }
 
 /** The bot answers an incoming event with a message, in one unit of work (postAsBot). */
-export function replyAsBot(
-  ctx: ChatContext,
-  incoming: BotEvent,
-  payload: Record<string, unknown>,
-  metadata?: Record<string, unknown>,
-): Promise<MessageRow> {
+export function replyAsBot(ctx: ChatContext, incoming: BotEvent, payload: Record<string, unknown>, metadata?: Record<string, unknown>): Promise<MessageRow> {
   const message = checkMessage({ conversationId: incoming.conversationId ?? '', payload, metadata })
   return ctx.store.write((q, after) => postAsBot(ctx, q, after, incoming, message))
 }

@@ -66,10 +66,7 @@ export function previewOf(payload: MessagePayload): string {
       return place ? `[location] ${place} (${coordinates})` : `[location] ${coordinates}`
     }
     case 'card':
-      return joinLines([
-        payload.subtitle ? `${payload.title} — ${payload.subtitle}` : payload.title,
-        ...payload.actions.map((a) => `[${a.label}]`),
-      ])
+      return joinLines([payload.subtitle ? `${payload.title} — ${payload.subtitle}` : payload.title, ...payload.actions.map((a) => `[${a.label}]`)])
     case 'carousel':
       return joinLines(payload.items.map((card) => previewOf(card)))
     case 'choice':
@@ -81,8 +78,7 @@ export function previewOf(payload: MessagePayload): string {
 }
 
 /** A custom event's type: its payload's string `type`, else `custom`. */
-export const customEventType = (payload: Record<string, unknown>): string =>
-  typeof payload.type === 'string' && payload.type !== '' ? payload.type : 'custom'
+export const customEventType = (payload: Record<string, unknown>): string => (typeof payload.type === 'string' && payload.type !== '' ? payload.type : 'custom')
 
 // The fields of every incoming event, its own assigned onto them, not spread: one object shape (docs/internals/performance.md).
 const common = (botId: string, id: string) => ({

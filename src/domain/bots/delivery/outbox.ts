@@ -121,9 +121,7 @@ const pendingOf = ({ delivery: row, bot, integration, message, followed }: DueDe
 
 /** The deliveries due at `at`: the oldest of each conversation, of bots whose delivery is on. */
 export const dueDeliveries = (store: Store, at: Date, limit: number): Promise<PendingDelivery[]> =>
-  store.read(async (q) =>
-    (await q.botDeliveries.due(at.toISOString(), limit)).map((due) => pendingOf(due, at)),
-  )
+  store.read(async (q) => (await q.botDeliveries.due(at.toISOString(), limit)).map((due) => pendingOf(due, at)))
 
 /**
  * The deliveries due at `at`, taken by this instance until `leaseUntil` (see BotDeliveryQueries.claim):
@@ -131,9 +129,7 @@ export const dueDeliveries = (store: Store, at: Date, limit: number): Promise<Pe
  * one whose holder died is taken by another once the lease has run out.
  */
 export const claimDeliveries = (store: Store, at: Date, limit: number, leaseUntil: Date): Promise<PendingDelivery[]> =>
-  store.writeStatement(async (q) =>
-    (await q.botDeliveries.claim(at.toISOString(), limit, leaseUntil.toISOString())).map((due) => pendingOf(due, at)),
-  )
+  store.writeStatement(async (q) => (await q.botDeliveries.claim(at.toISOString(), limit, leaseUntil.toISOString())).map((due) => pendingOf(due, at)))
 
 /**
  * Keeps a claimed delivery this instance's until `leaseUntil` while its attempt goes on (a `botpress`

@@ -103,9 +103,7 @@ class DeliveryGone extends Error {}
 
 /** Takes the delivery out of the outbox, or reschedules it: false when it was gone already. */
 const leaveOutbox = (q: Queries, delivery: PendingDelivery, settlement: Settlement): Promise<boolean> =>
-  settlement.retryAt
-    ? q.botDeliveries.reschedule(delivery.id, delivery.attempts + 1, settlement.retryAt.toISOString())
-    : q.botDeliveries.remove(delivery.id)
+  settlement.retryAt ? q.botDeliveries.reschedule(delivery.id, delivery.attempts + 1, settlement.retryAt.toISOString()) : q.botDeliveries.remove(delivery.id)
 
 /** leaveOutbox of each (at once where the engine can remove several): false when one was gone already. */
 async function leaveOutboxAll(q: Queries, attempts: readonly Settled[]): Promise<boolean> {
