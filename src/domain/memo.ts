@@ -11,6 +11,8 @@ import type { ChatLoaders } from './chat-loaders.ts'
 export interface ChatMemo {
   loaders?: ChatLoaders
   caller?: UserRow
+  /** The user this request created (createUser, no key yet): it is told its own profile. */
+  createdUserId?: string
 }
 
 /** An administration request's reads: the bots' setups it asked for, by bot id. */

@@ -27,6 +27,14 @@ export function requireCallerId(ctx: ChatContext): string {
   return ctx.callerId
 }
 
+/**
+ * A user's `profile` is its own custom data (an e-mail, an account number…): the user itself reads it, and
+ * everyone reads the bot's, but no other user does, not even one sharing a conversation with it. Else
+ * adding any user id as a participant would read that user's profile (issue 49, M3).
+ */
+export const profileSeenBy = (ctx: ChatContext, user: UserRow): string | null =>
+  user.isBot || user.id === ctx.callerId || user.id === ctx.memo.createdUserId ? user.profile : null
+
 /** Keeps the caller's row that another query returned (a participation), sparing a look-up. */
 export const rememberCaller = (ctx: ChatContext, user: UserRow): void => {
   ctx.memo.caller = user
@@ -76,6 +84,7 @@ export async function createUser({ ctx, input }: { ctx: ChatContext; input: User
     const inserted = await q.users.insert(newUser(ctx, id, input, input.id != null))
     if (!inserted) throw alreadyExists('User', id)
     await refuseDeletedUserId(q, ctx.integration.id, id, (message) => new DomainError('AlreadyExists', message))
+    ctx.memo.createdUserId = id
     return inserted
   })
 }

@@ -31,6 +31,20 @@ export function fileUploadTransport(store: Store): Transport {
   }
 }
 
+/** Shown in the page (a picture, a sound, a video): what the web chat displays. */
+const shownInline = /^(image|audio|video)\//
+
+/**
+ * How a browser opened on a file's URL treats it (RFC 6266): pictures, sounds and videos shown, any other
+ * type saved as a download under its name (issue 49 L7), never rendered in a tab of Confab's origin. The
+ * name is given twice: ASCII for old clients, and exactly (RFC 8187) for the others.
+ */
+export function contentDisposition(contentType: string, name: string): string {
+  const ascii = name.replace(/[^\x20-\x7e]|["\\]/g, '_')
+  const exact = encodeURIComponent(name).replace(/['()*]/g, (c) => `%${c.charCodeAt(0).toString(16).toUpperCase()}`)
+  return `${shownInline.test(contentType) ? 'inline' : 'attachment'}; filename="${ascii}"; filename*=UTF-8''${exact}`
+}
+
 /**
  * GET of a file's public URL (/{webhookId}/files/{id}/{signature}/{name}): the bytes, with their
  * content type, to a plain <img src> of any origin. They are never run as a page of Confab's
@@ -46,6 +60,7 @@ export function fileDownloadTransport(store: Store): Transport {
         headers: {
           'content-type': file.contentType,
           'content-length': String(bytes.byteLength),
+          'content-disposition': contentDisposition(file.contentType, file.key),
           'cache-control': 'private, max-age=86400, immutable',
           'x-content-type-options': 'nosniff',
           'content-security-policy': "sandbox; default-src 'none'",

@@ -17,7 +17,7 @@ describe('getParticipant', () => {
     GraphQL: (key: string | undefined, conversationId: string, userId: string) => t.graphql(PARTICIPANT, { id: conversationId, userId }, { key }),
   }
 
-  it('REST GET /conversations/{conversationId}/participants/{userId} returns a participant, field by field, to any participant', async () => {
+  it('REST GET /conversations/{conversationId}/participants/{userId} returns a participant, field by field but its profile, to any participant', async () => {
     const alice = await t.user('alice')
     const bob = await t.user('bob', { name: 'Bob', pictureUrl: 'https://pics.test/bob.png', profile: 'x' })
     await t.conversation(alice.key, 'c1', ['bob'])
@@ -28,13 +28,22 @@ describe('getParticipant', () => {
         id: 'bob',
         name: 'Bob',
         pictureUrl: 'https://pics.test/bob.png',
-        profile: 'x',
+        // No profile: it is bob's own (issue 49, M3).
         createdAt: bob.user.createdAt,
         updatedAt: bob.user.updatedAt,
       },
     })
     // The owner too, with its absent fields left out.
     expect((await getParticipant.REST(bob.key, 'c1', 'alice')).body).toStrictEqual({ participant: { id: 'alice', createdAt: iso, updatedAt: iso } })
+  })
+
+  it("shows a user's profile to that user only: bob, once added, reads his own; alice, who added him, reads null", async () => {
+    const alice = await t.user('alice')
+    const bob = await t.user('bob', { profile: 'email:bob@example.com' })
+    await t.conversation(alice.key, 'c1', ['bob'])
+    const profileAs = async (key: string) => (await getParticipant.REST(key, 'c1', 'bob')).body.participant.profile
+    expect(await profileAs(alice.key)).toBeUndefined()
+    expect(await profileAs(bob.key)).toBe('email:bob@example.com')
   })
 
   it('GraphQL conversation.participant returns a participant', async () => {

@@ -45,11 +45,20 @@ describe('files', () => {
     expect(served.status).toBe(200)
     expect(served.headers.get('content-type')).toBe('image/png')
     expect(served.headers.get('x-content-type-options')).toBe('nosniff')
+    expect(served.headers.get('content-disposition')).toBe(`inline; filename="ab12cd-photo.png"; filename*=UTF-8''ab12cd-photo.png`)
     expect(new Uint8Array(await served.arrayBuffer())).toEqual(png)
 
     const again = await put(file.uploadUrl, png)
     expect(again.status).toBe(409)
     expect(await again.json()).toEqual(errorBody(409, 'AlreadyExists'))
+  })
+
+  it('serves a type that is not a picture, sound or video as a download under its name (Content-Disposition: attachment)', async () => {
+    const { file } = (await slot({ key: 'notes "été".txt', size: 2 })).body
+    expect((await put(file.uploadUrl, new Uint8Array([104, 105]))).status).toBe(200)
+    const served = await get(file.url)
+    expect(served.status).toBe(200)
+    expect(served.headers.get('content-disposition')).toBe(`attachment; filename="notes __t__.txt"; filename*=UTF-8''notes%20%22%C3%A9t%C3%A9%22.txt`)
   })
 
   it('refuses over 1 MB (413) and a type it does not take (415) when the slot is asked for', async () => {

@@ -2,7 +2,7 @@ import type { UserRow } from '../../db/schema.ts'
 import { signUserKey } from '../../auth/user-key.ts'
 import { signingKeyOf } from '../../domain/key-modes.ts'
 import { loadUser } from '../../domain/loaders.ts'
-import { authorizeUserKey, createUser, deleteUser, getOrCreateUser, getVisibleUser, getCaller, updateUser } from '../../domain/users.ts'
+import { authorizeUserKey, createUser, deleteUser, getCaller, getOrCreateUser, getVisibleUser, profileSeenBy, updateUser } from '../../domain/users.ts'
 import { builder } from '../builder.ts'
 import { clientIdBounds } from '../input-bounds.ts'
 import { chatScope, type GraphQLContext } from '../context.ts'
@@ -30,7 +30,12 @@ export const User = builder.node(builder.objectRef<UserSource>('User'), {
     userId: t.exposeString('id', { description: 'The user id of the Chat API (what x-user-key names).' }),
     name: t.string({ nullable: true, resolve: fromRow('name') }),
     pictureUrl: t.string({ nullable: true, resolve: fromRow('pictureUrl') }),
-    profile: t.string({ nullable: true, description: 'Custom profile data, encoded as a string.', resolve: fromRow('profile') }),
+    profile: t.string({
+      nullable: true,
+      description: "Custom profile data, encoded as a string: the user's own, shown to that user only (and the bot's to everyone).",
+      resolve: (user, _args, ctx) =>
+        'createdAt' in user ? profileSeenBy(chatScope(ctx), user) : loadUser(chatScope(ctx), user.id).then((row) => profileSeenBy(chatScope(ctx), row)),
+    }),
     isBot: t.boolean({ description: "Whether this is the bot's own user.", resolve: fromRow('isBot') }),
     createdAt: t.field({ type: 'DateTime', resolve: fromRow('createdAt') }),
     updatedAt: t.field({ type: 'DateTime', resolve: fromRow('updatedAt') }),
