@@ -896,7 +896,7 @@ export type User = Node & {
   isBot: Scalars['Boolean']['output'];
   name?: Maybe<Scalars['String']['output']>;
   pictureUrl?: Maybe<Scalars['String']['output']>;
-  /** Custom profile data, encoded as a string. */
+  /** Custom profile data, encoded as a string: the user's own, shown to that user only (and the bot's to everyone). */
   profile?: Maybe<Scalars['String']['output']>;
   updatedAt: Scalars['DateTime']['output'];
   /** The user id of the Chat API (what x-user-key names). */
