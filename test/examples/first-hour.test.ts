@@ -1,11 +1,11 @@
 import { type ChildProcess, spawn } from 'node:child_process'
 import { mkdtempSync, readFileSync, rmSync } from 'node:fs'
-import { createServer as createNetServer } from 'node:net'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import type { Browser } from 'playwright-core'
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest'
 import { launchChromium } from '../helpers/browser.ts'
+import { freePort } from '../helpers/private-services.ts'
 import { ROOT, type RunningServer, START_TIMEOUT, startServer } from '../helpers/server.ts'
 
 // The first hour, as a newcomer spends it: Confab started with `npm start`, the values it printed
@@ -19,15 +19,6 @@ function documented(path: string, text: string): string {
   expect(doc(path), `${path} no longer shows:\n${text}`).toContain(text)
   return text
 }
-
-const freePort = () =>
-  new Promise<number>((resolve, reject) => {
-    const probe = createNetServer().listen(0, '127.0.0.1', () => {
-      const { port } = probe.address() as { port: number }
-      probe.close(() => resolve(port))
-    })
-    probe.on('error', reject)
-  })
 
 const children = new Set<ChildProcess>()
 

@@ -1,9 +1,9 @@
 import { spawn } from 'node:child_process'
 import { mkdtempSync, readFileSync, rmSync } from 'node:fs'
-import { createServer as createNetServer } from 'node:net'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
+import { freePort } from '../helpers/private-services.ts'
 import { ROOT, type RunningServer, START_TIMEOUT, startServer } from '../helpers/server.ts'
 
 // The operator's guide as written: its personal key example and its "Checking a set-up" command, run in
@@ -24,15 +24,6 @@ function sh(script: string, env: Record<string, string>): Promise<{ code: number
   child.stderr.setEncoding('utf8').on('data', (chunk: string) => (output += chunk))
   return new Promise((resolve) => child.once('close', (code) => resolve({ code, output })))
 }
-
-const freePort = () =>
-  new Promise<number>((resolve, reject) => {
-    const probe = createNetServer().listen(0, '127.0.0.1', () => {
-      const { port } = probe.address() as { port: number }
-      probe.close(() => resolve(port))
-    })
-    probe.on('error', reject)
-  })
 
 const printed = (stdout: string, label: string) => new RegExp(`${label}\\s+(\\S+)`).exec(stdout)?.[1] as string
 
