@@ -1,5 +1,5 @@
 import { type ChildProcess, execFile, spawn } from 'node:child_process'
-import { chmodSync, chownSync, copyFileSync, existsSync, mkdirSync, mkdtempSync, readdirSync, statSync } from 'node:fs'
+import { chmodSync, chownSync, copyFileSync, existsSync, linkSync, mkdirSync, mkdtempSync, readdirSync, statSync } from 'node:fs'
 import { rm } from 'node:fs/promises'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
@@ -27,6 +27,25 @@ const data = join(root, 'data')
 const asUser = process.getuid?.() === 0 ? { uid: 65534, gid: 65534 } : {}
 const INSTALL_TIMEOUT = 300_000
 
+/**
+ * The Node binary the server runs on, where that user can reach it: the image has node in /usr/local/bin, but a
+ * test's Node may live in a folder only root may enter (CI unpacks it into a 0700 mktemp folder).
+ */
+const node = (() => {
+  if (asUser.uid === undefined) return process.execPath
+  chmodSync(root, 0o755)
+  const bin = join(root, 'bin')
+  mkdirSync(bin, { mode: 0o755 })
+  const file = join(bin, 'node')
+  try {
+    linkSync(process.execPath, file)
+  } catch {
+    copyFileSync(process.execPath, file)
+  }
+  chmodSync(file, 0o755)
+  return file
+})()
+
 /** Every path under a folder, relative to it (the application tree must be the same after a run). */
 const tree = (dir: string, prefix = ''): string[] =>
   readdirSync(dir, { withFileTypes: true }).flatMap((entry) =>
@@ -35,7 +54,7 @@ const tree = (dir: string, prefix = ''): string[] =>
 
 /** The environment of the container: the image's ENV over a bare PATH, the database in this test's data folder. */
 const containerEnv = (extra: Record<string, string> = {}) => ({
-  PATH: `${join(process.execPath, '..')}:/usr/bin:/bin`,
+  PATH: `${join(node, '..')}:/usr/bin:/bin`,
   ...imageEnv,
   DATABASE_URL: join(data, 'confab.db'),
   ...extra,
@@ -111,19 +130,19 @@ describe("the image's command in a read-only tree, with the image's environment"
   const healthy = () =>
     new Promise<number | null>((resolve) => {
       const [file, ...argv] = healthcheck as [string, ...string[]]
-      const check = spawn(file === 'node' ? process.execPath : file, argv, { env: containerEnv({ PORT: String(port) }), stdio: 'ignore', ...asUser })
+      const check = spawn(file === 'node' ? node : file, argv, { env: containerEnv({ PORT: String(port) }), stdio: 'ignore', ...asUser })
       check.once('exit', (code) => resolve(code))
     })
 
   beforeAll(async () => {
     // `confab migrate` (the Kubernetes set-up's init container) on the empty volume first.
-    const migrate = await run(process.execPath, ['dist/cli.js', 'migrate'], { cwd: app, env: containerEnv(), ...asUser })
+    const migrate = await run(node, ['dist/cli.js', 'migrate'], { cwd: app, env: containerEnv(), ...asUser })
     expect(migrate.stdout).toBe(`migrated ${join(data, 'confab.db')}\n`)
     // PORT 0 (a free port) in place of the image's 3000; a long delay, ended below by a second SIGTERM, so
     // that a busy machine cannot miss the 503 window.
     const [file, ...argv] = command as [string, ...string[]]
     expect(file).toBe('node')
-    server = spawn(process.execPath, argv, {
+    server = spawn(node, argv, {
       cwd: app,
       env: containerEnv({ PORT: '0', SHUTDOWN_DELAY_SECONDS: '120' }),
       stdio: ['ignore', 'pipe', 'pipe'],
