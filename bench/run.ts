@@ -25,6 +25,7 @@ import { seedMessages } from './seed.ts'
 import { type Subscribers, subscribe } from './subscribers.ts'
 import { BENCH_ADMIN_TOKEN, BENCH_ENCRYPTION_KEY, root, type Server, start, startBuilt } from './server.ts'
 import { latencies, ms } from './stats.ts'
+import { sampleHealth } from './health-sampler.ts'
 import { limiterMemoryPhase } from './limiter-memory.ts'
 
 const arg = (name: string, fallback: number) => {
@@ -226,23 +227,14 @@ async function subscribersPhase(server: Server) {
       const payload = text(conversationId, `${marker} ${'x'.repeat(Math.max(0, options.messageBytes - marker.length - 200))}`)
       const arrival = subscribers?.expect(marker)
       const echoed = listener.expect(marker, 2)
-      let sampling = true
-      const samples: number[] = []
-      const sampler = (async () => {
-        while (sampling) {
-          const asked = performance.now()
-          await fetch(`${server.base}/healthz`).then((r) => r.text())
-          samples.push(performance.now() - asked)
-        }
-      })()
+      const sampler = await sampleHealth(`${server.base}/healthz`)
       const cpuBefore = server.cpuMs()
       const sentAt = performance.now()
       await call(server, key, 'POST', '/messages', payload)
       const answered = performance.now() - sentAt
       const arrived = arrival && (await within(arrival, 30_000))
       await within(echoed, 30_000)
-      sampling = false
-      await sampler
+      const samples = await sampler.stop()
       if (m === 0) continue
       cpu.push(server.cpuMs() - cpuBefore)
       posts.push(answered)

@@ -55,6 +55,9 @@ export interface ListenerCaps {
 
 type Sink = (signal: ConversationSignal) => void
 
+/** How many listeners of one conversation hear a signal in one event-loop turn. */
+const FAN_OUT_SLICE = 16
+
 /** The listeners of one conversation, fed by the room's one pub/sub subscription. */
 interface Room {
   sinks: Set<Sink>
@@ -89,7 +92,21 @@ export function createSignalHub({ bus, caps }: { bus?: SignalBus; caps?: Listene
     if (!room) {
       const opened: Room = { sinks: new Set(), source: pubSub.subscribe('conversation', topic) }
       void (async () => {
-        for await (const signal of opened.source) for (const each of opened.sinks) each(signal)
+        for await (const signal of opened.source) {
+          if (opened.sinks.size <= FAN_OUT_SLICE) {
+            for (const each of opened.sinks) each(signal)
+            continue
+          }
+          // Thousands of listeners: the sinks that are still there, a slice per event-loop turn, so that
+          // their sends never hold off other requests (/healthz) for the whole fan-out. The next signal
+          // waits for this one's last slice: each listener still hears them in order.
+          let handed = 0
+          for (const each of [...opened.sinks]) {
+            if (!opened.sinks.has(each)) continue
+            each(signal)
+            if (++handed % FAN_OUT_SLICE === 0) await new Promise<void>((resolve) => setImmediate(resolve))
+          }
+        }
       })()
       rooms.set(topic, opened)
       room = opened

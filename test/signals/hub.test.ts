@@ -100,6 +100,27 @@ describe('signal hub', () => {
     hub.closeListeners()
   })
 
+  it('hands many listeners their signals a slice per event-loop turn, each in order, letting other work run between slices', async () => {
+    const hub = createSignalHub()
+    const listeners = Array.from({ length: 100 }, (_, i) => hub.listen('i1', 'c1', `u${i}`))
+    const firsts = listeners.map((l) => l.next())
+    await Promise.resolve()
+    let turned = false
+    setImmediate(() => (turned = true))
+    const signals = ['a', 'b', 'c'].map(added)
+    for (const signal of signals) hub.publish('i1', signal)
+    // Whether the event loop had turned when each listener heard the first signal: not for the first slice, yes for the last.
+    const turnedWhenHeard = firsts.map((read) => read.then(() => turned))
+    expect((await Promise.all(firsts)).map((read) => read.value)).toEqual(listeners.map(() => signals[0]))
+    expect(await turnedWhenHeard[0]).toBe(false)
+    expect(await turnedWhenHeard.at(-1)).toBe(true)
+    for (const listener of listeners) {
+      expect((await listener.next()).value).toBe(signals[1])
+      expect((await listener.next()).value).toBe(signals[2])
+    }
+    hub.closeListeners()
+  })
+
   it("ends a participant's listener after its own participant_removed, and leaves the others listening", async () => {
     const hub = createSignalHub()
     const alice = hub.listen('i1', 'c1', 'alice')
