@@ -116,6 +116,8 @@ describe('lastMessage costs the same statements for a page of one conversation a
     await a.ready
     const alice = await a.user('alice')
     const counted = async () => {
+      // The delivery of the messages posted is done: only the list's statements are counted.
+      await a.app.bots.idle()
       statements = 0
       counting = true
       const res = await list(a, alice.key)
