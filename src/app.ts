@@ -188,21 +188,21 @@ export function createApp({ corsOrigins = [], publicUrl, trustProxy = [], webSoc
     renderings,
     attach(server) {
       const graphqlSockets = attachGraphQLWebSocket(server, chatYoga, errors, {
-          log: options.log,
-          urls,
-          clientAddress: proxies.clientAddress,
-          limits,
-          queues: sendQueues,
-          renderings,
-          keepAliveMs: webSocketKeepAliveMs,
-          caps: {
-            maxPayload: bodyLimits.chat,
-            subscriptionsPerSocket: caps.subscriptionsPerSocket,
-            socketsPerUser: caps.socketsPerUser,
-            socketsPerAddress: caps.socketsPerAddress,
-          },
-          routed: true,
-        })
+        log: options.log,
+        urls,
+        clientAddress: proxies.clientAddress,
+        limits,
+        queues: sendQueues,
+        renderings,
+        keepAliveMs: webSocketKeepAliveMs,
+        caps: {
+          maxPayload: bodyLimits.chat,
+          subscriptionsPerSocket: caps.subscriptionsPerSocket,
+          socketsPerUser: caps.socketsPerUser,
+          socketsPerAddress: caps.socketsPerAddress,
+        },
+        routed: true,
+      })
       const listenSockets = listenWebSocket({ log: options.log, fetch: app.fetch, admitStream: app.admitStream, queues: sendQueues })
       // Upgrades are routed by path: /{webhookId}/conversations/{id}/listen is listenConversation's, any other GraphQL's (which refuses what is not /graphql).
       const upgrade = (request: IncomingMessage, socket: Duplex, head: Buffer) =>

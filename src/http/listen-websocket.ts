@@ -72,7 +72,8 @@ function streamRequest(req: IncomingMessage, signal: AbortSignal): Request {
 async function refuseUpgrade(socket: Duplex, response: Response): Promise<void> {
   const body = Buffer.from(await response.arrayBuffer().catch(() => new ArrayBuffer(0)))
   const lines = [`HTTP/1.1 ${response.status} ${response.statusText || 'Refused'}`]
-  for (const [name, value] of response.headers) if (name !== 'content-length' && name !== 'connection' && name !== 'transfer-encoding') lines.push(`${name}: ${value}`)
+  for (const [name, value] of response.headers)
+    if (name !== 'content-length' && name !== 'connection' && name !== 'transfer-encoding') lines.push(`${name}: ${value}`)
   lines.push(`content-length: ${body.byteLength}`, 'connection: close')
   if (!socket.destroyed) socket.end(Buffer.concat([Buffer.from(`${lines.join('\r\n')}\r\n\r\n`), body]))
 }

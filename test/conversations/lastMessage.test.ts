@@ -38,7 +38,7 @@ describe('lastMessage', () => {
   }
 
   describe('REST GET /conversations', () => {
-    it("gives each conversation its newest message as getMessage returns it, whoever wrote it, and leaves it out where there is none", async () => {
+    it('gives each conversation its newest message as getMessage returns it, whoever wrote it, and leaves it out where there is none', async () => {
       const { alice, newest, bobs } = await conversations()
       const res = await t.chat('GET', '/conversations', { key: alice.key })
       expect(res.status).toBe(200)
@@ -47,7 +47,14 @@ describe('lastMessage', () => {
         id: 'a1',
         createdAt: iso,
         updatedAt: iso,
-        lastMessage: { id: newest.id, createdAt: second(2), payload: { type: 'text', text: 'second' }, userId: 'alice', conversationId: 'a1', metadata: { trace: 't2' } },
+        lastMessage: {
+          id: newest.id,
+          createdAt: second(2),
+          payload: { type: 'text', text: 'second' },
+          userId: 'alice',
+          conversationId: 'a1',
+          metadata: { trace: 't2' },
+        },
       })
       expect(byId.a1.lastMessage).toEqual((await t.chat('GET', `/messages/${newest.id}`, { key: alice.key })).body.message)
       expect(byId.b1.lastMessage).toStrictEqual({
@@ -63,7 +70,8 @@ describe('lastMessage', () => {
 
     it('is the one before once the newest is deleted, and none once all are', async () => {
       const { alice, older, newest } = await conversations()
-      const lastOf = async (id: string) => (await t.chat('GET', '/conversations', { key: alice.key })).body.conversations.find((c: { id: string }) => c.id === id).lastMessage
+      const lastOf = async (id: string) =>
+        (await t.chat('GET', '/conversations', { key: alice.key })).body.conversations.find((c: { id: string }) => c.id === id).lastMessage
       expect((await t.chat('DELETE', `/messages/${newest.id}`, { key: alice.key })).status).toBe(200)
       expect((await lastOf('a1'))?.id).toBe(older.id)
       expect((await t.chat('DELETE', `/messages/${older.id}`, { key: alice.key })).status).toBe(200)
@@ -87,9 +95,23 @@ describe('lastMessage', () => {
       expect(res.body.errors).toBeUndefined()
       const byId = Object.fromEntries(res.body.data.conversations.edges.map((e: any) => [e.node.conversationId, e.node.lastMessage]))
       expect(byId).toEqual({
-        a1: { messageId: newest.id, createdAt: second(2), rawPayload: { type: 'text', text: 'second' }, userId: 'alice', conversationId: 'a1', metadata: { trace: 't2' } },
+        a1: {
+          messageId: newest.id,
+          createdAt: second(2),
+          rawPayload: { type: 'text', text: 'second' },
+          userId: 'alice',
+          conversationId: 'a1',
+          metadata: { trace: 't2' },
+        },
         a2: null,
-        b1: { messageId: bobs.id, createdAt: second(3), rawPayload: { type: 'image', imageUrl: 'https://pics.test/1.png' }, userId: 'bob', conversationId: 'b1', metadata: null },
+        b1: {
+          messageId: bobs.id,
+          createdAt: second(3),
+          rawPayload: { type: 'image', imageUrl: 'https://pics.test/1.png' },
+          userId: 'bob',
+          conversationId: 'b1',
+          metadata: null,
+        },
       })
     })
 

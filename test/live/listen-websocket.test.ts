@@ -65,7 +65,13 @@ function listen(url: string) {
     signals,
     /** The first signal (heard already, or to come) of `type`. */
     signal: async (type: string, where: (data: any) => boolean = () => true) => {
-      const frame = await firstMatching(frames, waiters, () => isClosed, (f) => f !== 'ping' && JSON.parse(f).type === type && where(JSON.parse(f).data), 'the socket closed')
+      const frame = await firstMatching(
+        frames,
+        waiters,
+        () => isClosed,
+        (f) => f !== 'ping' && JSON.parse(f).type === type && where(JSON.parse(f).data),
+        'the socket closed',
+      )
       return JSON.parse(frame)
     },
     frame: (matches: (frame: string) => boolean) => firstMatching(frames, waiters, () => isClosed, matches, 'the socket closed'),
@@ -345,7 +351,11 @@ describe('listenConversation over WebSocket', () => {
       ws.ws.close()
       await ws.closed
       await eventually(() => expect(raw.join('')).toContain('"stream":"closed"'))
-      const lines = raw.join('').split('\n').filter(Boolean).map((line) => JSON.parse(line))
+      const lines = raw
+        .join('')
+        .split('\n')
+        .filter(Boolean)
+        .map((line) => JSON.parse(line))
       const listens = lines.filter((line) => line.route === '/:webhookId/conversations/:id/listen')
       expect(listens.map((line) => [line.status, line.credential, line.stream])).toEqual(
         expect.arrayContaining([
