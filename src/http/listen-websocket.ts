@@ -115,6 +115,8 @@ export function listenWebSocket({ log, fetch, admitStream, queues }: ListenWebSo
       return
     }
     wss.handleUpgrade(req, socket, head, (ws) => {
+      // As an SSE stream's socket (node-listener.ts): TCP keep-alive finds a peer gone without a word.
+      req.socket.setKeepAlive(true)
       ws.on('error', () => {})
       ws.on('message', () => {})
       const queue = queues.open(webSocketOutlet(ws, socket))

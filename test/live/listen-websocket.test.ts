@@ -4,6 +4,7 @@ import { describe, expect, it } from 'vitest'
 import WebSocket from 'ws'
 import { errorBody, iso, WEBHOOK_ID } from '../helpers/app.ts'
 import { type Bounded, startBounded, useBounded } from '../helpers/bounded.ts'
+import { rules } from '../helpers/limited.ts'
 import { firstMatching, openStream, firstChunk } from '../helpers/sockets.ts'
 import { eventually } from '../helpers/wait.ts'
 
@@ -328,6 +329,28 @@ describe('listenConversation over WebSocket', () => {
       expect(reader.signals().map((s) => s.data.id)).toEqual(posted)
       await eventually(() => expect(t.app.signals.activeSubscriptions()).toBe(1))
       reader.ws.close()
+    })
+  })
+
+  describe('the rate limits of HTTP', () => {
+    const b = useBounded({}, { rateLimits: rules({ failedAuth: { points: 2, seconds: 60 }, streams: { points: 1, seconds: 60 } }) })
+
+    it('counts a bad key against the address (failedAuth): past the limit, 429 before the upgrade, even with a good key', async () => {
+      const { alice } = await actors(b.current)
+      expectRefusal(await listen(listenUrl(b.current, 'c1', 'not-a-key')).opened, 401, 'Unauthorized')
+      expectRefusal(await listen(listenUrl(b.current, 'c1', 'not-a-key')).opened, 401, 'Unauthorized')
+      expectRefusal(await listen(listenUrl(b.current, 'c1', 'not-a-key')).opened, 429, 'RateLimited', /failedAuth/)
+      expectRefusal(await listen(listenUrl(b.current, 'c1', alice.key)).opened, 429, 'RateLimited', /failedAuth/)
+      expect(b.current.t.app.signals.activeSubscriptions()).toBe(0)
+    })
+
+    it('counts an opened stream against the user (streams): the second of the window is 429 before the upgrade', async () => {
+      const { alice } = await actors(b.current)
+      const first = await listening(b.current, 'c1', alice.key)
+      expectRefusal(await listen(listenUrl(b.current, 'c1', alice.key)).opened, 429, 'RateLimited', /streams/)
+      expect(b.current.t.app.signals.activeSubscriptions()).toBe(1)
+      first.ws.close()
+      await first.closed
     })
   })
 
