@@ -1,5 +1,6 @@
 import { randomUUID } from 'node:crypto'
 import type { IncomingMessage, Server } from 'node:http'
+import type { Duplex } from 'node:stream'
 import { createAccessLog } from './http/access-log.ts'
 import { bodyLimits } from './http/body.ts'
 import { apiPageTransport, openApiTransport } from './http/openapi.ts'
@@ -17,6 +18,7 @@ import { publicUrls } from './http/public-origin.ts'
 import { labelResponse } from './http/request-labels.ts'
 import { errorResponse, withHeaders } from './http/responses.ts'
 import { trustedProxies } from './http/trusted-proxy.ts'
+import { isListenUpgrade, listenWebSocket } from './http/listen-websocket.ts'
 import { attachGraphQLWebSocket } from './http/websocket.ts'
 import { webChatTransport } from './http/webchat.ts'
 import { addressKey } from './limits/address-key.ts'
@@ -43,7 +45,7 @@ export interface App extends Pick<Wiring, 'signals' | 'bots' | 'streams' | 'send
   replicable(method: string, pathname: string): Replicable
   /** What the main thread checks of a request before a read replica serves it (rate limits). */
   replicaAdmission: ReplicaAdmission | undefined
-  /** Serves GraphQL over WebSocket on the HTTP server that serves `fetch`. */
+  /** Serves GraphQL over WebSocket, and listenConversation's WebSocket transport, on the HTTP server that serves `fetch`. */
   attach(server: Server): void
   /**
    * Counts an event stream of the HTTP server against the caps per user (the verified user its key
@@ -52,7 +54,7 @@ export interface App extends Pick<Wiring, 'signals' | 'bots' | 'streams' | 'send
    * and are not counted.
    */
   admitStream(req: IncomingMessage, response: Response): (() => void) | Response | undefined
-  /** The GraphQL WebSockets open (metrics). */
+  /** The WebSockets open, GraphQL's and /listen's (metrics). */
   openSockets(): number
   /** The instance is stopping: /readyz answers 503 from now on, while every other request is still served. */
   drain(): void
@@ -168,14 +170,16 @@ export function createApp({ corsOrigins = [], publicUrl, trustProxy = [], webSoc
   const endLiveConnections = () => {
     draining = true
     ending ??= (async () => {
+      // Sockets first: one whose stream ends now is told the server is going away (1001), not that its stream ended.
+      const closed = sockets.map((socket) => socket.close())
       streams.closeAll()
       signals.closeListeners()
-      await Promise.all(sockets.map((socket) => socket.close()))
+      await Promise.all(closed)
     })()
     return ending
   }
 
-  return {
+  const app: App = {
     signals,
     bots,
     retention,
@@ -183,23 +187,34 @@ export function createApp({ corsOrigins = [], publicUrl, trustProxy = [], webSoc
     sendQueues,
     renderings,
     attach(server) {
-      sockets.push(
-        attachGraphQLWebSocket(server, chatYoga, errors, {
-          log: options.log,
-          urls,
-          clientAddress: proxies.clientAddress,
-          limits,
-          queues: sendQueues,
-          renderings,
-          keepAliveMs: webSocketKeepAliveMs,
-          caps: {
-            maxPayload: bodyLimits.chat,
-            subscriptionsPerSocket: caps.subscriptionsPerSocket,
-            socketsPerUser: caps.socketsPerUser,
-            socketsPerAddress: caps.socketsPerAddress,
-          },
-        }),
-      )
+      const graphqlSockets = attachGraphQLWebSocket(server, chatYoga, errors, {
+        log: options.log,
+        urls,
+        clientAddress: proxies.clientAddress,
+        limits,
+        queues: sendQueues,
+        renderings,
+        keepAliveMs: webSocketKeepAliveMs,
+        caps: {
+          maxPayload: bodyLimits.chat,
+          subscriptionsPerSocket: caps.subscriptionsPerSocket,
+          socketsPerUser: caps.socketsPerUser,
+          socketsPerAddress: caps.socketsPerAddress,
+        },
+        routed: true,
+      })
+      const listenSockets = listenWebSocket({ log: options.log, fetch: app.fetch, admitStream: app.admitStream, queues: sendQueues })
+      // Upgrades are routed by path: /{webhookId}/conversations/{id}/listen is listenConversation's, any other GraphQL's (which refuses what is not /graphql).
+      const upgrade = (request: IncomingMessage, socket: Duplex, head: Buffer) =>
+        isListenUpgrade(request) ? listenSockets.upgrade(request, socket, head) : graphqlSockets.upgrade(request, socket, head)
+      server.on('upgrade', upgrade)
+      sockets.push(graphqlSockets, {
+        open: listenSockets.open,
+        close: () => {
+          server.off('upgrade', upgrade)
+          return listenSockets.close()
+        },
+      })
     },
     admitStream(req, response) {
       if (!openStreams.enabled) return undefined
@@ -278,4 +293,5 @@ export function createApp({ corsOrigins = [], publicUrl, trustProxy = [], webSoc
       return closing
     },
   }
+  return app
 }

@@ -15,7 +15,7 @@ root.render(
     <Webchat
       clientId={clientId}
       apiUrl={apiUrl}
-      configuration={{ botName: 'Confab echo bot', allowFileUpload: true, feedbackEnabled: true }}
+      configuration={{ botName: 'Confab echo bot', allowFileUpload: true, feedbackEnabled: true, conversationHistory: true }}
       style={{ width: '400px', height: '600px' }}
     />
   ),

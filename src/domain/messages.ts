@@ -130,6 +130,19 @@ export function deleteMessage({ ctx, id }: { ctx: ChatContext; id: string }): Pr
   })
 }
 
+/** The page of one message a conversation's last message is read as: one key for all, so one statement per list page. */
+const lastMessageWindow: PageWindow = { limit: 1, inverted: false }
+
+/**
+ * A conversation's newest message, or null when it has none (the history panel of the official web
+ * chat lists only conversations that have one). Batched: the conversations of a list page cost one
+ * statement together, whatever their number.
+ */
+export async function lastMessage({ ctx, conversationId }: { ctx: ChatContext; conversationId: string }): Promise<MessageRow | null> {
+  const [newest] = await loadMessagesPage(ctx, conversationId, lastMessageWindow)
+  return newest ?? null
+}
+
 /** A conversation's messages, newest first: the first page is what a chat view shows (batched per request). */
 export function listMessages({
   ctx,

@@ -26,6 +26,10 @@ const connected = encoder.encode(': connected\n\n')
 const comment = encoder.encode(': keep-alive\n\n')
 const commentAndPing = encoder.encode(`: keep-alive\n\ndata: ${JSON.stringify({ type: 'ping', data: {} })}\n\n`)
 
+/** Whether a chunk a stream wrote is one of its heartbeats (a comment, or a comment and a ping), by identity: a transport other than SSE (the WebSocket /listen) sends them its own way. */
+export const heartbeatOf = (chunk: Uint8Array): 'comment' | 'ping' | undefined =>
+  chunk === commentAndPing ? 'ping' : chunk === comment || chunk === connected ? 'comment' : undefined
+
 /** One unnamed SSE `data:` message carrying a JSON text, encoded. */
 export const sseMessage = (json: string): Uint8Array => encoder.encode(`data: ${json}\n\n`)
 

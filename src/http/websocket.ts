@@ -72,6 +72,8 @@ export interface WebSocketOptions {
   renderings: SignalRenderings
   /** How often each socket is pinged (ws-sockets.ts); graphql-ws' 12 s by default. */
   keepAliveMs?: number
+  /** Whether the caller hands this one its upgrades (`upgrade`) rather than it listening to the server's. */
+  routed?: boolean
 }
 
 /** The connection's client address, from its socket and (through a trusted proxy) its X-Forwarded-For. */
@@ -95,8 +97,8 @@ export function attachGraphQLWebSocket(
   server: Server,
   yoga: ChatYoga,
   errors: ErrorPath,
-  { log, clientAddress, limits, caps, urls, queues, renderings, keepAliveMs }: WebSocketOptions,
-): { close(): Promise<void>; open(): number } {
+  { log, clientAddress, limits, caps, urls, queues, renderings, keepAliveMs, routed = false }: WebSocketOptions,
+): { close(): Promise<void>; open(): number; upgrade(request: IncomingMessage, socket: import('node:stream').Duplex, head: Buffer): void } {
   // ws closes a socket whose frame (or message) is over maxPayload with 1009 before handing it on.
   const wss = new WebSocketServer({ noServer: true, maxPayload: caps.maxPayload })
   const sockets = new Slots('GraphQL WebSockets', [
@@ -129,7 +131,8 @@ export function attachGraphQLWebSocket(
       ws.on('error', () => {})
     })
   }
-  server.on('upgrade', onUpgrade)
+  // Registered by whoever routes the server's upgrades by path (app.ts), or here when no one does.
+  if (!routed) server.on('upgrade', onUpgrade)
 
   const envelop = (ctx: { extra: { request: IncomingMessage }; connectionParams?: Record<string, unknown> }, params?: unknown, requestId = randomUUID()) =>
     yoga.getEnveloped({
@@ -232,6 +235,7 @@ export function attachGraphQLWebSocket(
   )
 
   return {
+    upgrade: onUpgrade,
     open: () => wss.clients.size,
     close: () =>
       new Promise<void>((resolve) => {

@@ -113,6 +113,17 @@ describe('the official @botpress/webchat against Confab', () => {
     await expect.poll(() => page.locator('.bpMessageBlocksBubble[data-feedback="true"]').count(), { timeout: 20_000 }).toBe(1)
   })
 
+  it("lists the visitor's conversation in the history panel with its last message (listConversations' lastMessage)", async () => {
+    await send(page, 'find me in the history')
+    await expect.poll(() => texts(page, 'incoming'), { timeout: 15_000 }).toEqual(['find me in the history'])
+    await page.locator('.bpHeaderConversationHistoryButton').click()
+    const listed = page.locator('.bpConversationHistoryConversationContainer')
+    await expect.poll(() => listed.count(), { timeout: 15_000 }).toBe(1)
+    expect(await listed.first().innerText()).toContain('find me in the history')
+    expect(await page.locator('.bpConversationHistoryContainer').innerText()).not.toContain('No conversation started yet')
+    expect(faults).toEqual([])
+  })
+
   it('uploads an image under 1 MB, which shows in the conversation', async () => {
     await page.locator('input[type="file"]').setInputFiles({ name: 'dot.png', mimeType: 'image/png', buffer: PNG_1X1 })
     await expect

@@ -1,6 +1,6 @@
 import type { MessageFeedback, MessageRow } from '../../db/schema.ts'
 import { checkFeedback, setMessageFeedback, updateMessage } from '../../domain/message-updates.ts'
-import { createMessage, deleteMessage, getMessage, listMessages } from '../../domain/messages.ts'
+import { createMessage, deleteMessage, getMessage, lastMessage, listMessages } from '../../domain/messages.ts'
 import { getConversation } from '../../domain/conversations.ts'
 import { builder } from '../builder.ts'
 import { feedbackValueBounds } from '../input-bounds.ts'
@@ -80,6 +80,15 @@ builder.objectField(Conversation, 'messages', (t) =>
     type: Message,
     description: 'The messages, newest first.',
     resolve: (conversation, args, ctx) => pageConnection(args, (window) => listMessages({ ctx: chatScope(ctx), conversationId: conversation.id, window })),
+  }),
+)
+
+builder.objectField(Conversation, 'lastMessage', (t) =>
+  t.field({
+    type: Message,
+    nullable: true,
+    description: 'The newest message, or null when there is none yet. The conversations of a page read theirs together (one statement).',
+    resolve: (conversation, _args, ctx) => lastMessage({ ctx: chatScope(ctx), conversationId: conversation.id }),
   }),
 )
 

@@ -7,9 +7,9 @@ import {
   StartTypingDocument,
   StopTypingDocument,
 } from '../../__generated__/chat-operations.ts'
-import { nodes, toMeta } from '../bodies.ts'
+import { compact, compactMessage, toMeta } from '../bodies.ts'
 import { route } from '../route.ts'
-import { Conversation, Empty, Meta } from './resources.ts'
+import { Conversation, ConversationWithLastMessage, Empty, Meta } from './resources.ts'
 import { z } from 'zod'
 
 export const conversationRoutes = [
@@ -44,11 +44,16 @@ export const conversationRoutes = [
     operation: 'listConversations',
     summary: 'The conversations the caller takes part in, a page at a time.',
     query: { nextToken: 'after' },
-    returns: z.object({ conversations: z.array(Conversation), meta: Meta }),
+    returns: z.object({ conversations: z.array(ConversationWithLastMessage), meta: Meta }),
     method: 'GET',
     path: '/conversations',
     document: ListConversationsDocument,
-    response: (d) => ({ conversations: nodes(d.conversations), meta: toMeta(d.conversations) }),
+    response: (d) => ({
+      conversations: d.conversations.edges.map(({ node: { lastMessage, ...conversation } }) =>
+        compact({ ...conversation, lastMessage: lastMessage && compactMessage(lastMessage) }),
+      ),
+      meta: toMeta(d.conversations),
+    }),
   }),
   route({
     operation: 'deleteConversation',

@@ -34,6 +34,9 @@ export const Message = z
   })
   .meta({ id: 'Message' })
 
+/** A conversation as listConversations gives it: with its newest message, left out when it has none (@botpress/webchat's ConversationWithLastMessage). */
+export const ConversationWithLastMessage = Conversation.extend({ lastMessage: Message.optional() }).meta({ id: 'ConversationWithLastMessage' })
+
 export const Event = z.object({ id: z.string(), createdAt: timestamp, payload: json, conversationId: z.string(), userId: z.string() }).meta({ id: 'Event' })
 
 export const File = z

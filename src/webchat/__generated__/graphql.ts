@@ -163,6 +163,8 @@ export type Conversation = Node & {
   conversationId: Scalars['String']['output'];
   createdAt: Scalars['DateTime']['output'];
   id: Scalars['ID']['output'];
+  /** The newest message, or null when there is none yet. The conversations of a page read theirs together (one statement). */
+  lastMessage?: Maybe<Message>;
   /** The messages, newest first. */
   messages: ConversationMessagesConnection;
   /** The user who created the conversation. */
