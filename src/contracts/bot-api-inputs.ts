@@ -123,16 +123,14 @@ export const botApiInputs = {
   listTagValues: z.object({
     ...list,
     key: str,
-    type: str.pipe(z.enum(['user', 'conversation', 'message'], { error: (issue) => `must be user, conversation or message, got ${JSON.stringify(issue.input)}` })),
+    type: str.pipe(
+      z.enum(['user', 'conversation', 'message'], { error: (issue) => `must be user, conversation or message, got ${JSON.stringify(issue.input)}` }),
+    ),
   }),
   trackAnalytics: z
     .object({
       name: str.pipe(z.string().max(256, { error: 'must be at most 256 characters' })),
-      count: z
-        .number({ error: countMessage })
-        .int({ error: countMessage })
-        .min(-1e9, { error: countMessage })
-        .max(1e9, { error: countMessage }),
+      count: z.number({ error: countMessage }).int({ error: countMessage }).min(-1e9, { error: countMessage }).max(1e9, { error: countMessage }),
     })
     .strict(),
 } satisfies Record<string, z.ZodObject>

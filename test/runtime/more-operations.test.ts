@@ -15,7 +15,6 @@ let botId: string
 let key: string
 let bot: Client
 let alice: Awaited<ReturnType<typeof ChatClient.connect>>
-let bob: Awaited<ReturnType<typeof ChatClient.connect>>
 let theirs: { conversationId: string; userId: string }
 
 beforeAll(async () => {
@@ -25,7 +24,7 @@ beforeAll(async () => {
   ;({ value: key } = await admin.createBotApiKey({ botId, note: 'issue 51' }))
   bot = new Client({ apiUrl: confab.baseUrl, token: key, botId, retry: { retries: 0 } })
   alice = await ChatClient.connect({ apiUrl: confab.apiUrl, userId: 'alice' })
-  bob = await ChatClient.connect({ apiUrl: confab.apiUrl, userId: 'bob' })
+  await ChatClient.connect({ apiUrl: confab.apiUrl, userId: 'bob' })
   await alice.createConversation({ id: 'c1' })
   await alice.addParticipant({ conversationId: 'c1', userId: 'bob' })
   // Another bot, with a conversation and a user of its own integration.
@@ -53,10 +52,19 @@ const invalid = (message: string) => ({ status: 400, body: { code: 400, type: 'I
 describe('updateConversation', () => {
   it('answers the conversation as it is: tags a bot sets are checked, not stored', async () => {
     const { conversation } = await bot.updateConversation({ id: 'c1', tags: { topic: 'billing', old: null } })
-    expect(conversation).toEqual({ id: 'c1', createdAt: iso, updatedAt: iso, channel: 'channel', integration: 'chat', tags: { 'chat:owner': 'alice', 'chat:fid': 'c1' } })
+    expect(conversation).toEqual({
+      id: 'c1',
+      createdAt: iso,
+      updatedAt: iso,
+      channel: 'channel',
+      integration: 'chat',
+      tags: { 'chat:owner': 'alice', 'chat:fid': 'c1' },
+    })
     expect((await bot.getConversation({ id: 'c1' })).conversation).toEqual(conversation)
     expect(await call('PUT', '/conversations/c1', { tags: { topic: 3 } })).toMatchObject(invalid('tags.topic must be a string or null'))
-    expect(await call('PUT', '/conversations/c1', { title: 'x' })).toMatchObject(invalid('the request has a property "title" that this operation does not take'))
+    expect(await call('PUT', '/conversations/c1', { title: 'x' })).toMatchObject(
+      invalid('the request has a property "title" that this operation does not take'),
+    )
   })
 
   it('is 404 for a conversation of another bot', async () => {
@@ -144,7 +152,17 @@ describe('getOrCreateMessage', () => {
     const input = { conversationId: 'c1', userId: botId, type: 'text', payload: { text: 'once' }, tags: { id: 'greeting-1' } }
     const created = await bot.getOrCreateMessage(input)
     expect(created).toEqual({
-      message: { id: 'greeting-1', createdAt: iso, updatedAt: iso, type: 'text', payload: { text: 'once' }, direction: 'outgoing', userId: botId, conversationId: 'c1', tags: {} },
+      message: {
+        id: 'greeting-1',
+        createdAt: iso,
+        updatedAt: iso,
+        type: 'text',
+        payload: { text: 'once' },
+        direction: 'outgoing',
+        userId: botId,
+        conversationId: 'c1',
+        tags: {},
+      },
       meta: { created: true },
     })
     const again = await bot.getOrCreateMessage({ ...input, payload: { text: 'twice' } })

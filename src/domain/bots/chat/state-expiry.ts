@@ -45,5 +45,6 @@ export function expiryAfterWrite(current: StateExpiry | undefined, expiry: numbe
 export function expiryColumns(expiries: Expiries): Pick<BotStateRow, 'expiries' | 'expiresAt'> {
   const dates = Object.values(expiries).map((e) => e.expiresAt)
   if (dates.length === 0) return { expiries: null, expiresAt: null }
-  return { expiries, expiresAt: dates.reduce((a, b) => (a < b ? a : b)) }
+  // ISO 8601 strings sort in time order.
+  return { expiries, expiresAt: dates.sort()[0] ?? null }
 }
