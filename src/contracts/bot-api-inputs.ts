@@ -44,6 +44,11 @@ const createUser = z
   .object({ tags: chosenTags, integrationName: any, name: optStr, pictureUrl: optStr, properties: any, attributes: any, discriminateByTags: any })
   .strict()
 
+const countMessage = 'must be a whole number from -1000000000 to 1000000000'
+
+/** Tags a bot sets (a null or empty value removes one): taken, not stored; Confab's own are read-only. */
+const tagChanges = z.record(z.string(), z.string({ error: 'must be a string or null' }).nullable(), { error: 'must be an object' }).optional()
+
 const byId = z.object({ id: str })
 const participant = z.object({ id: str, userId: str })
 
@@ -53,9 +58,22 @@ const stateAddress = {
   id: str,
   name: str,
 }
-/** What set, getOrSet and patch take: the address, the payload and an expiry (accepted, not kept). */
-const stateWrite = <P extends z.ZodType>(payload: P) => z.object({ ...stateAddress, payload, expiry: any }).strict()
+/** The longest state expiry taken: ten years, so that the date it makes is always a date. */
+export const maxStateExpiryMs = 10 * 365 * 86_400_000
+const expiryMessage = `must be a whole number of milliseconds from 1 to ${maxStateExpiryMs}, or null`
+/** A state's expiry: how long it lives unwritten, in ms. */
+const expiryMs = z
+  .number({ error: expiryMessage })
+  .int({ error: expiryMessage })
+  .min(1, { error: expiryMessage })
+  .max(maxStateExpiryMs, { error: expiryMessage })
+/** What set, getOrSet and patch take: the address, the payload and an expiry (null: none; absent: the one it had). */
+const stateWrite = <P extends z.ZodType>(payload: P) => z.object({ ...stateAddress, payload, expiry: expiryMs.nullish() }).strict()
 const stateMerge = stateWrite(obj)
+
+/** A page's size as @botpress/client sends it (a query string): taken and not followed, pages are 20. */
+const pageSize = z.unknown().optional()
+const list = { nextToken: optStr, pageSize }
 
 /** The input of each bot API operation, by the operation's name. */
 export const botApiInputs = {
@@ -82,5 +100,37 @@ export const botApiInputs = {
   getOrSetState: stateMerge,
   patchState: stateMerge,
   deleteState: z.object(stateAddress),
+  setStateExpiry: z.object({ ...stateAddress, expiry: expiryMs.nullable() }).strict(),
   callAction: z.object({ type: str, input: obj }).strict(),
+  updateConversation: z.object({ id: str, tags: tagChanges, properties: any, currentTaskId: any }).strict(),
+  deleteConversation: byId,
+  getParticipant: participant,
+  // Filters and orders of the query string: `tags.<name>` (qs' dots), the date range and sort are taken and not followed.
+  listUsers: z.object({ ...list, conversationId: optStr }).loose(),
+  deleteUser: byId,
+  listEvents: z.object({
+    ...list,
+    conversationId: str,
+    userId: optStr,
+    type: optStr,
+    messageId: optStr,
+    workflowId: optStr,
+    status: optStr,
+  }),
+  getOrCreateMessage: z
+    .object({ payload: obj, userId: str, conversationId: str, type: str, tags: chosenTags, schedule: any, origin: any, discriminateByTags: any })
+    .strict(),
+  listTagValues: z.object({
+    ...list,
+    key: str,
+    type: str.pipe(
+      z.enum(['user', 'conversation', 'message'], { error: (issue) => `must be user, conversation or message, got ${JSON.stringify(issue.input)}` }),
+    ),
+  }),
+  trackAnalytics: z
+    .object({
+      name: str.pipe(z.string().max(256, { error: 'must be at most 256 characters' })),
+      count: z.number({ error: countMessage }).int({ error: countMessage }).min(-1e9, { error: countMessage }).max(1e9, { error: countMessage }),
+    })
+    .strict(),
 } satisfies Record<string, z.ZodObject>

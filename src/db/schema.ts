@@ -16,6 +16,12 @@ export interface MessageFeedback {
 
 export type BotStateScope = 'conversation' | 'user' | 'bot'
 
+/** A named state that expires when left unwritten for `expiry` ms: at `expiresAt` (ISO 8601), unless written again. */
+export interface StateExpiry {
+  expiry: number
+  expiresAt: string
+}
+
 /** A key that signed user keys before a rotation, kept until `expiresAt` (ISO 8601). */
 export interface PreviousEncryptionKey {
   key: string
@@ -399,8 +405,12 @@ export function defineTables(d: Dialect) {
       scopeId: d.text('scope_id').notNull(),
       value: d.json<Record<string, unknown>>('value').notNull(),
       updatedAt: updatedAt(),
+      /** The named states that expire once idle (the bot API's `expiry`), by name. */
+      expiries: d.json<Record<string, StateExpiry>>('expiries'),
+      /** When the first of them expires: what a sweep finds the rows to clean by. */
+      expiresAt: d.text('expires_at'),
     },
-    (t) => [d.primaryKey({ columns: [t.botId, t.scope, t.scopeId] })],
+    (t) => [d.primaryKey({ columns: [t.botId, t.scope, t.scopeId] }), d.index('bot_states_expires_idx').on(t.expiresAt)],
   )
 
   /**

@@ -138,6 +138,8 @@ export interface FileQueries {
 export interface EventQueries {
   insert(row: EventRow): Promise<void>
   find(integrationId: string, id: string): Promise<EventRow | undefined>
+  /** A page of a conversation's custom events, newest first, keyset on (createdAt, id). */
+  page(integrationId: string, conversationId: string, window: KeysetWindow): Promise<EventRow[]>
 }
 
 export type BotChanges = Partial<Omit<BotRow, 'id' | 'workspaceId' | 'createdAt'>>
@@ -240,8 +242,12 @@ export interface BotDeliveryQueries {
 export interface BotStateQueries {
   /** The bot's stored state for this conversation, this user and itself (the rows that exist). */
   find(botId: string, conversationId: string, userId: string): Promise<BotStateRow[]>
-  /** Replaces (or creates) one scope's state. */
-  put(row: BotStateRow): Promise<void>
+  /** Replaces (or creates) one scope's state, keeping its expiries. */
+  put(row: Omit<BotStateRow, 'expiries' | 'expiresAt'>): Promise<void>
+  /** Replaces (or creates) one scope's state with its expiries. */
+  write(row: BotStateRow): Promise<void>
+  /** Scopes whose first expiry is at or before `at`, soonest first, at most `limit`. */
+  expiredBy(at: string, limit: number): Promise<BotStateRow[]>
   /** One scope's stored state, if any. */
   findScope(botId: string, scope: BotStateRow['scope'], scopeId: string): Promise<BotStateRow | undefined>
 }

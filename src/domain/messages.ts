@@ -24,6 +24,8 @@ export interface CheckedMessage {
   conversationId: string
   payload: Record<string, unknown>
   metadata: Record<string, unknown> | null
+  /** The id it is posted under, when its poster chose it (the bot API's getOrCreateMessage); else a new one. */
+  id?: string
 }
 
 /** The payload is checked against its kind and kept exactly as given (400 otherwise). */
@@ -55,7 +57,7 @@ export async function postMessage(ctx: ChatContext, q: Queries, after: After, me
   const caller = poster ?? (await requireParticipation(ctx, q, message.conversationId)).caller
   const row: MessageRow = {
     integrationId: ctx.integration.id,
-    id: newId(),
+    id: message.id ?? newId(),
     conversationId: message.conversationId,
     userId: caller.id,
     payload: message.payload,

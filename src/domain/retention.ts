@@ -1,4 +1,5 @@
 import type { PruneCursor, PrunedTable, Store } from '../db/store.ts'
+import { sweepExpiredStates } from './bots/chat/state.ts'
 import { removeFileBytes } from './file-bytes.ts'
 
 /**
@@ -44,6 +45,8 @@ export async function pruneOnce(store: Store, { days, clock = () => new Date(), 
       await new Promise((resolve) => setImmediate(resolve))
     }
   }
+  // Expired bot states go too (whatever their age): expiries are the bot's own retention.
+  await sweepExpiredStates(store, clock())
   return counts
 }
 

@@ -2,12 +2,14 @@ import SchemaBuilder from '@pothos/core'
 import { lexicographicSortSchema } from 'graphql'
 import { JSONObjectResolver } from 'graphql-scalars'
 import * as actions from '../domain/bot-api/actions.ts'
+import * as analytics from '../domain/bot-api/analytics.ts'
 import type { BotApiContext } from '../domain/bot-api/context.ts'
 import * as conversations from '../domain/bot-api/conversations.ts'
 import * as events from '../domain/bot-api/events.ts'
 import * as messages from '../domain/bot-api/messages.ts'
 import * as participants from '../domain/bot-api/participants.ts'
 import * as states from '../domain/bot-api/states.ts'
+import * as tags from '../domain/bot-api/tags.ts'
 import * as users from '../domain/bot-api/users.ts'
 import type { GraphQLContext } from './context.ts'
 import { botApiScope } from './context.ts'
@@ -36,6 +38,10 @@ const reads: Record<string, Verb> = {
   listMessages: messages.listBotApiMessages,
   getEvent: events.getBotApiEvent,
   getState: states.getBotApiState,
+  getParticipant: participants.getBotApiParticipant,
+  listUsers: users.listBotApiUsers,
+  listEvents: events.listBotApiEvents,
+  listTagValues: tags.listBotApiTagValues,
 }
 
 const writes: Record<string, Verb> = {
@@ -55,6 +61,12 @@ const writes: Record<string, Verb> = {
   patchState: states.patchBotApiState,
   deleteState: states.deleteBotApiState,
   callAction: actions.callBotApiAction,
+  setStateExpiry: states.setBotApiStateExpiry,
+  updateConversation: conversations.updateBotApiConversation,
+  deleteConversation: conversations.deleteBotApiConversation,
+  deleteUser: users.deleteBotApiUser,
+  getOrCreateMessage: messages.getOrCreateBotApiMessage,
+  trackAnalytics: analytics.trackBotApiAnalytics,
 }
 
 builder.queryType()

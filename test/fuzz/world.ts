@@ -57,6 +57,14 @@ export async function seedWorld(t: TestApp) {
     `Bearer ${alice.key}`,
   ])
 
+  const ids: Record<string, string[]> = {
+    id: ['c1', 'c2', createMessage.message.messageId as string, createEvent.event.eventId as string],
+    conversationId: ['c1', 'c2'],
+    userId: ['alice', 'bob'],
+    type: ['conversation', 'user', 'bot'],
+    name: ['counter'],
+  }
+
   return {
     webhookId: WEBHOOK_ID,
     adminToken: ADMIN_TOKEN,
@@ -67,18 +75,21 @@ export async function seedWorld(t: TestApp) {
     botId: bot.botId as string,
     botKey,
     /** Ids of what alice may read and write, by the name of the path parameter that takes them. */
-    ids: {
-      id: ['c1', 'c2', createMessage.message.messageId as string, createEvent.event.eventId as string],
-      conversationId: ['c1', 'c2'],
-      userId: ['alice', 'bob'],
-      type: ['conversation', 'user', 'bot'],
-      name: ['counter'],
-    } as Record<string, string[]>,
+    ids,
     globalIds: {
       chat: [me.body.data.me.id, createMessage.message.conversation.id, createMessage.message.id, createEvent.event.id] as string[],
       admin: [bot.id] as string[],
     },
     sentinel: { key: bob.key, conversationId: 'c2' },
+    /**
+     * Counts what the run has made since as existing (a fuzzed request may create a conversation of
+     * any id, "constructor" say), so that no later property draws its id as one that names nothing.
+     */
+    learnMade: async () => {
+      for (const table of ['conversations', 'users', 'messages', 'events']) {
+        for (const { id } of await t.query<{ id: string }>(`select id from ${table}`)) if (!ids.id?.includes(id)) ids.id?.push(id)
+      }
+    },
     /** Puts back alice and her conversation, should a fuzzed request have deleted them. */
     restore: async () => {
       // A deleted user stays deleted (no API brings one back): the fixture forgets that she was.

@@ -1,4 +1,5 @@
 import { now } from '../clock.ts'
+import { eraseConversation } from '../erasure.ts'
 import { alreadyExists } from '../errors.ts'
 import { newId } from '../ids.ts'
 import { botApiPage, botApiWindow } from './pages.ts'
@@ -47,5 +48,28 @@ export function listBotApiConversations(ctx: BotApiContext, input: Json) {
     const rows = await q.conversations.pageOfParticipant(ctx.integration.id, ctx.bot.id, botApiWindow(conversationsSort, nextToken))
     const { page, meta } = botApiPage(conversationsSort, rows, (c) => [c.createdAt, c.id])
     return { conversations: page.map((c) => botApiConversation(c, ctx.bot.id)), meta }
+  })
+}
+
+/**
+ * updateConversation: Confab keeps no tags a bot sets (its own, `chat:owner` and `chat:fid`, say
+ * who made it and are not the bot's to change), nor properties: they are checked and the
+ * conversation answered as it is.
+ */
+export function updateBotApiConversation(ctx: BotApiContext, input: Json) {
+  const { id } = parseInput(botApiInputs.updateConversation, input)
+  return ctx.store.read(async (q) => ({ conversation: botApiConversation(await findConversation(ctx, q, id), ctx.bot.id) }))
+}
+
+/**
+ * deleteConversation: the conversation goes with all it holds, as when its owner deletes it through
+ * the Chat API (eraseConversation): its listeners end, its files' bytes go.
+ */
+export function deleteBotApiConversation(ctx: BotApiContext, input: Json) {
+  const { id } = parseInput(botApiInputs.deleteConversation, input)
+  return ctx.store.write(async (q, after) => {
+    await findConversation(ctx, q, id)
+    await eraseConversation(ctx, q, after, ctx.integration, id)
+    return {}
   })
 }

@@ -1,12 +1,12 @@
 import type { MessageRow } from '../../db/schema.ts'
 import type { Queries } from '../../db/store.ts'
-import { invalidPayload, notFound } from '../errors.ts'
+import { alreadyExists, invalidPayload, notFound } from '../errors.ts'
 import { checkMessage, postMessage } from '../messages.ts'
 import { botApiPage, botApiWindow } from './pages.ts'
 import { joinConversation } from '../participants.ts'
 import { type BotApiContext, asChat, findConversation, findUser } from './context.ts'
 import { type Json, botApiInputs } from '../../contracts/bot-api-inputs.ts'
-import { parseInput } from './inputs.ts'
+import { chosenId, parseInput } from './inputs.ts'
 import { botApiMessage } from './shapes.ts'
 import { toChatMessage } from './chat-messages.ts'
 
@@ -32,6 +32,30 @@ export function createBotApiMessage(ctx: BotApiContext, input: Json) {
     if (author.id === ctx.bot.id) await joinConversation(asChat(ctx), q, after, conversationId, author.id)
     const row = await postMessage(asChat(ctx, author.id), q, after, message)
     return { message: botApiMessage(row, ctx.bot.id) }
+  })
+}
+
+/**
+ * getOrCreateMessage: the message `tags.id` names (its id, as `tags.id` chooses a conversation's or a
+ * user's), when it exists in that conversation; else createMessage's, under that id. Confab keeps no
+ * other message tags, so that without `tags.id` every call creates. An id of a message elsewhere is 409.
+ */
+export function getOrCreateBotApiMessage(ctx: BotApiContext, input: Json) {
+  const { type, payload, conversationId, userId, schedule, tags } = parseInput(botApiInputs.getOrCreateMessage, input)
+  if (schedule !== undefined) throw invalidPayload('scheduled messages are not supported')
+  const chosen = chosenId(tags, 'message id')
+  const message = checkMessage({ conversationId, ...toChatMessage({ type, payload }) })
+  return ctx.store.write(async (q, after) => {
+    await findConversation(ctx, q, conversationId)
+    if (chosen !== undefined) {
+      const existing = await q.messages.find(ctx.integration.id, chosen)
+      if (existing && existing.conversationId === conversationId) return { message: botApiMessage(existing, ctx.bot.id), meta: { created: false } }
+      if (existing) throw alreadyExists('Message', chosen)
+    }
+    const author = await findUser(ctx, q, userId)
+    if (author.id === ctx.bot.id) await joinConversation(asChat(ctx), q, after, conversationId, author.id)
+    const row = await postMessage(asChat(ctx, author.id), q, after, { ...message, ...(chosen !== undefined ? { id: chosen } : {}) })
+    return { message: botApiMessage(row, ctx.bot.id), meta: { created: true } }
   })
 }
 

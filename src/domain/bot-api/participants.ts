@@ -49,3 +49,13 @@ export function listBotApiParticipants(ctx: BotApiContext, input: Json) {
     return { participants: page.map((e) => botApiUser(users.get(e.user.id) ?? e.user)), meta }
   })
 }
+
+/** getParticipant: the user, when it participates in the conversation; else 404. */
+export function getBotApiParticipant(ctx: BotApiContext, input: Json) {
+  const { id, userId } = parseInput(botApiInputs.getParticipant, input)
+  return ctx.store.read(async (q) => {
+    const conversation = await findConversation(ctx, q, id)
+    if (!(await q.participants.exists(ctx.integration.id, conversation.id, userId))) throw notFound('Participant', userId)
+    return { participant: botApiUser(await findUser(ctx, q, userId)) }
+  })
+}

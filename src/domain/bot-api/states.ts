@@ -1,7 +1,8 @@
-import type { BotStateRow } from '../../db/schema.ts'
+import type { BotStateRow, StateExpiry } from '../../db/schema.ts'
 import type { Queries } from '../../db/store.ts'
 import { now } from '../clock.ts'
 import { notFound } from '../errors.ts'
+import { expiryAfterWrite, expiryColumns, hasExpired, liveExpiries, liveValue } from '../bots/chat/state-expiry.ts'
 import { type BotApiContext, findConversation, findUser } from './context.ts'
 import { type Json, botApiInputs } from '../../contracts/bot-api-inputs.ts'
 import { parseInput } from './inputs.ts'
@@ -24,7 +25,7 @@ async function scopeIdOf(ctx: BotApiContext, q: Queries, at: StateAddress): Prom
   return ''
 }
 
-const stateOf = (ctx: BotApiContext, at: StateAddress, payload: unknown, row: { updatedAt: string }): Json => ({
+const stateOf = (ctx: BotApiContext, at: StateAddress, payload: unknown, row: { updatedAt: string }, expiry?: StateExpiry): Json => ({
   id: `${at.type}:${at.id}:${at.name}`,
   botId: ctx.bot.id,
   type: at.type,
@@ -34,25 +35,46 @@ const stateOf = (ctx: BotApiContext, at: StateAddress, payload: unknown, row: { 
   payload,
   createdAt: row.updatedAt,
   updatedAt: row.updatedAt,
+  ...(expiry ? { expiry: expiry.expiry, expiresAt: expiry.expiresAt } : {}),
 })
 
-/** Reads, changes and writes one state in a unit: `change` returns the new payload (undefined: kept, null: removed) and the answer. */
-function withState(ctx: BotApiContext, at: StateAddress, change: (current: Json | undefined) => { next?: Json | null; answer: (state: Json) => Json }) {
+/** What a change of one state does: its new payload (undefined: kept, null: removed), its expiry (see expiryAfterWrite) and the answer. */
+interface StateChange {
+  next?: Json | null
+  expiry?: number | null
+  answer: (state: Json) => Json
+}
+
+/**
+ * Reads, changes and writes one state in a unit (its scope's expired states dropped as it goes):
+ * `change` sees the live payload (undefined when unset or expired).
+ */
+function withState(ctx: BotApiContext, at: StateAddress, change: (current: Json | undefined) => StateChange) {
   return ctx.store.write(async (q) => {
     const scopeId = await scopeIdOf(ctx, q, at)
     const row = await q.botStates.findScope(ctx.bot.id, at.type, scopeId)
-    const value = row?.value ?? {}
+    const clock = new Date(now())
+    const time = clock.toISOString()
+    const value = row ? liveValue(row, time) : {}
     const current = value[at.name] as Json | undefined
-    const { next, answer } = change(current)
-    const updatedAt = now()
-    if (next !== undefined) {
-      const changed = { ...value }
-      if (next === null) delete changed[at.name]
-      else changed[at.name] = next
-      await q.botStates.put({ botId: ctx.bot.id, scope: at.type, scopeId, value: changed, updatedAt })
-      return answer(stateOf(ctx, at, next, { updatedAt }))
+    const { next, expiry, answer } = change(current)
+    if (next === undefined && expiry === undefined) {
+      return answer(stateOf(ctx, at, current, { updatedAt: row?.updatedAt ?? time }, row?.expiries?.[at.name]))
     }
-    return answer(stateOf(ctx, at, current, { updatedAt: row?.updatedAt ?? updatedAt }))
+    const changed = { ...value }
+    const expiries = row ? liveExpiries(row, value, time) : {}
+    const written = next === undefined ? current : next
+    if (written === null) {
+      delete changed[at.name]
+      delete expiries[at.name]
+    } else {
+      changed[at.name] = written
+      const after = expiryAfterWrite(expiries[at.name], expiry, clock)
+      if (after) expiries[at.name] = after
+      else delete expiries[at.name]
+    }
+    await q.botStates.write({ botId: ctx.bot.id, scope: at.type, scopeId, value: changed, updatedAt: time, ...expiryColumns(expiries) })
+    return answer(stateOf(ctx, at, written, { updatedAt: time }, expiries[at.name]))
   })
 }
 
@@ -63,33 +85,46 @@ export function getBotApiState(ctx: BotApiContext, input: Json) {
   return ctx.store.read(async (q) => {
     const scopeId = await scopeIdOf(ctx, q, at)
     const row = await q.botStates.findScope(ctx.bot.id, at.type, scopeId)
-    const payload = row?.value[at.name]
+    const payload = row && !hasExpired(row, at.name, now()) ? row.value[at.name] : undefined
     if (!row || payload === undefined) throw missing(at)
-    return { state: stateOf(ctx, at, payload, row) }
+    return { state: stateOf(ctx, at, payload, row, row.expiries?.[at.name]) }
   })
 }
 
-/** Sets (replaces) the state; a null payload removes it. */
+/** Sets (replaces) the state, with its expiry when given; a null payload removes it. */
 export function setBotApiState(ctx: BotApiContext, input: Json) {
-  const { payload, expiry: _, ...at } = parseInput(botApiInputs.setState, input)
-  return withState(ctx, at, () => ({ next: payload, answer: (state) => ({ state }) }))
+  const { payload, expiry, ...at } = parseInput(botApiInputs.setState, input)
+  return withState(ctx, at, () => ({ next: payload, expiry, answer: (state) => ({ state }) }))
 }
 
+/** The live state as it is (its expiry untouched), else the payload sent, set with the expiry sent. */
 export function getOrSetBotApiState(ctx: BotApiContext, input: Json) {
-  const { payload, expiry: _, ...at } = parseInput(botApiInputs.getOrSetState, input)
+  const { payload, expiry, ...at } = parseInput(botApiInputs.getOrSetState, input)
   return withState(ctx, at, (current) =>
     current === undefined
-      ? { next: payload, answer: (state) => ({ state, meta: { cached: false } }) }
+      ? { next: payload, expiry, answer: (state) => ({ state, meta: { cached: false } }) }
       : { answer: (state) => ({ state, meta: { cached: true } }) },
   )
 }
 
 /** Merges the payload's properties into the stored one (shallowly); an unset state is 404. */
 export function patchBotApiState(ctx: BotApiContext, input: Json) {
-  const { payload, expiry: _, ...at } = parseInput(botApiInputs.patchState, input)
+  const { payload, expiry, ...at } = parseInput(botApiInputs.patchState, input)
   return withState(ctx, at, (current) => {
     if (current === undefined) throw missing(at)
-    return { next: { ...current, ...payload }, answer: (state) => ({ state }) }
+    return { next: { ...current, ...payload }, expiry, answer: (state) => ({ state }) }
+  })
+}
+
+/**
+ * setStateExpiry: the state expires once left unwritten for `expiry` ms from now (null: never);
+ * its payload is kept. An unset or expired state is 404.
+ */
+export function setBotApiStateExpiry(ctx: BotApiContext, input: Json) {
+  const { expiry, ...at } = parseInput(botApiInputs.setStateExpiry, input)
+  return withState(ctx, at, (current) => {
+    if (current === undefined) throw missing(at)
+    return { expiry, answer: (state) => ({ state }) }
   })
 }
 

@@ -1,5 +1,7 @@
 import type { BotStateScope } from '../../../db/schema.ts'
 import type { Queries, Store } from '../../../db/store.ts'
+import { now } from '../../clock.ts'
+import { expiryColumns, liveExpiries, liveValue } from './state-expiry.ts'
 
 type StateValue = Record<string, unknown>
 
@@ -23,10 +25,11 @@ const scopeIds = (key: StateKey): Record<BotStateScope, string> => ({
   bot: '',
 })
 
-/** Inside a unit or a read: the bot's stored state for the key. */
+/** Inside a unit or a read: the bot's stored state for the key (expired states left out: state-expiry.ts). */
 export async function readBotState(q: Queries, key: StateKey): Promise<BotState> {
   const state: BotState = { conversation: {}, user: {}, bot: {} }
-  for (const row of await q.botStates.find(key.botId, key.conversationId, key.userId)) state[row.scope] = row.value
+  const at = now()
+  for (const row of await q.botStates.find(key.botId, key.conversationId, key.userId)) state[row.scope] = liveValue(row, at)
   return state
 }
 
@@ -44,3 +47,25 @@ export const getBotState = (store: Store, key: StateKey): Promise<BotState> => s
 
 export const setBotState = (store: Store, key: StateKey, state: Partial<BotState>): Promise<void> =>
   store.write((q) => storeBotState(q, key, state, new Date()))
+
+/**
+ * Removes the expired states of the scopes whose first expiry has passed by `at`, `batchSize` scopes
+ * a unit: what a retention cycle does besides pruning by age (an expired state is never read before,
+ * and leaves its row at the next bot API write of its scope anyway). How many scopes were rewritten.
+ */
+export async function sweepExpiredStates(store: Store, at: Date, batchSize = 500): Promise<number> {
+  const time = at.toISOString()
+  let swept = 0
+  for (;;) {
+    const rewritten = await store.write(async (q) => {
+      const rows = await q.botStates.expiredBy(time, batchSize)
+      for (const row of rows) {
+        const value = liveValue(row, time)
+        await q.botStates.write({ ...row, value, ...expiryColumns(liveExpiries(row, value, time)) })
+      }
+      return rows.length
+    })
+    swept += rewritten
+    if (rewritten < batchSize) return swept
+  }
+}
