@@ -91,7 +91,23 @@ export function createApp({ corsOrigins = [], publicUrl, trustProxy = [], webSoc
   ])
   /** The verified caller of each response a transport told one of, until its stream is admitted. */
   const callers = new WeakMap<Response, string>()
-  const { chatYoga, adminYoga, chatRest, adminRest, botApiRest, agentYoga, agentRest, errors, signals, streams, sendQueues, renderings, bots, limits, retention } = parts
+  const {
+    chatYoga,
+    adminYoga,
+    chatRest,
+    adminRest,
+    botApiRest,
+    agentYoga,
+    agentRest,
+    errors,
+    signals,
+    streams,
+    sendQueues,
+    renderings,
+    bots,
+    limits,
+    retention,
+  } = parts
   const cors = createCors(corsOrigins, options.log)
   const accessLog = createAccessLog(options.log)
   const countsFailures = limits?.has('failedAuth') ?? false

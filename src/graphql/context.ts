@@ -74,7 +74,10 @@ export function agentScope(ctx: GraphQLContext): AgentContext {
 }
 
 /** agent API scope: an agent key (401 otherwise; no other credential is one). */
-export function createAgentContext(deps: ContextDeps, { requestId, authorization }: { requestId: string; authorization: string | undefined }): Promise<GraphQLContext> {
+export function createAgentContext(
+  deps: ContextDeps,
+  { requestId, authorization }: { requestId: string; authorization: string | undefined },
+): Promise<GraphQLContext> {
   return refusingWithStatus(async () => {
     const agent = await authenticateAgent(deps.store, bearerToken(authorization))
     return {

@@ -5,7 +5,7 @@ import { ADMIN_TOKEN, ENCRYPTION_KEY, iso, OTHER, type TestApp, WORKSPACE_ID } f
 import { serve, type Served } from '../helpers/listening.ts'
 import { SseReader } from '../helpers/sse.ts'
 import { eventually } from '../helpers/wait.ts'
-import { logsOf, type Receiver, startReceiver, webhookBotApp } from '../bots/receiver.ts'
+import { logsOf, type Receiver, setBot, startReceiver, webhookBotApp } from '../bots/receiver.ts'
 import { signUserKey } from '../../src/auth/user-key.ts'
 
 // Agents (docs/guides/handoff.md) through the real HTTP server: an administrator makes them, each
@@ -22,13 +22,18 @@ let bot: Client
 let alice: Awaited<ReturnType<typeof ChatClient.connect>>
 const agents: Record<'ada' | 'bo' | 'sue' | 'stranger', { id: string; key: string }> = {} as never
 
-const text = (value: string) => ({ type: 'text', text: value })
-const hitlEvents = () => receiver.received.filter((r) => String(r.json.type).startsWith('hitl:')).map((r) => ({ type: r.json.type, payload: r.json.data.payload }))
+const text = (value: string) => ({ type: 'text' as const, text: value })
+const hitlEvents = () =>
+  receiver.received.filter((r) => String(r.json.type).startsWith('hitl:')).map((r) => ({ type: r.json.type, payload: r.json.data.payload }))
 
 async function call(key: string | undefined, method: string, path: string, body?: unknown, headers: Record<string, string> = {}) {
   const res = await fetch(`${served.baseUrl}${path}`, {
     method,
-    headers: { ...(key === undefined ? {} : { authorization: `Bearer ${key}` }), ...(body === undefined ? {} : { 'content-type': 'application/json' }), ...headers },
+    headers: {
+      ...(key === undefined ? {} : { authorization: `Bearer ${key}` }),
+      ...(body === undefined ? {} : { 'content-type': 'application/json' }),
+      ...headers,
+    },
     body: body === undefined ? undefined : JSON.stringify(body),
   })
   const raw = await res.text()
@@ -114,7 +119,7 @@ describe('the whole path: startHitl → queue → claim → reply → skip the b
     const feed = await fetch(`${served.baseUrl}/v1/agent/queue/listen`, { headers: { authorization: `Bearer ${agents.ada.key}` } })
     expect(feed.status).toBe(200)
     const updates = new SseReader(feed.body as ReadableStream<Uint8Array>)
-    const nextUpdate = async () => JSON.parse((await updates.message((b) => !b.data || !b.data.includes('handoff_changed')))?.data ?? 'null')
+    const nextUpdate = async () => JSON.parse((await updates.message((b) => !b.data?.includes('handoff_changed')))?.data ?? 'null')
 
     await alice.createMessage({ conversationId: 'c1', payload: text('hello') })
     await eventually(async () => expect(receiver.received.some((r) => r.json.data?.payload?.text === 'hello')).toBe(true))
@@ -134,7 +139,15 @@ describe('the whole path: startHitl → queue → claim → reply → skip the b
     const claimed = await asAgent('ada', 'POST', `${c1()}/claim`, {})
     expect(claimed).toMatchObject({ status: 200, body: { conversation: { id: 'c1', handledBy: 'agent', agentId: agents.ada.id } } })
     expect(await asAgent('bo', 'POST', `${c1()}/claim`, {})).toMatchObject({ status: 404 })
-    expect(await nextUpdate()).toEqual({ type: 'handoff_changed', botId, conversationId: 'c1', handledBy: 'agent', agentId: agents.ada.id, agentName: 'Ada', title: 'Refund' })
+    expect(await nextUpdate()).toEqual({
+      type: 'handoff_changed',
+      botId,
+      conversationId: 'c1',
+      handledBy: 'agent',
+      agentId: agents.ada.id,
+      agentName: 'Ada',
+      title: 'Refund',
+    })
     const adaUser = `agent:${agents.ada.id}`
     await eventually(() => expect(hitlEvents()).toEqual([{ type: 'hitl:hitlAssigned', payload: { conversationId: 'c1', userId: adaUser } }]))
     // The user sees a person join, by name.
@@ -146,11 +159,18 @@ describe('the whole path: startHitl → queue → claim → reply → skip the b
     expect((await alice.listMessages({ conversationId: 'c1' })).messages[0]).toMatchObject({ userId: adaUser, payload: text('Ada here, how can I help?') })
 
     const { message: mine } = await alice.createMessage({ conversationId: 'c1', payload: text('my order is late') })
-    await eventually(async () => expect((await logsOf(t)).map((l) => l.message)).toContain(`skipped message ${mine.id}: the conversation is handled by a person (agent), not delivered to the bot`))
+    await eventually(async () =>
+      expect((await logsOf(t)).map((l) => l.message)).toContain(
+        `skipped message ${mine.id}: the conversation is handled by a person (agent), not delivered to the bot`,
+      ),
+    )
     const history = await asAgent('ada', 'GET', `${c1()}/messages`)
     expect(history.body.messages.slice(0, 2).map((m: { userId: string }) => m.userId)).toEqual(['alice', adaUser])
 
-    expect(await asAgent('ada', 'POST', `${c1()}/notes`, { text: 'VIP customer' })).toMatchObject({ status: 200, body: { note: { text: 'VIP customer', agentId: agents.ada.id } } })
+    expect(await asAgent('ada', 'POST', `${c1()}/notes`, { text: 'VIP customer' })).toMatchObject({
+      status: 200,
+      body: { note: { text: 'VIP customer', agentId: agents.ada.id } },
+    })
     expect((await asAgent('sue', 'GET', `${c1()}/notes`)).body.notes.map((n: { text: string }) => n.text)).toEqual(['VIP customer'])
     expect(JSON.stringify((await alice.listMessages({ conversationId: 'c1' })).messages)).not.toContain('VIP customer')
     expect(await asAgent('ada', 'POST', `${c1()}/notes`, { text: '' })).toMatchObject({ status: 400, body: { type: 'InvalidPayload' } })
@@ -161,7 +181,10 @@ describe('the whole path: startHitl → queue → claim → reply → skip the b
     expect(await asAgent('bo', 'GET', '/conversations')).toEqual({ status: 200, body: { conversations: [] } })
     expect((await asAgent('ada', 'GET', '/conversations')).body.conversations.map((c: { id: string }) => c.id)).toEqual(['c1'])
 
-    expect(await asAgent('ada', 'POST', `${c1()}/transfer`, { agentId: agents.bo.id })).toMatchObject({ status: 200, body: { conversation: { agentId: agents.bo.id } } })
+    expect(await asAgent('ada', 'POST', `${c1()}/transfer`, { agentId: agents.bo.id })).toMatchObject({
+      status: 200,
+      body: { conversation: { agentId: agents.bo.id } },
+    })
     // Ada's feed hears that another agent holds it, not whom.
     expect(await nextUpdate()).toEqual({ type: 'handoff_changed', botId, conversationId: 'c1', handledBy: 'agent' })
     const boUser = `agent:${agents.bo.id}`
@@ -175,7 +198,9 @@ describe('the whole path: startHitl → queue → claim → reply → skip the b
     expect((await alice.listParticipants({ conversationId: 'c1' })).participants.map((p) => p.id)).not.toContain(boUser)
 
     await alice.createMessage({ conversationId: 'c1', payload: text('thanks') })
-    await eventually(async () => expect((await alice.listMessages({ conversationId: 'c1' })).messages[0]).toMatchObject({ userId: botId, payload: text('bot: thanks') }))
+    await eventually(async () =>
+      expect((await alice.listMessages({ conversationId: 'c1' })).messages[0]).toMatchObject({ userId: botId, payload: text('bot: thanks') }),
+    )
     expect(receiver.received.filter((r) => r.json.type === 'message').map((r) => r.json.data.payload.text)).toEqual(['hello', 'thanks'])
     await updates.cancel()
   })
@@ -192,10 +217,39 @@ describe('closeConversation and refusals', () => {
     expect(await asAgent('ada', 'POST', `${c2}/claim`, {})).toMatchObject({ status: 200 })
     expect(await asAgent('ada', 'POST', `${c2}/messages`, { payload: { type: 'nonsense' } })).toMatchObject({ status: 400, body: { type: 'InvalidPayload' } })
     expect(await asAgent('ada', 'POST', `${c2}/transfer`, { agentId: agents.stranger.id })).toMatchObject({ status: 404 })
-    expect(await asAgent('ada', 'POST', `${c2}/close`, {})).toMatchObject({ status: 200, body: { conversation: { handledBy: 'closed', agentId: agents.ada.id } } })
+    expect(await asAgent('ada', 'POST', `${c2}/close`, {})).toMatchObject({
+      status: 200,
+      body: { conversation: { handledBy: 'closed', agentId: agents.ada.id } },
+    })
     await eventually(() => expect(hitlEvents()).toContainEqual({ type: 'hitl:hitlStopped', payload: { conversationId: 'c2' } }))
     // Closed: the bot answers again.
     await alice.createMessage({ conversationId: 'c2', payload: text('one more thing') })
-    await eventually(async () => expect((await alice.listMessages({ conversationId: 'c2' })).messages[0]).toMatchObject({ payload: text('bot: one more thing') }))
+    await eventually(async () =>
+      expect((await alice.listMessages({ conversationId: 'c2' })).messages[0]).toMatchObject({ payload: text('bot: one more thing') }),
+    )
+  })
+})
+
+describe('the agent GraphQL endpoint (/v1/agent/graphql)', () => {
+  it('answers the same operations with an agent key, and 401 with an admin token', async () => {
+    const query = { query: '{ listQueue(input: {}) }' }
+    expect(await call(agents.ada.key, 'POST', '/v1/agent/graphql', query)).toEqual({ status: 200, body: { data: { listQueue: { conversations: [] } } } })
+    expect((await call(ADMIN_TOKEN, 'POST', '/v1/agent/graphql', query)).status).toBe(401)
+  })
+})
+
+describe('an @botpress/sdk bot (protocol botpress) is told as the SDK reads events', () => {
+  it('gets hitl:hitlAssigned as an event_received of that type, its payload the interface’s', async () => {
+    await setBot(t, botId, { protocol: 'botpress' })
+    await alice.createConversation({ id: 'c3' })
+    await bot.callAction({ type: 'hitl:startHitl', input: { userId: 'alice', conversationId: 'c3', messageHistory: [] } })
+    expect(await asAgent('ada', 'POST', `/bots/${botId}/conversations/c3/claim`, {})).toMatchObject({ status: 200 })
+    await eventually(() =>
+      expect(receiver.received.map((r) => r.json.event).filter((e) => e?.conversationId === 'c3')).toEqual([
+        expect.objectContaining({ type: 'hitl:hitlAssigned', payload: { conversationId: 'c3', userId: `agent:${agents.ada.id}` }, userId: 'alice' }),
+      ]),
+    )
+    const request = receiver.received.find((r) => r.json.event?.conversationId === 'c3')
+    expect(request?.headers['x-bp-type']).toBe('hitl:hitlAssigned')
   })
 })

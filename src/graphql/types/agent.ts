@@ -8,7 +8,9 @@ const AgentType = builder.objectRef<Agent>('Agent').implement({
   fields: (t) => ({
     id: t.exposeString('id'),
     name: t.exposeString('name', { description: 'Shown to the users the agent answers.' }),
-    role: t.exposeString('role', { description: '`agent`: the queue and its own conversations; `supervisor`: every handed-off conversation of the workspace.' }),
+    role: t.exposeString('role', {
+      description: '`agent`: the queue and its own conversations; `supervisor`: every handed-off conversation of the workspace.',
+    }),
     createdAt: t.expose('createdAt', { type: 'DateTime' }),
     updatedAt: t.expose('updatedAt', { type: 'DateTime' }),
   }),
@@ -32,7 +34,10 @@ builder.relayMutationField(
   },
   {
     subGraphs: ['admin'],
-    outputFields: (t) => ({ agent: t.expose('agent', { type: AgentType }), key: t.exposeString('key', { description: 'Shown this once: only its digest is kept.' }) }),
+    outputFields: (t) => ({
+      agent: t.expose('agent', { type: AgentType }),
+      key: t.exposeString('key', { description: 'Shown this once: only its digest is kept.' }),
+    }),
   },
 )
 
