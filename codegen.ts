@@ -1,5 +1,6 @@
 import type { CodegenConfig } from '@graphql-codegen/cli'
 import { printSchema } from 'graphql'
+import { agentSchema } from './src/graphql/agent-schema.ts'
 import { botApiSchema } from './src/graphql/bot-api-schema.ts'
 import { adminSchema, chatSchema } from './src/graphql/schema.ts'
 
@@ -8,6 +9,7 @@ import { adminSchema, chatSchema } from './src/graphql/schema.ts'
 const chatSdl = printSchema(chatSchema)
 const adminSdl = printSchema(adminSchema)
 const botApiSdl = printSchema(botApiSchema)
+const agentSdl = printSchema(agentSchema)
 
 const scalars = {
   DateTime: 'string',
@@ -33,6 +35,7 @@ const config: CodegenConfig = {
     'schema/schema.graphql': { schema: chatSdl, plugins: ['schema-ast'] },
     'schema/admin.graphql': { schema: adminSdl, plugins: ['schema-ast'] },
     'schema/bot-api.graphql': { schema: botApiSdl, plugins: ['schema-ast'] },
+    'schema/agent.graphql': { schema: agentSdl, plugins: ['schema-ast'] },
     'src/__generated__/chat-operations.ts': {
       schema: chatSdl,
       documents: 'src/rest/chat/*.graphql',
@@ -55,6 +58,11 @@ const config: CodegenConfig = {
     'src/__generated__/bot-api-operations.ts': {
       schema: botApiSdl,
       documents: 'src/rest/bot-api/*.graphql',
+      ...operations,
+    },
+    'src/__generated__/agent-operations.ts': {
+      schema: agentSdl,
+      documents: 'src/rest/agent/*.graphql',
       ...operations,
     },
     'src/__generated__/admin-operations.ts': {

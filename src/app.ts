@@ -93,7 +93,23 @@ export function createApp({ corsOrigins = [], publicUrl, trustProxy = [], webSoc
   ])
   /** The verified caller of each response a transport told one of, until its stream is admitted. */
   const callers = new WeakMap<Response, string>()
-  const { chatYoga, adminYoga, chatRest, adminRest, botApiRest, errors, signals, streams, sendQueues, renderings, bots, limits, retention } = parts
+  const {
+    chatYoga,
+    adminYoga,
+    chatRest,
+    adminRest,
+    botApiRest,
+    agentYoga,
+    agentRest,
+    errors,
+    signals,
+    streams,
+    sendQueues,
+    renderings,
+    bots,
+    limits,
+    retention,
+  } = parts
   const cors = createCors(corsOrigins, options.log)
   const accessLog = createAccessLog(options.log)
   const countsFailures = limits?.has('failedAuth') ?? false
@@ -138,6 +154,8 @@ export function createApp({ corsOrigins = [], publicUrl, trustProxy = [], webSoc
       },
       { path: '/v1/admin/*', kind: 'admin-rest', transport: adminRest },
       { path: '/v1/chat/*', kind: 'bot-api', transport: botApiRest },
+      { path: '/v1/agent/graphql', kind: 'agent-graphql', transport: graphqlOverHttp(agentYoga, bodyLimits.chat) },
+      { path: '/v1/agent/*', kind: 'agent-rest', transport: agentRest },
       {
         path: '/:webhookId/graphql',
         kind: 'graphql',

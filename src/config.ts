@@ -229,6 +229,7 @@ export const rateLimitDefaults = {
   streams: { points: 60, seconds: 60 },
   botMessages: undefined,
   botApi: { points: 3000, seconds: 60 },
+  agent: { points: 600, seconds: 60 },
   admin: { points: 600, seconds: 60 },
   failedAuth: { points: 30, seconds: 60 },
 } as const satisfies Record<string, RateLimitRule | undefined>

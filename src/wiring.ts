@@ -16,7 +16,7 @@ import { type Retention, type RetentionOptions, startRetention } from './domain/
 import { createErrorPath } from './graphql/errors.ts'
 import { SignalRenderings } from './graphql/shared-rendering.ts'
 import { type ReplicaThread, replicaReads } from './graphql/replica-reads.ts'
-import { createAdminYoga, createChatYoga, createBotApiYoga } from './graphql/yoga.ts'
+import { createAdminYoga, createAgentYoga, createChatYoga, createBotApiYoga } from './graphql/yoga.ts'
 import { restTransport } from './http/rest.ts'
 import { SendQueues } from './http/send-queue.ts'
 import { defaultSseTiming, type SseTiming, SseStreams } from './http/sse.ts'
@@ -143,6 +143,7 @@ export function wire({
   const chatYoga = createChatYoga({ ...deps, answerMaxBytes: caps.responseMaxBytes })
   const adminYoga = createAdminYoga(deps)
   const botApiYoga = createBotApiYoga(deps)
+  const agentYoga = createAgentYoga(deps)
   const rest = { streams, log, renderings, admitStream: limits && ((args: ExecutionArgs) => operationRefusal(limits, args)) }
   const botApiRest = restTransport({
     ...rest,
@@ -165,6 +166,8 @@ export function wire({
     adminYoga,
     chatRest: restTransport({ ...rest, ...restApis.chat, yoga: chatYoga, reads: replicaReads.chat, answerMaxBytes: caps.responseMaxBytes }),
     adminRest: restTransport({ ...rest, ...restApis.admin, yoga: adminYoga, reads: replicaReads.admin }),
+    agentYoga,
+    agentRest: restTransport({ ...rest, ...restApis.agent, yoga: agentYoga }),
     // A bot's calls are counted while under way, its delivery's timeout waiting for them: only the
     // calls its key opens, so that nobody else can hold a bot's timeout off by naming its id.
     botApiRest: {

@@ -11,9 +11,11 @@ describe('codegen output (schema/ and src/__generated__/)', () => {
     const outputs: { filename: string; content: string }[] = await generate({ ...config, cwd: root, silent: true }, false)
     expect(outputs.map((o) => o.filename).sort()).toEqual([
       'schema/admin.graphql',
+      'schema/agent.graphql',
       'schema/bot-api.graphql',
       'schema/schema.graphql',
       'src/__generated__/admin-operations.ts',
+      'src/__generated__/agent-operations.ts',
       'src/__generated__/bot-api-operations.ts',
       'src/__generated__/chat-operations.ts',
       'src/webchat/__generated__/gql.ts',

@@ -1,5 +1,6 @@
 import { errors as joseErrors, jwtVerify, SignJWT } from 'jose'
 import { unauthorized } from '../domain/errors.ts'
+import { refuseAgentUserId } from '../domain/agent-users.ts'
 import { assertClientId } from '../domain/ids.ts'
 import { LruCache } from './lru.ts'
 
@@ -61,7 +62,7 @@ export function createUserKeyVerifier({ capacity = 10_000, clock = Date.now }: U
       throw error
     }
     if (typeof payload.id !== 'string') throw unauthorized('the user key has no "id" claim')
-    const userId = assertClientId(payload.id, 'user id')
+    const userId = refuseAgentUserId(assertClientId(payload.id, 'user id'))
     verified.set(token, { userId, exp: payload.exp, nbf: payload.nbf })
     return userId
   }

@@ -10,5 +10,7 @@ export const echoBot: BotHandler = ({ event, message }) => {
     const { clientMessageId: _own, ...metadata } = message.metadata ?? {}
     return { messages: [{ payload: message.payload, metadata: message.metadata ? metadata : undefined }] }
   }
+  // A handoff's events (hitl:…) are the bot's news, not the user's.
+  if (event.type.startsWith('hitl:')) return {}
   return { events: [{ payload: event.payload }] }
 }

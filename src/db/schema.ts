@@ -22,6 +22,10 @@ export interface StateExpiry {
   expiresAt: string
 }
 
+/** Who answers a conversation's user (conversations.handledBy). */
+export const handlers = ['bot', 'waiting', 'agent', 'closed'] as const
+export type HandledBy = (typeof handlers)[number]
+
 /** A key that signed user keys before a rotation, kept until `expiresAt` (ISO 8601). */
 export interface PreviousEncryptionKey {
   key: string
@@ -187,12 +191,26 @@ export function defineTables(d: Dialect) {
       updatedAt: updatedAt(),
       /** Whether the client chose the id (createConversation with `id`): the chat integration's `fid` tag. */
       idChosen: d.boolean('id_chosen').notNull().default(false),
+      /**
+       * Who answers the user (issue 52, docs/guides/handoff.md): the bot; nobody yet, waiting in its
+       * workspace's queue for an agent; an agent (`agentId`); or closed by an agent. While it is
+       * waiting or an agent's, the user's messages are not delivered to the bot.
+       */
+      handledBy: d.oneOf('handled_by', handlers).notNull().default('bot'),
+      /** The agent who holds it (handledBy `agent`), or who closed it. */
+      agentId: d.text('agent_id'),
+      /** What the bot said the handoff is about (hitl:startHitl's `title`), shown in the queue. */
+      handoffTitle: d.text('handoff_title'),
+      /** When the conversation last entered the queue (the queue's order: oldest first). */
+      handoffAt: d.text('handoff_at'),
     },
     (t) => [
       d.primaryKey({ columns: [t.integrationId, t.id] }),
       d.foreignKey({ columns: [t.integrationId, t.ownerId], foreignColumns: [users.integrationId, users.id] }).onDelete('cascade'),
       d.index('conversations_owner_idx').on(t.integrationId, t.ownerId),
       d.index('conversations_created_idx').on(t.integrationId, t.createdAt, t.id),
+      // The queue and an agent's conversations: only handed-off ones have a handoffAt.
+      d.index('conversations_handoff_idx').on(t.handledBy, t.handoffAt),
     ],
   )
 
@@ -414,6 +432,51 @@ export function defineTables(d: Dialect) {
   )
 
   /**
+   * A person who answers users in place of the bots of a workspace (issue 52): made by an
+   * administrator, acting with its own key (`agk_…`, stored as a SHA-256 digest) on the agent API.
+   * A `supervisor` sees all of the workspace's handed-off conversations; an `agent` the queue and its own.
+   */
+  const agents = d.table(
+    'agents',
+    {
+      id: d.text('id').primaryKey(),
+      workspaceId: d
+        .text('workspace_id')
+        .notNull()
+        .references(() => workspaces.id, { onDelete: 'cascade' }),
+      name: d.text('name').notNull(),
+      role: d.oneOf('role', ['agent', 'supervisor']).notNull().default('agent'),
+      keyHash: d.text('key_hash').notNull().unique(),
+      createdAt: createdAt(),
+      updatedAt: updatedAt(),
+    },
+    (t) => [d.index('agents_workspace_created_idx').on(t.workspaceId, t.createdAt, t.id)],
+  )
+
+  /** What an agent writes about a conversation for other agents: never shown to its user nor its bot. */
+  const conversationNotes = d.table(
+    'conversation_notes',
+    {
+      integrationId: d.text('integration_id').notNull(),
+      id: d.text('id').notNull(),
+      conversationId: d.text('conversation_id').notNull(),
+      agentId: d.text('agent_id').notNull(),
+      text: d.text('text').notNull(),
+      createdAt: createdAt(),
+    },
+    (t) => [
+      d.primaryKey({ columns: [t.integrationId, t.id] }),
+      d
+        .foreignKey({
+          columns: [t.integrationId, t.conversationId],
+          foreignColumns: [conversations.integrationId, conversations.id],
+        })
+        .onDelete('cascade'),
+      d.index('conversation_notes_page_idx').on(t.integrationId, t.conversationId, t.createdAt, t.id),
+    ],
+  )
+
+  /**
    * Users deleted (see docs/reference/decisions.md, "A deleted user stays deleted"): a key that still
    * names one re-creates nothing. The id is kept as a SHA-256 digest only (an id may itself be personal,
    * an email): enough to recognise it, not to read it back. They go with their chat integration.
@@ -449,6 +512,8 @@ export function defineTables(d: Dialect) {
     botDeliveries,
     botLogs,
     botStates,
+    agents,
+    conversationNotes,
     deletedUsers,
   }
 }
@@ -471,3 +536,5 @@ export type BotDeliveryRow = Tables['botDeliveries']['$inferSelect']
 export type BotStateRow = Tables['botStates']['$inferSelect']
 export type BotApiKeyRow = Tables['botApiKeys']['$inferSelect']
 export type DeletedUserRow = Tables['deletedUsers']['$inferSelect']
+export type AgentRow = Tables['agents']['$inferSelect']
+export type ConversationNoteRow = Tables['conversationNotes']['$inferSelect']

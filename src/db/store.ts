@@ -1,5 +1,7 @@
 import type {
   AdminTokenRow,
+  AgentRow,
+  ConversationNoteRow,
   BotApiKeyRow,
   BotDeliveryRow,
   BotEventRow,
@@ -313,6 +315,45 @@ export interface TenantListing {
   integrations: { workspaceId: string; botId: string; botName: string; webhookId: string }[]
 }
 
+/** Who handles a conversation (issue 52): the bot, the queue, an agent, or closed. */
+export interface HandoffQueries {
+  /**
+   * Sets who handles the conversation, when it is now one of `from`: the conversation as it now is,
+   * or undefined when it does not exist or is handled otherwise (a race lost, or nothing to change).
+   */
+  change(
+    row: Pick<ConversationRow, 'integrationId' | 'id' | 'handledBy' | 'agentId' | 'handoffTitle' | 'handoffAt' | 'updatedAt'> & {
+      from: readonly ConversationRow['handledBy'][]
+    },
+  ): Promise<ConversationRow | undefined>
+  /**
+   * Up to `limit` of a workspace's conversations handled so (of one agent, when `agentId` is given),
+   * each with its bot, the longest handed off first.
+   */
+  ofWorkspace(
+    workspaceId: string,
+    handledBy: ConversationRow['handledBy'],
+    agentId: string | undefined,
+    limit: number,
+  ): Promise<{ conversation: ConversationRow; botId: string }[]>
+}
+
+export interface AgentQueries {
+  insert(row: AgentRow): Promise<void>
+  byHash(keyHash: string): Promise<AgentRow | undefined>
+  find(workspaceId: string, id: string): Promise<AgentRow | undefined>
+  /** The workspace's agents, oldest first. */
+  list(workspaceId: string, limit: number): Promise<AgentRow[]>
+  /** False when there was none. */
+  delete(workspaceId: string, id: string): Promise<boolean>
+}
+
+export interface ConversationNoteQueries {
+  insert(row: ConversationNoteRow): Promise<void>
+  /** The conversation's notes, oldest first. */
+  ofConversation(integrationId: string, conversationId: string, limit: number): Promise<ConversationNoteRow[]>
+}
+
 export interface Queries {
   users: UserQueries
   conversations: ConversationQueries
@@ -330,6 +371,9 @@ export interface Queries {
   erasure: ErasureQueries
   userRecords: UserRecordQueries
   retention: RetentionQueries
+  handoffs: HandoffQueries
+  agents: AgentQueries
+  conversationNotes: ConversationNoteQueries
   /** A chat integration's version, read alone or with the statement it fences (what a shared store's instances check: integration-cache.ts). */
   integrationVersions: IntegrationVersionQueries
 }

@@ -1,5 +1,6 @@
 import type { ConversationRow, UserRow } from '../db/schema.ts'
 import type { Queries } from '../db/store.ts'
+import { botHandled } from './handoff.ts'
 import { now } from './clock.ts'
 import type { ChatContext } from './context.ts'
 import { alreadyExists, forbidden, notFound } from './errors.ts'
@@ -44,7 +45,7 @@ async function insertConversation(ctx: ChatContext, q: Queries, id: string, idCh
   const caller = await requireCaller(ctx, q)
   const at = now()
   const integrationId = ctx.integration.id
-  const inserted = await q.conversations.insert({ integrationId, id, ownerId: caller.id, createdAt: at, updatedAt: at, idChosen })
+  const inserted = await q.conversations.insert({ integrationId, id, ownerId: caller.id, createdAt: at, updatedAt: at, idChosen, ...botHandled })
   if (inserted) {
     await q.participants.insert({ integrationId, conversationId: id, userId: caller.id, joinId: newId(), createdAt: at })
   }

@@ -1,11 +1,13 @@
-import type { MessageRow } from '../db/schema.ts'
+import type { ConversationRow, MessageRow } from '../db/schema.ts'
 import type { After, Queries } from '../db/store.ts'
 import { incomingMessageEvent } from './bots/delivery/event.ts'
-import { recordIncomingEvent } from './bots/delivery/outbox.ts'
+import { recordIncomingEvent, recordSkippedEvent } from './bots/delivery/outbox.ts'
 import { now } from './clock.ts'
 import type { ChatContext } from './context.ts'
 import { type Poster, requireParticipation } from './conversations.ts'
 import { DomainError, forbidden, hiddenAs, notFound } from './errors.ts'
+import { isAgentUserId } from './agent-users.ts'
+import { botAnswers } from './handoff.ts'
 import { newId } from './ids.ts'
 import { loadMessagesPage, loadParticipation } from './loaders.ts'
 import type { Cursored, PageWindow } from './paging.ts'
@@ -53,8 +55,21 @@ export function checkMessageSize({ payload, metadata }: Pick<CheckedMessage, 'pa
  * the unit has just joined). A user's message is recorded for the bot in the same unit; listeners
  * and the bot hear of it once it committed.
  */
-export async function postMessage(ctx: ChatContext, q: Queries, after: After, message: CheckedMessage, poster?: Poster): Promise<MessageRow> {
-  const caller = poster ?? (await requireParticipation(ctx, q, message.conversationId)).caller
+export async function postMessage(
+  ctx: ChatContext,
+  q: Queries,
+  after: After,
+  message: CheckedMessage,
+  poster?: Poster,
+  /** Who handles the conversation, when the caller read it already (else read here for a user's message). */
+  handled?: Pick<ConversationRow, 'handledBy'>,
+): Promise<MessageRow> {
+  const known = poster ? { caller: poster, conversation: handled } : await requireParticipation(ctx, q, message.conversationId)
+  const caller = known.caller
+  // An agent's message is not the bot's to answer; a user's goes to the bot unless a person handles the conversation.
+  const forBot = !caller.isBot && !isAgentUserId(caller.id)
+  const handledBy = forBot ? (known.conversation ?? (await requireParticipation(ctx, q, message.conversationId)).conversation).handledBy : 'bot'
+  const skipped = forBot && !botAnswers(handledBy)
   const row: MessageRow = {
     integrationId: ctx.integration.id,
     id: message.id ?? newId(),
@@ -69,13 +84,14 @@ export async function postMessage(ctx: ChatContext, q: Queries, after: After, me
   after(() => {
     // A user's message is in its bot's hands (the outbox) once committed: the web chat learns it
     // before the message itself, as it only marks its optimistic copy while that has its local id.
-    if (!caller.isBot) {
+    if (forBot) {
       ctx.signals.publish(ctx.integration.id, {
         type: 'message_status_changed',
         conversationId: row.conversationId,
         message: row,
         oldStatus: 'pending',
-        newStatus: 'processing',
+        // A message a person will read is not the bot's to process: it is done with as far as the bot goes.
+        newStatus: skipped ? 'processed' : 'processing',
       })
     }
     ctx.signals.publish(ctx.integration.id, {
@@ -85,9 +101,8 @@ export async function postMessage(ctx: ChatContext, q: Queries, after: After, me
       isBot: caller.isBot,
     })
   })
-  if (!caller.isBot) {
-    await recordIncomingEvent(ctx, q, after, incomingMessageEvent(ctx.integration.botId, newId(), row))
-  }
+  if (skipped) await recordSkippedEvent(ctx, q, incomingMessageEvent(ctx.integration.botId, newId(), row), handledBy)
+  else if (forBot) await recordIncomingEvent(ctx, q, after, incomingMessageEvent(ctx.integration.botId, newId(), row))
   return row
 }
 
@@ -99,11 +114,11 @@ export async function createMessage({ ctx, input }: { ctx: ChatContext; input: C
     // Before the reads: a caller without a key throws here, not beside a read left to reject unheard.
     const callerId = requireCallerId(ctx)
     // Read together (PostgreSQL pipelines them: one round trip, not two).
-    const [{ caller }] = await Promise.all([
+    const [{ caller, conversation }] = await Promise.all([
       requireParticipation(ctx, q, message.conversationId),
       checkStorageQuota(ctx, q, callerId, storedMessageBytes(message)),
     ])
-    return postMessage(ctx, q, after, message, caller)
+    return postMessage(ctx, q, after, message, caller, conversation)
   })
 }
 

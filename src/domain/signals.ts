@@ -1,4 +1,4 @@
-import type { EventRow, MessageRow, UserRow } from '../db/schema.ts'
+import type { EventRow, HandledBy, MessageRow, UserRow } from '../db/schema.ts'
 
 /**
  * What happens in a conversation, as its listeners (REST SSE, GraphQL subscriptions) and the
@@ -24,6 +24,22 @@ export type ConversationSignal =
   | { type: 'event_created'; conversationId: string; event: EventRow; isBot: boolean }
   | { type: 'participant_added'; conversationId: string; participantId: string; participant: UserRow }
   | { type: 'participant_removed'; conversationId: string; participantId: string }
+  /**
+   * Who handles the conversation changed (docs/guides/handoff.md): what agents' queue feeds hear.
+   * Not a Chat API signal: a conversation's own listeners do not get it (they hear the agent join
+   * and leave: participant_added with its name, participant_removed).
+   */
+  | {
+      type: 'handoff_changed'
+      conversationId: string
+      /** The workspace and bot of the conversation: agents' feeds are by workspace, their API by bot. */
+      workspaceId: string
+      botId: string
+      handledBy: HandledBy
+      agentId: string | null
+      agentName: string | null
+      handoffTitle: string | null
+    }
   /** Not a Chat API signal: it ends the conversation's listeners. */
   | { type: 'conversation_deleted'; conversationId: string }
 
@@ -32,6 +48,9 @@ export interface SignalPublisher {
   /** Ends every listener of the integration's conversations: the integration is gone (its bot was deleted). */
   closeIntegration(integrationId: string): void
 }
+
+/** The signals a conversation's listeners never hear. */
+export const unheardByListeners = (signal: ConversationSignal): boolean => signal.type === 'conversation_deleted' || signal.type === 'handoff_changed'
 
 /** Whether a listener of `userId` has heard the last of the conversation. */
 export const endsListenerOf = (userId: string, signal: ConversationSignal): boolean =>

@@ -5,6 +5,7 @@ import { now } from './clock.ts'
 import type { ChatContext } from './context.ts'
 import { alreadyExists, DomainError, notFound, unauthorized } from './errors.ts'
 import { eraseUser, refuseDeletedUserId } from './erasure.ts'
+import { refuseAgentUserId } from './agent-users.ts'
 import { assertClientId, newId } from './ids.ts'
 import { refuseUnsignedUsers, signingKeyOf } from './key-modes.ts'
 import { checkProfileFields } from './profile-caps.ts'
@@ -79,7 +80,7 @@ const newUser = (ctx: ChatContext, id: string, input: UserProfileInput, idChosen
 export async function createUser({ ctx, input }: { ctx: ChatContext; input: UserProfileInput & { id?: string | null } }): Promise<UserRow> {
   refuseUnsignedUsers(ctx.integration)
   checkProfileFields(input)
-  const id = input.id == null ? newId() : assertClientId(input.id, 'user id')
+  const id = input.id == null ? newId() : refuseAgentUserId(assertClientId(input.id, 'user id'))
   return ctx.store.write(async (q) => {
     const inserted = await q.users.insert(newUser(ctx, id, input, input.id != null))
     if (!inserted) throw alreadyExists('User', id)

@@ -7,6 +7,7 @@ import type { BotInbox } from '../domain/bots/delivery/inbox.ts'
 import { authenticateBot } from '../domain/bots/admin/api-keys.ts'
 import type { AdminContext, ChatContext, ChatLimits } from '../domain/context.ts'
 import type { BotApiContext } from '../domain/bot-api/context.ts'
+import { type AgentContext, authenticateAgent } from '../domain/agents.ts'
 import { DomainError } from '../domain/errors.ts'
 import { verifyingKeysOf } from '../domain/key-modes.ts'
 import { checkedStore, openChatIntegration } from '../domain/integration-cache.ts'
@@ -26,6 +27,10 @@ export interface GraphQLContext {
   chat?: ChatContext
   admin?: AdminContext
   botApi?: BotApiContext
+  /** The agent API scope (/v1/agent/…): the agent an agent key opened. */
+  agent?: AgentContext
+  /** The caps on what an agent writes (its replies' size, as a user's). */
+  agentLimits?: Pick<ChatLimits, 'messageMaxBytes'>
   /**
    * The base every absolute URL handed out starts with (PUBLIC_URL, else the origin the caller reached
    * the server at, as http/public-origin.ts tells it): a bot's webhookUrl, a file's url and uploadUrl.
@@ -61,6 +66,28 @@ export function chatScope(ctx: GraphQLContext): ChatContext {
 export function adminScope(ctx: GraphQLContext): AdminContext {
   if (!ctx.admin) throw outOfScope()
   return ctx.admin
+}
+
+export function agentScope(ctx: GraphQLContext): AgentContext {
+  if (!ctx.agent) throw outOfScope()
+  return ctx.agent
+}
+
+/** agent API scope: an agent key (401 otherwise; no other credential is one). */
+export function createAgentContext(
+  deps: ContextDeps,
+  { requestId, authorization }: { requestId: string; authorization: string | undefined },
+): Promise<GraphQLContext> {
+  return refusingWithStatus(async () => {
+    const agent = await authenticateAgent(deps.store, bearerToken(authorization))
+    return {
+      requestId,
+      log: deps.log,
+      signals: deps.signals,
+      agent: { store: deps.store, agent, signals: deps.signals, bots: deps.bots },
+      agentLimits: { messageMaxBytes: deps.chatLimits?.messageMaxBytes ?? 0 },
+    }
+  })
 }
 
 export function botApiScope(ctx: GraphQLContext): BotApiContext {

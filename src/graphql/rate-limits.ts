@@ -8,7 +8,7 @@ import type { GraphQLContext } from './context.ts'
 import { operationOf, rootFields } from './operation.ts'
 
 /** The context an operation is counted by: its scope, and the client address the app found. */
-type Counted = Partial<Pick<GraphQLContext, 'chat' | 'admin' | 'botApi'>> & {
+type Counted = Partial<Pick<GraphQLContext, 'chat' | 'admin' | 'botApi' | 'agent'>> & {
   clientAddress?: string
   request?: Request
 }
@@ -38,7 +38,7 @@ const tokenDigest = (request: Request | undefined) =>
  * schema fetched without a token per client address.
  */
 export function countersOf(context: Counted, operation: OperationDefinitionNode): readonly [RateLimitName, string][] {
-  const { chat, admin, botApi } = context
+  const { chat, admin, botApi, agent } = context
   if (chat) {
     if (chat.callerId === undefined) {
       const address = context.clientAddress ?? 'unknown'
@@ -55,6 +55,7 @@ export function countersOf(context: Counted, operation: OperationDefinitionNode)
   }
   if (admin) return [['admin', tokenDigest(context.request)]]
   if (botApi) return [['botApi', botApi.bot.id]]
+  if (agent) return [['agent', agent.agent.id]]
   // No scope: the administration schema asked for without credentials (graphiql.ts), a door of its own.
   return [['anonymous', context.clientAddress ?? 'unknown']]
 }

@@ -23,8 +23,8 @@ export const replicaReads = {
     rootFields: ['me', 'conversation', 'conversations', 'message', 'event', 'node', 'nodes'],
   },
   admin: {
-    operations: ['listBots', 'getBot', 'getBotLogs', 'listBotApiKeys', 'listBotUsers', 'listBotConversations', 'exportBotUser'],
-    rootFields: ['bots', 'bot', 'botLogs', 'botApiKeys', 'botUsers', 'botConversations', 'botUserExport', 'node', 'nodes'],
+    operations: ['listBots', 'getBot', 'getBotLogs', 'listBotApiKeys', 'listBotUsers', 'listBotConversations', 'exportBotUser', 'listAgents'],
+    rootFields: ['bots', 'bot', 'botLogs', 'botApiKeys', 'botUsers', 'botConversations', 'botUserExport', 'agents', 'node', 'nodes'],
   },
 } as const satisfies Record<string, ReplicaReads>
 

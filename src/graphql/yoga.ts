@@ -6,7 +6,7 @@ import { countAnswers, useAnswerCap } from './answer-cap.ts'
 import { armorPlugins, executionLimits } from './armor.ts'
 import { useCompiledExecution } from './compiled-execution.ts'
 import { EndpointPattern } from './endpoint-pattern.ts'
-import { type ContextDeps, createAdminContext, createChatContext, createBotApiContext, type GraphQLContext } from './context.ts'
+import { type ContextDeps, createAdminContext, createAgentContext, createChatContext, createBotApiContext, type GraphQLContext } from './context.ts'
 import type { ErrorPath } from './errors.ts'
 import { useGraphQLSSE } from './graphql-sse.ts'
 import { useIntegrationCheck } from './integration-check.ts'
@@ -19,6 +19,7 @@ import { useRequestId } from './request-id.ts'
 import { type SignalRenderings, useSharedRendering } from './shared-rendering.ts'
 import { useTracing } from './tracing.ts'
 import { tracing } from '../tracing/tracing.ts'
+import { agentSchema } from './agent-schema.ts'
 import { botApiSchema } from './bot-api-schema.ts'
 import { adminSchema, chatSchema } from './schema.ts'
 
@@ -202,5 +203,12 @@ export function createBotApiYoga(deps: YogaDeps) {
       authorization: credential(init, 'authorization'),
       botId: credential(init, 'x-bot-id'),
     }),
+  )
+}
+
+/** The agent API scope (docs/guides/handoff.md): its REST routes and its GraphQL endpoint, with an agent key. */
+export function createAgentYoga(deps: YogaDeps) {
+  return yogaFor(agentSchema, '/v1/agent/graphql', deps, noReads, (init) =>
+    createAgentContext(deps, { requestId: init.requestId, authorization: credential(init, 'authorization') }),
   )
 }

@@ -45,6 +45,7 @@ const perWhat: Record<RateLimitName, string> = {
   botMessages: 'bot',
   botApi: 'bot',
   admin: 'admin token',
+  agent: 'agent',
   failedAuth: 'client address',
 }
 

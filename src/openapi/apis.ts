@@ -1,8 +1,10 @@
 import type { GraphQLSchema } from 'graphql'
+import { agentSchema } from '../graphql/agent-schema.ts'
 import { botApiSchema } from '../graphql/bot-api-schema.ts'
 import { adminSchema, chatSchema } from '../graphql/schema.ts'
 import { bodyLimits } from '../http/body.ts'
 import { adminRoutes } from '../rest/admin/routes.ts'
+import { agentRoutes } from '../rest/agent/routes.ts'
 import { botApiRoutes } from '../rest/bot-api/routes.ts'
 import { chatRoutes } from '../rest/chat/routes.ts'
 import { webchatRoutes } from '../rest/chat/webchat.ts'
@@ -68,5 +70,15 @@ export const restApis = {
     tagOf: () => 'bot',
     operationIdOf: (route) => `botApi${route.operation[0]?.toUpperCase()}${route.operation.slice(1)}`,
     security: () => [{ botApiKey: [], botId: [] }],
+  },
+  agent: {
+    prefix: '/v1/agent',
+    routes: agentRoutes,
+    schema: agentSchema,
+    bodyLimit: bodyLimits.chat,
+    description: 'The agent API: a person answers users in place of the bots of a workspace (docs/guides/handoff.md), with an agent key.',
+    tagOf: () => 'agent',
+    operationIdOf: (route) => `agent${route.operation[0]?.toUpperCase()}${route.operation.slice(1)}`,
+    security: () => [{ agentKey: [] }],
   },
 } satisfies Record<string, RestApi>

@@ -176,6 +176,7 @@ const securitySchemes = {
   workspaceId: { type: 'apiKey', in: 'header', name: 'x-workspace-id', description: 'The workspace the admin token is for' },
   botApiKey: { type: 'http', scheme: 'bearer', description: 'A bot API key (createBotApiKey)' },
   botId: { type: 'apiKey', in: 'header', name: 'x-bot-id', description: 'The bot the key is for' },
+  agentKey: { type: 'http', scheme: 'bearer', description: 'An agent key (createAgent)' },
 }
 
 const tags = [
@@ -183,6 +184,7 @@ const tags = [
   { name: 'webchat', description: 'The operations `@botpress/webchat` adds to the Chat API.' },
   { name: 'admin', description: restApis.admin.description },
   { name: 'bot', description: restApis.botApi.description },
+  { name: 'agent', description: restApis.agent.description },
 ]
 
 const description = `Confab's REST APIs. Every body is JSON; every refusal is the error body (\`Error\`) with the

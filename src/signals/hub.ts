@@ -1,5 +1,5 @@
 import { createPubSub, Repeater } from 'graphql-yoga'
-import { type ConversationSignal, endsListenerOf, type SignalPublisher } from '../domain/signals.ts'
+import { type ConversationSignal, endsListenerOf, type SignalPublisher, unheardByListeners } from '../domain/signals.ts'
 import { Slots, userSlot } from '../limits/slots.ts'
 import { SignalQueue } from './queue.ts'
 
@@ -172,7 +172,7 @@ export function createSignalHub({ bus, caps }: { bus?: SignalBus; caps?: Listene
         integrationId,
         conversationId,
         (signal, queue) => {
-          if (signal.type !== 'conversation_deleted') queue.push(signal)
+          if (!unheardByListeners(signal)) queue.push(signal)
           if (endsListenerOf(userId, signal)) queue.end()
         },
         listeners.take([userSlot(integrationId, userId), `${integrationId}/${conversationId}`]),

@@ -44,6 +44,7 @@ describe('chat and admin schemas', () => {
   it('the admin schema has the admin fields and no chat field', async () => {
     const res = await t.adminGraphql(FIELDS)
     expect(names(res.body.data.__schema.queryType)).toEqual([
+      'agents',
       'bot',
       'botApiKeys',
       'botConversations',
@@ -55,8 +56,10 @@ describe('chat and admin schemas', () => {
       'nodes',
     ])
     expect(names(res.body.data.__schema.mutationType)).toEqual([
+      'createAgent',
       'createBot',
       'createBotApiKey',
+      'deleteAgent',
       'deleteBot',
       'deleteBotApiKey',
       'deleteBotUser',

@@ -63,6 +63,7 @@ const adminRest: Record<AdminOperation, () => Promise<Response>> = {
   listBotUsers: () => adminGet(`/bots/${s.botId}/users`),
   listBotConversations: () => adminGet(`/bots/${s.botId}/conversations`),
   exportBotUser: () => adminGet(`/bots/${s.botId}/users/${s.userId}/export`),
+  listAgents: () => adminGet('/agents'),
 }
 
 const adminGraphql: Record<AdminRootField, () => Promise<Response>> = {
@@ -73,6 +74,7 @@ const adminGraphql: Record<AdminRootField, () => Promise<Response>> = {
   botUsers: () => adminQuery('query ($b: String!) { botUsers(id: $b, first: 5) { edges { node { userId } } } }', { b: s.botId }),
   botConversations: () => adminQuery('query ($b: String!) { botConversations(id: $b, first: 5) { edges { node { conversationId } } } }', { b: s.botId }),
   botUserExport: () => adminQuery('query ($b: String!, $u: String!) { botUserExport(id: $b, userId: $u) }', { b: s.botId, u: s.userId }),
+  agents: () => adminQuery('{ agents { id name } }'),
   node: () => adminQuery('query ($id: ID!) { node(id: $id) { id } }', { id: s.botNode }),
   nodes: () => adminQuery('query ($id: ID!) { nodes(ids: [$id]) { id } }', { id: s.botNode }),
 }

@@ -6,6 +6,7 @@ import { type PostgresStore, openPostgresStore } from '../../src/db/postgres/sto
 import type { Store } from '../../src/db/store.ts'
 import { WriteConflict } from '../../src/db/write-conflict.ts'
 import { findChatIntegration } from '../../src/domain/tenancy.ts'
+import { botHandled } from '../../src/domain/handoff.ts'
 
 /*
  * The PostgreSQL engine's own guarantees, with several stores (as several instances) on one
@@ -57,7 +58,15 @@ async function queueDeliveries(store: Store, webhookId: string, conversationId: 
         updatedAt: at,
         idChosen: false,
       })
-      await q.conversations.insert({ integrationId: integration.id, id: conversationId, ownerId: 'u', createdAt: at, updatedAt: at, idChosen: false })
+      await q.conversations.insert({
+        integrationId: integration.id,
+        id: conversationId,
+        ownerId: 'u',
+        createdAt: at,
+        updatedAt: at,
+        idChosen: false,
+        ...botHandled,
+      })
     })
     .catch(() => undefined)
   for (let i = 0; i < count; i++) {
@@ -205,7 +214,7 @@ describe('PostgreSQL engine, several instances on one database', () => {
         updatedAt: at,
         idChosen: false,
       })
-      await q.conversations.insert({ integrationId: integration.id, id: 'c', ownerId: 'u', createdAt: at, updatedAt: at, idChosen: false })
+      await q.conversations.insert({ integrationId: integration.id, id: 'c', ownerId: 'u', createdAt: at, updatedAt: at, idChosen: false, ...botHandled })
       await q.messages.insert({
         integrationId: integration.id,
         id: 'm',

@@ -17,6 +17,8 @@ export const {
   botLogs,
   botStates,
   deletedUsers,
+  agents,
+  conversationNotes,
   users,
   userStorage,
   conversations,

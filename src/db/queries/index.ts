@@ -1,5 +1,6 @@
 import type { Run } from '../query.ts'
 import type { Queries } from '../store.ts'
+import { agentQueries, conversationNoteQueries } from './agents.ts'
 import { botApiKeyQueries } from './bot-api-keys.ts'
 import { botDeliveryQueries } from './bot-deliveries.ts'
 import { botLogQueries } from './bot-logs.ts'
@@ -9,6 +10,7 @@ import { conversationQueries } from './conversations.ts'
 import { botEventQueries, eventQueries } from './events.ts'
 import { erasureQueries } from './erasure.ts'
 import { fileQueries } from './files.ts'
+import { handoffQueries } from './handoffs.ts'
 import { messageQueries } from './messages.ts'
 import { participationThenPage } from './participation-page.ts'
 import { participantQueries } from './participants.ts'
@@ -44,5 +46,8 @@ export function queriesOf(run: Run, deliveries: EngineDeliveries): Omit<Queries,
     erasure: erasureQueries(run),
     userRecords: userRecordQueries(run),
     retention: retentionQueries(run),
+    handoffs: handoffQueries(run),
+    agents: agentQueries(run),
+    conversationNotes: conversationNoteQueries(run),
   }
 }

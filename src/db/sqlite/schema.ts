@@ -13,6 +13,8 @@ export const {
   botLogs,
   botStates,
   deletedUsers,
+  agents,
+  conversationNotes,
   users,
   userStorage,
   conversations,

@@ -4,6 +4,7 @@ import { checkEvent, postEvent } from '../events.ts'
 import { joinConversation } from '../participants.ts'
 import { type BotApiContext, asChat, findConversation } from './context.ts'
 import { type Json, botApiInputs, obj, str } from '../../contracts/bot-api-inputs.ts'
+import { hitlActions } from './hitl-actions.ts'
 import { parseInput } from './inputs.ts'
 
 /*
@@ -34,7 +35,7 @@ function sendEvent(ctx: BotApiContext, input: Json): Promise<Json> {
   })
 }
 
-const actions: Record<string, Action> = { 'chat:sendEvent': sendEvent }
+const actions: Record<string, Action> = { 'chat:sendEvent': sendEvent, ...hitlActions }
 
 export async function callBotApiAction(ctx: BotApiContext, input: Json): Promise<Json> {
   const { type, input: actionInput } = parseInput(botApiInputs.callAction, input)

@@ -1,3 +1,4 @@
+import { botHandled } from '../handoff.ts'
 import { now } from '../clock.ts'
 import { eraseConversation } from '../erasure.ts'
 import { alreadyExists } from '../errors.ts'
@@ -23,7 +24,7 @@ function makeBotApiConversation(ctx: BotApiContext, input: Json, orGet: boolean)
       if (existing) throw alreadyExists('Conversation', chosen)
     }
     const at = now()
-    const row = { integrationId: ctx.integration.id, id: chosen ?? newId(), ownerId: ctx.bot.id, createdAt: at, updatedAt: at, idChosen: false }
+    const row = { integrationId: ctx.integration.id, id: chosen ?? newId(), ownerId: ctx.bot.id, createdAt: at, updatedAt: at, idChosen: false, ...botHandled }
     const inserted = await q.conversations.insert(row)
     if (!inserted) throw alreadyExists('Conversation', row.id)
     await joinConversation(asChat(ctx), q, after, row.id, ctx.bot.id)

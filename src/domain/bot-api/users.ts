@@ -2,6 +2,7 @@ import type { UserRow } from '../../db/schema.ts'
 import { now } from '../clock.ts'
 import { eraseUser, refuseDeletedUserId } from '../erasure.ts'
 import { alreadyExists, DomainError, invalidPayload, notFound } from '../errors.ts'
+import { refuseAgentUserId } from '../agent-users.ts'
 import { newId } from '../ids.ts'
 import { checkProfileFields } from '../profile-caps.ts'
 import { type BotApiContext, findUser } from './context.ts'
@@ -16,6 +17,7 @@ function makeBotApiUser(ctx: BotApiContext, input: Json, orGet: boolean) {
   const { tags, name = null, pictureUrl = null } = parseInput(botApiInputs.createUser, input)
   checkProfileFields({ name, pictureUrl })
   const chosen = chosenId(tags, 'user id')
+  if (chosen !== undefined) refuseAgentUserId(chosen)
   return ctx.store.write(async (q) => {
     if (chosen !== undefined) {
       const existing = await q.users.find(ctx.integration.id, chosen)

@@ -3,12 +3,16 @@ import { createConversation, deleteConversation, getConversation, getOrCreateCon
 import { addParticipant, getParticipant, listParticipants, removeParticipant } from '../../domain/participants.ts'
 import { loadUser } from '../../domain/loaders.ts'
 import { setTyping } from '../../domain/typing.ts'
+import { agentUserId } from '../../domain/agent-users.ts'
 import { builder } from '../builder.ts'
 import { clientIdBounds, typingTimeoutBounds } from '../input-bounds.ts'
 import { chatScope } from '../context.ts'
 import { visibleOrNull } from '../nodes.ts'
 import { pageAsked, pageConnection } from '../paging.ts'
 import { User } from './user.ts'
+
+export const handledByWords =
+  'Who answers the user: `bot` (the default), `waiting` (in the queue for an agent), `agent` (a person holds it), or `closed` (by an agent; the bot answers again).'
 
 export const Conversation = builder.node(builder.objectRef<ConversationRow>('Conversation'), {
   subGraphs: ['chat'],
@@ -19,6 +23,12 @@ export const Conversation = builder.node(builder.objectRef<ConversationRow>('Con
     conversationId: t.exposeString('id', { description: 'The conversation id of the Chat API.' }),
     createdAt: t.expose('createdAt', { type: 'DateTime' }),
     updatedAt: t.expose('updatedAt', { type: 'DateTime' }),
+    handledBy: t.exposeString('handledBy', { description: handledByWords }),
+    agentUserId: t.string({
+      nullable: true,
+      description: 'The participant the agent who holds the conversation posts as (its name is the agent’s); null unless handledBy is `agent`.',
+      resolve: (conversation) => (conversation.handledBy === 'agent' && conversation.agentId !== null ? agentUserId(conversation.agentId) : null),
+    }),
     owner: t.field({
       type: User,
       description: 'The user who created the conversation.',

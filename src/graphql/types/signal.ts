@@ -112,7 +112,7 @@ export const conversationSignalMembers = {
   participant_removed: ParticipantRemovedSignal,
 } as const
 
-export type ListenerSignal = Exclude<ConversationSignal, { type: 'conversation_deleted' }>
+export type ListenerSignal = Exclude<ConversationSignal, { type: 'conversation_deleted' | 'handoff_changed' }>
 
 export const ConversationSignalUnion = builder.unionType('ConversationSignal', {
   subGraphs: ['chat'],

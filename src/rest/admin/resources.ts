@@ -49,7 +49,16 @@ export const BotLog = z
 export const BotList = z.object({ bots: z.array(BotSummary), meta: Meta })
 export const BotLogPage = z.object({ logs: z.array(BotLog), nextToken: z.string().optional() })
 
-export const BotConversation = z.object({ id: z.string(), ownerId: z.string(), createdAt: timestamp, updatedAt: timestamp }).meta({ id: 'BotConversation' })
+export const BotConversation = z
+  .object({
+    id: z.string(),
+    ownerId: z.string(),
+    createdAt: timestamp,
+    updatedAt: timestamp,
+    handledBy: z.enum(['bot', 'waiting', 'agent', 'closed']).describe('Who answers the user: the bot, nobody yet (the queue), an agent, or closed by one.'),
+    agentId: z.string().optional().describe('The agent who holds the conversation (or closed it).'),
+  })
+  .meta({ id: 'BotConversation' })
 
 /** A bot's users read as the chat API shows a user. */
 export const BotUserList = z.object({ users: z.array(User), meta: Meta })

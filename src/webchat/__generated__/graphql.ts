@@ -159,9 +159,13 @@ export type ChoicePayloadInput = {
 /** A conversation between users and the bot; only its participants can see it. */
 export type Conversation = Node & {
   __typename?: 'Conversation';
+  /** The participant the agent who holds the conversation posts as (its name is the agent’s); null unless handledBy is `agent`. */
+  agentUserId?: Maybe<Scalars['String']['output']>;
   /** The conversation id of the Chat API. */
   conversationId: Scalars['String']['output'];
   createdAt: Scalars['DateTime']['output'];
+  /** Who answers the user: `bot` (the default), `waiting` (in the queue for an agent), `agent` (a person holds it), or `closed` (by an agent; the bot answers again). */
+  handledBy: Scalars['String']['output'];
   id: Scalars['ID']['output'];
   /** The newest message, or null when there is none yet. The conversations of a page read theirs together (one statement). */
   lastMessage?: Maybe<Message>;

@@ -46,6 +46,9 @@ export async function botpressDelivery(store: Store, delivery: PendingDelivery):
         conversation: botApiConversation(found.conversation, botId),
       },
     }
+  } else if (event.type.startsWith('hitl:')) {
+    // The hitl interface's events (hitlAssigned, hitlStopped), which `bot.on.event('hitl:hitlAssigned')` gets.
+    body = { ...common, type: event.type, payload: event.payload, messageId: null }
   } else {
     const custom = toRuntimeCustomEvent({ userId: delivery.userId, conversationId: delivery.conversationId, payload: event.payload })
     body = { ...common, ...custom, messageId: null }

@@ -1,4 +1,4 @@
-import type { EventRow, MessageRow } from '../../../db/schema.ts'
+import type { ConversationRow, EventRow, MessageRow } from '../../../db/schema.ts'
 import type { MessagePayload } from '../../payloads.ts'
 
 /** `incoming`: from the user to the bot; `outgoing`: from the bot to the user. */
@@ -110,5 +110,21 @@ export function incomingCustomEvent(botId: string, id: string, event: EventRow):
     preview: JSON.stringify(event.payload),
     type: customEventType(event.payload),
     userId: event.userId,
+  })
+}
+
+/**
+ * An event of the handoff the bot is told of, as the hitl interface names it (`hitl:hitlAssigned`,
+ * `hitl:hitlStopped`) with its payload; its user is the conversation's owner.
+ */
+export function incomingHitlEvent(botId: string, id: string, conversation: ConversationRow, type: string, payload: Record<string, unknown>): BotEvent {
+  return Object.assign(common(botId, id), {
+    conversationId: conversation.id,
+    createdOn: new Date(),
+    payload,
+    preview: JSON.stringify(payload),
+    type,
+    userId: conversation.ownerId,
+    integration: 'hitl',
   })
 }

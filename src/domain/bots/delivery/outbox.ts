@@ -1,6 +1,7 @@
 import type { BotEventRow, BotRow, ChatIntegrationRow, MessageRow } from '../../../db/schema.ts'
 import type { After, DueDelivery, Queries, Store } from '../../../db/store.ts'
 import { type BotEvent, incomingMessageEvent } from './event.ts'
+import { recordBotLog } from '../admin/logs.ts'
 import { signingSecretsOf } from '../admin/secrets.ts'
 import type { ChatContext } from '../../context.ts'
 
@@ -49,6 +50,22 @@ export async function recordIncomingEvent(ctx: ChatContext, q: Queries, after: A
     createdAt: event.createdOn.toISOString(),
   })
   after(() => ctx.bots.wake({ integrationId: ctx.integration.id, conversationId: event.conversationId ?? '' }))
+}
+
+/**
+ * Records an incoming event the bot is not delivered, because a person handles its conversation
+ * (docs/guides/handoff.md): its bot_events row (the bot may still read the message), and a line of
+ * the bot's log saying it was skipped. Never a delivery: nothing fails, nothing is retried.
+ */
+export async function recordSkippedEvent(ctx: ChatContext, q: Queries, event: BotEvent, handledBy: string): Promise<void> {
+  await q.botEvents.insert(botEventRow(ctx.integration.id, event))
+  await recordBotLog(q, {
+    botId: event.botId,
+    level: 'info',
+    message: `skipped ${event.type} ${event.messageId ?? event.id}: the conversation is handled by a person (${handledBy}), not delivered to the bot`,
+    conversationId: event.conversationId,
+    userId: event.userId,
+  })
 }
 
 /** Where a bot's deliveries go: its url (signed with every secret still valid), or its in-process handler. */

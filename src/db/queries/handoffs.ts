@@ -1,0 +1,41 @@
+import { and, asc, eq, inArray } from 'drizzle-orm'
+import { limitOf, query, type Run } from '../query.ts'
+import type { HandoffQueries } from '../store.ts'
+import type { ConversationRow } from '../schema.ts'
+
+type Change = Pick<ConversationRow, 'integrationId' | 'id' | 'handledBy' | 'agentId' | 'handoffTitle' | 'handoffAt' | 'updatedAt'> & {
+  from: ConversationRow['handledBy'][]
+}
+
+/** Who handles a conversation, changed only from one of `from`: of two agents claiming it at once, one does. */
+const change = query(
+  ({ db, t: { conversations } }, v: Change) =>
+    db
+      .update(conversations)
+      .set({ handledBy: v.handledBy, agentId: v.agentId, handoffTitle: v.handoffTitle, handoffAt: v.handoffAt, updatedAt: v.updatedAt })
+      .where(and(eq(conversations.integrationId, v.integrationId), eq(conversations.id, v.id), inArray(conversations.handledBy, v.from)))
+      .returning(),
+  (v) => v.from.join(),
+)
+
+type OfWorkspace = { workspaceId: string; handledBy: ConversationRow['handledBy']; agentId?: string; limit: number }
+
+/** A workspace's conversations handled so (of one agent, when `agentId` is given), the longest handed off first. */
+const ofWorkspace = query(
+  ({ db, t: { conversations: c, chatIntegrations: i, bots: b } }, v: OfWorkspace, key) =>
+    db
+      .select({ conversation: c, botId: b.id })
+      .from(c)
+      .innerJoin(i, eq(i.id, c.integrationId))
+      .innerJoin(b, eq(b.id, i.botId))
+      .where(and(eq(c.handledBy, v.handledBy), eq(b.workspaceId, v.workspaceId), key === 'one' ? eq(c.agentId, v.agentId as string) : undefined))
+      .orderBy(asc(c.handoffAt), asc(c.id))
+      .limit(limitOf(v.limit)),
+  (v) => (v.agentId === undefined ? 'all' : 'one'),
+)
+
+export const handoffQueries = (run: Run): HandoffQueries => ({
+  change: ({ from, ...row }) => run.one(change, { ...row, from: [...from] }),
+  ofWorkspace: (workspaceId, handledBy, agentId, limit) =>
+    run.all(ofWorkspace, { workspaceId, handledBy, limit, ...(agentId === undefined ? {} : { agentId }) }),
+})

@@ -1,0 +1,47 @@
+import { z } from 'zod'
+import { timestamp } from '../chat/resources.ts'
+
+/* The agent API's bodies as it answers them: what the OpenAPI document publishes and the tests check. */
+
+const handledBy = z.enum(['bot', 'waiting', 'agent', 'closed'])
+
+export const AgentConversation = z
+  .object({
+    botId: z.string(),
+    id: z.string(),
+    ownerId: z.string(),
+    handledBy,
+    agentId: z.string().optional(),
+    title: z.string().optional(),
+    handedOffAt: timestamp.optional(),
+    createdAt: timestamp,
+    updatedAt: timestamp,
+  })
+  .meta({ id: 'AgentConversation' })
+
+export const AgentMessage = z
+  .object({
+    id: z.string(),
+    conversationId: z.string(),
+    userId: z.string(),
+    payload: z.record(z.string(), z.unknown()),
+    metadata: z.record(z.string(), z.unknown()).optional(),
+    createdAt: timestamp,
+  })
+  .meta({ id: 'AgentMessage' })
+
+export const AgentNote = z
+  .object({ id: z.string(), conversationId: z.string(), agentId: z.string(), text: z.string(), createdAt: timestamp })
+  .meta({ id: 'AgentNote' })
+
+export const QueueUpdate = z
+  .object({
+    type: z.literal('handoff_changed'),
+    botId: z.string(),
+    conversationId: z.string(),
+    handledBy,
+    agentId: z.string().optional(),
+    agentName: z.string().optional(),
+    title: z.string().optional(),
+  })
+  .meta({ id: 'QueueUpdate' })

@@ -1,0 +1,125 @@
+import type { TypedDocumentNode } from '@graphql-typed-document-node/core'
+import { z } from 'zod'
+import {
+  AddNoteDocument,
+  ClaimConversationDocument,
+  CloseConversationDocument,
+  GetConversationDocument,
+  ListenQueueDocument,
+  ListHistoryDocument,
+  ListMyConversationsDocument,
+  ListNotesDocument,
+  ListQueueDocument,
+  ReleaseConversationDocument,
+  ReplyToConversationDocument,
+  TransferConversationDocument,
+} from '../../__generated__/agent-operations.ts'
+import { type AgentOperation, agentInputs } from '../../contracts/agent-inputs.ts'
+import { type Method, route, stream } from '../route.ts'
+import { AgentConversation, AgentMessage, AgentNote, QueueUpdate } from './resources.ts'
+
+type Input = { input: Record<string, unknown> }
+const variables = ({ params, query, body }: { params: Record<string, string>; query: URLSearchParams; body: Record<string, unknown> }): Input => ({
+  input: { ...body, ...Object.fromEntries(query), ...params },
+})
+
+/** An operation of the agent API: its input is the path parameters, the query and the JSON body together; its response body is the operation's result. */
+const agentRoute = <TName extends Exclude<AgentOperation, 'listenQueue'>>(
+  operation: TName,
+  method: Method,
+  path: string,
+  document: TypedDocumentNode<{ [K in TName]: Record<string, unknown> }, Input>,
+  summary: string,
+  returns: z.ZodType,
+) =>
+  route({
+    operation,
+    summary,
+    returns,
+    method,
+    path,
+    document,
+    body: z.looseObject({}),
+    input: agentInputs[operation],
+    variables,
+    response: (d) => d[operation],
+  })
+
+const conversation = z.object({ conversation: AgentConversation })
+const conversations = z.object({ conversations: z.array(AgentConversation) })
+const at = '/bots/{botId}/conversations/{id}'
+
+/** Every agent API operation, relative to /v1/agent. */
+export const agentRoutes = [
+  agentRoute('listQueue', 'GET', '/queue', ListQueueDocument, "The workspace's conversations waiting for an agent, the longest waiting first.", conversations),
+  agentRoute(
+    'listMyConversations',
+    'GET',
+    '/conversations',
+    ListMyConversationsDocument,
+    'The conversations the agent holds (a supervisor: every agent’s).',
+    conversations,
+  ),
+  agentRoute('getConversation', 'GET', at, GetConversationDocument, 'A conversation the agent may see.', conversation),
+  agentRoute(
+    'listHistory',
+    'GET',
+    `${at}/messages`,
+    ListHistoryDocument,
+    "The conversation's messages, newest first.",
+    z.object({ messages: z.array(AgentMessage) }),
+  ),
+  agentRoute(
+    'claimConversation',
+    'POST',
+    `${at}/claim`,
+    ClaimConversationDocument,
+    'Takes a waiting conversation; its user sees the agent join.',
+    conversation,
+  ),
+  agentRoute(
+    'replyToConversation',
+    'POST',
+    `${at}/messages`,
+    ReplyToConversationDocument,
+    'Posts in a conversation the agent holds, as the agent.',
+    z.object({ message: AgentMessage }),
+  ),
+  agentRoute('addNote', 'POST', `${at}/notes`, AddNoteDocument, 'A note for agents only: the user and the bot never see it.', z.object({ note: AgentNote })),
+  agentRoute('listNotes', 'GET', `${at}/notes`, ListNotesDocument, "The conversation's notes, oldest first.", z.object({ notes: z.array(AgentNote) })),
+  agentRoute(
+    'transferConversation',
+    'POST',
+    `${at}/transfer`,
+    TransferConversationDocument,
+    'Hands the conversation to another agent of the workspace.',
+    conversation,
+  ),
+  agentRoute(
+    'releaseConversation',
+    'POST',
+    `${at}/release`,
+    ReleaseConversationDocument,
+    'Gives the conversation back to the bot (it is told hitl:hitlStopped).',
+    conversation,
+  ),
+  agentRoute(
+    'closeConversation',
+    'POST',
+    `${at}/close`,
+    CloseConversationDocument,
+    'Closes the handoff; the bot answers again (it is told hitl:hitlStopped).',
+    conversation,
+  ),
+  stream({
+    operation: 'listenQueue',
+    summary: "The live feed of the workspace's queue, as Server-Sent Events: one message per change of who handles a conversation.",
+    emits: QueueUpdate,
+    method: 'GET',
+    path: '/queue/listen',
+    document: ListenQueueDocument,
+    input: agentInputs.listenQueue,
+    variables,
+    event: (d) => d.listenQueue,
+  }),
+]
