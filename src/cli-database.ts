@@ -37,7 +37,7 @@ export async function openForReading(config: Pick<Config, 'databaseUrl'>): Promi
   } catch (error) {
     if (!(error instanceof DatabaseInUseError)) throw error
     // The server holds the lock and has migrated the file: its reads are ours too.
-    return new ReplicaStore({ path, durability: new SharedArrayBuffer(8), tenancy: new SharedArrayBuffer(4) })
+    return new ReplicaStore({ path, durability: new SharedArrayBuffer(8), tenancy: new SharedArrayBuffer(4), participations: new SharedArrayBuffer(4) })
   }
 }
 

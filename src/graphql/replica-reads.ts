@@ -57,6 +57,22 @@ export function servedOnReplica(reads: ReplicaReads, args: Pick<ExecutionArgs, '
   return selectedRootFields(operation.selectionSet, args.document).every((field) => field.startsWith('__') || reads.rootFields.includes(field))
 }
 
+/**
+ * servedOnReplica, decided once per document and operation name: yoga's parser cache hands the same
+ * document object for the same query text, and a replica asks of every operation it runs.
+ */
+function servedOnReplicaOnce(reads: ReplicaReads): (args: Pick<ExecutionArgs, 'document' | 'operationName'>) => boolean {
+  const decided = new WeakMap<DocumentNode, Map<string, boolean>>()
+  return (args) => {
+    let byName = decided.get(args.document)
+    if (!byName) decided.set(args.document, (byName = new Map()))
+    const name = args.operationName ?? ''
+    let served = byName.get(name)
+    if (served === undefined) byName.set(name, (served = servedOnReplica(reads, args)))
+    return served
+  }
+}
+
 /** What a replica is told to hand a request back to the main thread by (read-replica.ts). */
 export interface ReplicaThread {
   handBack(): void
@@ -64,8 +80,9 @@ export interface ReplicaThread {
 
 /** On a replica: an operation the table does not name is handed back, unrun. */
 export const useReplicaReads = (reads: ReplicaReads, thread: ReplicaThread): Plugin => {
+  const served = servedOnReplicaOnce(reads)
   const refuse = ({ args, setResultAndStopExecution }: { args: ExecutionArgs; setResultAndStopExecution(result: unknown): void }) => {
-    if (servedOnReplica(reads, args)) return
+    if (served(args)) return
     thread.handBack()
     setResultAndStopExecution({ errors: [new GraphQLError('a read replica serves reads only')] })
   }

@@ -1,4 +1,4 @@
-import type { ExecutionArgs, GraphQLSchema } from 'graphql'
+import type { DocumentNode, ExecutionArgs, GraphQLSchema } from 'graphql'
 import { createYoga, type Plugin } from 'graphql-yoga'
 import type { Logger } from 'pino'
 import type { RateLimits } from '../limits/rate-limits.ts'
@@ -142,10 +142,22 @@ const withTracing = (): Plugin[] => {
 
 /** Tells the request's transport which operation ran: its kind and root fields, names of the schema only. */
 const useOperationLabel = (): Plugin<{ labelled?: { operation?: string } }> => {
+  // Made once per document and operation name (yoga's parser cache hands the same document again).
+  const labels = new WeakMap<DocumentNode, Map<string, string | undefined>>()
+  const labelOf = (args: ExecutionArgs): string | undefined => {
+    let byName = labels.get(args.document)
+    if (!byName) labels.set(args.document, (byName = new Map()))
+    const name = args.operationName ?? ''
+    if (byName.has(name)) return byName.get(name)
+    const operation = operationOf(args)
+    const made = operation && rootFieldsLabel(operation.operation, rootFields(operation))
+    byName.set(name, made)
+    return made
+  }
   const label = (args: ExecutionArgs) => {
     const labelled = (args.contextValue as { labelled?: { operation?: string } } | undefined)?.labelled
-    const operation = labelled && operationOf(args)
-    if (labelled && operation) labelled.operation = rootFieldsLabel(operation.operation, rootFields(operation))
+    const made = labelled && labelOf(args)
+    if (labelled && made) labelled.operation = made
   }
   return {
     onExecute: ({ args }) => label(args),

@@ -214,7 +214,12 @@ describe('a replica that cannot start', replicaTests, () => {
     const replicas = new ReadReplicas({
       count: 1,
       // No such database: the replica fails as it opens it.
-      source: { path: join(tmpdir(), 'confab-no-such-dir', 'none.db'), durability: new SharedArrayBuffer(8), tenancy: new SharedArrayBuffer(4) },
+      source: {
+        path: join(tmpdir(), 'confab-no-such-dir', 'none.db'),
+        durability: new SharedArrayBuffer(8),
+        tenancy: new SharedArrayBuffer(4),
+        participations: new SharedArrayBuffer(4),
+      },
       corsOrigins: [],
       log,
       now: () => now,

@@ -2,11 +2,13 @@ import { and, asc, eq, gt, lte, min, sql } from 'drizzle-orm'
 import { ofIntegration } from '../queries/bots.ts'
 import { botDeliveryQueries, deliveryColumns, deliveryIsOn, deliveryOn, dueDeliveries } from '../queries/bot-deliveries.ts'
 import { queriesOf } from '../queries/index.ts'
+import { participationThenPage } from '../queries/participation-page.ts'
 import { chatIntegrationByWebhook } from '../queries/tenancy.ts'
 import { limitOf, query } from '../query.ts'
 import type { DueDelivery, Queries } from '../store.ts'
 import type { SqliteDb } from './connection.ts'
 import { sqliteRun } from './run.ts'
+import type { ParticipationCache } from './participation-cache.ts'
 import type { TenancyCache } from './tenancy-cache.ts'
 
 /*
@@ -61,9 +63,13 @@ const nextDueAfter = query(({ db, t: { botDeliveries } }, v: { now: string }) =>
     .where(gt(botDeliveries.nextAttemptAt, v.now)),
 )
 
-/** Every named query of the storage API on one SQLite connection. */
-export function sqliteQueries(db: SqliteDb, cache: TenancyCache): Queries {
-  const run = sqliteRun(db, () => cache.botChanged())
+/**
+ * Every named query of the storage API on one SQLite connection. `participations`: the writer's
+ * tells it what it writes (`keeps` false); a reading connection's (`keeps` true) serves the
+ * participations it keeps (participation-cache.ts).
+ */
+export function sqliteQueries(db: SqliteDb, cache: TenancyCache, participations?: { cache: ParticipationCache; keeps: boolean }): Queries {
+  const run = sqliteRun(db, () => cache.botChanged(), participations && (() => participations.cache.changed()))
   const botOfIntegration = (integrationId: string) => cache.botOfIntegration(integrationId, () => run.oneNow(ofIntegration, { integrationId }))
   const followingOf = async (integrationId: string, conversationId: string, afterSeq: number, now: string) => {
     const next = await run.one(following, { integrationId, conversationId, afterSeq, now })
@@ -94,6 +100,7 @@ export function sqliteQueries(db: SqliteDb, cache: TenancyCache): Queries {
       return removed
     },
   })
+  if (participations?.keeps) shared.conversations = keptParticipations(shared.conversations, shared.messages, participations.cache)
   const { conversations } = shared
   return {
     ...shared,
@@ -127,4 +134,19 @@ export function sqliteQueries(db: SqliteDb, cache: TenancyCache): Queries {
       chatIntegrationByWebhook: async (webhookId) => cache.integrationByWebhook(webhookId, () => run.oneNow(chatIntegrationByWebhook, { webhookId })),
     },
   }
+}
+
+/** The conversation queries of a reading connection, serving the participations it keeps (participation-cache.ts). */
+function keptParticipations(conversations: Queries['conversations'], messages: Queries['messages'], kept: ParticipationCache): Queries['conversations'] {
+  const participation: Queries['conversations']['participation'] = async (integrationId, conversationId, userId) => {
+    const found = kept.get(integrationId, conversationId, userId)
+    if (found) return found
+    // Taken before the statement runs (it runs at once: SQLite answers synchronously).
+    const tag = kept.tag()
+    const read = await conversations.participation(integrationId, conversationId, userId)
+    kept.keep(integrationId, conversationId, userId, tag, read)
+    return read
+  }
+  const withKept = { ...conversations, participation }
+  return { ...withKept, ...participationThenPage(withKept, messages) }
 }

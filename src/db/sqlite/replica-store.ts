@@ -3,6 +3,7 @@ import { fileDirectory, type FileBytes } from '../file-bytes.ts'
 import { openReader, type SqliteDb } from './connection.ts'
 import { DurabilityClock } from './durability.ts'
 import { sqliteQueries } from './queries.ts'
+import { ParticipationCache } from './participation-cache.ts'
 import { TenancyCache } from './tenancy-cache.ts'
 import { TurnSnapshot } from './turn-snapshot.ts'
 
@@ -11,6 +12,8 @@ export interface ReplicaSource {
   path: string
   durability: SharedArrayBuffer
   tenancy: SharedArrayBuffer
+  /** The writer's count of changes to what participations are read from (participation-cache.ts). */
+  participations: SharedArrayBuffer
 }
 
 /** Why a replica refused a write: http/read-replicas.ts sends it reads only, and one that writes goes back to the main thread. */
@@ -36,13 +39,21 @@ export class ReplicaStore implements Store {
 
   /** `onWrite` is told of every write refused: the replica then hands its request back to the main thread. */
   constructor(
-    { path, durability, tenancy }: ReplicaSource,
+    { path, durability, tenancy, participations }: ReplicaSource,
     private readonly onWrite: () => void = () => {},
   ) {
     this.reader = openReader(path)
-    this.queries = sqliteQueries(this.reader, new TenancyCache(tenancy))
+    const generation = new Int32Array(participations)
+    // A replica's reads of a turn share a snapshot: what they read is as old as the count when it opened.
+    const kept = new ParticipationCache(participations, () => this.snapshot.openedUnder ?? Atomics.load(generation, 0))
+    this.queries = sqliteQueries(this.reader, new TenancyCache(tenancy), { cache: kept, keeps: true })
     this.durability = new DurabilityClock(durability)
-    this.snapshot = new TurnSnapshot(this.reader.$client, () => this.durability.durableCount())
+    this.snapshot = new TurnSnapshot(
+      this.reader.$client,
+      () => this.durability.durableCount(),
+      setImmediate,
+      () => Atomics.load(generation, 0),
+    )
     this.files = fileDirectory(`${path}.files`)
   }
 

@@ -21,6 +21,8 @@ interface Statement {
   prepared: Prepared
   /** Whether it writes a table the tenancy cache keeps rows of. */
   changesTenancy: boolean
+  /** Whether it writes a table a kept participation is read from (participation-cache.ts). */
+  changesParticipation: boolean
   /** Rows made whole from SQLite's values and the call's (a query with columns given: see Given). */
   whole: ((row: unknown[], values: Record<string, unknown>) => unknown) | undefined
 }
@@ -28,13 +30,16 @@ interface Statement {
 /** Statements that write these tables change what a TenancyCache keeps. */
 const tenancyWrite = /^\s*(insert into|update|delete from)\s+"(bots|chat_integrations)"/i
 
+/** Statements that write these tables (or cascade to them) may change a kept participation (participation-cache.ts). */
+const participationWrite = /^\s*(insert into|update|delete from)\s+"(bots|chat_integrations|conversations|participants|users)"/i
+
 /**
  * The shapes of src/db/queries/ on one SQLite connection: each built once per key with placeholders
  * and prepared on first use (a reading connection never prepares the writes it will not run), then
  * run by runOften. A statement that writes a bot or a chat integration tells `onTenancyChange`, before
  * it runs: that is how the threads' TenancyCache learns to drop what it keeps.
  */
-export function sqliteRun(db: SqliteDb, onTenancyChange: () => void): Run & { oneNow: SyncOne } {
+export function sqliteRun(db: SqliteDb, onTenancyChange: () => void, onParticipationChange: () => void = () => {}): Run & { oneNow: SyncOne } {
   const on: On = { db, t: tables }
   const statements = new Map<Query<never, unknown>, Map<Key, Statement>>()
 
@@ -42,7 +47,9 @@ export function sqliteRun(db: SqliteDb, onTenancyChange: () => void): Run & { on
     const key = query.key ? query.key(values) : 0
     if (key === null) {
       const built = query.build(on, values, null)
-      if (tenancyWrite.test((built as unknown as { toSQL(): { sql: string } }).toSQL().sql)) onTenancyChange()
+      const { sql } = (built as unknown as { toSQL(): { sql: string } }).toSQL()
+      if (tenancyWrite.test(sql)) onTenancyChange()
+      if (participationWrite.test(sql)) onParticipationChange()
       return built
     }
     let byKey = statements.get(query as Query<never, unknown>)
@@ -55,11 +62,13 @@ export function sqliteRun(db: SqliteDb, onTenancyChange: () => void): Run & { on
       made = {
         prepared: runOften(prepared),
         changesTenancy: tenancyWrite.test(built.toSQL().sql),
+        changesParticipation: participationWrite.test(built.toSQL().sql),
         whole: query.given && wholeRows(selectedFields(prepared), query.given.plan(on.t)),
       }
       byKey.set(key, made)
     }
     if (made.changesTenancy) onTenancyChange()
+    if (made.changesParticipation) onParticipationChange()
     return made
   }
   const isStatement = (made: Statement | Built): made is Statement => 'prepared' in made

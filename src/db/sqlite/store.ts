@@ -10,6 +10,7 @@ import { GroupCommit, type GroupCommitOptions } from './group-commit.ts'
 import type { ReplicaSource } from './replica-store.ts'
 import { lockDatabaseFile } from './process-lock.ts'
 import { sqliteQueries } from './queries.ts'
+import { ParticipationCache } from './participation-cache.ts'
 import { TenancyCache } from './tenancy-cache.ts'
 
 export interface SqliteStoreOptions extends Partial<GroupCommitOptions> {
@@ -63,9 +64,11 @@ export class SqliteStore implements Store {
     this.files = fileDirectory(`${path}.files`)
     const durability = new DurabilityClock()
     const tenancy = new TenancyCache()
-    this.replicaSource = { path, durability: durability.memory, tenancy: tenancy.memory }
+    // The reader's statements run outside any transaction: each sees the last commit, the count read just before it.
+    const participations = new ParticipationCache()
+    this.replicaSource = { path, durability: durability.memory, tenancy: tenancy.memory, participations: participations.memory }
     this.reader = openReader(path, onQuery)
-    this.readQueries = sqliteQueries(this.reader, tenancy)
+    this.readQueries = sqliteQueries(this.reader, tenancy, { cache: participations, keeps: true })
     this.wal = walSync(path)
     const writer = this.db.$client
     writer.pragma(`wal_autocheckpoint = ${writerThreshold.withWorker}`)
@@ -73,7 +76,7 @@ export class SqliteStore implements Store {
       ...checkpoints,
       onError: checkpoints?.onError ?? ((error) => process.emitWarning(`${(error as Error).message}; SQLite checkpoints on the writer again`)),
     })
-    this.commits = new GroupCommit(writer, sqliteQueries(this.db, tenancy), {
+    this.commits = new GroupCommit(writer, sqliteQueries(this.db, tenancy, { cache: participations, keeps: false }), {
       onEffectError,
       onCommit: (units, seconds) => {
         this.checkpoints.committed()
@@ -81,7 +84,10 @@ export class SqliteStore implements Store {
       },
       sync: beforeSync ? () => Promise.resolve().then(beforeSync).then(this.wal.sync) : this.wal.sync,
       durability,
-      onTransactionEnd: () => tenancy.transactionEnded(),
+      onTransactionEnd: () => {
+        tenancy.transactionEnded()
+        participations.transactionEnded()
+      },
     })
   }
 

@@ -14,6 +14,8 @@ import type Database from 'better-sqlite3'
  */
 export class TurnSnapshot {
   private openedAt: number | undefined
+  /** `countOnOpen` read just before the snapshot under way was opened (undefined between snapshots). */
+  openedUnder: number | undefined
   private ending = false
   private readonly begin: Database.Statement
   private readonly commit: Database.Statement
@@ -23,6 +25,8 @@ export class TurnSnapshot {
     private readonly durableCount: () => number,
     /** When the turn is over: the next turn's reads take a new snapshot (tests hold it). */
     private readonly endOfTurn: (end: () => void) => void = setImmediate,
+    /** A count read as each snapshot opens (the participations' generation: participation-cache.ts), as `openedUnder`. */
+    private readonly countOnOpen?: () => number,
   ) {
     this.begin = connection.prepare('BEGIN')
     this.commit = connection.prepare('COMMIT')
@@ -33,7 +37,8 @@ export class TurnSnapshot {
     const count = this.durableCount()
     if (this.openedAt === count) return
     this.end()
-    // A deferred BEGIN: the snapshot is taken by the first statement, after the count was read.
+    this.openedUnder = this.countOnOpen?.()
+    // A deferred BEGIN: the snapshot is taken by the first statement, after the counts were read.
     this.begin.run()
     this.openedAt = count
     if (this.ending) return
@@ -48,6 +53,7 @@ export class TurnSnapshot {
   end(): void {
     if (this.openedAt === undefined) return
     this.openedAt = undefined
+    this.openedUnder = undefined
     if (this.connection.open && this.connection.inTransaction) this.commit.run()
   }
 }
