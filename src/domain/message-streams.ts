@@ -49,7 +49,7 @@ export class MessageStreams {
 
   constructor(
     readonly limits: MessageStreamLimits,
-    private readonly clock: () => number = Date.now,
+    private readonly clock: () => number = () => Date.now(),
   ) {}
 
   /** Whether the stream is known and open (a delta for it needs no check of its conversation). */
@@ -107,9 +107,7 @@ export class MessageStreams {
       stream.tokens = Math.min(deltasPerSecond, stream.tokens + ((now - stream.refilledAt) / 1000) * deltasPerSecond)
       stream.refilledAt = now
       if (stream.tokens < 1) {
-        throw new DomainError('RateLimited', `message stream "${delta.streamId}" is over ${deltasPerSecond} deltas a second (MESSAGE_STREAM_DELTAS_PER_SECOND)`, {
-          'Retry-After': '1',
-        })
+        throw new DomainError('RateLimited', `message stream "${delta.streamId}" is over ${deltasPerSecond} deltas a second (MESSAGE_STREAM_DELTAS_PER_SECOND)`)
       }
       stream.tokens -= 1
     }

@@ -5,6 +5,7 @@ import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest'
 import WebSocket from 'ws'
 import { defaultLimits } from '../../src/config.ts'
 import { iso } from '../helpers/app.ts'
+import { setClock } from '../helpers/clock.ts'
 import { type Listening, PING, startListening } from '../helpers/listening.ts'
 import { SseReader } from '../helpers/sse.ts'
 import { eventually } from '../helpers/wait.ts'
@@ -302,16 +303,20 @@ describe('chat:publishMessageStream: refusals, in the documented error body', ()
     await abort(c, 'r3')
   })
 
-  it('over MESSAGE_STREAM_DELTAS_PER_SECOND → 429 RateLimited with Retry-After, and the delta is not heard', async () => {
+  it('over MESSAGE_STREAM_DELTAS_PER_SECOND → 429 RateLimited, and the delta is not heard; the bucket refills with time', async () => {
     const c = await conversation()
     const heard = await listenOverSse(c)
+    // The clock stands still: every delta comes within the same second, however slow the machine.
+    setClock('2026-07-01T10:00:00.000Z')
     const answers = []
-    for (let i = 0; i < 30; i++) answers.push(await publish(c, { type: 'delta', streamId: 'fast', createdAt: 'x', sequence: i, delta: '.' }))
-    const limited = answers.filter((a) => a.status === 429)
-    expect(limited.length).toBeGreaterThan(0)
-    expect(limited[0]).toEqual(refused(429, 'RateLimited', 'message stream "fast" is over 20 deltas a second (MESSAGE_STREAM_DELTAS_PER_SECOND)'))
-    const accepted = answers.filter((a) => a.status === 200).length
-    await eventually(() => expect(heard.filter((s) => s.type === 'message_stream_delta')).toHaveLength(accepted))
+    for (let i = 0; i < 25; i++) answers.push(await publish(c, { type: 'delta', streamId: 'fast', createdAt: 'x', sequence: i, delta: '.' }))
+    expect(answers.map((a) => a.status)).toEqual([...Array(20).fill(200), ...Array(5).fill(429)])
+    expect(answers[20]).toEqual(refused(429, 'RateLimited', 'message stream "fast" is over 20 deltas a second (MESSAGE_STREAM_DELTAS_PER_SECOND)'))
+    await eventually(() => expect(heard.filter((s) => s.type === 'message_stream_delta').map((s) => s.data.sequence)).toEqual([...Array(20).keys()]))
+    // Half a second on, ten more may go.
+    setClock('2026-07-01T10:00:00.500Z')
+    for (let i = 25; i < 35; i++) expect((await publish(c, { type: 'delta', streamId: 'fast', createdAt: 'x', sequence: i, delta: '.' })).status).toBe(200)
+    expect((await publish(c, { type: 'delta', streamId: 'fast', createdAt: 'x', sequence: 35, delta: '.' })).status).toBe(429)
     await abort(c, 'fast')
   })
 
