@@ -119,22 +119,20 @@ function streamed(signal: { streamId: string; userId: string; createdAt: string;
   stream.row.scrollIntoView({ block: 'end' })
 }
 
-/** A stream ended: its final message takes the growing one's place, or (aborted) the growing one goes. */
-function streamEnded(streamId: string, message?: WebChatMessageFragment): void {
+/**
+ * A stream ended: completed, the growing message is named as the final one (`messageId`), which
+ * takes its place as it comes (message_created, right after); aborted, the growing one goes.
+ */
+function streamEnded(streamId: string, messageId?: string): void {
   const stream = streaming.get(streamId)
   streaming.delete(streamId)
-  if (!stream) {
-    if (message) show(message)
-    return
-  }
-  if (!message || messageElement(message.messageId)) {
+  if (!stream) return
+  if (messageId === undefined || messageElement(messageId)) {
     stream.row.remove()
     empty!.hidden = list!.childElementCount > 0
     return
   }
-  // Named as the message, the growing one is what show() replaces: the message takes its place.
-  stream.row.dataset.messageId = message.messageId
-  show(message)
+  stream.row.dataset.messageId = messageId
 }
 
 /** Sends text as the user; a choice's label goes with its value, kept in the payload (`value`). */
@@ -211,7 +209,7 @@ async function listen(opened: () => void): Promise<void> {
               case 'MessageStreamDeltaSignal':
                 return streamed(signal)
               case 'MessageStreamCompleteSignal':
-                return streamEnded(signal.streamId, signal.message)
+                return streamEnded(signal.streamId, signal.message.messageId)
               case 'MessageStreamAbortSignal':
                 return streamEnded(signal.streamId)
             }

@@ -1078,28 +1078,7 @@ export type WebChatSignalsSubscription = { __typename?: 'Subscription', conversa
     | { __typename: 'MessageDeletedSignal', messageId: string }
     | { __typename: 'MessageStatusChangedSignal' }
     | { __typename: 'MessageStreamAbortSignal', streamId: string }
-    | { __typename: 'MessageStreamCompleteSignal', streamId: string, message: { __typename?: 'Message', messageId: string, userId: string, createdAt: string, author: { __typename?: 'User', isBot: boolean, name?: string | null, pictureUrl?: string | null }, payload:
-          | { __typename: 'AudioPayload', audioUrl: string }
-          | { __typename: 'BlocPayload', blocItems: Array<
-              | { __typename: 'AudioPayload', audioUrl: string }
-              | { __typename: 'FilePayload', fileUrl: string, fileTitle?: string | null }
-              | { __typename: 'ImagePayload', image: string }
-              | { __typename: 'LocationPayload', latitude: number, longitude: number, address?: string | null, locationTitle?: string | null }
-              | { __typename: 'MarkdownPayload', markdown: string }
-              | { __typename: 'TextPayload', text: string }
-              | { __typename: 'VideoPayload', videoUrl: string }
-            > }
-          | { __typename: 'CardPayload', title: string, subtitle?: string | null, cardImage?: string | null, actions: Array<{ __typename?: 'CardAction', action: CardActionKind, label: string, value: string }> }
-          | { __typename: 'CarouselPayload', cards: Array<{ __typename?: 'CardPayload', title: string, subtitle?: string | null, cardImage?: string | null, actions: Array<{ __typename?: 'CardAction', action: CardActionKind, label: string, value: string }> }> }
-          | { __typename: 'ChoicePayload', text: string, options: Array<{ __typename?: 'ChoiceOption', label: string, value: string }> }
-          | { __typename: 'DropdownPayload', text: string, options: Array<{ __typename?: 'ChoiceOption', label: string, value: string }> }
-          | { __typename: 'FilePayload', fileUrl: string, fileTitle?: string | null }
-          | { __typename: 'ImagePayload', image: string }
-          | { __typename: 'LocationPayload', latitude: number, longitude: number, address?: string | null, locationTitle?: string | null }
-          | { __typename: 'MarkdownPayload', markdown: string }
-          | { __typename: 'TextPayload', text: string }
-          | { __typename: 'VideoPayload', videoUrl: string }
-         } }
+    | { __typename: 'MessageStreamCompleteSignal', streamId: string, message: { __typename?: 'Message', messageId: string } }
     | { __typename: 'MessageStreamDeltaSignal', streamId: string, userId: string, createdAt: string, sequence: number, delta: string }
     | { __typename: 'MessageUpdatedSignal', message: { __typename?: 'Message', messageId: string, userId: string, createdAt: string, author: { __typename?: 'User', isBot: boolean, name?: string | null, pictureUrl?: string | null }, payload:
           | { __typename: 'AudioPayload', audioUrl: string }
@@ -1545,7 +1524,7 @@ export const WebChatSignalsDocument = new TypedDocumentString(`
     ... on MessageStreamCompleteSignal {
       streamId
       message {
-        ...WebChatMessage
+        messageId
       }
     }
     ... on MessageStreamAbortSignal {
