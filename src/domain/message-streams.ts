@@ -74,10 +74,7 @@ export class MessageStreams {
     const now = this.clock()
     const size = Buffer.byteLength(delta.delta)
     if (deltaMaxBytes > 0 && size > deltaMaxBytes) {
-      throw new DomainError(
-        'PayloadTooLarge',
-        `input.signal.delta is ${size} bytes, over the limit of ${deltaMaxBytes} bytes (MESSAGE_STREAM_DELTA_MAX_BYTES)`,
-      )
+      throw new DomainError('PayloadTooLarge', `input.signal.delta is ${size} bytes, over the limit of ${deltaMaxBytes} bytes (MESSAGE_STREAM_DELTA_MAX_BYTES)`)
     }
     this.sweepAll(now)
     let streams = this.byIntegration.get(integrationId)

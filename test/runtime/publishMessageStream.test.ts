@@ -114,7 +114,8 @@ const delta = (conversationId: string, streamId: string, sequence: number, text:
     input: { conversationId, signal: { type: 'delta', streamId, createdAt: '2026-07-01T10:00:00.000Z', sequence, delta: text, ...extra } },
   })
 
-const abort = (conversationId: string, streamId: string) => bot.callAction({ type: 'chat:publishMessageStream', input: { conversationId, signal: { type: 'abort', streamId } } })
+const abort = (conversationId: string, streamId: string) =>
+  bot.callAction({ type: 'chat:publishMessageStream', input: { conversationId, signal: { type: 'abort', streamId } } })
 
 /** The bot's final message of the stream, as an @botpress/sdk bot posts it: the stream id in its metadata. */
 const finalMessage = (conversationId: string, streamId: string, text: string) =>
@@ -353,7 +354,12 @@ describe('updateMessage on the bot API', () => {
     await eventually(() => expect(heard).toStrictEqual([{ type: 'message_updated', data: updated }]))
     await eventually(() =>
       expect(graphql.map((r) => r.data.conversationSignals)).toEqual([
-        { __typename: 'MessageUpdatedSignal', type: 'message_updated', isBot: true, message: { messageId: message.id, rawPayload: { type: 'text', text: 'The answer' } } },
+        {
+          __typename: 'MessageUpdatedSignal',
+          type: 'message_updated',
+          isBot: true,
+          message: { messageId: message.id, rawPayload: { type: 'text', text: 'The answer' } },
+        },
       ]),
     )
   })

@@ -63,12 +63,19 @@ describe('message streams across instances (Redis)', () => {
     await eventually(() => expect(b.app.signals.activeSubscriptions()).toBe(before + 1))
     const heard: Signal[] = []
     void (async () => {
-      for (let block = await sse.message((x) => x.data === PING); block; block = await sse.message((x) => x.data === PING)) heard.push(JSON.parse(block.data as string))
+      for (let block = await sse.message((x) => x.data === PING); block; block = await sse.message((x) => x.data === PING))
+        heard.push(JSON.parse(block.data as string))
     })()
 
     const publish = (client: Client, signal: Record<string, unknown>) =>
       client.callAction({ type: 'chat:publishMessageStream', input: { conversationId: 'across', signal } })
-    const delta = (streamId: string, sequence: number, text: string) => ({ type: 'delta', streamId, createdAt: '2026-07-01T10:00:00.000Z', sequence, delta: text })
+    const delta = (streamId: string, sequence: number, text: string) => ({
+      type: 'delta',
+      streamId,
+      createdAt: '2026-07-01T10:00:00.000Z',
+      sequence,
+      delta: text,
+    })
 
     for (const [sequence, text] of ['one', ' two', ' three'].entries()) await publish(onA, delta('first', sequence, text))
     await eventually(() => expect(heard.map((s) => s.data.delta)).toEqual(['one', ' two', ' three']))
@@ -84,7 +91,13 @@ describe('message streams across instances (Redis)', () => {
 
     heard.length = 0
     await publish(onB, delta('second', 0, 'Done'))
-    const { message } = await onA.createMessage({ conversationId: 'across', userId: botId, tags: {}, type: 'text', payload: { text: 'Done', metadata: { streamId: 'second' } } })
+    const { message } = await onA.createMessage({
+      conversationId: 'across',
+      userId: botId,
+      tags: {},
+      type: 'text',
+      payload: { text: 'Done', metadata: { streamId: 'second' } },
+    })
     await eventually(() => expect(heard.map((s) => s.type)).toContain('message_created'))
     expect(heard.filter((s) => s.type !== 'participant_added').map((s) => [s.type, s.data.streamId ?? s.data.id])).toEqual([
       ['message_stream_delta', 'second'],

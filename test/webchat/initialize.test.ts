@@ -186,12 +186,25 @@ describe('initialize', () => {
       t.send('POST', `${BASE}/v1/chat${path}`, { headers: { authorization: `Bearer ${created.body.value}`, 'x-bot-id': botId }, body })
     const publish = async (signal: Record<string, unknown>) =>
       expect((await botApi('/actions', { type: 'chat:publishMessageStream', input: { conversationId, signal } })).status).toBe(200)
-    const delta = (streamId: string, sequence: number, text: string) => ({ type: 'delta', streamId, createdAt: '2026-07-01T10:00:00.000Z', sequence, delta: text })
+    const delta = (streamId: string, sequence: number, text: string) => ({
+      type: 'delta',
+      streamId,
+      createdAt: '2026-07-01T10:00:00.000Z',
+      sequence,
+      delta: text,
+    })
 
     await publish(delta('w1', 0, 'Hel'))
     await publish(delta('w1', 1, 'lo'))
     const posted = await botApi('/messages', { conversationId, userId: botId, type: 'text', payload: { text: 'Hello', metadata: { streamId: 'w1' } } })
-    const message = { id: (await posted.json()).message.id, createdAt: iso, payload: { type: 'text', text: 'Hello' }, userId: botId, conversationId, metadata: { streamId: 'w1' } }
+    const message = {
+      id: (await posted.json()).message.id,
+      createdAt: iso,
+      payload: { type: 'text', text: 'Hello' },
+      userId: botId,
+      conversationId,
+      metadata: { streamId: 'w1' },
+    }
     const streamDelta = (sequence: number, text: string) => ({
       type: 'message_stream_delta',
       data: { streamId: 'w1', conversationId, userId: botId, createdAt: '2026-07-01T10:00:00.000Z', sequence, delta: text },
