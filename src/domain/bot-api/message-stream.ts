@@ -34,7 +34,8 @@ const publishInput = z.object({
     {
       conversationId: str,
       signal: z.discriminatedUnion('type', [deltaSignal, abortSignal], {
-        error: (issue) => (issue.code === 'invalid_type' ? 'must be an object' : 'must be "delta" or "abort"'),
+        error: (issue) =>
+          typeof issue.input === 'object' && issue.input !== null && !Array.isArray(issue.input) ? 'must be "delta" or "abort"' : 'must be an object',
       }),
     },
     { error: 'must be an object' },
