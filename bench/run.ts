@@ -5,6 +5,8 @@
  *                    --subscribers 250 --subscriber-messages 5 --message-bytes 131072
  *                    --only startup,http,fanout,subscribers,botreply,botlag,idle,paging,scale]
  *   npm run bench -- --only limiter [--limiter-keys 200000]: the rate limit counters' memory per key (not in the default run)
+ *   npm run bench -- --only streams [--stream-deltas 200 --listeners 1000]: a bot's message stream to SSE and GraphQL
+ *   listeners of one conversation (not in the default run)
  * The botlag and scale phases need PostgreSQL (BENCH_DATABASE_URL, 127.0.0.1:5432 by default: a database is
  * made and dropped) and Redis (BENCH_REDIS_URL, 127.0.0.1:6379).
  * Builds if src/ changed, then runs the built server on temporary databases. The ratios to the floor
@@ -27,6 +29,7 @@ import { BENCH_ADMIN_TOKEN, BENCH_ENCRYPTION_KEY, root, type Server, start, star
 import { latencies, ms } from './stats.ts'
 import { sampleHealth } from './health-sampler.ts'
 import { limiterMemoryPhase } from './limiter-memory.ts'
+import { streamsPhase } from './streams.ts'
 
 const arg = (name: string, fallback: number) => {
   const i = process.argv.indexOf(`--${name}`)
@@ -51,6 +54,7 @@ const options = {
   subscriberMessages: arg('subscriber-messages', 5),
   messageBytes: arg('message-bytes', 128 * 1024),
   limiterKeys: arg('limiter-keys', 200_000),
+  streamDeltas: arg('stream-deltas', 200),
 }
 
 const WEBHOOK = 'bench'
@@ -559,6 +563,15 @@ async function main() {
     ['subscribers', subscribersPhase],
     ['botreply', botReplyPhase],
     ['idle', idlePhase],
+    [
+      'streams',
+      async (server: Server) =>
+        streamsPhase(
+          server,
+          { listeners: options.listeners, deltas: options.streamDeltas, webhook: WEBHOOK, userKey: await user(server, 'bench-streams') },
+          row,
+        ),
+    ],
   ] as const) {
     if (!phases.has(phase)) continue
     const { server } = await startBuilt(freshDatabase())

@@ -107,6 +107,16 @@ export interface ResourceLimits {
   messageMaxBytes: number
   /** RESPONSE_MAX_BYTES: the JSON answer of a chat API read or write (REST, GraphQL); a larger one is refused with 413 LimitExceeded. */
   responseMaxBytes: number
+  /** MESSAGE_STREAM_DELTA_MAX_BYTES: one delta of a bot's message stream (chat:publishMessageStream), its text as UTF-8. */
+  messageStreamDeltaMaxBytes: number
+  /** MESSAGE_STREAM_DELTAS_PER_SECOND: the deltas one message stream may publish a second (and in a burst). */
+  messageStreamDeltasPerSecond: number
+  /** MESSAGE_STREAMS_PER_CONVERSATION: message streams open at once in one conversation. */
+  messageStreamsPerConversation: number
+  /** MESSAGE_STREAMS_PER_BOT: message streams open at once for one bot. */
+  messageStreamsPerBot: number
+  /** MESSAGE_STREAM_IDLE_TIMEOUT_SECONDS: a message stream without a delta for this long is abandoned and forgotten. */
+  messageStreamIdleTimeoutMs: number
 }
 
 export const defaultLimits: ResourceLimits = {
@@ -126,6 +136,11 @@ export const defaultLimits: ResourceLimits = {
   messageStoragePerUser: 50 * 1024 * 1024,
   messageMaxBytes: 128 * 1024,
   responseMaxBytes: 8 * 1024 * 1024,
+  messageStreamDeltaMaxBytes: 16 * 1024,
+  messageStreamDeltasPerSecond: 50,
+  messageStreamsPerConversation: 8,
+  messageStreamsPerBot: 1000,
+  messageStreamIdleTimeoutMs: 60_000,
 }
 
 /** The caps RATE_LIMITS=off lifts: those counted per user key or client address. */
@@ -139,6 +154,7 @@ const perKeyOrAddress = [
   'subscriptionsPerConversation',
   'storagePerUser',
   'messageStoragePerUser',
+  'messageStreamDeltasPerSecond',
 ] as const
 
 /** `limits` with every per-key/per-address cap off (RATE_LIMITS=off); sizes and timeouts stay. */
@@ -162,6 +178,11 @@ const limitVariables: Record<keyof ResourceLimits, [env: string, unit: number, f
   messageStoragePerUser: ['MESSAGE_STORAGE_PER_USER_BYTES', 1],
   messageMaxBytes: ['MESSAGE_MAX_BYTES', 1],
   responseMaxBytes: ['RESPONSE_MAX_BYTES', 1],
+  messageStreamDeltaMaxBytes: ['MESSAGE_STREAM_DELTA_MAX_BYTES', 1],
+  messageStreamDeltasPerSecond: ['MESSAGE_STREAM_DELTAS_PER_SECOND', 1],
+  messageStreamsPerConversation: ['MESSAGE_STREAMS_PER_CONVERSATION', 1],
+  messageStreamsPerBot: ['MESSAGE_STREAMS_PER_BOT', 1],
+  messageStreamIdleTimeoutMs: ['MESSAGE_STREAM_IDLE_TIMEOUT_SECONDS', 1000],
 }
 
 function parseLimits(env: NodeJS.ProcessEnv, rateLimitsOff: boolean): ResourceLimits {

@@ -11,6 +11,7 @@ import { type DeliveryObserver, type DeliveryWorker, startDeliveryWorker } from 
 import { defaultLimits, type ResourceLimits } from './config.ts'
 import type { Store } from './db/store.ts'
 import { authenticateBot } from './domain/bots/admin/api-keys.ts'
+import { type MessageStreamLimits, MessageStreams } from './domain/message-streams.ts'
 import type { OutboundPolicy } from './domain/outbound-policy.ts'
 import { type Retention, type RetentionOptions, startRetention } from './domain/retention.ts'
 import { createErrorPath } from './graphql/errors.ts'
@@ -75,6 +76,18 @@ const noRetention: Retention = { runOnce: async () => ({ messages: 0, events: 0,
  * tell the user without verifying the key. A replica counts those reads, `userReads`, in its own
  * memory (so each replica thread is a budget of its own), and nothing else.
  */
+/** The bounds on bots' message streams among the caps (each its default when a partial set of caps leaves it out). */
+function messageStreamLimitsOf(caps: Partial<ResourceLimits>): MessageStreamLimits {
+  const cap = (name: keyof ResourceLimits) => caps[name] ?? defaultLimits[name]
+  return {
+    deltaMaxBytes: cap('messageStreamDeltaMaxBytes'),
+    deltasPerSecond: cap('messageStreamDeltasPerSecond'),
+    perConversation: cap('messageStreamsPerConversation'),
+    perBot: cap('messageStreamsPerBot'),
+    idleTimeoutMs: cap('messageStreamIdleTimeoutMs'),
+  }
+}
+
 function rateLimitsOf(rules: RateLimitRules | 'off', store: RateLimitStore | undefined, replica: boolean): RateLimits | undefined {
   if (rules === 'off') return undefined
   if (!replica) return new RateLimits(rules, store)
@@ -104,7 +117,12 @@ export function wire({
 }: WiringOptions) {
   const errors = createErrorPath(log)
   const limits = rateLimitsOf(rateLimits, rateLimitStore, Boolean(replica))
-  const signals = createSignalHub({ bus: signalBus, caps: { perUser: caps.subscriptionsPerUser, perConversation: caps.subscriptionsPerConversation } })
+  const messageStreams = new MessageStreams(messageStreamLimitsOf(caps))
+  const signals = createSignalHub({
+    bus: signalBus,
+    caps: { perUser: caps.subscriptionsPerUser, perConversation: caps.subscriptionsPerConversation },
+    observe: (integrationId, signal) => messageStreams.observe(integrationId, signal),
+  })
   // Every live connection's, whatever its transport (http/send-queue.ts).
   const sendQueues = new SendQueues(caps.sendQueueBytes)
   const streams = new SseStreams(log, sseTiming, sendQueues)
@@ -138,7 +156,7 @@ export function wire({
   const chatLimits = { messageMaxBytes: caps.messageMaxBytes, storagePerUser: caps.storagePerUser, messageStoragePerUser: caps.messageStoragePerUser }
   // Every subscription's events rendered once per shape, whatever the transport (REST streams included).
   const renderings = new SignalRenderings()
-  const deps = { store, shared: store.shared, log, signals, bots, errors, chatLimits, limits, replica, renderings }
+  const deps = { store, shared: store.shared, log, signals, bots, errors, chatLimits, limits, replica, renderings, streams: messageStreams }
   // Only the chat API's answers are capped: strangers reach it; the administration and bot APIs are the operator's.
   const chatYoga = createChatYoga({ ...deps, answerMaxBytes: caps.responseMaxBytes })
   const adminYoga = createAdminYoga(deps)

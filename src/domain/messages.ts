@@ -94,6 +94,12 @@ export async function postMessage(
         newStatus: skipped ? 'processed' : 'processing',
       })
     }
+    // The bot's final message of a stream completes it, just before it is created, as Botpress' chat
+    // integration signals it (bot-message-signals.ts): a listener swaps its growing bubble for it.
+    const streamId = caller.isBot ? row.metadata?.streamId : undefined
+    if (typeof streamId === 'string') {
+      ctx.signals.publish(ctx.integration.id, { type: 'message_stream_complete', conversationId: row.conversationId, streamId, message: row })
+    }
     ctx.signals.publish(ctx.integration.id, {
       type: 'message_created',
       conversationId: row.conversationId,

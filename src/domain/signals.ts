@@ -40,6 +40,24 @@ export type ConversationSignal =
       agentName: string | null
       handoffTitle: string | null
     }
+  /**
+   * A piece of a message the bot is writing (Botpress' chat integration 1.x, `chat:publishMessageStream`):
+   * transient, never stored; `userId` is the bot's. `sequence` orders a stream's deltas.
+   */
+  | {
+      type: 'message_stream_delta'
+      conversationId: string
+      streamId: string
+      userId: string
+      createdAt: string
+      clientMessageId?: string
+      sequence: number
+      delta: string
+    }
+  /** The bot posted the stream's final message (its `metadata.streamId`): comes just before its message_created. */
+  | { type: 'message_stream_complete'; conversationId: string; streamId: string; message: MessageRow }
+  /** The bot gave the stream up: what its deltas made is to be dropped. */
+  | { type: 'message_stream_abort'; conversationId: string; streamId: string }
   /** Not a Chat API signal: it ends the conversation's listeners. */
   | { type: 'conversation_deleted'; conversationId: string }
 

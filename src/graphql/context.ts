@@ -8,6 +8,7 @@ import { authenticateBot } from '../domain/bots/admin/api-keys.ts'
 import type { AdminContext, ChatContext, ChatLimits } from '../domain/context.ts'
 import type { BotApiContext } from '../domain/bot-api/context.ts'
 import { type AgentContext, authenticateAgent } from '../domain/agents.ts'
+import type { MessageStreams } from '../domain/message-streams.ts'
 import { DomainError } from '../domain/errors.ts'
 import { verifyingKeysOf } from '../domain/key-modes.ts'
 import { checkedStore, openChatIntegration } from '../domain/integration-cache.ts'
@@ -53,6 +54,8 @@ export interface ContextDeps {
   log: Logger
   signals: SignalHub
   bots: BotInbox
+  /** The message streams bots publish (chat:publishMessageStream), as this instance knows them. */
+  streams: MessageStreams
 }
 
 // A node of the other scope (its global id given to node()) is not found here, like an unknown id.
@@ -110,7 +113,7 @@ export function createBotApiContext(
       requestId,
       log: deps.log,
       signals: deps.signals,
-      botApi: { store: deps.store, bot, integration, signals: deps.signals, bots: deps.bots },
+      botApi: { store: deps.store, bot, integration, signals: deps.signals, bots: deps.bots, streams: deps.streams },
     }
   })
 }

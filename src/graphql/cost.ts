@@ -53,6 +53,8 @@ const writtenFields = [
   'User.pictureUrl',
   'MessageFeedback.comment',
   'MessageStatusChangedSignal.failureReason',
+  // A bot's message stream: up to MESSAGE_STREAM_DELTA_MAX_BYTES a delta.
+  'MessageStreamDeltaSignal.delta',
 ]
 
 type AnyField = GraphQLField<unknown, unknown>

@@ -68,7 +68,16 @@ interface Room {
  * The hub; with a bus, also fed by the other instances' signals and feeding them this one's.
  * Local listeners hear a local signal at once (in process), whether or not there is a bus.
  */
-export function createSignalHub({ bus, caps }: { bus?: SignalBus; caps?: ListenerCaps } = {}): SignalHub {
+export function createSignalHub({
+  bus,
+  caps,
+  observe,
+}: {
+  bus?: SignalBus
+  caps?: ListenerCaps
+  /** Told of every signal, this instance's and the others', as it is handed out (the message streams learn of them so). */
+  observe?: (integrationId: string, signal: ConversationSignal) => void
+} = {}): SignalHub {
   const pubSub = createPubSub<{
     conversation: [topic: string, signal: ConversationSignal]
     all: [routed: RoutedSignal]
@@ -150,6 +159,7 @@ export function createSignalHub({ bus, caps }: { bus?: SignalBus; caps?: Listene
   }
 
   const deliver = (integrationId: string, signal: ConversationSignal) => {
+    observe?.(integrationId, signal)
     pubSub.publish('conversation', `${integrationId}/${signal.conversationId}`, signal)
     pubSub.publish('all', { integrationId, signal })
   }

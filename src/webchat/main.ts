@@ -8,7 +8,7 @@ import {
   WebChatSendTextDocument as SendText,
   WebChatSignalsDocument as ConversationSignals,
 } from './__generated__/graphql.ts'
-import { avatar, displayName, renderMessage } from './render.ts'
+import { avatar, displayName, renderMessage, renderStreamingMessage } from './render.ts'
 
 /*
  * The web chat served at /{webhookId}/: it keeps its user key and conversation id in localStorage,
@@ -96,6 +96,45 @@ function show(message: WebChatMessageFragment): void {
   list?.lastElementChild?.scrollIntoView({ block: 'end' })
 }
 
+/** The messages the bot is writing (message streams), by stream id: where their deltas go. */
+const streaming = new Map<string, { row: HTMLElement; text: HTMLElement; sequence: number }>()
+
+/** A delta of a stream: its text appended to the stream's growing message (made by its first delta). */
+function streamed(signal: { streamId: string; userId: string; createdAt: string; sequence: number; delta: string }): void {
+  let stream = streaming.get(signal.streamId)
+  if (!stream) {
+    const author = authors.get(signal.userId) ?? { isBot: true, name: null, pictureUrl: null }
+    stream = { ...renderStreamingMessage(author, signal.createdAt), sequence: -Infinity }
+    stream.row.dataset.streamId = signal.streamId
+    streaming.set(signal.streamId, stream)
+    empty!.hidden = true
+    list?.appendChild(stream.row)
+    if (!authors.has(signal.userId)) learnParticipants().catch(() => {})
+  }
+  // In order, each once (the server orders a stream's deltas; a repeat is ignored).
+  if (signal.sequence <= stream.sequence) return
+  stream.sequence = signal.sequence
+  stream.text.textContent += signal.delta
+  stoppedTyping(signal.userId)
+  stream.row.scrollIntoView({ block: 'end' })
+}
+
+/**
+ * A stream ended: completed, the growing message is named as the final one (`messageId`), which
+ * takes its place as it comes (message_created, right after); aborted, the growing one goes.
+ */
+function streamEnded(streamId: string, messageId?: string): void {
+  const stream = streaming.get(streamId)
+  streaming.delete(streamId)
+  if (!stream) return
+  if (messageId === undefined || messageElement(messageId)) {
+    stream.row.remove()
+    empty!.hidden = list!.childElementCount > 0
+    return
+  }
+  stream.row.dataset.messageId = messageId
+}
+
 /** Sends text as the user; a choice's label goes with its value, kept in the payload (`value`). */
 async function send(text: string, value?: string): Promise<void> {
   const { createMessage } = await client.request(SendText, { conversationId, text, extra: value === undefined ? undefined : { value } })
@@ -167,6 +206,12 @@ async function listen(opened: () => void): Promise<void> {
                 return startedTyping(signal.userId, signal.timeout)
               case 'TypingStoppedSignal':
                 return stoppedTyping(signal.userId)
+              case 'MessageStreamDeltaSignal':
+                return streamed(signal)
+              case 'MessageStreamCompleteSignal':
+                return streamEnded(signal.streamId, signal.message.messageId)
+              case 'MessageStreamAbortSignal':
+                return streamEnded(signal.streamId)
             }
           },
         },

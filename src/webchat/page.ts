@@ -37,6 +37,8 @@ export const webChatPage = (): string => `<!doctype html>
   .markdown p { margin: 0 0 .4rem; }
   .markdown p:last-child { margin-bottom: 0; }
   .markdown pre { overflow-x: auto; background: #0000000d; padding: .4rem; border-radius: .35rem; }
+  .streaming .text { white-space: pre-wrap; }
+  .streaming .text::after { content: "▍"; opacity: .5; }
   #typing { font-size: .85rem; color: #5b6470; padding: 0 1rem .35rem; min-height: 1.2rem; font-style: italic; }
   form { display: flex; gap: .5rem; padding: .75rem; background: #fff; border-top: 1px solid #0001; }
   #text { flex: 1; font: inherit; padding: .5rem .75rem; border: 1px solid #0003; border-radius: 1rem; }

@@ -180,3 +180,24 @@ export function renderMessage(message: WebChatMessageFragment, mine: boolean, sa
   row.appendChild(body)
   return row
 }
+
+/**
+ * A message the bot is still writing (a message stream): its text grows as its deltas come, shown
+ * as plain text; its final message replaces it. The returned `text` is where the deltas go.
+ */
+export function renderStreamingMessage(author: Author, createdAt: string): { row: HTMLElement; text: HTMLElement } {
+  const row = element('li', 'message bot streaming')
+  row.appendChild(avatar(author))
+  const body = element('div', 'body')
+  const meta = element('div', 'meta')
+  meta.appendChild(element('span', 'author', displayName(author)))
+  if (!Number.isNaN(Date.parse(createdAt))) meta.appendChild(timestamp(createdAt))
+  body.appendChild(meta)
+  const bubble = element('div', 'bubble')
+  bubble.setAttribute('aria-busy', 'true')
+  const text = element('div', 'text', '')
+  bubble.appendChild(text)
+  body.appendChild(bubble)
+  row.appendChild(body)
+  return { row, text }
+}

@@ -258,6 +258,7 @@ describe('the fields priced as carrying written bytes', () => {
       'Message.rawPayload',
       'MessageFeedback.comment',
       'MessageStatusChangedSignal.failureReason',
+      'MessageStreamDeltaSignal.delta',
       'TextPayload.text',
       'User.name',
       'User.pictureUrl',
@@ -266,9 +267,9 @@ describe('the fields priced as carrying written bytes', () => {
     ])
   })
 
-  it('leave only bounded strings: ids (64 characters), kinds, cursors, keys, statuses and the URLs of files (keys of 255)', () => {
+  it('leave only bounded strings: ids (64 characters; a message stream’s 256), kinds, cursors, keys, statuses, the URLs of files (keys of 255) and a message stream’s createdAt (64)', () => {
     for (const coordinate of stringFields(false)) {
-      expect(coordinate).toMatch(/\.(\w*[iI]d|type|cursor|endCursor|startCursor|key|userKey|value|newStatus|oldStatus|contentType|url|uploadUrl)$/)
+      expect(coordinate).toMatch(/\.(\w*[iI]d|type|cursor|endCursor|startCursor|key|userKey|value|newStatus|oldStatus|contentType|url|uploadUrl|createdAt)$/)
     }
   })
 })

@@ -23,6 +23,11 @@ describe('the caps and timeouts settings', () => {
       messageStoragePerUser: 50 * 1024 * 1024,
       messageMaxBytes: 128 * 1024,
       responseMaxBytes: 8 * 1024 * 1024,
+      messageStreamDeltaMaxBytes: 16 * 1024,
+      messageStreamDeltasPerSecond: 50,
+      messageStreamsPerConversation: 8,
+      messageStreamsPerBot: 1000,
+      messageStreamIdleTimeoutMs: 60_000,
     })
   })
 
@@ -44,6 +49,11 @@ describe('the caps and timeouts settings', () => {
       MESSAGE_STORAGE_PER_USER_BYTES: '2000',
       MESSAGE_MAX_BYTES: '0',
       RESPONSE_MAX_BYTES: '65536',
+      MESSAGE_STREAM_DELTA_MAX_BYTES: '1024',
+      MESSAGE_STREAM_DELTAS_PER_SECOND: '0',
+      MESSAGE_STREAMS_PER_CONVERSATION: '2',
+      MESSAGE_STREAMS_PER_BOT: '20',
+      MESSAGE_STREAM_IDLE_TIMEOUT_SECONDS: '1.5',
     }
     expect(loadConfig(env).caps).toEqual({
       headersTimeoutMs: 2_500,
@@ -62,6 +72,11 @@ describe('the caps and timeouts settings', () => {
       messageStoragePerUser: 2000,
       messageMaxBytes: 0,
       responseMaxBytes: 65_536,
+      messageStreamDeltaMaxBytes: 1024,
+      messageStreamDeltasPerSecond: 0,
+      messageStreamsPerConversation: 2,
+      messageStreamsPerBot: 20,
+      messageStreamIdleTimeoutMs: 1_500,
     })
   })
 
@@ -80,6 +95,7 @@ describe('the caps and timeouts settings', () => {
       subscriptionsPerConversation: 0,
       storagePerUser: 0,
       messageStoragePerUser: 0,
+      messageStreamDeltasPerSecond: 0,
     })
   })
 

@@ -177,6 +177,51 @@ describe('initialize', () => {
     await sse!.cancel()
   })
 
+  it("carries the bot's message stream: its deltas, message_stream_complete, then the final message_created; or its abort", async () => {
+    const { init, sse, signal } = await initialize(t)
+    const conversationId = init!.data.conversation.id as string
+    const botId = t.tenant!.botId
+    const created = await t.admin('POST', '/bots/baks', { body: { botId, note: 'initialize stream' } })
+    const botApi = (path: string, body: unknown) =>
+      t.send('POST', `${BASE}/v1/chat${path}`, { headers: { authorization: `Bearer ${created.body.value}`, 'x-bot-id': botId }, body })
+    const publish = async (signal: Record<string, unknown>) =>
+      expect((await botApi('/actions', { type: 'chat:publishMessageStream', input: { conversationId, signal } })).status).toBe(200)
+    const delta = (streamId: string, sequence: number, text: string) => ({
+      type: 'delta',
+      streamId,
+      createdAt: '2026-07-01T10:00:00.000Z',
+      sequence,
+      delta: text,
+    })
+
+    await publish(delta('w1', 0, 'Hel'))
+    await publish(delta('w1', 1, 'lo'))
+    const posted = await botApi('/messages', { conversationId, userId: botId, type: 'text', payload: { text: 'Hello', metadata: { streamId: 'w1' } } })
+    const message = {
+      id: (await posted.json()).message.id,
+      createdAt: iso,
+      payload: { type: 'text', text: 'Hello' },
+      userId: botId,
+      conversationId,
+      metadata: { streamId: 'w1' },
+    }
+    const streamDelta = (sequence: number, text: string) => ({
+      type: 'message_stream_delta',
+      data: { streamId: 'w1', conversationId, userId: botId, createdAt: '2026-07-01T10:00:00.000Z', sequence, delta: text },
+    })
+    expect(await signal!()).toEqual(streamDelta(0, 'Hel'))
+    expect(await signal!()).toEqual(streamDelta(1, 'lo'))
+    expect((await signal!()).type).toBe('participant_added')
+    expect(await signal!()).toEqual({ type: 'message_stream_complete', data: { streamId: 'w1', message } })
+    expect(await signal!()).toEqual({ type: 'message_created', data: { ...message, isBot: true } })
+
+    await publish(delta('w2', 0, 'Hm'))
+    await publish({ type: 'abort', streamId: 'w2' })
+    expect((await signal!()).type).toBe('message_stream_delta')
+    expect(await signal!()).toEqual({ type: 'message_stream_abort', data: { streamId: 'w2', conversationId } })
+    await sse!.cancel()
+  })
+
   it('is the initialize subscription in GraphQL, typing and statuses included', async () => {
     const { init, sse } = await initialize(t)
     await sse!.cancel()

@@ -6,6 +6,7 @@ import { type BotApiContext, asChat, findConversation } from './context.ts'
 import { type Json, botApiInputs, obj, str } from '../../contracts/bot-api-inputs.ts'
 import { hitlActions } from './hitl-actions.ts'
 import { parseInput } from './inputs.ts'
+import { publishMessageStream } from './message-stream.ts'
 
 /*
  * callAction (POST /v1/chat/actions, `{type, input}` → `{output, meta}`): the actions of the chat
@@ -35,7 +36,7 @@ function sendEvent(ctx: BotApiContext, input: Json): Promise<Json> {
   })
 }
 
-const actions: Record<string, Action> = { 'chat:sendEvent': sendEvent, ...hitlActions }
+const actions: Record<string, Action> = { 'chat:sendEvent': sendEvent, 'chat:publishMessageStream': publishMessageStream, ...hitlActions }
 
 export async function callBotApiAction(ctx: BotApiContext, input: Json): Promise<Json> {
   const { type, input: actionInput } = parseInput(botApiInputs.callAction, input)

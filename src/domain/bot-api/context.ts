@@ -4,6 +4,7 @@ import type { BotInbox } from '../bots/delivery/inbox.ts'
 import { botChatContext } from '../bots/chat/as-bot.ts'
 import type { ChatContext } from '../context.ts'
 import { notFound } from '../errors.ts'
+import type { MessageStreams } from '../message-streams.ts'
 import type { SignalPublisher } from '../signals.ts'
 
 /**
@@ -17,6 +18,8 @@ export interface BotApiContext {
   integration: ChatIntegrationRow
   signals: SignalPublisher
   bots: BotInbox
+  /** The message streams bots publish (chat:publishMessageStream), as this instance knows them. */
+  streams: MessageStreams
 }
 
 /** The Chat API context the bot API verbs share rules with, acting as `callerId` (the bot by default). */

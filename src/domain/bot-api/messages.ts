@@ -66,19 +66,23 @@ export function getBotApiMessage(ctx: BotApiContext, input: Json) {
 
 /**
  * Replaces a message's payload, its metadata included (its type is kept: the SDK sends the payload
- * without it); tags are not stored. Listeners are not told: the Chat API has no signal for a
- * changed message.
+ * without it); tags are not stored. Listeners are told (`message_updated`, as when its author
+ * updates it through the Chat API): a bot that writes its answer by editing it in place is seen
+ * doing so.
  */
 export function updateBotApiMessage(ctx: BotApiContext, input: Json) {
   const { id, payload: sent } = parseInput(botApiInputs.updateMessage, input)
-  return ctx.store.write(async (q) => {
+  return ctx.store.write(async (q, after) => {
     const row = await findMessage(ctx, q, id)
     if (sent === undefined) return { message: botApiMessage(row, ctx.bot.id) }
     const { payload, metadata } = checkMessage({
       conversationId: row.conversationId,
       ...toChatMessage({ type: String(row.payload.type), payload: sent }),
     })
-    const changed = (await q.messages.update(ctx.integration.id, row.id, { payload, metadata })) ?? row
+    const changed = await q.messages.update(ctx.integration.id, row.id, { payload, metadata })
+    if (!changed) throw notFound('Message', id)
+    const isBot = changed.userId === ctx.bot.id
+    after(() => ctx.signals.publish(ctx.integration.id, { type: 'message_updated', conversationId: changed.conversationId, message: changed, isBot }))
     return { message: botApiMessage(changed, ctx.bot.id) }
   })
 }

@@ -100,6 +100,42 @@ export const ParticipantRemovedSignal = signalType('participant_removed').implem
   }),
 })
 
+export const MessageStreamDeltaSignal = signalType('message_stream_delta').implement({
+  subGraphs: ['chat'],
+  description:
+    "A piece of the message the bot is writing (Botpress' chat integration 1.x): not stored; a stream's deltas come in `sequence` order, then its message_stream_complete or message_stream_abort.",
+  fields: (t) => ({
+    type: t.exposeString('type'),
+    streamId: t.exposeString('streamId'),
+    conversationId: t.exposeString('conversationId'),
+    userId: t.exposeString('userId', { description: "The bot's user id." }),
+    createdAt: t.exposeString('createdAt', { description: 'As the bot gave it.' }),
+    clientMessageId: t.exposeString('clientMessageId', { nullable: true }),
+    sequence: t.exposeFloat('sequence', { description: "The delta's place in its stream, as the bot numbered it." }),
+    delta: t.exposeString('delta', { description: 'The text to append.' }),
+  }),
+})
+
+export const MessageStreamCompleteSignal = signalType('message_stream_complete').implement({
+  subGraphs: ['chat'],
+  description: "The bot posted its stream's final message (its `metadata.streamId`): comes just before that message's message_created.",
+  fields: (t) => ({
+    type: t.exposeString('type'),
+    streamId: t.exposeString('streamId'),
+    message: t.expose('message', { type: Message }),
+  }),
+})
+
+export const MessageStreamAbortSignal = signalType('message_stream_abort').implement({
+  subGraphs: ['chat'],
+  description: 'The bot gave its stream up: what its deltas made is to be dropped.',
+  fields: (t) => ({
+    type: t.exposeString('type'),
+    streamId: t.exposeString('streamId'),
+    conversationId: t.exposeString('conversationId'),
+  }),
+})
+
 export const conversationSignalMembers = {
   message_created: MessageCreatedSignal,
   message_updated: MessageUpdatedSignal,
@@ -110,6 +146,9 @@ export const conversationSignalMembers = {
   event_created: EventCreatedSignal,
   participant_added: ParticipantAddedSignal,
   participant_removed: ParticipantRemovedSignal,
+  message_stream_delta: MessageStreamDeltaSignal,
+  message_stream_complete: MessageStreamCompleteSignal,
+  message_stream_abort: MessageStreamAbortSignal,
 } as const
 
 export type ListenerSignal = Exclude<ConversationSignal, { type: 'conversation_deleted' | 'handoff_changed' }>
@@ -117,7 +156,7 @@ export type ListenerSignal = Exclude<ConversationSignal, { type: 'conversation_d
 export const ConversationSignalUnion = builder.unionType('ConversationSignal', {
   subGraphs: ['chat'],
   description:
-    "Something that happened in a conversation: the five signals of the Chat API, and the web chat's message_updated, message_status_changed, typing_started and typing_stopped.",
+    "Something that happened in a conversation: the signals of the Chat API (its five, and 1.x's message streams), and the web chat's message_updated, message_status_changed, typing_started and typing_stopped.",
   types: Object.values(conversationSignalMembers),
   resolveType: (signal: ListenerSignal) => conversationSignalMembers[signal.type],
 })

@@ -26,6 +26,14 @@ export function toChatSignal(signal: Signal) {
     case 'ParticipantAddedSignal':
     case 'ParticipantRemovedSignal':
       return { type: signal.type, data: { conversationId: signal.conversationId, participantId: signal.participantId } }
+    case 'MessageStreamDeltaSignal': {
+      const { type, streamId, conversationId, userId, createdAt, clientMessageId, sequence, delta } = signal
+      return { type, data: compact({ streamId, conversationId, userId, createdAt, clientMessageId, sequence, delta }) }
+    }
+    case 'MessageStreamCompleteSignal':
+      return { type: signal.type, data: { streamId: signal.streamId, message: compactMessage(signal.message) } }
+    case 'MessageStreamAbortSignal':
+      return { type: signal.type, data: { streamId: signal.streamId, conversationId: signal.conversationId } }
   }
 }
 

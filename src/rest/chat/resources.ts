@@ -73,6 +73,20 @@ export const chatSignals = [
   signal('event_created', Event.extend({ isBot: z.boolean() })),
   signal('participant_added', z.object(between)),
   signal('participant_removed', z.object(between)),
+  signal(
+    'message_stream_delta',
+    z.object({
+      streamId: z.string(),
+      conversationId: z.string(),
+      userId: z.string(),
+      createdAt: z.string(),
+      clientMessageId: z.string().optional(),
+      sequence: z.number(),
+      delta: z.string(),
+    }),
+  ),
+  signal('message_stream_complete', z.object({ streamId: z.string(), message: Message })),
+  signal('message_stream_abort', z.object({ streamId: z.string(), conversationId: z.string() })),
 ] as const
 
 export const ChatSignal = z.union(chatSignals).meta({ id: 'ChatSignal' })

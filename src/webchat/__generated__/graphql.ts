@@ -228,8 +228,8 @@ export type ConversationParticipantsConnectionEdge = {
   node: User;
 };
 
-/** Something that happened in a conversation: the five signals of the Chat API, and the web chat's message_updated, message_status_changed, typing_started and typing_stopped. */
-export type ConversationSignal = EventCreatedSignal | MessageCreatedSignal | MessageDeletedSignal | MessageStatusChangedSignal | MessageUpdatedSignal | ParticipantAddedSignal | ParticipantRemovedSignal | TypingStartedSignal | TypingStoppedSignal;
+/** Something that happened in a conversation: the signals of the Chat API (its five, and 1.x's message streams), and the web chat's message_updated, message_status_changed, typing_started and typing_stopped. */
+export type ConversationSignal = EventCreatedSignal | MessageCreatedSignal | MessageDeletedSignal | MessageStatusChangedSignal | MessageStreamAbortSignal | MessageStreamCompleteSignal | MessageStreamDeltaSignal | MessageUpdatedSignal | ParticipantAddedSignal | ParticipantRemovedSignal | TypingStartedSignal | TypingStoppedSignal;
 
 export type CreateConversationInput = {
   /** A chosen id (1-64 of [A-Za-z0-9._:-]); generated when absent. */
@@ -553,6 +553,39 @@ export type MessageStatusChangedSignal = {
   newStatus: Scalars['String']['output'];
   oldStatus?: Maybe<Scalars['String']['output']>;
   type: Scalars['String']['output'];
+};
+
+/** The bot gave its stream up: what its deltas made is to be dropped. */
+export type MessageStreamAbortSignal = {
+  __typename?: 'MessageStreamAbortSignal';
+  conversationId: Scalars['String']['output'];
+  streamId: Scalars['String']['output'];
+  type: Scalars['String']['output'];
+};
+
+/** The bot posted its stream's final message (its `metadata.streamId`): comes just before that message's message_created. */
+export type MessageStreamCompleteSignal = {
+  __typename?: 'MessageStreamCompleteSignal';
+  message: Message;
+  streamId: Scalars['String']['output'];
+  type: Scalars['String']['output'];
+};
+
+/** A piece of the message the bot is writing (Botpress' chat integration 1.x): not stored; a stream's deltas come in `sequence` order, then its message_stream_complete or message_stream_abort. */
+export type MessageStreamDeltaSignal = {
+  __typename?: 'MessageStreamDeltaSignal';
+  clientMessageId?: Maybe<Scalars['String']['output']>;
+  conversationId: Scalars['String']['output'];
+  /** As the bot gave it. */
+  createdAt: Scalars['String']['output'];
+  /** The text to append. */
+  delta: Scalars['String']['output'];
+  /** The delta's place in its stream, as the bot numbered it. */
+  sequence: Scalars['Float']['output'];
+  streamId: Scalars['String']['output'];
+  type: Scalars['String']['output'];
+  /** The bot's user id. */
+  userId: Scalars['String']['output'];
 };
 
 /** A message's payload, metadata or feedback changed. */
@@ -922,7 +955,7 @@ export type VideoPayloadInput = {
 };
 
 /** What the official web chat's stream carries: `init`, then the conversation's signals. */
-export type WebchatSignal = EventCreatedSignal | InitSignal | MessageCreatedSignal | MessageDeletedSignal | MessageStatusChangedSignal | MessageUpdatedSignal | ParticipantAddedSignal | ParticipantRemovedSignal | TypingStartedSignal | TypingStoppedSignal;
+export type WebchatSignal = EventCreatedSignal | InitSignal | MessageCreatedSignal | MessageDeletedSignal | MessageStatusChangedSignal | MessageStreamAbortSignal | MessageStreamCompleteSignal | MessageStreamDeltaSignal | MessageUpdatedSignal | ParticipantAddedSignal | ParticipantRemovedSignal | TypingStartedSignal | TypingStoppedSignal;
 
 export type WebChatMessageFragment = { __typename?: 'Message', messageId: string, userId: string, createdAt: string, author: { __typename?: 'User', isBot: boolean, name?: string | null, pictureUrl?: string | null }, payload:
     | { __typename: 'AudioPayload', audioUrl: string }
@@ -1050,6 +1083,9 @@ export type WebChatSignalsSubscription = { __typename?: 'Subscription', conversa
          } }
     | { __typename: 'MessageDeletedSignal', messageId: string }
     | { __typename: 'MessageStatusChangedSignal' }
+    | { __typename: 'MessageStreamAbortSignal', streamId: string }
+    | { __typename: 'MessageStreamCompleteSignal', streamId: string, message: { __typename?: 'Message', messageId: string } }
+    | { __typename: 'MessageStreamDeltaSignal', streamId: string, userId: string, createdAt: string, sequence: number, delta: string }
     | { __typename: 'MessageUpdatedSignal', message: { __typename?: 'Message', messageId: string, userId: string, createdAt: string, author: { __typename?: 'User', isBot: boolean, name?: string | null, pictureUrl?: string | null }, payload:
           | { __typename: 'AudioPayload', audioUrl: string }
           | { __typename: 'BlocPayload', blocItems: Array<
@@ -1483,6 +1519,22 @@ export const WebChatSignalsDocument = new TypedDocumentString(`
     }
     ... on TypingStoppedSignal {
       userId
+    }
+    ... on MessageStreamDeltaSignal {
+      streamId
+      userId
+      createdAt
+      sequence
+      delta
+    }
+    ... on MessageStreamCompleteSignal {
+      streamId
+      message {
+        messageId
+      }
+    }
+    ... on MessageStreamAbortSignal {
+      streamId
     }
   }
 }
