@@ -1,9 +1,8 @@
-import { and, eq, gt, inArray, lte, sql, type SQL } from 'drizzle-orm'
+import { and, eq, gt, lte, sql, type SQL } from 'drizzle-orm'
 import type { PgTable } from 'drizzle-orm/pg-core'
 import { deliveryOn, dueDeliveries } from '../queries/bot-deliveries.ts'
 import type { EngineDeliveries } from '../queries/index.ts'
 import { limitOf, type On, plannedEachCall, query, type Run, writing } from '../query.ts'
-import { idsKey } from '../queries/users.ts'
 import type { DueDelivery } from '../store.ts'
 import type { PgDb } from './run.ts'
 import { botDeliveryHeads, leasedUntil } from './schema.ts'
@@ -43,7 +42,7 @@ const nextSeq = ({ botDeliveries }: On['t'], v: Following): SQL =>
   sql`select min(next.seq) from ${botDeliveries} as next where next.integration_id = ${v.integrationId}
     and next.conversation_id = ${v.conversationId} and next.seq > ${v.afterSeq}`
 
-/** The deliveries as claims and runs read them: with whether one is queued behind each (DueDelivery.followed). */
+/** The deliveries as claims read them: with whether one is queued behind each (DueDelivery.followed). */
 const withFollowed = (on: On) => {
   const { botDeliveries } = on.t
   const followed = sql<boolean>`exists (select 1 from ${botDeliveries} as behind where behind.integration_id = ${botDeliveries.integrationId}
@@ -104,24 +103,6 @@ const claimFollowing = writing(
   ),
 )
 
-// In the conversation's order, due or not: the caller ends the run at the first one not due.
-const followingRun = plannedEachCall(
-  query((on, v: Following & { limit: number }) => {
-    const { botDeliveries } = on.t
-    return withFollowed(on)
-      .where(
-        and(
-          eq(botDeliveries.integrationId, v.integrationId),
-          eq(botDeliveries.conversationId, v.conversationId),
-          gt(botDeliveries.seq, v.afterSeq),
-          deliveryOn(on.t),
-        ),
-      )
-      .orderBy(botDeliveries.seq)
-      .limit(limitOf(v.limit))
-  }),
-)
-
 const nextDueAfter = query((on, v: { now: string }) =>
   pgOf(on)
     .select({ at: h.dueAt })
@@ -132,15 +113,6 @@ const nextDueAfter = query((on, v: { now: string }) =>
     .limit(1),
 )
 
-const removeAll = query(
-  (on, v: { ids: string[] }) =>
-    pgOf(on)
-      .delete(own(on.t.botDeliveries))
-      .where(inArray(on.t.botDeliveries.id as never, v.ids))
-      .returning({ id: sql<string>`${on.t.botDeliveries.id}` }),
-  (v) => idsKey(v.ids),
-)
-
 const renew = query((on, v: { id: string; heldUntil: string; leaseUntil: string }) =>
   pgOf(on)
     .update(own(on.t.botDeliveries))
@@ -149,7 +121,7 @@ const renew = query((on, v: { id: string; heldUntil: string; leaseUntil: string 
     .returning({ id: sql<string>`${on.t.botDeliveries.id}` }),
 )
 
-/** The deliveries the storage API's `due`, `claim`, `following`, `claimFollowing`, `followingRun`, `nextDueAfter` and `renew` find, and `removeAll` removes, on PostgreSQL. */
+/** The deliveries the storage API's `due`, `claim`, `following`, `claimFollowing`, `nextDueAfter` and `renew` find, on PostgreSQL. */
 export function postgresDeliveries(run: Run): EngineDeliveries {
   return {
     due: (now, limit) => run.all(due, { now, limit }) as Promise<DueDelivery[]>,
@@ -158,13 +130,7 @@ export function postgresDeliveries(run: Run): EngineDeliveries {
       (await run.one(following, { integrationId, conversationId, afterSeq, now })) as DueDelivery | undefined,
     claimFollowing: async (integrationId, conversationId, afterSeq, now, leaseUntil) =>
       (await run.one(claimFollowing, { integrationId, conversationId, afterSeq, now, leaseUntil })) as DueDelivery | undefined,
-    followingRun: async (integrationId, conversationId, afterSeq, now, limit) => {
-      const rows = (await run.all(followingRun, { integrationId, conversationId, afterSeq, limit })) as DueDelivery[]
-      const notDue = rows.findIndex((due) => due.delivery.nextAttemptAt > now)
-      return notDue < 0 ? rows : rows.slice(0, notDue)
-    },
     nextDueAfter: async (now) => ((await run.one(nextDueAfter, { now })) as { at: string } | undefined)?.at,
-    removeAll: async (ids) => (ids.length === 0 ? 0 : (await run.all(removeAll, { ids: [...ids] })).length),
     renew: async (id, heldUntil, leaseUntil) => (await run.one(renew, { id, heldUntil, leaseUntil })) !== undefined,
   }
 }

@@ -1,6 +1,6 @@
 import { and, asc, eq, gt, lte, min, sql } from 'drizzle-orm'
 import { ofIntegration } from '../queries/bots.ts'
-import { botDeliveryQueries, deliveryColumns, deliveryIsOn, deliveryOn, dueDeliveries } from '../queries/bot-deliveries.ts'
+import { deliveryColumns, deliveryIsOn, deliveryOn, dueDeliveries } from '../queries/bot-deliveries.ts'
 import { queriesOf } from '../queries/index.ts'
 import { chatIntegrationByWebhook } from '../queries/tenancy.ts'
 import { limitOf, query } from '../query.ts'
@@ -73,26 +73,14 @@ export function sqliteQueries(db: SqliteDb, cache: TenancyCache): Queries {
     // Field by field, not spread: one object shape per delivery (docs/internals/performance.md).
     return { delivery: next.delivery, message: next.message, bot: target.bot, integration: target.integration }
   }
-  const deliveries = botDeliveryQueries(run)
   const shared = queriesOf(run, {
     due: (now, limit) => run.all(due, { now, limit }) as Promise<DueDelivery[]>,
     claim: (now, limit) => run.all(due, { now, limit }) as Promise<DueDelivery[]>,
     following: followingOf,
     claimFollowing: followingOf,
     nextDueAfter: async (now) => (await run.one(nextDueAfter, { now }))?.at ?? undefined,
-    // A run of at most one: the delivery worker of the one process settles each as it goes.
-    followingRun: async (integrationId, conversationId, afterSeq, now) => {
-      const next = await followingOf(integrationId, conversationId, afterSeq, now)
-      return next ? [next] : []
-    },
     // Nothing to lease: the process that owns the file holds every delivery it claimed.
     renew: async () => true,
-    // A statement in process costs no round trip: one by one.
-    removeAll: async (ids) => {
-      let removed = 0
-      for (const id of ids) if (await deliveries.remove(id)) removed++
-      return removed
-    },
   })
   const { conversations } = shared
   return {
