@@ -194,7 +194,7 @@ describe('round trips to PostgreSQL', () => {
     expect(next.roundTrips, next.statements.join('\n')).toBeLessThanOrEqual(ceiling.page)
   })
 
-  it('sends every parameterized statement of createMessage, its echo and a page as a prepared (named) one, but the claim, planned on every call', async () => {
+  it('sends every parameterized statement of createMessage, its echo and a page as a prepared (named) one', async () => {
     await warmUp()
     const done = echoed('named')
     await sentBy(async () => {
@@ -208,9 +208,9 @@ describe('round trips to PostgreSQL', () => {
     const statements = [...echo, ...page]
     expect(echo.length).toBeGreaterThan(8)
     expect(page.length).toBe(1)
-    // The outbox's reads with their messages are planned on every call (query.ts: plannedEachCall).
+    // The claims too: with the tables analysed (autovacuum), their generic plans are as good (src/db/postgres/delivery-claim.ts).
     const unnamed = statements.filter((statement) => statement.name === undefined).map((statement) => statement.sql)
-    expect(unnamed).toEqual([expect.stringMatching(/^with "leased" as \(update "bot_deliveries"/)])
+    expect(unnamed).toEqual([])
     // One name per text, one text per name.
     const texts = new Map(statements.map((statement) => [statement.name, statement.sql]))
     expect(new Set(texts.values()).size).toBe(texts.size)
