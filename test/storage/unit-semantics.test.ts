@@ -133,7 +133,10 @@ describe(`a unit of work (${onPostgres ? 'PostgreSQL' : 'SQLite'})`, () => {
     // (here, the unit's commit), on SQLite as it runs.
     const refused = 'refused by this test'
     if (onPostgres) await t.query(`alter table messages add constraint refused_payload check (payload::text not like '%${refused}%')`)
-    else await t.query(`create trigger refused_payload before insert on messages when new.payload like '%${refused}%' begin select raise(abort, 'refused payload'); end`)
+    else
+      await t.query(
+        `create trigger refused_payload before insert on messages when new.payload like '%${refused}%' begin select raise(abort, 'refused payload'); end`,
+      )
     const ctx = botChatContext(store, await findChatIntegration(store, webhookId), { publish() {} } as unknown as SignalPublisher, { wake() {} })
     const message = { conversationId: 'c-any', payload: { type: 'text', text: refused }, metadata: null }
     const failure: unknown = await store.write((q, after) => postMessage(ctx, q, after, message, { id: botId, isBot: true })).catch((error: unknown) => error)

@@ -138,12 +138,7 @@ async function attemptPost(deps: AttemptDeps, delivery: PendingDelivery, event: 
 }
 
 /** Calls the bot's in-process handler; what it returns is its answer, as a webhook's 2xx body is. */
-async function attemptHandler(
-  deps: AttemptDeps,
-  delivery: PendingDelivery,
-  event: BotEvent,
-  state: BotState,
-): Promise<Settlement> {
+async function attemptHandler(deps: AttemptDeps, delivery: PendingDelivery, event: BotEvent, state: BotState): Promise<Settlement> {
   const name = delivery.target.handler
   const handler = deps.handlers[name]
   if (!handler) return dead(`the bot has no url and no known handler "${name}"; not delivered`)

@@ -10,7 +10,7 @@ import { databaseFileBytes } from './file-bytes.ts'
 import { postgresQueries } from './queries.ts'
 import { type PgDb, postgresRun, type Send } from './run.ts'
 import { PostgresExecutor, type UnitRun } from './executor.ts'
-import { conflictOf, racedCodes } from './write-conflicts.ts'
+import { codeOf, conflictOf, racedCodes } from './write-conflicts.ts'
 import { isDatabaseUnavailable } from '../unavailable.ts'
 import * as schema from './schema.ts'
 
@@ -274,14 +274,6 @@ export class PostgresStore implements EngineStore {
     })()
     return this.closing
   }
-}
-
-const codeOf = (error: unknown): string => {
-  for (let e: unknown = error; e && typeof e === 'object'; e = (e as { cause?: unknown }).cause) {
-    const code = (e as { code?: unknown }).code
-    if (typeof code === 'string') return code
-  }
-  return ''
 }
 
 /**
