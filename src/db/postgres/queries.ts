@@ -21,19 +21,19 @@ const bootstrap = locking(query(() => sql`select pg_advisory_xact_lock(${sql.raw
  */
 export function postgresQueries(run: Run, { inUnit }: { inUnit: boolean }): Queries {
   const common = queriesOf(run, postgresDeliveries(run))
-  const shared = {
+  const queries = {
     ...common,
     conversations: { ...common.conversations, ...participationAndPageInOne(run) },
     integrationVersions: integrationVersionQueries(run),
   }
-  if (!inUnit) return shared
+  if (!inUnit) return queries
   return {
-    ...shared,
+    ...queries,
     tenancy: {
-      ...shared.tenancy,
+      ...queries.tenancy,
       anyWorkspace: async () => {
         await run.run(bootstrap, {})
-        return shared.tenancy.anyWorkspace()
+        return queries.tenancy.anyWorkspace()
       },
     },
   }

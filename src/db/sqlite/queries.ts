@@ -73,7 +73,7 @@ export function sqliteQueries(db: SqliteDb, cache: TenancyCache): Queries {
     // Field by field, not spread: one object shape per delivery (docs/internals/performance.md).
     return { delivery: next.delivery, message: next.message, bot: target.bot, integration: target.integration }
   }
-  const shared = queriesOf(run, {
+  const base = queriesOf(run, {
     due: (now, limit) => run.all(due, { now, limit }) as Promise<DueDelivery[]>,
     claim: (now, limit) => run.all(due, { now, limit }) as Promise<DueDelivery[]>,
     following: followingOf,
@@ -82,9 +82,9 @@ export function sqliteQueries(db: SqliteDb, cache: TenancyCache): Queries {
     // Nothing to lease: the process that owns the file holds every delivery it claimed.
     renew: async () => true,
   })
-  const { conversations } = shared
+  const { conversations } = base
   return {
-    ...shared,
+    ...base,
     // One process sees every write: the version is the thread's count of bot and integration changes (TenancyCache).
     integrationVersions: {
       byWebhook: async (webhookId) => {
@@ -109,9 +109,9 @@ export function sqliteQueries(db: SqliteDb, cache: TenancyCache): Queries {
         return { found, integrationVersion: found.size > 0 ? version : undefined }
       },
     },
-    bots: { ...shared.bots, ofIntegration: async (integrationId) => botOfIntegration(integrationId) },
+    bots: { ...base.bots, ofIntegration: async (integrationId) => botOfIntegration(integrationId) },
     tenancy: {
-      ...shared.tenancy,
+      ...base.tenancy,
       chatIntegrationByWebhook: async (webhookId) => cache.integrationByWebhook(webhookId, () => run.oneNow(chatIntegrationByWebhook, { webhookId })),
     },
   }
