@@ -15,6 +15,7 @@ import { openSqliteStore } from './db/sqlite/store.ts'
 const order: PgTable[] = [
   tables.workspaces,
   tables.adminTokens,
+  tables.agents,
   tables.bots,
   tables.botApiKeys,
   tables.chatIntegrations,
@@ -22,6 +23,7 @@ const order: PgTable[] = [
   tables.users,
   tables.conversations,
   tables.participants,
+  tables.conversationNotes,
   tables.messages,
   tables.files,
   tables.events,

@@ -7,9 +7,12 @@ import { operationRefusal } from './graphql/rate-limits.ts'
 import { onlyRule, RateLimits, type RateLimitStore } from './limits/rate-limits.ts'
 import { builtInHandlers } from './bots/handlers.ts'
 import { BotApiActivity } from './bots/bot-api-activity.ts'
-import { type DeliveryObserver, type DeliveryWorker, startDeliveryWorker } from './bots/delivery/worker.ts'
+import { startLeasedDeliveries } from './bots/delivery/leased.ts'
+import { startOneProcessDeliveries } from './bots/delivery/one-process.ts'
+import type { DeliveryObserver, DeliveryWorker } from './bots/delivery/worker.ts'
 import { defaultLimits, type ResourceLimits } from './config.ts'
-import type { Store } from './db/store.ts'
+import type { EngineStore } from './db/store.ts'
+import { integrationsKeptWithVersions, integrationsOfTheEngine } from './domain/integration-cache.ts'
 import { authenticateBot } from './domain/bots/admin/api-keys.ts'
 import { type MessageStreamLimits, MessageStreams } from './domain/message-streams.ts'
 import type { OutboundPolicy } from './domain/outbound-policy.ts'
@@ -25,7 +28,7 @@ import { restApis } from './openapi/apis.ts'
 import { createSignalHub, type SignalBus } from './signals/hub.ts'
 
 export interface WiringOptions {
-  store: Store
+  store: EngineStore
   log: Logger
   /** Bot handlers by name (bots.handler); the built-in echo bot by default. */
   handlers?: Record<string, BotHandler>
@@ -129,23 +132,24 @@ export function wire({
   const activity = new BotApiActivity()
   // Its own connections (PostgreSQL): bots keep answering while requests fill the main pool.
   const background = replica ? store : store.background()
+  const deliveries = {
+    activity,
+    store: background,
+    log,
+    signals,
+    handlers,
+    timeoutMs: botTimeoutMs,
+    retrySchedule: botRetrySchedule,
+    clock,
+    outbound,
+    observer: deliveryObserver,
+  }
+  // Chosen once, from what the engine declares: alone on its database, or leasing what it claims.
   const bots = replica
     ? noDeliveryWorker
-    : startDeliveryWorker({
-        activity,
-        store: background,
-        shared: store.shared,
-        log,
-        signals,
-        handlers,
-        timeoutMs: botTimeoutMs,
-        retrySchedule: botRetrySchedule,
-        clock,
-        leaseMs: botLeaseMs,
-        sweepMs: botSweepMs,
-        outbound,
-        observer: deliveryObserver,
-      })
+    : store.shared
+      ? startLeasedDeliveries({ ...deliveries, leaseMs: botLeaseMs, sweepMs: botSweepMs })
+      : startOneProcessDeliveries(deliveries)
   const retention =
     replica || !retentionOptions?.days
       ? noRetention
@@ -156,7 +160,9 @@ export function wire({
   const chatLimits = { messageMaxBytes: caps.messageMaxBytes, storagePerUser: caps.storagePerUser, messageStoragePerUser: caps.messageStoragePerUser }
   // Every subscription's events rendered once per shape, whatever the transport (REST streams included).
   const renderings = new SignalRenderings()
-  const deps = { store, shared: store.shared, log, signals, bots, errors, chatLimits, limits, replica, renderings, streams: messageStreams }
+  // Said once, here, from what the engine declares: nothing below asks the store what it is.
+  const integrations = store.shared ? integrationsKeptWithVersions : integrationsOfTheEngine
+  const deps = { store, integrations, log, signals, bots, errors, chatLimits, limits, replica, renderings, streams: messageStreams }
   // Only the chat API's answers are capped: strangers reach it; the administration and bot APIs are the operator's.
   const chatYoga = createChatYoga({ ...deps, answerMaxBytes: caps.responseMaxBytes })
   const adminYoga = createAdminYoga(deps)

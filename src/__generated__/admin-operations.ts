@@ -38,6 +38,17 @@ export type ChatIntegrationInput = {
   enabled?: boolean | null | undefined;
 };
 
+/** Who answers the user of a conversation. */
+export type HandledBy =
+  /** A person (an agent) holds it; the user’s messages do not reach the bot. */
+  | 'agent'
+  /** The bot (the default). */
+  | 'bot'
+  /** Closed by an agent; the bot answers again. */
+  | 'closed'
+  /** Nobody yet: the conversation waits in the queue for an agent. */
+  | 'waiting';
+
 export type SortDirection =
   | 'asc'
   | 'desc';
@@ -171,7 +182,7 @@ export type ListBotConversationsQueryVariables = Exact<{
 }>;
 
 
-export type ListBotConversationsQuery = { botConversations: { edges: Array<{ node: { ownerId: string, createdAt: string, updatedAt: string, handledBy: string, agentId: string | null, id: string } }>, pageInfo: { hasNextPage: boolean, endCursor: string | null } } };
+export type ListBotConversationsQuery = { botConversations: { edges: Array<{ node: { ownerId: string, createdAt: string, updatedAt: string, handledBy: HandledBy, agentId: string | null, id: string } }>, pageInfo: { hasNextPage: boolean, endCursor: string | null } } };
 
 export type ExportBotUserQueryVariables = Exact<{
   id: string;

@@ -1,5 +1,5 @@
 import type { PostgresStoreOptions } from './postgres/store.ts'
-import type { Store } from './store.ts'
+import type { EngineStore } from './store.ts'
 import { openSqliteStore, type SqliteStoreOptions } from './sqlite/store.ts'
 
 export const isPostgresUrl = (url: string) => /^postgres(ql)?:\/\//i.test(url)
@@ -11,7 +11,7 @@ export type StoreOptions = SqliteStoreOptions & PostgresStoreOptions
  * PostgreSQL, which several instances may share; otherwise an SQLite file path (or `:memory:`), the
  * embedded default.
  */
-export async function openStore(databaseUrl: string, options: StoreOptions = {}): Promise<Store> {
+export async function openStore(databaseUrl: string, options: StoreOptions = {}): Promise<EngineStore> {
   if (isPostgresUrl(databaseUrl)) {
     const { poolSize, schema, onEffectError, onQuery, connectTimeoutMs, onAvailability } = options
     // Imported when asked for: pg is not loaded by the embedded default, which starts sooner without it.

@@ -36,8 +36,6 @@ export interface Query<V, R> {
   key?(values: V): Key | null
   /** Columns its rows leave out, taken from the values (see Given). */
   given?: Given
-  /** PostgreSQL plans it on every call (see plannedEachCall). */
-  plannedEachCall?: boolean
   /**
    * What its statement is, when its builder does not say (src/db/unit.ts): a select with a
    * data-modifying CTE writes (`writing`), a lock is a locking read (`locking`). Otherwise a select
@@ -62,17 +60,6 @@ export const queryGiven = <V, R>(given: Given, build: (on: On, values: V, key: K
   key,
   given,
 })
-
-/**
- * `query`, planned by PostgreSQL on every call, with the call's values and the tables as they are
- * then, rather than once per connection (a named statement's generic plan after its fifth run): for
- * a statement that looks messages up by key beside another index of theirs, whose generic plan, made
- * while the tables are near empty, may take the other index and read every message of the
- * integration on each lookup as they grow (until an ANALYZE makes the connections plan it again):
- * 100–224 ms a look of the worker's, where a plan made with the call's values takes 3–6. SQLite
- * ignores it.
- */
-export const plannedEachCall = <V, R>(shape: Query<V, R>): Query<V, R> => ({ ...shape, plannedEachCall: true })
 
 /** `shape`, whose select writes (a data-modifying CTE): it runs inside its unit's transaction. */
 export const writing = <V, R>(shape: Query<V, R>): Query<V, R> => ({ ...shape, kind: 'write' })

@@ -214,22 +214,10 @@ export interface BotDeliveryQueries {
    * On an engine one process owns (SQLite) it is `following`.
    */
   claimFollowing(integrationId: string, conversationId: string, afterSeq: number, now: string, leaseUntil: string): Promise<DueDelivery | undefined>
-  /**
-   * Up to `limit` deliveries of the conversation after `afterSeq`, in their order, while each is due
-   * at `now` and its bot's delivery is on (none after one that is not): what the holder of the
-   * conversation's head attempts ahead of its settlement (the delivery worker's run ahead), read in
-   * one look. On SQLite a run of at most one (`following`).
-   */
-  followingRun(integrationId: string, conversationId: string, afterSeq: number, now: string, limit: number): Promise<DueDelivery[]>
   /** False when it was already gone (its bot or conversation deleted). */
   reschedule(id: string, attempts: number, nextAttemptAt: string): Promise<boolean>
   /** False when it was already gone (its bot or conversation deleted). */
   remove(id: string): Promise<boolean>
-  /**
-   * `remove` of several: how many were still there. A run of settlements takes its deliveries out at
-   * once (settleDeliveries): one statement on PostgreSQL, one by one on SQLite (no round trip to save).
-   */
-  removeAll(ids: readonly string[]): Promise<number>
   /** The outbox as an operator watches it (metrics): how many deliveries wait, and since when the oldest. */
   backlog(): Promise<{ pending: number; oldestCreatedAt: string | undefined }>
   /**
@@ -441,11 +429,6 @@ export function unitEffects() {
 export interface Store {
   /** The bytes of uploaded files, kept beside the database. */
   readonly files: FileBytes
-  /**
-   * Whether several processes may share the database (PostgreSQL): each then sees the others'
-   * writes only through the database, so the bot runtime also looks for due deliveries on a timer.
-   */
-  readonly shared: boolean
   /** Resolves when the database answers and its migrations are applied (GET /readyz); rejects otherwise. */
   check(): Promise<void>
   /** Runs reads on committed data; a unit of work's rows are seen once its commit is done. */
@@ -469,6 +452,19 @@ export interface Store {
    * closed with this one (PostgreSQL); on SQLite, this store (one writing connection).
    */
   background(): Store
+}
+
+/**
+ * A store as its engine opens it, with the capability the server's parts are chosen by, once, in
+ * wiring (src/wiring.ts): nothing below it (domain, GraphQL, bots) asks the store what it is.
+ */
+export interface EngineStore extends Store {
+  /**
+   * Whether several processes may share the database (PostgreSQL): each then sees the others'
+   * writes only through the database. Wiring then leases bot deliveries (and looks for others' on a
+   * timer) and keeps chat integrations with their versions.
+   */
+  readonly shared: boolean
 }
 
 /* Erasure, a user's records and retention (src/db/queries/erasure.ts, user-records.ts, retention.ts). */

@@ -64,7 +64,38 @@ export interface Planned<S extends Sql = Sql> {
 export interface Held {
   statement: Sql
   insert: InsertShape | undefined
+  /** Where the work made it (the domain's call), told by the error of the statement it is sent with. */
+  origin?: { stack?: string }
 }
+
+/**
+ * The stack of the call that makes a held insert, captured as it is held: its frames are taken
+ * then (about a microsecond) and made text only if a failure tells them.
+ */
+function originOf(): { stack?: string } {
+  const origin: { stack?: string } = {}
+  Error.captureStackTrace(origin, UnitPlan.prototype.step)
+  return origin
+}
+
+/**
+ * `error`, from a statement that carried held inserts, with the stack of the call that made the one
+ * it is about (the table a constraint names, else the first): a held insert's failure surfaces at a
+ * later statement or at the commit, and this names the domain's call that made it. Told once.
+ */
+export function blamed(error: unknown, held: readonly Held[]): unknown {
+  if (!(error instanceof Error) || held.length === 0 || told.has(error)) return error
+  const table = (error as { table?: unknown }).table
+  const culprit = held.find((h) => h.insert?.table === table) ?? held[0]
+  const frames = culprit?.origin?.stack?.split('\n').slice(1).join('\n')
+  if (frames) {
+    told.add(error)
+    error.stack = `${error.stack ?? String(error)}\n    -- the failing insert was made (held until this statement) at:\n${frames}`
+  }
+  return error
+}
+
+const told = new WeakSet<Error>()
 
 /**
  * The most parameters held inserts sent as one statement have (PostgreSQL takes at most 65,535 per
@@ -78,8 +109,8 @@ export type Step<S extends Sql> =
   | { go: 'hold' }
   /** A plain read before the unit's first write: sent as any read is. */
   | { go: 'read' }
-  /** Sent on the unit's connection, in order, together; the last one's answer is the statement's. */
-  | { go: 'unit'; sending: (S | Sql)[] }
+  /** Sent on the unit's connection, in order, together; the last one's answer is the statement's. `held`: the held inserts that ride with it. */
+  | { go: 'unit'; sending: (S | Sql)[]; held: readonly Held[] }
 
 /** How a unit ends. */
 export type Ending =
@@ -88,7 +119,7 @@ export type Ending =
   /** Only held inserts: committed as one statement, with those of the units ending with it. */
   | { go: 'group'; held: readonly Held[] }
   /** On its connection (its held inserts, then COMMIT). */
-  | { go: 'unit'; sending: Sql[] }
+  | { go: 'unit'; sending: Sql[]; held: readonly Held[] }
 
 export const begin: Sql = { text: 'begin', values: [] }
 export const commit: Sql = { text: 'commit', values: [] }
@@ -108,7 +139,7 @@ export class UnitPlan<S extends Sql = Sql> {
   step(planned: Planned<S>): Step<S> {
     const { kind, statement, insert } = planned
     if (kind === 'insert' && this.heldValues + statement.values.length <= maxHeldValues) {
-      this.held.push({ statement, insert })
+      this.held.push({ statement, insert, origin: originOf() })
       this.heldValues += statement.values.length
       return { go: 'hold' }
     }
@@ -116,20 +147,20 @@ export class UnitPlan<S extends Sql = Sql> {
     const sending: (S | Sql)[] = this.began ? [] : [begin]
     this.began = true
     const held = this.take()
-    if (held.length === 0) return { go: 'unit', sending: [...sending, statement] }
+    if (held.length === 0) return { go: 'unit', sending: [...sending, statement], held }
     const fits = this.heldValuesOf(held) + statement.values.length <= maxHeldValues
     if (fits && kind === 'insert' && insert && !held.some((h) => h.insert?.table === insert.table)) {
       // One statement: the held inserts as CTEs, then this one (its answer is the statement's).
-      return { go: 'unit', sending: [...sending, joined(merged(held), statement)] }
+      return { go: 'unit', sending: [...sending, joined(merged(held), statement)], held }
     }
-    return { go: 'unit', sending: [...sending, heldStatement(held), statement] }
+    return { go: 'unit', sending: [...sending, heldStatement(held), statement], held }
   }
 
   /** How the unit commits. */
   end(): Ending {
     const held = this.take()
     if (!this.began) return held.length === 0 ? { go: 'nothing' } : { go: 'group', held }
-    return { go: 'unit', sending: held.length === 0 ? [commit] : [heldStatement(held), commit] }
+    return { go: 'unit', sending: held.length === 0 ? [commit] : [heldStatement(held), commit], held }
   }
 
   /** What rolls the unit back: its held inserts are dropped, never sent. */
@@ -302,7 +333,7 @@ export class CommitGroups {
   }
 
   private writeAlone(unit: Waiting): Promise<void> {
-    return this.send(heldStatement(unit.held)).then(unit.resolve, unit.reject)
+    return this.send(heldStatement(unit.held)).then(unit.resolve, (error: unknown) => unit.reject(blamed(error, unit.held)))
   }
 
   /** The units waiting, in order, as many as one statement's parameters allow (at least one). */

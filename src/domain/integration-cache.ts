@@ -3,7 +3,7 @@ import type { IntegrationVersionQueries, Participation, Queries, Store } from '.
 import { findChatIntegration, unknownWebhook } from './tenancy.ts'
 
 /*
- * On a shared store (PostgreSQL) a chat request used to read its chat integration before anything
+ * On a database other instances share (PostgreSQL) a chat request used to read its chat integration before anything
  * else: one round trip of the three a page or a message took. Another instance may change the
  * integration at any time (a personal key set, a key rotated, the bot deleted), and what it changed
  * must hold everywhere at once. So an instance keeps the integrations it served with their versions
@@ -13,7 +13,8 @@ import { findChatIntegration, unknownWebhook } from './tenancy.ts'
  * moved on is read again with the integration, and the request goes on with it: its user key
  * verified again with the new keys (401 if it no longer verifies), 404 if the integration is gone.
  *
- * SQLite's store keeps its own exact copy (one process writes), so none of this runs there.
+ * SQLite's store keeps its own exact copy (one process writes), so none of this runs there: wiring
+ * chooses integrationsOfTheEngine for it, integrationsKeptWithVersions where the database is shared.
  */
 
 interface Known {
@@ -46,24 +47,31 @@ export interface OpenedIntegration {
 }
 
 /**
- * The chat integration a request names; `shared`: other instances share the store (else its engine
- * keeps its own exact copy, and it is read from there). `fromMemory`: the request may take it from memory, as long
- * as it runs on `checkedStore` (which checks the version in its first statement) and decides
- * nothing from the integration before that statement (a request with a user key, whose verbs all
- * begin with a statement; createUser, without one, decides from its mode first).
+ * How chat requests find their integration, chosen once by wiring (src/wiring.ts) from what the
+ * engine declares: `open` gives the integration a request names. `fromMemory`: the request may take
+ * it from memory, as long as it runs on `checkedStore` (which checks the version in its first
+ * statement) and decides nothing from the integration before that statement (a request with a user
+ * key, whose verbs all begin with a statement; createUser, without one, decides from its mode first).
  */
-export async function openChatIntegration(
-  store: Store,
-  webhookId: string,
-  { fromMemory, shared }: { fromMemory: boolean; shared: boolean },
-): Promise<OpenedIntegration> {
-  if (!shared) return { integration: await findChatIntegration(store, webhookId) }
-  const kept = fromMemory ? knownOf(store).get(webhookId) : undefined
-  if (kept) return { integration: kept.integration, unchecked: kept.version }
-  const found = await store.read((q) => versionsOf(q).byWebhook(webhookId))
-  if (!found) throw unknownWebhook(webhookId)
-  remember(store, webhookId, found)
-  return { integration: found.integration }
+export interface ChatIntegrations {
+  open(store: Store, webhookId: string, fromMemory: boolean): Promise<OpenedIntegration>
+}
+
+/** Where one process writes the database (SQLite): its engine keeps its own exact copy, read from there. */
+export const integrationsOfTheEngine: ChatIntegrations = {
+  open: async (store, webhookId) => ({ integration: await findChatIntegration(store, webhookId) }),
+}
+
+/** Where other processes may change an integration (PostgreSQL): kept here with its version, checked by each request. */
+export const integrationsKeptWithVersions: ChatIntegrations = {
+  async open(store, webhookId, fromMemory) {
+    const kept = fromMemory ? knownOf(store).get(webhookId) : undefined
+    if (kept) return { integration: kept.integration, unchecked: kept.version }
+    const found = await store.read((q) => versionsOf(q).byWebhook(webhookId))
+    if (!found) throw unknownWebhook(webhookId)
+    remember(store, webhookId, found)
+    return { integration: found.integration }
+  },
 }
 
 /** The request whose integration a first statement checks (its context): given the integration read again, when it changed. */
@@ -121,7 +129,6 @@ export function checkedStore(store: Store, request: CheckedRequest, version: str
   const checked = (q: Queries): Queries => (check.pending ? checkingQueries(q, check) : q)
   const made: Store = {
     files: store.files,
-    shared: store.shared,
     check: () => store.check(),
     close: () => store.close(),
     read: (work) => store.read((q) => work(checked(q))),

@@ -11,7 +11,7 @@ import { type AgentContext, authenticateAgent } from '../domain/agents.ts'
 import type { MessageStreams } from '../domain/message-streams.ts'
 import { DomainError } from '../domain/errors.ts'
 import { verifyingKeysOf } from '../domain/key-modes.ts'
-import { checkedStore, openChatIntegration } from '../domain/integration-cache.ts'
+import { type ChatIntegrations, checkedStore } from '../domain/integration-cache.ts'
 import { authenticateAdmin } from '../domain/tenancy.ts'
 import { userSlot } from '../limits/slots.ts'
 import type { SignalHub } from '../signals/hub.ts'
@@ -47,8 +47,8 @@ export interface GraphQLContext {
 
 export interface ContextDeps {
   store: Store
-  /** Whether other instances share the store (said once by wiring): chat integrations are then kept with their versions (domain/integration-cache.ts). */
-  shared: boolean
+  /** How chat requests find their integration (domain/integration-cache.ts), chosen once by wiring from the engine. */
+  integrations: ChatIntegrations
   /** The caps on what a user writes; none when absent. */
   chatLimits?: ChatLimits
   log: Logger
@@ -147,7 +147,7 @@ export async function createChatContext(
     // its verbs begins with a statement, which checks it (domain/integration-cache.ts).
     const fromMemory = Boolean(userKey) && !adminSecret
     const callerOf = (integration: ChatIntegrationRow) => verifyUserKeyWithAny(userKey as string, verifyingKeysOf(integration))
-    let opened = await openChatIntegration(deps.store, webhookId, { fromMemory, shared: deps.shared })
+    let opened = await deps.integrations.open(deps.store, webhookId, fromMemory)
     let callerId: string | undefined
     if (userKey) {
       try {
@@ -155,7 +155,7 @@ export async function createChatContext(
       } catch (refusal) {
         // Signed with a key set since, on another instance?
         if (opened.unchecked === undefined) throw refusal
-        opened = await openChatIntegration(deps.store, webhookId, { fromMemory: false, shared: deps.shared })
+        opened = await deps.integrations.open(deps.store, webhookId, false)
         callerId = await callerOf(opened.integration)
       }
     }

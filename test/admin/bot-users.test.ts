@@ -73,7 +73,7 @@ describe('a bot’s users, as its administrator sees them', () => {
       await t.conversation(bob.key, 'c2')
       await t.conversation(alice.key, 'c3')
       const first = await t.admin('GET', `/bots/${botId()}/conversations?pageSize=2`)
-      expect(first.body.conversations[0]).toEqual({ id: 'c3', ownerId: 'alice', createdAt: iso, updatedAt: iso })
+      expect(first.body.conversations[0]).toEqual({ id: 'c3', ownerId: 'alice', handledBy: 'bot', createdAt: iso, updatedAt: iso })
       expect(await walk(`/bots/${botId()}/conversations`, 'conversations', 2)).toEqual([['c3', 'c2'], ['c1']])
       const graphql = await t.adminGraphql('query ($id: String!) { botConversations(id: $id) { edges { node { conversationId ownerId } } } }', { id: botId() })
       expect(graphql.body.data.botConversations.edges.map((e: any) => e.node)).toEqual([

@@ -5,7 +5,7 @@ import { isPostgresUrl } from '../../src/db/open.ts'
 import { PostgresStore } from '../../src/db/postgres/store.ts'
 import type { SqliteDb } from '../../src/db/sqlite/connection.ts'
 import { openSqliteStore } from '../../src/db/sqlite/store.ts'
-import type { Store } from '../../src/db/store.ts'
+import type { EngineStore, Store } from '../../src/db/store.ts'
 
 /**
  * The engine the suite runs on: SQLite (a private temporary file per app) by default, PostgreSQL
@@ -15,7 +15,7 @@ export const TEST_DATABASE_URL = process.env.TEST_DATABASE_URL || undefined
 export const onPostgres = TEST_DATABASE_URL !== undefined && isPostgresUrl(TEST_DATABASE_URL)
 
 export interface TestStore {
-  store: Store
+  store: EngineStore
   /**
    * Resolves once the database is ready (the PostgreSQL schema made and migrated), rejecting loudly
    * if it is not; undefined when it is ready at once (SQLite), so that a first write is submitted
@@ -86,22 +86,22 @@ function postgresTestStore(postgresUrl: string, schema: string, onQuery?: (sql: 
       return run(...args)
     }
   /** `on`, its calls waiting for the migrations. */
-  const gated = (on: Store): Store =>
+  const gated = (on: Store): EngineStore =>
     ({
       files: {
         stage: gate((bytes) => on.files.stage(bytes)),
         read: gate((id) => on.files.read(id)),
         remove: gate((ids) => on.files.remove(ids)),
       },
-      shared: on.shared,
+      shared: true,
       check: gate(() => on.check()),
       read: gate((work) => on.read(work)),
       write: gate((work) => on.write(work)),
       writeStatement: gate((work) => on.writeStatement!(work)),
       close: () => on.close(),
-    }) as Store
+    }) as EngineStore
   // The delivery worker's pool, as a server has it (PostgresStore.background).
-  const store: Store = { ...gated(pg), background: () => gated(pg.background()) }
+  const store: EngineStore = { ...gated(pg), background: () => gated(pg.background()) }
   const query = async <T>(sql: string, ...params: unknown[]) => {
     await opened
     let n = 0

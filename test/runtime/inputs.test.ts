@@ -73,10 +73,14 @@ describe('runtime inputs', () => {
   it('callAction: names an action it does not have, and what is wrong with an input', async () => {
     const action = (body: unknown) => call('POST', '/actions', body)
     expect(await action({ type: 'chat:startTypingIndicator', input: {} })).toMatchObject(
-      invalid('type names no action: "chat:startTypingIndicator" is not one of "chat:sendEvent", "chat:publishMessageStream", "hitl:startHitl", "hitl:stopHitl", "hitl:createUser"'),
+      invalid(
+        'type names no action: "chat:startTypingIndicator" is not one of "chat:sendEvent", "chat:publishMessageStream", "hitl:startHitl", "hitl:stopHitl", "hitl:createUser"',
+      ),
     )
     expect(await action({ type: 'sendEvent', input: { conversationId: 'c1', payload: {} } })).toMatchObject(
-      invalid('type names no action: "sendEvent" is not one of "chat:sendEvent", "chat:publishMessageStream", "hitl:startHitl", "hitl:stopHitl", "hitl:createUser"'),
+      invalid(
+        'type names no action: "sendEvent" is not one of "chat:sendEvent", "chat:publishMessageStream", "hitl:startHitl", "hitl:stopHitl", "hitl:createUser"',
+      ),
     )
     expect(await action({ input: {} })).toMatchObject(invalid('type must be a non-empty string'))
     expect(await action({ type: 'chat:sendEvent' })).toMatchObject(invalid('input must be an object'))

@@ -2,6 +2,9 @@ import { randomBytes } from 'node:crypto'
 import { afterEach, beforeEach, describe, expect, it } from 'vitest'
 import { bootstrap, firstTenant } from '../../src/bootstrap.ts'
 import type { Store } from '../../src/db/store.ts'
+import { botChatContext } from '../../src/domain/bots/chat/as-bot.ts'
+import { postMessage } from '../../src/domain/messages.ts'
+import type { SignalPublisher } from '../../src/domain/signals.ts'
 import { findChatIntegration } from '../../src/domain/tenancy.ts'
 import { onPostgres, openTestStore, type TestStore } from '../helpers/engine.ts'
 
@@ -17,6 +20,7 @@ import { onPostgres, openTestStore, type TestStore } from '../helpers/engine.ts'
 let t: TestStore
 let store: Store
 let botId: string
+let webhookId: string
 
 beforeEach(async () => {
   t = openTestStore()
@@ -24,6 +28,7 @@ beforeEach(async () => {
   store = t.store
   const planned = firstTenant({ webhookId: `wh-${randomBytes(4).toString('hex')}` })
   await bootstrap(store, planned)
+  webhookId = planned.webhookId
   const integration = await findChatIntegration(store, planned.webhookId)
   botId = (await store.read((q) => q.bots.ofIntegration(integration.id)))!.bot.id
 })
@@ -121,5 +126,21 @@ describe(`a unit of work (${onPostgres ? 'PostgreSQL' : 'SQLite'})`, () => {
     const found = await store.write(async (q) => (await q.bots.integrationOf(botId))?.id)
     expect(found).toEqual(expect.any(String))
     expect(await stored()).toEqual([])
+  })
+
+  it("fails with the stack of the domain's call that made its failing insert, wherever the insert was sent", async () => {
+    // A constraint that refuses one payload: the message's INSERT fails, on PostgreSQL where it rode
+    // (here, the unit's commit), on SQLite as it runs.
+    const refused = 'refused by this test'
+    if (onPostgres) await t.query(`alter table messages add constraint refused_payload check (payload::text not like '%${refused}%')`)
+    else
+      await t.query(
+        `create trigger refused_payload before insert on messages when new.payload like '%${refused}%' begin select raise(abort, 'refused payload'); end`,
+      )
+    const ctx = botChatContext(store, await findChatIntegration(store, webhookId), { publish() {} } as unknown as SignalPublisher, { wake() {} })
+    const message = { conversationId: 'c-any', payload: { type: 'text', text: refused }, metadata: null }
+    const failure: unknown = await store.write((q, after) => postMessage(ctx, q, after, message, { id: botId, isBot: true })).catch((error: unknown) => error)
+    expect(failure).toBeInstanceOf(Error)
+    expect((failure as Error).stack).toMatch(/src[\\/]domain[\\/]messages\.ts/)
   })
 })

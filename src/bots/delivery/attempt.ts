@@ -8,7 +8,7 @@ import type { BotEvent } from '../../domain/bots/delivery/event.ts'
 import { botChatContext } from '../../domain/bots/chat/as-bot.ts'
 import type { BotInbox } from '../../domain/bots/delivery/inbox.ts'
 import type { OutboundPolicy } from '../../domain/outbound-policy.ts'
-import { type LogLine, type NextClaim, type Settled, type Settlement, settleDeliveries, settleDelivery } from '../../domain/bots/delivery/settlement.ts'
+import { type LogLine, type NextClaim, type Settlement, settleDelivery } from '../../domain/bots/delivery/settlement.ts'
 import { type BotState, getBotState, type StateKey } from '../../domain/bots/chat/state.ts'
 import type { ChatContext } from '../../domain/context.ts'
 import { DomainError, isGone } from '../../domain/errors.ts'
@@ -57,26 +57,14 @@ const gone: LogLine = { level: 'info', message: 'what the event was about is gon
 
 const dead = (message: string): Settlement => ({ lines: [{ level: 'error', message }] })
 
-/** What one attempt may be asked besides its delivery. */
-export interface AttemptOptions {
-  /**
-   * Awaited before each call an in-process handler makes of its API (reply, setState…): the
-   * delivery worker's run ahead settles the attempts before this one first, so that the handler
-   * acts after them as it would have without the run.
-   */
-  beforeActing?: () => Promise<void>
-  /** The bot's state for the delivery's conversation and user, when it is known (it is read otherwise). */
-  state?: BotState
-}
-
 /**
  * One attempt of a delivery, by the bot's protocol: a signed POST to its url (`webhook` or
  * `botpress`), or its in-process handler when it has none. Its outcome is what the settlement
  * records: the bot's answer, a retry on the schedule, or a dead or gone delivery.
  */
-export function attemptDelivery(deps: AttemptDeps, delivery: PendingDelivery, options: AttemptOptions = {}): Promise<Settlement> {
+export function attemptDelivery(deps: AttemptDeps, delivery: PendingDelivery): Promise<Settlement> {
   const traces = tracing()
-  if (!traces) return attempt(deps, delivery, options)
+  if (!traces) return attempt(deps, delivery)
   const { protocol, url } = delivery.target
   const attributes = {
     'confab.bot.protocol': url ? (protocol ?? 'webhook') : 'in-process',
@@ -85,19 +73,19 @@ export function attemptDelivery(deps: AttemptDeps, delivery: PendingDelivery, op
   }
   // A trace of its own: an attempt runs for no request (a retry, from a timer), whichever request woke the worker.
   return traces.inSpan('bot delivery', { kind: 'client', root: true, attributes }, async (span) => {
-    const settlement = await attempt(deps, delivery, options)
+    const settlement = await attempt(deps, delivery)
     const failed = settlement.retryAt !== undefined || settlement.lines.some((line) => line.level === 'error')
     if (failed) traces.fail(span, settlement.lines.at(-1)?.message ?? 'not delivered')
     return settlement
   })
 }
 
-async function attempt(deps: AttemptDeps, delivery: PendingDelivery, options: AttemptOptions): Promise<Settlement> {
+async function attempt(deps: AttemptDeps, delivery: PendingDelivery): Promise<Settlement> {
   if (delivery.gone) return { lines: [gone] }
-  const state = options.state ?? (await getBotState(deps.store, stateKey(delivery)))
+  const state = await getBotState(deps.store, stateKey(delivery))
   const event: BotEvent = { ...delivery.event, state: { ...state } }
   const { url, protocol } = delivery.target
-  if (!url) return attemptHandler(deps, delivery, event, state, options)
+  if (!url) return attemptHandler(deps, delivery, event, state)
   const post = protocol === 'botpress' ? await botpressPost(deps.store, delivery) : webhookPost(event)
   if (!post) return { lines: [gone] }
   return attemptPost(deps, delivery, event, url, post)
@@ -150,20 +138,14 @@ async function attemptPost(deps: AttemptDeps, delivery: PendingDelivery, event: 
 }
 
 /** Calls the bot's in-process handler; what it returns is its answer, as a webhook's 2xx body is. */
-async function attemptHandler(
-  deps: AttemptDeps,
-  delivery: PendingDelivery,
-  event: BotEvent,
-  state: BotState,
-  { beforeActing }: AttemptOptions,
-): Promise<Settlement> {
+async function attemptHandler(deps: AttemptDeps, delivery: PendingDelivery, event: BotEvent, state: BotState): Promise<Settlement> {
   const name = delivery.target.handler
   const handler = deps.handlers[name]
   if (!handler) return dead(`the bot has no url and no known handler "${name}"; not delivered`)
   const ctx = botChatContext(deps.store, delivery.integration, deps.signals, deps.inbox)
   const what = `handler "${name}" (${attemptName(deps, delivery)})`
   const { store, log, timeoutMs } = deps
-  const outcome = await callHandler({ handler, delivery, event, state, ctx, store, stateKey: stateKey(delivery), log, timeoutMs, beforeActing })
+  const outcome = await callHandler({ handler, delivery, event, state, ctx, store, stateKey: stateKey(delivery), log, timeoutMs })
   if (outcome.kind === 'failed') {
     return failed(deps, delivery, { level: 'warn', message: `${what}: failed (${outcome.reason}) after ${outcome.took}` })
   }
@@ -198,23 +180,6 @@ function answered(
   } catch (error) {
     if (!(error instanceof DomainError)) throw error
     return { lines: [took, { level: 'warn', message: `answer refused, nothing of it applied: ${error.message}` }] }
-  }
-}
-
-/**
- * Settles consecutive attempts of one conversation in one unit (settleDeliveries), the conversation's
- * next delivery claimed with them (`next`). If an answer fails once applied, the unit is rolled back
- * and each attempt is settled on its own (settleAttempt refuses the answer that fails).
- */
-export async function settleAttempts(deps: AttemptDeps, attempts: readonly Settled[], next?: NextClaim): Promise<PendingDelivery | undefined> {
-  const last = attempts.at(-1)
-  if (!last || attempts.length === 1) return last && settleAttempt(deps, last.delivery, last.settlement, next)
-  try {
-    return await settleDeliveries(deps.store, deps.signals, attempts, deps.clock(), next)
-  } catch (error) {
-    if (!(error instanceof DomainError || error instanceof WriteConflict)) throw error
-    for (const { delivery, settlement } of attempts.slice(0, -1)) await settleAttempt(deps, delivery, settlement)
-    return settleAttempt(deps, last.delivery, last.settlement, next)
   }
 }
 

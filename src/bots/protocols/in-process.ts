@@ -25,8 +25,6 @@ export interface HandlerCall {
   stateKey: StateKey
   log: Logger
   timeoutMs: number
-  /** Awaited before each call of the handler API (AttemptOptions). */
-  beforeActing?: () => Promise<void>
 }
 
 /**
@@ -35,14 +33,11 @@ export interface HandlerCall {
  * past its time. What it returns is its answer, as a webhook's 2xx body is.
  */
 export async function callHandler(call: HandlerCall): Promise<HandlerOutcome> {
-  const { handler, delivery, event, state, ctx, store, stateKey, log, timeoutMs, beforeActing } = call
+  const { handler, delivery, event, state, ctx, store, stateKey, log, timeoutMs } = call
   const { target, message } = delivery
   let open = true
   const timedOut = () => Promise.reject(new HandlerTimeout('the handler ran past its time; its answer was dropped'))
-  const act = <T>(call: () => Promise<T>): Promise<T> => {
-    if (!open) return timedOut()
-    return beforeActing ? beforeActing().then(() => (open ? call() : timedOut())) : call()
-  }
+  const act = <T>(call: () => Promise<T>): Promise<T> => (open ? call() : timedOut())
   const began = performance.now()
   const took = () => `${Math.round(performance.now() - began)} ms`
   let timer: NodeJS.Timeout | undefined

@@ -46,7 +46,7 @@ const nameOf = (text: string): string => {
   return name
 }
 
-/** The name `client` prepares `statement` under, if it does (it has parameters, is not planned on every call, and the connection has room). */
+/** The name `client` prepares `statement` under, if it does (it has parameters, is not made for one call alone, and the connection has room). */
 function preparedName(client: object, statement: Sent): string | undefined {
   if (statement.unnamed || statement.values.length === 0) return undefined
   let named = given.get(client)

@@ -1,6 +1,6 @@
 import pg from 'pg'
 import { isDatabaseUnavailable } from '../unavailable.ts'
-import { CommitGroups, type Held, type Planned, type Sql, UnitPlan } from '../unit.ts'
+import { blamed, CommitGroups, type Held, type Planned, type Sql, UnitPlan } from '../unit.ts'
 import { connectionSettings, ReadLanes, send, sendAll } from './connection.ts'
 import type { Answer, Send, Sent } from './run.ts'
 
@@ -103,7 +103,8 @@ export class PostgresExecutor {
         const step = plan.step(planned)
         if (step.go === 'hold') return Promise.resolve(noRows)
         if (step.go === 'read') return this.read(planned.statement)
-        return connected().then((client) => sendAll(client, step.sending))
+        const sent = connected().then((client) => sendAll(client, step.sending))
+        return step.held.length === 0 ? sent : sent.catch((error: unknown) => Promise.reject(blamed(error, step.held)))
       },
       commit: async () => {
         const ending = plan.end()
@@ -114,7 +115,7 @@ export class PostgresExecutor {
           // A COMMIT whose connection failed: its outcome is unknown, the connection is not reused.
           // Any other failure ended the transaction (PostgreSQL answers the COMMIT of an aborted one with a ROLLBACK).
           release(isDatabaseUnavailable(error))
-          throw error
+          throw ending.go === 'unit' ? blamed(error, ending.held) : error
         }
         release(false)
       },

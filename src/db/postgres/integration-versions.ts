@@ -6,7 +6,7 @@ import {
   type ParticipationPageRow,
   participationPageValues,
   participationWithPageOf,
-} from './participation-page.ts'
+} from '../queries/participation-page.ts'
 import { idsKey } from '../queries/users.ts'
 import { byShape, type On, query, type Run } from '../query.ts'
 import type { ChatIntegrationRow, ConversationRow, UserRow } from '../schema.ts'

@@ -24,7 +24,7 @@ export interface Sent extends Sql {
   /** Rows as arrays (made objects by `rows` below), with drizzle's type parsers (timestamps kept as text). */
   rowMode?: 'array'
   types?: unknown
-  /** Planned by the server on every call: never prepared (query.ts: plannedEachCall). */
+  /** Made for one call alone (a raw statement): never prepared. */
   unnamed?: boolean
 }
 
@@ -88,7 +88,7 @@ function compile(query: Query<never, unknown>, built: Built): Compiled {
     text: config.text,
     rowMode: fields ? 'array' : undefined,
     types: config.types,
-    unnamed: query.plannedEachCall === true,
+    unnamed: false,
     params: prepared.params.map(binder),
     rows: fields && (query.given ? wholeRows(fields, query.given.plan(on.t)) : rowMapper(fields, joinsNotNullableMap)),
     insert: is(built, PgInsertBase) ? insertShape(built, config.text) : undefined,

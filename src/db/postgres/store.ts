@@ -5,12 +5,12 @@ import { readMigrationFiles } from 'drizzle-orm/migrator'
 import { drizzle, type NodePgDatabase } from 'drizzle-orm/node-postgres'
 import type pg from 'pg'
 import type { FileBytes } from '../file-bytes.ts'
-import { type After, type Queries, type Store, unitEffects } from '../store.ts'
+import { type After, type Queries, type EngineStore, type Store, unitEffects } from '../store.ts'
 import { databaseFileBytes } from './file-bytes.ts'
 import { postgresQueries } from './queries.ts'
 import { type PgDb, postgresRun, type Send } from './run.ts'
 import { PostgresExecutor, type UnitRun } from './executor.ts'
-import { conflictOf, racedCodes } from './write-conflicts.ts'
+import { codeOf, conflictOf, racedCodes } from './write-conflicts.ts'
 import { isDatabaseUnavailable } from '../unavailable.ts'
 import * as schema from './schema.ts'
 
@@ -77,7 +77,7 @@ interface Session {
  * where src/db/unit.ts says, by the executor (executor.ts). Several instances may share the
  * database: migrations are applied under an advisory lock, bot deliveries are leased.
  */
-export class PostgresStore implements Store {
+export class PostgresStore implements EngineStore {
   readonly shared = true
   readonly pool: pg.Pool
   /** drizzle on the pool, for tools and tests that look at the tables directly (the storage API never runs through it). */
@@ -274,14 +274,6 @@ export class PostgresStore implements Store {
     })()
     return this.closing
   }
-}
-
-const codeOf = (error: unknown): string => {
-  for (let e: unknown = error; e && typeof e === 'object'; e = (e as { cause?: unknown }).cause) {
-    const code = (e as { code?: unknown }).code
-    if (typeof code === 'string') return code
-  }
-  return ''
 }
 
 /**

@@ -35,6 +35,9 @@ const pgErrorOf = (error: unknown): PgError | undefined => {
   return undefined
 }
 
+/** The SQLSTATE of the PostgreSQL error under drizzle's wrapping ('' when none). */
+export const codeOf = (error: unknown): string => pgErrorOf(error)?.code ?? ''
+
 /** The id a key's detail names: its last column (every key is the integration's and then the row's id). */
 const idOf = (detail: string | undefined): string | undefined => {
   const values = /\)=\((.*)\) (?:is not present|already exists)/.exec(detail ?? '')?.[1]?.split(', ')

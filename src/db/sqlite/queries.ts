@@ -1,6 +1,6 @@
 import { and, asc, eq, gt, lte, min, sql } from 'drizzle-orm'
 import { ofIntegration } from '../queries/bots.ts'
-import { botDeliveryQueries, deliveryColumns, deliveryIsOn, deliveryOn, dueDeliveries } from '../queries/bot-deliveries.ts'
+import { deliveryColumns, deliveryIsOn, deliveryOn, dueDeliveries } from '../queries/bot-deliveries.ts'
 import { queriesOf } from '../queries/index.ts'
 import { participationThenPage } from '../queries/participation-page.ts'
 import { chatIntegrationByWebhook } from '../queries/tenancy.ts'
@@ -79,31 +79,19 @@ export function sqliteQueries(db: SqliteDb, cache: TenancyCache, participations?
     // Field by field, not spread: one object shape per delivery (docs/internals/performance.md).
     return { delivery: next.delivery, message: next.message, bot: target.bot, integration: target.integration }
   }
-  const deliveries = botDeliveryQueries(run)
-  const shared = queriesOf(run, {
+  const base = queriesOf(run, {
     due: (now, limit) => run.all(due, { now, limit }) as Promise<DueDelivery[]>,
     claim: (now, limit) => run.all(due, { now, limit }) as Promise<DueDelivery[]>,
     following: followingOf,
     claimFollowing: followingOf,
     nextDueAfter: async (now) => (await run.one(nextDueAfter, { now }))?.at ?? undefined,
-    // A run of at most one: the delivery worker of the one process settles each as it goes.
-    followingRun: async (integrationId, conversationId, afterSeq, now) => {
-      const next = await followingOf(integrationId, conversationId, afterSeq, now)
-      return next ? [next] : []
-    },
     // Nothing to lease: the process that owns the file holds every delivery it claimed.
     renew: async () => true,
-    // A statement in process costs no round trip: one by one.
-    removeAll: async (ids) => {
-      let removed = 0
-      for (const id of ids) if (await deliveries.remove(id)) removed++
-      return removed
-    },
   })
-  if (participations?.keeps) shared.conversations = keptParticipations(shared.conversations, shared.messages, participations.cache)
-  const { conversations } = shared
+  if (participations?.keeps) base.conversations = keptParticipations(base.conversations, base.messages, participations.cache)
+  const { conversations } = base
   return {
-    ...shared,
+    ...base,
     // One process sees every write: the version is the thread's count of bot and integration changes (TenancyCache).
     integrationVersions: {
       byWebhook: async (webhookId) => {
@@ -128,9 +116,9 @@ export function sqliteQueries(db: SqliteDb, cache: TenancyCache, participations?
         return { found, integrationVersion: found.size > 0 ? version : undefined }
       },
     },
-    bots: { ...shared.bots, ofIntegration: async (integrationId) => botOfIntegration(integrationId) },
+    bots: { ...base.bots, ofIntegration: async (integrationId) => botOfIntegration(integrationId) },
     tenancy: {
-      ...shared.tenancy,
+      ...base.tenancy,
       chatIntegrationByWebhook: async (webhookId) => cache.integrationByWebhook(webhookId, () => run.oneNow(chatIntegrationByWebhook, { webhookId })),
     },
   }

@@ -1,4 +1,4 @@
-import type { After, Queries, Store } from '../store.ts'
+import type { After, EngineStore, Queries, Store } from '../store.ts'
 import { fileDirectory, type FileBytes } from '../file-bytes.ts'
 import { openReader, type SqliteDb } from './connection.ts'
 import { DurabilityClock } from './durability.ts'
@@ -29,7 +29,7 @@ export class ReplicaWriteRefused extends Error {
  * another thread. WAL lets it read the last commit beside the writer without blocking either; like
  * the writer's reads (SqliteStore.read), it answers only once what it may have seen is durable.
  */
-export class ReplicaStore implements Store {
+export class ReplicaStore implements EngineStore {
   readonly shared = false
   readonly files: FileBytes
   private readonly reader: SqliteDb

@@ -2,7 +2,7 @@ import { closeSync, mkdirSync, mkdtempSync, openSync, rmSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { dirname, join, resolve } from 'node:path'
 import { type FileBytes, fileDirectory } from '../file-bytes.ts'
-import type { After, Queries, Store } from '../store.ts'
+import type { After, EngineStore, Queries, Store } from '../store.ts'
 import { type CheckpointOptions, type Checkpoints, workerCheckpoints, writerThreshold } from './checkpoints.ts'
 import { openReader, openWriter, type QueryLog, type SqliteDb, walSync } from './connection.ts'
 import { DurabilityClock } from './durability.ts'
@@ -33,7 +33,7 @@ export interface SqliteStoreOptions extends Partial<GroupCommitOptions> {
  * cannot be shared by two connections, and a test should run the same two-connection path as
  * production does.
  */
-export class SqliteStore implements Store {
+export class SqliteStore implements EngineStore {
   readonly shared = false
   /** The writing connection, for tools and tests that look at the tables directly. */
   readonly db: SqliteDb

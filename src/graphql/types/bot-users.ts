@@ -3,7 +3,7 @@ import { deleteBotUser, exportBotUser, listBotConversations, listBotUsers } from
 import { builder } from '../builder.ts'
 import { adminScope } from '../context.ts'
 import { pageConnection } from '../paging.ts'
-import { handledByWords } from './conversation.ts'
+import { HandledBy } from './conversation.ts'
 
 const BotUser = builder.objectRef<UserRow>('BotUser').implement({
   subGraphs: ['admin'],
@@ -26,7 +26,7 @@ const BotConversation = builder.objectRef<ConversationRow>('BotConversation').im
     ownerId: t.exposeString('ownerId', { description: 'The user who created it (deleting that user deletes it).' }),
     createdAt: t.expose('createdAt', { type: 'DateTime' }),
     updatedAt: t.expose('updatedAt', { type: 'DateTime' }),
-    handledBy: t.exposeString('handledBy', { description: handledByWords }),
+    handledBy: t.expose('handledBy', { type: HandledBy }),
     agentId: t.exposeString('agentId', { nullable: true, description: 'The agent who holds the conversation (or closed it).' }),
   }),
 })

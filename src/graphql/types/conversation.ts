@@ -11,8 +11,17 @@ import { visibleOrNull } from '../nodes.ts'
 import { pageAsked, pageConnection } from '../paging.ts'
 import { User } from './user.ts'
 
-export const handledByWords =
-  'Who answers the user: `bot` (the default), `waiting` (in the queue for an agent), `agent` (a person holds it), or `closed` (by an agent; the bot answers again).'
+/** Who answers a conversation's user (docs/guides/handoff.md), on the chat and admin schemas alike. */
+export const HandledBy = builder.enumType('HandledBy', {
+  subGraphs: ['chat', 'admin'],
+  description: 'Who answers the user of a conversation.',
+  values: {
+    bot: { description: 'The bot (the default).' },
+    waiting: { description: 'Nobody yet: the conversation waits in the queue for an agent.' },
+    agent: { description: 'A person (an agent) holds it; the user’s messages do not reach the bot.' },
+    closed: { description: 'Closed by an agent; the bot answers again.' },
+  },
+})
 
 export const Conversation = builder.node(builder.objectRef<ConversationRow>('Conversation'), {
   subGraphs: ['chat'],
@@ -23,7 +32,7 @@ export const Conversation = builder.node(builder.objectRef<ConversationRow>('Con
     conversationId: t.exposeString('id', { description: 'The conversation id of the Chat API.' }),
     createdAt: t.expose('createdAt', { type: 'DateTime' }),
     updatedAt: t.expose('updatedAt', { type: 'DateTime' }),
-    handledBy: t.exposeString('handledBy', { description: handledByWords }),
+    handledBy: t.expose('handledBy', { type: HandledBy }),
     agentUserId: t.string({
       nullable: true,
       description: 'The participant the agent who holds the conversation posts as (its name is the agent’s); null unless handledBy is `agent`.',

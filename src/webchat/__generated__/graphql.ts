@@ -164,8 +164,7 @@ export type Conversation = Node & {
   /** The conversation id of the Chat API. */
   conversationId: Scalars['String']['output'];
   createdAt: Scalars['DateTime']['output'];
-  /** Who answers the user: `bot` (the default), `waiting` (in the queue for an agent), `agent` (a person holds it), or `closed` (by an agent; the bot answers again). */
-  handledBy: Scalars['String']['output'];
+  handledBy: HandledBy;
   id: Scalars['ID']['output'];
   /** The newest message, or null when there is none yet. The conversations of a page read theirs together (one statement). */
   lastMessage?: Maybe<Message>;
@@ -426,6 +425,17 @@ export type GetOrCreateUserPayload = {
   __typename?: 'GetOrCreateUserPayload';
   user: User;
 };
+
+/** Who answers the user of a conversation. */
+export type HandledBy =
+  /** A person (an agent) holds it; the user’s messages do not reach the bot. */
+  | 'agent'
+  /** The bot (the default). */
+  | 'bot'
+  /** Closed by an agent; the bot answers again. */
+  | 'closed'
+  /** Nobody yet: the conversation waits in the queue for an agent. */
+  | 'waiting';
 
 export type ImagePayload = {
   __typename?: 'ImagePayload';

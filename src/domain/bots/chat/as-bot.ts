@@ -36,7 +36,7 @@ const joinedBot = (ctx: ChatContext): Poster => ({ id: ctx.integration.botId, is
 
 /**
  * The conversations the bot has joined in a unit, by the unit's `after` (one per unit, on every
- * engine): a run of answers settled in one unit (the delivery worker's run ahead) joins once. What
+ * engine): an answer of several messages joins once. What
  * the first join establishes holds for the rest of its unit.
  */
 const joinedInUnit = new WeakMap<After, Set<string>>()

@@ -164,18 +164,6 @@ export const followingDelivery = (store: Store, delivery: PendingDelivery, at: D
   deliveryAfter(store, delivery, delivery.seq, at)
 
 /**
- * Up to `limit` deliveries after `delivery` in its conversation, in their order, while each is due at
- * `at`: what the holder of the conversation's head attempts ahead of its settlement (see
- * BotDeliveryQueries.followingRun), read in one look.
- */
-export const followingDeliveries = async (store: Store, delivery: PendingDelivery, at: Date, limit: number): Promise<PendingDelivery[]> => {
-  const { integrationId, conversationId, seq } = delivery
-  const now = at.toISOString()
-  const run = await store.read((q) => q.botDeliveries.followingRun(integrationId, conversationId, seq, now, limit))
-  return run.map((due) => pendingOf(due, at))
-}
-
-/**
  * Inside a unit: `followingDelivery`, taken by this instance until `leaseUntil` (see
  * BotDeliveryQueries.claimFollowing), committed with the unit (settleDelivery's).
  */

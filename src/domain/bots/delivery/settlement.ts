@@ -32,12 +32,6 @@ export interface NextClaim {
   leaseUntil: Date
 }
 
-/** An attempt made, and what became of it. */
-export interface Settled {
-  delivery: PendingDelivery
-  settlement: Settlement
-}
-
 /**
  * Records the outcome of an attempt in one unit: the outbox row, the log lines and the bot's
  * answer commit together or not at all, and the conversation hears of the bot's messages and of
@@ -45,8 +39,13 @@ export interface Settled {
  * meanwhile (its bot or conversation deleted). With `next` (on a shared database), the
  * conversation's next delivery is claimed in the same unit, and returned: one commit where a claim
  * of its own would be a second, and the head this unit's removal makes carries its lease.
+ * The outbox is written last, after the next delivery's claim: from there to the commit the
+ * conversation's head is locked (bot_delivery_heads), and when the removal leaves the conversation
+ * nothing queued, the deliveries its users' messages insert meanwhile wait for it. A delivery found
+ * gone by then (its conversation deleted meanwhile) rolls the unit back, and the attempt is settled
+ * again with its delivery looked at first.
  */
-export function settleDelivery(
+export async function settleDelivery(
   store: Store,
   signals: SignalPublisher,
   delivery: PendingDelivery,
@@ -54,36 +53,15 @@ export function settleDelivery(
   at: Date,
   next?: NextClaim,
 ): Promise<PendingDelivery | undefined> {
-  return settleDeliveries(store, signals, [{ delivery, settlement }], at, next)
-}
-
-/**
- * settleDelivery of consecutive attempts of one conversation, in their order, in one unit (one
- * commit for a run of them: the delivery worker's run ahead); `next` is the delivery after the last.
- * The outbox is written last, after the next delivery's claim: from there to the commit the
- * conversation's head is locked (bot_delivery_heads), and when the removals leave the conversation
- * nothing queued, the deliveries its users' messages insert meanwhile wait for it. A delivery found
- * gone by then (its conversation deleted meanwhile) rolls the unit back, and each attempt is settled
- * again with its delivery looked at first.
- */
-export async function settleDeliveries(
-  store: Store,
-  signals: SignalPublisher,
-  attempts: readonly Settled[],
-  at: Date,
-  next?: NextClaim,
-): Promise<PendingDelivery | undefined> {
-  const last = attempts.at(-1)
-  if (!last) return undefined
   try {
     return await store.write(async (q, after) => {
       const statuses = messageStatuses(q, after, signals)
-      for (const { delivery, settlement } of attempts) await recordSettlement(q, statuses, after, delivery, settlement, at)
+      await recordSettlement(q, statuses, after, delivery, settlement, at)
       await statuses.read()
-      // The next one is claimed before the removals, whose head (made by the last removal) carries its
-      // lease all the same: the removals lock the head until the commit, so they are the last statement.
-      const following = next && (await claimFollowingIn(q, last.delivery, at, next.leaseUntil))
-      if (!(await leaveOutboxAll(q, attempts))) throw new DeliveryGone()
+      // The next one is claimed before the removal, whose head carries its lease all the same: the
+      // removal locks the head until the commit, so it is the last statement.
+      const following = next && (await claimFollowingIn(q, delivery, at, next.leaseUntil))
+      if (!(await leaveOutbox(q, delivery, settlement))) throw new DeliveryGone()
       return following
     })
   } catch (error) {
@@ -91,11 +69,9 @@ export async function settleDeliveries(
   }
   return store.write(async (q, after) => {
     const statuses = messageStatuses(q, after, signals)
-    for (const { delivery, settlement } of attempts) {
-      if (await leaveOutbox(q, delivery, settlement)) await recordSettlement(q, statuses, after, delivery, settlement, at)
-    }
+    if (await leaveOutbox(q, delivery, settlement)) await recordSettlement(q, statuses, after, delivery, settlement, at)
     await statuses.read()
-    return next && (await claimFollowingIn(q, last.delivery, at, next.leaseUntil))
+    return next && (await claimFollowingIn(q, delivery, at, next.leaseUntil))
   })
 }
 
@@ -104,16 +80,6 @@ class DeliveryGone extends Error {}
 /** Takes the delivery out of the outbox, or reschedules it: false when it was gone already. */
 const leaveOutbox = (q: Queries, delivery: PendingDelivery, settlement: Settlement): Promise<boolean> =>
   settlement.retryAt ? q.botDeliveries.reschedule(delivery.id, delivery.attempts + 1, settlement.retryAt.toISOString()) : q.botDeliveries.remove(delivery.id)
-
-/** leaveOutbox of each (at once where the engine can remove several): false when one was gone already. */
-async function leaveOutboxAll(q: Queries, attempts: readonly Settled[]): Promise<boolean> {
-  const { removeAll } = q.botDeliveries
-  if (attempts.length > 1 && attempts.every(({ settlement }) => !settlement.retryAt)) {
-    return (await removeAll(attempts.map(({ delivery }) => delivery.id))) === attempts.length
-  }
-  for (const { delivery, settlement } of attempts) if (!(await leaveOutbox(q, delivery, settlement))) return false
-  return true
-}
 
 /** What an attempt leaves besides the outbox: its log lines, the bot's answer and the message's status. */
 async function recordSettlement(
