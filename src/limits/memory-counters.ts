@@ -20,7 +20,8 @@ export class MemoryCounters {
     private readonly points: number,
     private readonly durationMs: number,
     private readonly maxKeys = memoryCountersMaxKeys,
-    private readonly clock: () => number = Date.now,
+    /** Read at each count (not captured once), so that a test's fake clock is the one counted by. */
+    private readonly clock: () => number = () => Date.now(),
   ) {}
 
   /** The keys counted in the current window. */
