@@ -93,8 +93,9 @@ export function createSignalHub({
 
   /**
    * Adds a sink to a conversation's room; returns its removal. The room subscribes to the pub/sub
-   * once, with its first sink, and hands each signal to every sink in one loop: publishing costs the
-   * same for one listener as for thousands, and a signal reaches them all as the same object.
+   * once, with its first sink, and hands each signal to every sink (FAN_OUT_SLICE of them per event-loop
+   * turn): publishing costs the same for one listener as for thousands, and a signal reaches them all as
+   * the same object.
    */
   function join(topic: string, sink: Sink): () => void {
     let room = rooms.get(topic)
