@@ -1,4 +1,3 @@
-import type { TypedDocumentNode } from '@graphql-typed-document-node/core'
 import { z } from 'zod'
 import {
   AddNoteDocument,
@@ -14,36 +13,13 @@ import {
   ReplyToConversationDocument,
   TransferConversationDocument,
 } from '../../__generated__/agent-operations.ts'
-import { type AgentOperation, agentInputs } from '../../contracts/agent-inputs.ts'
-import { type Method, route, stream } from '../route.ts'
+import { agentInputs } from '../../contracts/agent-inputs.ts'
+import { jsonVerbRoutes, jsonVerbVariables } from '../json-verb-route.ts'
+import { stream } from '../route.ts'
 import { AgentConversation, AgentMessage, AgentNote, QueueUpdate } from './resources.ts'
 
-type Input = { input: Record<string, unknown> }
-const variables = ({ params, query, body }: { params: Record<string, string>; query: URLSearchParams; body: Record<string, unknown> }): Input => ({
-  input: { ...body, ...Object.fromEntries(query), ...params },
-})
-
-/** An operation of the agent API: its input is the path parameters, the query and the JSON body together; its response body is the operation's result. */
-const agentRoute = <TName extends Exclude<AgentOperation, 'listenQueue'>>(
-  operation: TName,
-  method: Method,
-  path: string,
-  document: TypedDocumentNode<{ [K in TName]: Record<string, unknown> }, Input>,
-  summary: string,
-  returns: z.ZodType,
-) =>
-  route({
-    operation,
-    summary,
-    returns,
-    method,
-    path,
-    document,
-    body: z.looseObject({}),
-    input: agentInputs[operation],
-    variables,
-    response: (d) => d[operation],
-  })
+/** An operation of the agent API (every one but the queue's live feed). */
+const agentRoute = jsonVerbRoutes(agentInputs as Omit<typeof agentInputs, 'listenQueue'>)
 
 const conversation = z.object({ conversation: AgentConversation })
 const conversations = z.object({ conversations: z.array(AgentConversation) })
@@ -119,7 +95,7 @@ export const agentRoutes = [
     path: '/queue/listen',
     document: ListenQueueDocument,
     input: agentInputs.listenQueue,
-    variables,
+    variables: jsonVerbVariables,
     event: (d) => d.listenQueue,
   }),
 ]

@@ -34,8 +34,7 @@ import {
   UpdateMessageDocument,
   UpdateUserDocument,
 } from '../../__generated__/bot-api-operations.ts'
-import { type Method, route } from '../route.ts'
-import type { TypedDocumentNode } from '@graphql-typed-document-node/core'
+import { jsonVerbRoutes } from '../json-verb-route.ts'
 import { z } from 'zod'
 import { botApiInputs } from '../../contracts/bot-api-inputs.ts'
 import { BotConversation, BotEvent, BotMessage, BotState, BotUser } from './resources.ts'
@@ -46,30 +45,8 @@ const one = (name: string) => z.looseObject({ [name.toLowerCase()]: resource(nam
 const page = (name: string, key: string) => z.looseObject({ [key]: z.array(resource(name)), meta: z.object({ nextToken: z.string().optional() }) })
 const nothing = z.object({})
 
-/**
- * An operation of the bot API as @botpress/client calls it: its input is the path parameters,
- * the query parameters and the JSON body together, and its response body is the operation's result.
- */
-const botApiRoute = <TName extends keyof typeof botApiInputs>(
-  operation: TName,
-  method: Method,
-  path: string,
-  document: TypedDocumentNode<{ [K in TName]: Record<string, unknown> }, { input: Record<string, unknown> }>,
-  summary: string,
-  returns: z.ZodType,
-) =>
-  route({
-    operation,
-    summary,
-    returns,
-    method,
-    path,
-    document,
-    body: z.looseObject({}),
-    input: botApiInputs[operation],
-    variables: ({ params, query, body }) => ({ input: { ...body, ...Object.fromEntries(query), ...params } }),
-    response: (d) => d[operation],
-  })
+/** An operation of the bot API as @botpress/client calls it. */
+const botApiRoute = jsonVerbRoutes(botApiInputs)
 
 /** Every bot API operation, relative to /v1/chat. */
 export const botApiRoutes = [
