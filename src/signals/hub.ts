@@ -1,4 +1,3 @@
-import { createPubSub, Repeater } from 'graphql-yoga'
 import { type ConversationSignal, endsListenerOf, type SignalPublisher, unheardByListeners } from '../domain/signals.ts'
 import { Slots, userSlot } from '../limits/slots.ts'
 import { SignalQueue } from './queue.ts'
@@ -10,9 +9,10 @@ export interface RoutedSignal {
 }
 
 /**
- * The one in-process publish/subscribe behind REST listeners, GraphQL subscriptions and the
- * delivery worker: graphql-yoga's pub/sub, whose event target is the piece to swap (e.g. for Redis) when
- * Confab runs as several instances. Counts live subscriptions so that leaks can be seen.
+ * The one in-process publish/subscribe behind REST listeners, GraphQL subscriptions and the agents'
+ * feeds; with a bus (Redis), fed by the other instances too. Counts live subscriptions so that leaks can
+ * be seen. Every buffer on the way is bounded: a listener that falls behind is ended (SignalQueue), and a
+ * conversation whose signals come faster than its slices go out is handed them whole.
  */
 export interface SignalHub extends SignalPublisher {
   /** The signals of one conversation; ending the iterator unsubscribes. */
@@ -24,7 +24,7 @@ export interface SignalHub extends SignalPublisher {
    * (ListenerCaps), 429 RateLimited instead.
    */
   listen(integrationId: string, conversationId: string, userId: string): AsyncIterableIterator<ConversationSignal>
-  /** Every signal of every integration (the delivery worker's feed). */
+  /** Every signal of every integration (the agents' feeds); a reader that falls 1,024 behind is ended. */
   all(): AsyncIterableIterator<RoutedSignal>
   activeSubscriptions(): number
   /** Ends every conversation subscription (at shutdown: their streams then complete and close). */
@@ -57,11 +57,18 @@ type Sink = (signal: ConversationSignal) => void
 
 /** How many listeners of one conversation hear a signal in one event-loop turn. */
 const FAN_OUT_SLICE = 16
+/**
+ * Signals waiting for a conversation's fan-out beyond which it stops yielding between slices: slicing is
+ * fairness to other requests, never a reason to hold signals without bound (graphql-yoga's pub/sub, which
+ * this replaced, threw past 1,024 pending and took the process down).
+ */
+const MOST_PENDING_FOR_SLICING = 64
 
-/** The listeners of one conversation, fed by the room's one pub/sub subscription. */
+/** The listeners of one conversation, and the signals they have yet to be handed. */
 interface Room {
   sinks: Set<Sink>
-  source: Repeater<ConversationSignal>
+  pending: ConversationSignal[]
+  handing: boolean
 }
 
 /**
@@ -78,12 +85,10 @@ export function createSignalHub({
   /** Told of every signal, this instance's and the others', as it is handed out (the message streams learn of them so). */
   observe?: (integrationId: string, signal: ConversationSignal) => void
 } = {}): SignalHub {
-  const pubSub = createPubSub<{
-    conversation: [topic: string, signal: ConversationSignal]
-    all: [routed: RoutedSignal]
-  }>()
   let active = 0
   const rooms = new Map<string, Room>()
+  /** The readers of every signal (all()). */
+  const everyone = new Set<(routed: RoutedSignal) => void>()
   /** Each live conversation subscription, with the integration it belongs to. */
   const queues = new Map<SignalQueue<ConversationSignal>, string>()
   const listeners = new Slots('subscriptions', [
@@ -92,34 +97,35 @@ export function createSignalHub({
   ])
 
   /**
-   * Adds a sink to a conversation's room; returns its removal. The room subscribes to the pub/sub
-   * once, with its first sink, and hands each signal to every sink (FAN_OUT_SLICE of them per event-loop
-   * turn): publishing costs the same for one listener as for thousands, and a signal reaches them all as
-   * the same object.
+   * Hands a room's pending signals to its sinks, in order: FAN_OUT_SLICE sinks per event-loop turn, so
+   * that thousands of sends never hold off other requests (/healthz) for the whole fan-out, unless the
+   * backlog has grown past MOST_PENDING_FOR_SLICING. The next signal waits for this one's last slice: each
+   * listener hears them in order, and every sink of a signal gets the same object.
    */
+  async function handOut(room: Room): Promise<void> {
+    room.handing = true
+    try {
+      let handed = 0
+      for (let signal = room.pending.shift(); signal; signal = room.pending.shift()) {
+        for (const each of [...room.sinks]) {
+          if (!room.sinks.has(each)) continue
+          each(signal)
+          if (++handed % FAN_OUT_SLICE === 0 && room.pending.length < MOST_PENDING_FOR_SLICING) {
+            await new Promise<void>((resolve) => setImmediate(resolve))
+          }
+        }
+      }
+    } finally {
+      room.handing = false
+    }
+  }
+
+  /** Adds a sink to a conversation's room; returns its removal. */
   function join(topic: string, sink: Sink): () => void {
     let room = rooms.get(topic)
     if (!room) {
-      const opened: Room = { sinks: new Set(), source: pubSub.subscribe('conversation', topic) }
-      void (async () => {
-        for await (const signal of opened.source) {
-          if (opened.sinks.size <= FAN_OUT_SLICE) {
-            for (const each of opened.sinks) each(signal)
-            continue
-          }
-          // Thousands of listeners: the sinks that are still there, a slice per event-loop turn, so that
-          // their sends never hold off other requests (/healthz) for the whole fan-out. The next signal
-          // waits for this one's last slice: each listener still hears them in order.
-          let handed = 0
-          for (const each of [...opened.sinks]) {
-            if (!opened.sinks.has(each)) continue
-            each(signal)
-            if (++handed % FAN_OUT_SLICE === 0) await new Promise<void>((resolve) => setImmediate(resolve))
-          }
-        }
-      })()
-      rooms.set(topic, opened)
-      room = opened
+      room = { sinks: new Set(), pending: [], handing: false }
+      rooms.set(topic, room)
     }
     const joined = room
     joined.sinks.add(sink)
@@ -127,7 +133,7 @@ export function createSignalHub({
       joined.sinks.delete(sink)
       if (joined.sinks.size > 0 || rooms.get(topic) !== joined) return
       rooms.delete(topic)
-      void joined.source.return()
+      joined.pending.length = 0
     }
   }
 
@@ -161,8 +167,12 @@ export function createSignalHub({
 
   const deliver = (integrationId: string, signal: ConversationSignal) => {
     observe?.(integrationId, signal)
-    pubSub.publish('conversation', `${integrationId}/${signal.conversationId}`, signal)
-    pubSub.publish('all', { integrationId, signal })
+    const room = rooms.get(`${integrationId}/${signal.conversationId}`)
+    if (room) {
+      room.pending.push(signal)
+      if (!room.handing) void handOut(room)
+    }
+    for (const reader of [...everyone]) reader({ integrationId, signal })
   }
   const endIntegration = (integrationId: string) => {
     for (const [queue, of] of [...queues]) if (of === integrationId) queue.end()
@@ -188,18 +198,20 @@ export function createSignalHub({
         },
         listeners.take([userSlot(integrationId, userId), `${integrationId}/${conversationId}`]),
       ),
-    all: () =>
-      new Repeater<RoutedSignal>(async (push, stop) => {
-        active++
-        const source = pubSub.subscribe('all')
-        void stop.then(() => source.return())
-        try {
-          for await (const value of source) await push(value)
-        } finally {
+    all: () => {
+      const reader = (routed: RoutedSignal) => queue.push(routed)
+      const queue: SignalQueue<RoutedSignal> = new SignalQueue(
+        () => {
+          active++
+          everyone.add(reader)
+        },
+        () => {
+          everyone.delete(reader)
           active--
-          stop()
-        }
-      }),
+        },
+      )
+      return queue
+    },
     activeSubscriptions: () => active,
     closeIntegration(integrationId) {
       endIntegration(integrationId)

@@ -121,6 +121,56 @@ describe('signal hub', () => {
     hub.closeListeners()
   })
 
+  it('keeps up with signals that come faster than its slices go out: every listener hears every one, in order', async () => {
+    const hub = createSignalHub()
+    const listeners = Array.from({ length: 20 }, (_, i) => hub.listen('i1', 'c1', `u${i}`))
+    const heard = listeners.map(async (listener) => {
+      const ids: string[] = []
+      for await (const signal of listener) {
+        if (signal.type === 'participant_added') ids.push(signal.participantId)
+        if (ids.length === 3_000) break
+      }
+      return ids
+    })
+    await Promise.resolve()
+    const sent: string[] = []
+    // 100 signals per event-loop turn: thirty times what one turn's slice hands to 20 listeners.
+    for (let turn = 0; turn < 30; turn++) {
+      for (let i = 0; i < 100; i++) {
+        const id = `p${turn * 100 + i}`
+        sent.push(id)
+        hub.publish('i1', added(id))
+      }
+      await new Promise<void>((resolve) => setImmediate(resolve))
+    }
+    for (const ids of await Promise.all(heard)) expect(ids).toEqual(sent)
+    expect(hub.activeSubscriptions()).toBe(0)
+  })
+
+  it('ends a reader of every signal that falls 1,024 behind, and the others hear on', async () => {
+    const hub = createSignalHub()
+    const stalled = hub.all()
+    const reading = hub.all()
+    const stalledFirst = stalled.next()
+    const heard: string[] = []
+    const reader = (async () => {
+      for await (const { signal } of reading) if (signal.type === 'participant_added') heard.push(signal.participantId)
+    })()
+    await Promise.resolve()
+    for (let i = 0; i < 1_100; i++) {
+      hub.publish('i1', added(`p${i}`))
+      if (i % 50 === 0) await new Promise<void>((resolve) => setImmediate(resolve))
+    }
+    await stalledFirst
+    let stalledRead = 1
+    while (!(await stalled.next()).done) stalledRead++
+    expect(stalledRead).toBe(1_025)
+    await expect.poll(() => heard.length).toBe(1_100)
+    await reading.return?.()
+    await reader
+    expect(hub.activeSubscriptions()).toBe(0)
+  })
+
   it("ends a participant's listener after its own participant_removed, and leaves the others listening", async () => {
     const hub = createSignalHub()
     const alice = hub.listen('i1', 'c1', 'alice')
