@@ -60,7 +60,18 @@ export async function start(command: string[], databaseUrl: string, env: Record<
     detached: true,
     stdio: ['ignore', 'pipe', 'inherit'],
   })
-  const exited = new Promise<void>((resolve) => child.once('exit', () => resolve()))
+  let exitedWith: string | undefined
+  const exited = new Promise<void>((resolve) =>
+    child.once('exit', (code, signal) => {
+      exitedWith = signal ?? `code ${code}`
+      resolve()
+    }),
+  )
+  /** A figure read from /proc of a live server; a server that died is said so, not a missing file. */
+  const proc = (file: 'status' | 'stat') => {
+    if (exitedWith !== undefined) throw new Error(`the server exited during the run (${exitedWith}): see its output above`)
+    return readFileSync(`/proc/${child.pid}/${file}`, 'utf8')
+  }
   let metricsUrl: string | undefined
   const base = await new Promise<string>((resolve, reject) => {
     let out = ''
@@ -78,12 +89,12 @@ export async function start(command: string[], databaseUrl: string, env: Record<
     metricsUrl: () => metricsUrl,
     process: child,
     rss() {
-      const kb = /VmRSS:\s+(\d+) kB/.exec(readFileSync(`/proc/${child.pid}/status`, 'utf8'))?.[1]
+      const kb = /VmRSS:\s+(\d+) kB/.exec(proc('status'))?.[1]
       return Number(kb) / 1024
     },
     cpuMs() {
       // utime and stime, the 14th and 15th fields of /proc/<pid>/stat, in clock ticks (100 a second on Linux).
-      const stat = readFileSync(`/proc/${child.pid}/stat`, 'utf8')
+      const stat = proc('stat')
       const [utime, stime] = stat
         .slice(stat.lastIndexOf(')') + 2)
         .split(' ')

@@ -54,8 +54,16 @@ interface Sent {
   body?: string
 }
 
-/** One request on a keep-alive agent; its status (-1: no answer). */
-function send(agent: Agent, base: URL, { method, path, key, body }: Sent): Promise<number> {
+/** Requests sent again because the server had closed their idle kept-alive connection as they left (see send). */
+let keepAliveRaces = 0
+
+/**
+ * One request on a keep-alive agent; its status (-1: no answer). A request that fails with ECONNRESET on a
+ * reused connection met the server closing it for idleness (HTTP_KEEP_ALIVE_TIMEOUT_SECONDS) as it was sent:
+ * it is sent once more, as Node's documentation says a client should (request.reusedSocket), and counted.
+ */
+function send(agent: Agent, base: URL, spec: Sent, again = false): Promise<number> {
+  const { method, path, key, body } = spec
   return new Promise((resolve) => {
     const headers: Record<string, string> = { 'x-user-key': key }
     if (body) Object.assign(headers, { 'content-type': 'application/json', 'content-length': String(Buffer.byteLength(body)) })
@@ -64,7 +72,12 @@ function send(agent: Agent, base: URL, { method, path, key, body }: Sent): Promi
       res.once('end', () => resolve(res.statusCode ?? 0))
       res.once('error', () => resolve(-1))
     })
-    req.once('error', () => resolve(-1))
+    req.once('error', (error: NodeJS.ErrnoException) => {
+      if (!again && req.reusedSocket && error.code === 'ECONNRESET') {
+        keepAliveRaces++
+        resolve(send(agent, base, spec, true))
+      } else resolve(-1)
+    })
     req.end(body)
   })
 }
@@ -200,7 +213,10 @@ async function main() {
     for (let minute = 1; minute <= minutes; minute++) {
       const samples: number[] = []
       let errors = 0
+      /** The failures' statuses and what they were, e.g. "503 POST /bench/messages" (-1: no answer). */
+      const failures = new Map<string, number>()
       let late = 0
+      const racesBefore = keepAliveRaces
       let inFlight = 0
       const pending: Promise<void>[] = []
       const minuteEnd = startedAt + minute * minuteMs
@@ -220,7 +236,11 @@ async function main() {
         const done = send(agent, base, spec).then((status) => {
           inFlight--
           samples.push(performance.now() - at)
-          if (status !== 200) errors++
+          if (status !== 200) {
+            errors++
+            const what = `${status} ${spec.method} ${spec.path.split('/').slice(0, 3).join('/')}`
+            failures.set(what, (failures.get(what) ?? 0) + 1)
+          }
           pending.splice(pending.indexOf(done), 1)
         })
         pending.push(done)
@@ -230,7 +250,7 @@ async function main() {
       const row = { minute, requests: samples.length, p99: l.p99, errors, late, rss: server.rss(), heap: await heap() }
       rows.push(row)
       console.log(
-        `  minute ${minute}: ${row.requests} requests, p99 ${ms(l.p99)}, ${errors} errors, ${late} late, server RSS ${row.rss.toFixed(0)} MiB, heap ${row.heap.toFixed(0)} MiB`,
+        `  minute ${minute}: ${row.requests} requests, p99 ${ms(l.p99)}, ${errors} errors, ${late} late${keepAliveRaces > racesBefore ? `, ${keepAliveRaces - racesBefore} sent again after a keep-alive race` : ''}, server RSS ${row.rss.toFixed(0)} MiB, heap ${row.heap.toFixed(0)} MiB${failures.size > 0 ? ` (failed: ${[...failures].map(([what, n]) => `${what} ×${n}`).join(', ')})` : ''}`,
       )
     }
     agent.destroy()
