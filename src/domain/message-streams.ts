@@ -104,7 +104,13 @@ export class MessageStreams {
       stream.tokens = Math.min(deltasPerSecond, stream.tokens + ((now - stream.refilledAt) / 1000) * deltasPerSecond)
       stream.refilledAt = now
       if (stream.tokens < 1) {
-        throw new DomainError('RateLimited', `message stream "${delta.streamId}" is over ${deltasPerSecond} deltas a second (MESSAGE_STREAM_DELTAS_PER_SECOND)`)
+        // Retry-After in whole seconds, as HTTP has it: when the bucket holds a delta again.
+        const seconds = Math.max(1, Math.ceil((1 - stream.tokens) / deltasPerSecond))
+        throw new DomainError(
+          'RateLimited',
+          `message stream "${delta.streamId}" is over ${deltasPerSecond} deltas a second (MESSAGE_STREAM_DELTAS_PER_SECOND)`,
+          { 'retry-after': String(seconds) },
+        )
       }
       stream.tokens -= 1
     }
@@ -190,4 +196,6 @@ export class MessageStreams {
   }
 }
 
-const overCap = (what: string) => new DomainError('RateLimited', `there are already ${what}: end one (its final message, or abort) first`)
+/** A stream ends with its final message or its abort, which the bot sends within seconds: it may try again in one. */
+const overCap = (what: string) =>
+  new DomainError('RateLimited', `there are already ${what}: end one (its final message, or abort) first`, { 'retry-after': '1' })

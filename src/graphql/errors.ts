@@ -78,8 +78,11 @@ export function failureToGraphQLError(failure: Failure, refusesRequest: boolean,
   return errorAt(base, failure.message, {
     type: failure.type,
     status: failure.status,
-    // A refusal's headers (a 503's Retry-After) go on the HTTP response, as a 429's do.
-    ...(refusesRequest || failure.status >= 500 ? { http: { status: failure.status, ...(failure.headers && { headers: failure.headers }) } } : {}),
+    // A refusal's headers (a 429's or a 503's Retry-After) go on the HTTP response, and with them to a REST
+    // error body, even when the refusal is one field's: its status stays the field's then.
+    ...(refusesRequest || failure.status >= 500
+      ? { http: { status: failure.status, ...(failure.headers && { headers: failure.headers }) } }
+      : failure.headers && { http: { headers: failure.headers } }),
   })
 }
 

@@ -128,12 +128,16 @@ async function call(body: unknown) {
     headers: { authorization: `Bearer ${key}`, 'x-bot-id': botId, 'content-type': 'application/json' },
     body: JSON.stringify(body),
   })
-  return { status: response.status, body: await response.json() }
+  return { status: response.status, body: await response.json(), retryAfter: response.headers.get('retry-after') }
 }
 
 const publish = (conversationId: string, signal: Record<string, unknown>) => call({ type: 'chat:publishMessageStream', input: { conversationId, signal } })
 
-const refused = (code: number, type: string, message: string) => ({ status: code, body: { code, type, message, id: expect.any(String) } })
+const refused = (code: number, type: string, message: string, retryAfter: string | null = null) => ({
+  status: code,
+  body: { code, type, message, id: expect.any(String) },
+  retryAfter,
+})
 
 describe('chat:publishMessageStream: delta, then the final message', () => {
   it('a listener over SSE hears every delta in order (Botpress’ shapes), then message_stream_complete, then message_created', async () => {
@@ -312,7 +316,7 @@ describe('chat:publishMessageStream: refusals, in the documented error body', ()
     const answers = []
     for (let i = 0; i < 25; i++) answers.push(await publish(c, { type: 'delta', streamId: 'fast', createdAt: 'x', sequence: i, delta: '.' }))
     expect(answers.map((a) => a.status)).toEqual([...Array(20).fill(200), ...Array(5).fill(429)])
-    expect(answers[20]).toEqual(refused(429, 'RateLimited', 'message stream "fast" is over 20 deltas a second (MESSAGE_STREAM_DELTAS_PER_SECOND)'))
+    expect(answers[20]).toEqual(refused(429, 'RateLimited', 'message stream "fast" is over 20 deltas a second (MESSAGE_STREAM_DELTAS_PER_SECOND)', '1'))
     await eventually(() => expect(heard.filter((s) => s.type === 'message_stream_delta').map((s) => s.data.sequence)).toEqual([...Array(20).keys()]))
     // Half a second on, ten more may go.
     setClock('2026-07-01T10:00:00.500Z')
@@ -330,6 +334,7 @@ describe('chat:publishMessageStream: refusals, in the documented error body', ()
         429,
         'RateLimited',
         'there are already 2 message streams open in this conversation (MESSAGE_STREAMS_PER_CONVERSATION): end one (its final message, or abort) first',
+        '1',
       ),
     )
     await abort(c, 'o1')
