@@ -24,6 +24,7 @@ const order: PgTable[] = [
   tables.conversations,
   tables.participants,
   tables.conversationNotes,
+  tables.handoffRequests,
   tables.messages,
   tables.files,
   tables.events,

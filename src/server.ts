@@ -8,6 +8,7 @@ import { openStore } from './db/open.ts'
 import { SqliteStore } from './db/sqlite/store.ts'
 import type { Store } from './db/store.ts'
 import { deliveryBacklog } from './domain/bots/delivery/outbox.ts'
+import { handoffCensus } from './domain/handoff-census.ts'
 import { loadCompiler } from './graphql/compiled-execution.ts'
 import { nodeListener } from './http/node-listener.ts'
 import { peerOf } from './http/peer.ts'
@@ -194,6 +195,7 @@ export async function createServer({
     ...appOptions,
     rateLimitStore: rateLimitRedis && { redis: rateLimitRedis, prefix: rateLimitPrefix },
     deliveryObserver: metrics,
+    handoffObserver: metrics,
   })
   const replicas =
     store instanceof SqliteStore && readReplicas > 0
@@ -220,6 +222,7 @@ export async function createServer({
     liveSockets: () => app.openSockets(),
     droppedConnections: () => app.sendQueues.stats.dropped,
     deliveryBacklog: () => deliveryBacklog(store),
+    handoffCensus: () => handoffCensus(store),
   })
   app.attach(server)
   refuseOffTheApp(server)

@@ -15,6 +15,7 @@ import type { EngineStore } from './db/store.ts'
 import { integrationsKeptWithVersions, integrationsOfTheEngine } from './domain/integration-cache.ts'
 import { authenticateBot } from './domain/bots/admin/api-keys.ts'
 import { type MessageStreamLimits, MessageStreams } from './domain/message-streams.ts'
+import type { HandoffObserver } from './domain/agents.ts'
 import type { OutboundPolicy } from './domain/outbound-policy.ts'
 import { type Retention, type RetentionOptions, startRetention } from './domain/retention.ts'
 import { createErrorPath } from './graphql/errors.ts'
@@ -56,6 +57,8 @@ export interface WiringOptions {
   caps?: ResourceLimits
   /** Told how each bot delivery attempt ended (metrics). */
   deliveryObserver?: DeliveryObserver
+  /** Told how handoffs go: each one's wait for its first agent reply (metrics). */
+  handoffObserver?: HandoffObserver
   /** Each rate limit's rule (RATE_LIMIT_*), the defaults when absent; 'off' (RATE_LIMITS=off): none. */
   rateLimits?: RateLimitRules | 'off'
   /** Where the rate limits count: Redis when given (every instance sharing it enforces one limit), else memory. */
@@ -114,6 +117,7 @@ export function wire({
   outbound,
   caps = defaultLimits,
   deliveryObserver,
+  handoffObserver,
   rateLimits = rateLimitDefaults,
   rateLimitStore,
   retention: retentionOptions,
@@ -162,7 +166,7 @@ export function wire({
   const renderings = new SignalRenderings()
   // Said once, here, from what the engine declares: nothing below asks the store what it is.
   const integrations = store.shared ? integrationsKeptWithVersions : integrationsOfTheEngine
-  const deps = { store, integrations, log, signals, bots, errors, chatLimits, limits, replica, renderings, streams: messageStreams }
+  const deps = { store, integrations, log, signals, bots, errors, chatLimits, limits, replica, renderings, streams: messageStreams, handoffObserver }
   // Only the chat API's answers are capped: strangers reach it; the administration and bot APIs are the operator's.
   const chatYoga = createChatYoga({ ...deps, answerMaxBytes: caps.responseMaxBytes })
   const adminYoga = createAdminYoga(deps)

@@ -477,6 +477,33 @@ export function defineTables(d: Dialect) {
   )
 
   /**
+   * What the bot handed a waiting or held conversation over with (hitl:startHitl's `description` and
+   * `messageHistory`), for its agents: one row per conversation, from the request to the end of the
+   * handoff (released, closed or stopped). Apart from the conversation's row, which every message
+   * reads: the history may be large. `firstReplyAt`: when an agent first answered (the metric).
+   */
+  const handoffRequests = d.table(
+    'handoff_requests',
+    {
+      integrationId: d.text('integration_id').notNull(),
+      conversationId: d.text('conversation_id').notNull(),
+      description: d.text('description'),
+      messageHistory: d.json<Record<string, unknown>[]>('message_history'),
+      requestedAt: d.text('requested_at').notNull(),
+      firstReplyAt: d.text('first_reply_at'),
+    },
+    (t) => [
+      d.primaryKey({ columns: [t.integrationId, t.conversationId] }),
+      d
+        .foreignKey({
+          columns: [t.integrationId, t.conversationId],
+          foreignColumns: [conversations.integrationId, conversations.id],
+        })
+        .onDelete('cascade'),
+    ],
+  )
+
+  /**
    * Users deleted (see docs/reference/decisions.md, "A deleted user stays deleted"): a key that still
    * names one re-creates nothing. The id is kept as a SHA-256 digest only (an id may itself be personal,
    * an email): enough to recognise it, not to read it back. They go with their chat integration.
@@ -514,6 +541,7 @@ export function defineTables(d: Dialect) {
     botStates,
     agents,
     conversationNotes,
+    handoffRequests,
     deletedUsers,
   }
 }
@@ -538,3 +566,4 @@ export type BotApiKeyRow = Tables['botApiKeys']['$inferSelect']
 export type DeletedUserRow = Tables['deletedUsers']['$inferSelect']
 export type AgentRow = Tables['agents']['$inferSelect']
 export type ConversationNoteRow = Tables['conversationNotes']['$inferSelect']
+export type HandoffRequestRow = Tables['handoffRequests']['$inferSelect']

@@ -13,6 +13,7 @@ import type {
   DeletedUserRow,
   EventRow,
   FileRow,
+  HandoffRequestRow,
   MessageFeedback,
   MessageRow,
   ParticipantRow,
@@ -323,7 +324,22 @@ export interface HandoffQueries {
     handledBy: ConversationRow['handledBy'],
     agentId: string | undefined,
     limit: number,
-  ): Promise<{ conversation: ConversationRow; botId: string }[]>
+  ): Promise<{ conversation: ConversationRow; botId: string; description: string | null }[]>
+  /**
+   * The conversations handed off, by who handles them (`waiting`, `agent`, `closed`; the bot's are
+   * not counted), with the oldest `handoffAt` of each: what the metrics report.
+   */
+  census(): Promise<{ handledBy: ConversationRow['handledBy']; conversations: number; oldestHandoffAt: string | undefined }[]>
+}
+
+/** What the bot handed a conversation over with (hitl:startHitl), until the handoff ends. */
+export interface HandoffRequestQueries {
+  /** Records a request, replacing the conversation's last one. */
+  put(row: HandoffRequestRow): Promise<void>
+  find(integrationId: string, conversationId: string): Promise<HandoffRequestRow | undefined>
+  delete(integrationId: string, conversationId: string): Promise<void>
+  /** Marks the request answered at `at`: its `requestedAt` the first time, else undefined (answered already, or no request). */
+  answered(integrationId: string, conversationId: string, at: string): Promise<string | undefined>
 }
 
 export interface AgentQueries {
@@ -334,6 +350,8 @@ export interface AgentQueries {
   list(workspaceId: string, limit: number): Promise<AgentRow[]>
   /** False when there was none. */
   delete(workspaceId: string, id: string): Promise<boolean>
+  /** Renames a user (`userId`, an agent's) in every chat integration of the workspace's bots, its picture and profile cleared. */
+  renameUsers(workspaceId: string, userId: string, name: string, at: string): Promise<void>
 }
 
 export interface ConversationNoteQueries {
@@ -362,6 +380,7 @@ export interface Queries {
   handoffs: HandoffQueries
   agents: AgentQueries
   conversationNotes: ConversationNoteQueries
+  handoffRequests: HandoffRequestQueries
   /** A chat integration's version, read alone or with the statement it fences (what a shared store's instances check: integration-cache.ts). */
   integrationVersions: IntegrationVersionQueries
 }
@@ -502,6 +521,10 @@ export interface ConversationRecord {
   messages: MessageRow[]
   /** Oldest first. */
   events: EventRow[]
+  /** Agents' notes on it, oldest first. */
+  notes: ConversationNoteRow[]
+  /** What the bot handed it over with, while handed off. */
+  handoffRequest: HandoffRequestRow | undefined
 }
 
 export interface UserRecordQueries {

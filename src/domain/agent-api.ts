@@ -24,13 +24,15 @@ import { parseInput } from './bot-api/inputs.ts'
  */
 
 /** A conversation as an agent reads it. */
-export const deskConversation = ({ botId, conversation: c }: DeskConversation) => ({
+export const deskConversation = ({ botId, conversation: c, brief }: DeskConversation) => ({
   botId,
   id: c.id,
   ownerId: c.ownerId,
   handledBy: c.handledBy,
   ...(c.agentId === null ? {} : { agentId: c.agentId }),
   ...(c.handoffTitle === null ? {} : { title: c.handoffTitle }),
+  ...(brief?.description == null ? {} : { description: brief.description }),
+  ...(brief?.messageHistory == null ? {} : { messageHistory: brief.messageHistory }),
   ...(c.handoffAt === null ? {} : { handedOffAt: c.handoffAt }),
   createdAt: c.createdAt,
   updatedAt: c.updatedAt,

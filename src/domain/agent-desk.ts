@@ -1,4 +1,5 @@
-import type { ChatIntegrationRow, ConversationNoteRow, ConversationRow, MessageRow } from '../db/schema.ts'
+import type { ChatIntegrationRow, ConversationNoteRow, ConversationRow, HandoffRequestRow, MessageRow } from '../db/schema.ts'
+import { audited } from './agent-audit.ts'
 import type { After, Queries } from '../db/store.ts'
 import { agentUserId } from './agent-users.ts'
 import type { AgentContext } from './agents.ts'
@@ -23,6 +24,8 @@ import { joinConversation } from './participants.ts'
 export interface DeskConversation {
   botId: string
   conversation: ConversationRow
+  /** What the bot handed it over with (hitl:startHitl), while handed off: the description in lists, the history too when read alone. */
+  brief?: Pick<HandoffRequestRow, 'description'> & Partial<Pick<HandoffRequestRow, 'messageHistory'>>
 }
 
 export const maxListed = 100
@@ -54,27 +57,44 @@ const refuseUnheld = (ctx: AgentContext, row: ConversationRow) => {
   if (!holds(ctx, row)) throw forbidden(`conversation "${row.id}" is not held by agent "${ctx.agent.id}" (claim it first)`)
 }
 
+/** Listed conversations carry the description only: a history may be large, and is read with its conversation. */
+const listed = (rows: { botId: string; conversation: ConversationRow; description: string | null }[]): DeskConversation[] =>
+  rows.map(({ botId, conversation, description }) => ({ botId, conversation, brief: { description } }))
+
 /** The conversations waiting for an agent in the workspace, the longest waiting first. */
 export function listQueue({ ctx }: { ctx: AgentContext }): Promise<DeskConversation[]> {
-  return ctx.store.read((q) => q.handoffs.ofWorkspace(ctx.agent.workspaceId, 'waiting', undefined, maxListed))
+  return audited(ctx, 'listQueue', {}, () =>
+    ctx.store.read(async (q) => listed(await q.handoffs.ofWorkspace(ctx.agent.workspaceId, 'waiting', undefined, maxListed))),
+  )
 }
 
 /** The conversations the agent holds (a supervisor: every agent's). */
 export function listMine({ ctx }: { ctx: AgentContext }): Promise<DeskConversation[]> {
   const agentId = ctx.agent.role === 'supervisor' ? undefined : ctx.agent.id
-  return ctx.store.read((q) => q.handoffs.ofWorkspace(ctx.agent.workspaceId, 'agent', agentId, maxListed))
+  return audited(ctx, 'listMyConversations', {}, () =>
+    ctx.store.read(async (q) => listed(await q.handoffs.ofWorkspace(ctx.agent.workspaceId, 'agent', agentId, maxListed))),
+  )
 }
 
+/** A conversation the agent may see, with what the bot handed it over with (its description and message history). */
 export function getDeskConversation({ ctx, botId, id }: { ctx: AgentContext; botId: string; id: string }): Promise<DeskConversation> {
-  return ctx.store.read(async (q) => ({ botId, conversation: (await open(ctx, q, botId, id)).row }))
+  return audited(ctx, 'getConversation', { botId, id }, () =>
+    ctx.store.read(async (q) => {
+      const { chat, row } = await open(ctx, q, botId, id)
+      const request = await q.handoffRequests.find(chat.integration.id, id)
+      return { botId, conversation: row, ...(request ? { brief: { description: request.description, messageHistory: request.messageHistory } } : {}) }
+    }),
+  )
 }
 
 /** The conversation's messages, newest first (the user's, the bot's and agents'). */
 export function listHistory({ ctx, botId, id }: { ctx: AgentContext; botId: string; id: string }): Promise<MessageRow[]> {
-  return ctx.store.read(async (q) => {
-    const { chat } = await open(ctx, q, botId, id)
-    return (await q.messages.pages(chat.integration.id, [id], { limit: maxHistory, inverted: false })).get(id) ?? []
-  })
+  return audited(ctx, 'listHistory', { botId, id }, () =>
+    ctx.store.read(async (q) => {
+      const { chat } = await open(ctx, q, botId, id)
+      return (await q.messages.pages(chat.integration.id, [id], { limit: maxHistory, inverted: false })).get(id) ?? []
+    }),
+  )
 }
 
 /** Inside a unit: the agent's user joins the conversation (its listeners hear it, by name) and the bot is told hitlAssigned. */
@@ -87,22 +107,24 @@ async function assign(chat: ChatContext, q: Queries, after: After, agent: { id: 
 
 /** The agent takes a waiting conversation: 409 when another took it first (or it is not waiting). */
 export function claimConversation({ ctx, botId, id }: { ctx: AgentContext; botId: string; id: string }): Promise<DeskConversation> {
-  return ctx.store.write(async (q, after) => {
-    const { chat, row } = await open(ctx, q, botId, id)
-    const claimed = await q.handoffs.change({
-      integrationId: chat.integration.id,
-      id,
-      handledBy: 'agent',
-      agentId: ctx.agent.id,
-      handoffTitle: row.handoffTitle,
-      handoffAt: row.handoffAt,
-      updatedAt: now(),
-      from: ['waiting'],
-    })
-    if (!claimed) throw new DomainError('AlreadyExists', `conversation "${id}" is not waiting for an agent (it is handled by: ${row.handledBy})`)
-    await assign(chat, q, after, ctx.agent, claimed)
-    return { botId, conversation: claimed }
-  })
+  return audited(ctx, 'claimConversation', { botId, id }, () =>
+    ctx.store.write(async (q, after) => {
+      const { chat, row } = await open(ctx, q, botId, id)
+      const claimed = await q.handoffs.change({
+        integrationId: chat.integration.id,
+        id,
+        handledBy: 'agent',
+        agentId: ctx.agent.id,
+        handoffTitle: row.handoffTitle,
+        handoffAt: row.handoffAt,
+        updatedAt: now(),
+        from: ['waiting'],
+      })
+      if (!claimed) throw new DomainError('AlreadyExists', `conversation "${id}" is not waiting for an agent (it is handled by: ${row.handledBy})`)
+      await assign(chat, q, after, ctx.agent, claimed)
+      return { botId, conversation: claimed }
+    }),
+  )
 }
 
 /** The agent posts in a conversation it holds, as its own participant (neither the bot nor the user). */
@@ -119,34 +141,54 @@ export function replyAsAgent({
   input: { payload: unknown; metadata?: Record<string, unknown> | null }
   messageMaxBytes: number
 }): Promise<MessageRow> {
-  const message = checkMessage({ conversationId: id, payload: input.payload, metadata: input.metadata })
-  checkMessageSize(message, messageMaxBytes)
-  return ctx.store.write(async (q, after) => {
-    const { chat, row } = await open(ctx, q, botId, id)
-    refuseUnheld(ctx, row)
-    // A supervisor acting on another agent's conversation posts as itself.
-    const user = await agentUser(chat, q, ctx.agent)
-    await joinConversation(chat, q, after, id, user.id)
-    return postMessage({ ...chat, callerId: user.id }, q, after, message, { id: user.id, isBot: false }, row)
+  return audited(ctx, 'replyToConversation', { botId, id }, async () => {
+    const message = checkMessage({ conversationId: id, payload: input.payload, metadata: input.metadata })
+    checkMessageSize(message, messageMaxBytes)
+    return ctx.store.write(async (q, after) => {
+      const { chat, row } = await open(ctx, q, botId, id)
+      refuseUnheld(ctx, row)
+      // A supervisor acting on another agent's conversation posts as itself.
+      const user = await agentUser(chat, q, ctx.agent)
+      await joinConversation(chat, q, after, id, user.id)
+      const posted = await postMessage({ ...chat, callerId: user.id }, q, after, message, { id: user.id, isBot: false }, row)
+      await firstReplyOf(ctx, q, after, posted)
+      return posted
+    })
   })
+}
+
+/**
+ * Inside a unit: the first agent reply since the handoff was requested is timed, once, whichever
+ * instance posts it (the request row is marked in the reply's unit: of two at once, one marks it).
+ */
+async function firstReplyOf(ctx: AgentContext, q: Queries, after: After, reply: MessageRow): Promise<void> {
+  const requestedAt = await q.handoffRequests.answered(reply.integrationId, reply.conversationId, reply.createdAt)
+  const observer = ctx.handoffs
+  if (requestedAt === undefined || !observer) return
+  const seconds = Math.max(0, (Date.parse(reply.createdAt) - Date.parse(requestedAt)) / 1000)
+  after(() => observer.firstAgentReply(seconds))
 }
 
 /** A note on a conversation the agent may see, for agents only: never shown to the user nor the bot. */
 export function addNote({ ctx, botId, id, text }: { ctx: AgentContext; botId: string; id: string; text: string }): Promise<ConversationNoteRow> {
-  if (text.trim() === '' || text.length > maxNoteLength) throw invalidPayload(`text must be 1-${maxNoteLength} characters, not blank`)
-  return ctx.store.write(async (q) => {
-    const { chat } = await open(ctx, q, botId, id)
-    const row: ConversationNoteRow = { integrationId: chat.integration.id, id: newId(), conversationId: id, agentId: ctx.agent.id, text, createdAt: now() }
-    await q.conversationNotes.insert(row)
-    return row
+  return audited(ctx, 'addNote', { botId, id }, async () => {
+    if (text.trim() === '' || text.length > maxNoteLength) throw invalidPayload(`text must be 1-${maxNoteLength} characters, not blank`)
+    return ctx.store.write(async (q) => {
+      const { chat } = await open(ctx, q, botId, id)
+      const row: ConversationNoteRow = { integrationId: chat.integration.id, id: newId(), conversationId: id, agentId: ctx.agent.id, text, createdAt: now() }
+      await q.conversationNotes.insert(row)
+      return row
+    })
   })
 }
 
 export function listNotes({ ctx, botId, id }: { ctx: AgentContext; botId: string; id: string }): Promise<ConversationNoteRow[]> {
-  return ctx.store.read(async (q) => {
-    const { chat } = await open(ctx, q, botId, id)
-    return q.conversationNotes.ofConversation(chat.integration.id, id, maxListed)
-  })
+  return audited(ctx, 'listNotes', { botId, id }, () =>
+    ctx.store.read(async (q) => {
+      const { chat } = await open(ctx, q, botId, id)
+      return q.conversationNotes.ofConversation(chat.integration.id, id, maxListed)
+    }),
+  )
 }
 
 /** The conversation passes to another agent of the workspace, who joins it as the first leaves; the bot is told hitlAssigned again. */
@@ -161,27 +203,29 @@ export function transferConversation({
   id: string
   toAgentId: string
 }): Promise<DeskConversation> {
-  return ctx.store.write(async (q, after) => {
-    const { chat, row } = await open(ctx, q, botId, id)
-    refuseUnheld(ctx, row)
-    const to = await q.agents.find(ctx.agent.workspaceId, toAgentId)
-    if (!to) throw notFound('Agent', toAgentId)
-    if (to.id === row.agentId) return { botId, conversation: row }
-    const moved = await q.handoffs.change({
-      integrationId: chat.integration.id,
-      id,
-      handledBy: 'agent',
-      agentId: to.id,
-      handoffTitle: row.handoffTitle,
-      handoffAt: row.handoffAt,
-      updatedAt: now(),
-      from: ['agent'],
-    })
-    if (!moved) throw new DomainError('AlreadyExists', `conversation "${id}" is no longer held by an agent`)
-    if (row.agentId !== null) await leave(chat, q, after, id, agentUserId(row.agentId))
-    await assign(chat, q, after, to, moved)
-    return { botId, conversation: moved }
-  })
+  return audited(ctx, 'transferConversation', { botId, id, toAgentId }, () =>
+    ctx.store.write(async (q, after) => {
+      const { chat, row } = await open(ctx, q, botId, id)
+      refuseUnheld(ctx, row)
+      const to = await q.agents.find(ctx.agent.workspaceId, toAgentId)
+      if (!to) throw notFound('Agent', toAgentId)
+      if (to.id === row.agentId) return { botId, conversation: row }
+      const moved = await q.handoffs.change({
+        integrationId: chat.integration.id,
+        id,
+        handledBy: 'agent',
+        agentId: to.id,
+        handoffTitle: row.handoffTitle,
+        handoffAt: row.handoffAt,
+        updatedAt: now(),
+        from: ['agent'],
+      })
+      if (!moved) throw new DomainError('AlreadyExists', `conversation "${id}" is no longer held by an agent`)
+      if (row.agentId !== null) await leave(chat, q, after, id, agentUserId(row.agentId))
+      await assign(chat, q, after, to, moved)
+      return { botId, conversation: moved }
+    }),
+  )
 }
 
 /** The agent gives the conversation back to the bot (release) or closes it; the agent leaves it and the bot is told hitlStopped. */
@@ -196,11 +240,13 @@ export function endConversationHandoff({
   id: string
   end: 'bot' | 'closed'
 }): Promise<DeskConversation> {
-  return ctx.store.write(async (q, after) => {
-    const { chat, row } = await open(ctx, q, botId, id)
-    // A waiting conversation may be closed (or given back) by a supervisor; an agent acts on what it holds.
-    if (!(holds(ctx, row) || (row.handledBy === 'waiting' && ctx.agent.role === 'supervisor'))) refuseUnheld(ctx, row)
-    const ended = await endHandoff(chat, q, after, ctx.agent.workspaceId, id, end, true, ['agent', 'waiting'])
-    return { botId, conversation: ended ?? (await findIn(chat, q, id)) }
-  })
+  return audited(ctx, end === 'bot' ? 'releaseConversation' : 'closeConversation', { botId, id }, () =>
+    ctx.store.write(async (q, after) => {
+      const { chat, row } = await open(ctx, q, botId, id)
+      // A waiting conversation may be closed (or given back) by a supervisor; an agent acts on what it holds.
+      if (!(holds(ctx, row) || (row.handledBy === 'waiting' && ctx.agent.role === 'supervisor'))) refuseUnheld(ctx, row)
+      const ended = await endHandoff(chat, q, after, ctx.agent.workspaceId, id, end, true, ['agent', 'waiting'])
+      return { botId, conversation: ended ?? (await findIn(chat, q, id)) }
+    }),
+  )
 }

@@ -1,10 +1,11 @@
 import { timingSafeEqual } from 'node:crypto'
 import type { AgentRow } from '../db/schema.ts'
 import type { Store } from '../db/store.ts'
+import { agentUserId } from './agent-users.ts'
 import { now } from './clock.ts'
 import type { AdminContext } from './context.ts'
 import type { BotInbox } from './bots/delivery/inbox.ts'
-import { invalidPayload, notFound, unauthorized } from './errors.ts'
+import { type ErrorType, invalidPayload, notFound, unauthorized } from './errors.ts'
 import { newId, newSecret } from './ids.ts'
 import type { SignalPublisher } from './signals.ts'
 import { hashToken } from './tenancy.ts'
@@ -25,6 +26,30 @@ export interface AgentContext {
   agent: AgentRow
   signals: SignalPublisher
   bots: BotInbox
+  /** Told every action the agent attempts, done or refused (the access log's `agent action` lines). */
+  actions?: (action: AgentAction) => void
+  handoffs?: HandoffObserver
+}
+
+/** Told how handoffs go (metrics). */
+export interface HandoffObserver {
+  /** How long a handoff waited, from its request, for its first agent reply: once that reply committed. */
+  firstAgentReply(seconds: number): void
+}
+
+/**
+ * One agent action as the access log records it: who (the agent), what (the agent API operation),
+ * on which conversation, and how it ended (`ok`, or the error type it was refused with). Never what
+ * was written: no message text, no note, no key.
+ */
+export interface AgentAction {
+  agentId: string
+  action: string
+  botId?: string
+  conversationId?: string
+  /** A transfer's recipient. */
+  toAgentId?: string
+  outcome: 'ok' | ErrorType
 }
 
 /** An agent as the API shows it: never its key's digest. */
@@ -65,10 +90,19 @@ export function listAgents({ ctx }: { ctx: AdminContext }): Promise<Agent[]> {
   return ctx.store.read(async (q) => (await q.agents.list(ctx.workspaceId, maxAgentsListed)).map(shownAgent))
 }
 
-/** The agent and its key go; the conversations it holds stay as they are (a supervisor may take them). */
+/** The name a deleted agent's messages are shown under. */
+export const formerAgentName = 'Former agent'
+
+/**
+ * The agent and its key go; the conversations it holds stay as they are (a supervisor may take
+ * them). Its messages stay in the users' conversations (they are those conversations' records) but
+ * no longer name the person: its user in each of the workspace's chat integrations is renamed
+ * `Former agent`. Its notes stay, by its id.
+ */
 export function deleteAgent({ ctx, id }: { ctx: AdminContext; id: string }): Promise<void> {
   return ctx.store.write(async (q) => {
     if (!(await q.agents.delete(ctx.workspaceId, id))) throw notFound('Agent', id)
+    await q.agents.renameUsers(ctx.workspaceId, agentUserId(id), formerAgentName, now())
   })
 }
 

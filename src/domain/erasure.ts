@@ -9,7 +9,8 @@ type UnitQueries = Queries
 
 /**
  * Inside a unit: deletes the user and every row that holds what it said or what was said to it —
- * the conversations it owns, whole (participants, messages, events, files, deliveries), its own
+ * the conversations it owns, whole (participants, messages, events, files, deliveries, agents'
+ * notes and handoff requests), the handoff requests of the others it is in, its own
  * messages, events, files and participations elsewhere, and the bot events, bot logs, deliveries
  * and bot state that name it or those conversations — and records that it was deleted, so that a
  * key naming it re-creates nothing. Once committed, the files' bytes go, the listeners of the
@@ -34,6 +35,8 @@ export async function eraseUser(
     await q.erasure.conversationTraces(scope, conversationId)
   }
   await q.erasure.userTraces(scope, userId)
+  // A handoff's message history holds copies of what was said (the owned ones go with their conversations).
+  for (const { conversationId, ownerId } of joined) if (ownerId !== userId) await q.handoffRequests.delete(integrationId, conversationId)
   await q.users.delete(integrationId, userId)
   await q.erasure.bury(integrationId, userId, now())
   after(() => {

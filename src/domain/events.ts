@@ -1,11 +1,12 @@
-import type { EventRow } from '../db/schema.ts'
+import type { ConversationRow, EventRow } from '../db/schema.ts'
 import type { After, Queries } from '../db/store.ts'
 import { incomingCustomEvent } from './bots/delivery/event.ts'
-import { recordIncomingEvent } from './bots/delivery/outbox.ts'
+import { recordIncomingEvent, recordSkippedEvent } from './bots/delivery/outbox.ts'
 import { now } from './clock.ts'
 import type { ChatContext } from './context.ts'
 import { type Poster, requireParticipation } from './conversations.ts'
 import { hiddenAs, notFound } from './errors.ts'
+import { botAnswers } from './handoff.ts'
 import { newId } from './ids.ts'
 import { loadParticipation } from './loaders.ts'
 import { assertJsonDepth } from './payloads.ts'
@@ -19,10 +20,20 @@ export interface CreateEventInput {
 
 /**
  * Inside a unit: posts a custom event (a free-form object payload) as the caller, who must
- * participate; a user's event is recorded for the bot in the same unit.
+ * participate; a user's event is recorded for the bot in the same unit, or, while a person handles
+ * the conversation, recorded as skipped (as a user's message is: docs/guides/handoff.md).
  */
-export async function postEvent(ctx: ChatContext, q: Queries, after: After, input: CreateEventInput, poster?: Poster): Promise<EventRow> {
-  const caller = poster ?? (await requireParticipation(ctx, q, input.conversationId)).caller
+export async function postEvent(
+  ctx: ChatContext,
+  q: Queries,
+  after: After,
+  input: CreateEventInput,
+  poster?: Poster,
+  /** Who handles the conversation, when the caller read it already (else read here for a user's event). */
+  handled?: Pick<ConversationRow, 'handledBy'>,
+): Promise<EventRow> {
+  const known = poster ? { caller: poster, conversation: handled } : await requireParticipation(ctx, q, input.conversationId)
+  const caller = known.caller
   const row: EventRow = {
     integrationId: ctx.integration.id,
     id: newId(),
@@ -41,8 +52,11 @@ export async function postEvent(ctx: ChatContext, q: Queries, after: After, inpu
     }),
   )
   if (!caller.isBot) {
+    const { handledBy } = known.conversation ?? (await requireParticipation(ctx, q, input.conversationId)).conversation
     // The custom event's own id: a bot (an @botpress/sdk one calls getEvent) finds it by the id it was delivered with.
-    await recordIncomingEvent(ctx, q, after, incomingCustomEvent(ctx.integration.botId, row.id, row))
+    const event = incomingCustomEvent(ctx.integration.botId, row.id, row)
+    if (botAnswers(handledBy)) await recordIncomingEvent(ctx, q, after, event)
+    else await recordSkippedEvent(ctx, q, event, handledBy)
   }
   return row
 }
@@ -60,8 +74,11 @@ export async function createEvent({ ctx, input }: { ctx: ChatContext; input: Cre
     // Before the reads: a caller without a key throws here, not beside a read left to reject unheard.
     const callerId = requireCallerId(ctx)
     // Read together (PostgreSQL pipelines them: one round trip, not two).
-    const [{ caller }] = await Promise.all([requireParticipation(ctx, q, event.conversationId), checkStorageQuota(ctx, q, callerId, storedEventBytes(event))])
-    return postEvent(ctx, q, after, event, caller)
+    const [{ caller, conversation }] = await Promise.all([
+      requireParticipation(ctx, q, event.conversationId),
+      checkStorageQuota(ctx, q, callerId, storedEventBytes(event)),
+    ])
+    return postEvent(ctx, q, after, event, caller, conversation)
   })
 }
 

@@ -72,7 +72,7 @@ export async function requestHandoff(
   after: After,
   workspaceId: string,
   conversationId: string,
-  title: string | null,
+  request: HandoffBrief,
 ): Promise<ConversationRow> {
   const at = now()
   const row = await q.handoffs.change({
@@ -80,14 +80,30 @@ export async function requestHandoff(
     id: conversationId,
     handledBy: 'waiting',
     agentId: null,
-    handoffTitle: title,
+    handoffTitle: request.title,
     handoffAt: at,
     updatedAt: at,
     from: ['bot', 'closed'],
   })
   if (!row) return findIn(ctx, q, conversationId)
+  await q.handoffRequests.put({
+    integrationId: ctx.integration.id,
+    conversationId,
+    description: request.description,
+    messageHistory: request.messageHistory,
+    requestedAt: at,
+    firstReplyAt: null,
+  })
   published(ctx, after, workspaceId, row)
   return row
+}
+
+/** What the bot hands a conversation over with (hitl:startHitl): shown to its agents until the handoff ends. */
+export interface HandoffBrief {
+  title: string | null
+  description: string | null
+  /** The interface's messages (`{source, type, payload}`), as the bot read the conversation. */
+  messageHistory: Record<string, unknown>[] | null
 }
 
 /** How a handoff ends: the bot takes the conversation back (`bot`) or an agent closes it (`closed`). */
@@ -120,6 +136,7 @@ export async function endHandoff(
     from,
   })
   if (!row) return undefined
+  await q.handoffRequests.delete(ctx.integration.id, conversationId)
   if (before.agentId !== null) await leave(ctx, q, after, conversationId, agentUserId(before.agentId))
   published(ctx, after, workspaceId, row)
   if (tell) await tellBot(ctx, q, after, row, 'hitl:hitlStopped', { conversationId })

@@ -7,7 +7,7 @@ import type { BotInbox } from '../domain/bots/delivery/inbox.ts'
 import { authenticateBot } from '../domain/bots/admin/api-keys.ts'
 import type { AdminContext, ChatContext, ChatLimits } from '../domain/context.ts'
 import type { BotApiContext } from '../domain/bot-api/context.ts'
-import { type AgentContext, authenticateAgent } from '../domain/agents.ts'
+import { type AgentAction, type AgentContext, authenticateAgent, type HandoffObserver } from '../domain/agents.ts'
 import type { MessageStreams } from '../domain/message-streams.ts'
 import { DomainError } from '../domain/errors.ts'
 import { verifyingKeysOf } from '../domain/key-modes.ts'
@@ -56,6 +56,8 @@ export interface ContextDeps {
   bots: BotInbox
   /** The message streams bots publish (chat:publishMessageStream), as this instance knows them. */
   streams: MessageStreams
+  /** Told how handoffs go (metrics); none without them. */
+  handoffObserver?: HandoffObserver
 }
 
 // A node of the other scope (its global id given to node()) is not found here, like an unknown id.
@@ -87,7 +89,15 @@ export function createAgentContext(
       requestId,
       log: deps.log,
       signals: deps.signals,
-      agent: { store: deps.store, agent, signals: deps.signals, bots: deps.bots },
+      agent: {
+        store: deps.store,
+        agent,
+        signals: deps.signals,
+        bots: deps.bots,
+        // Beside the request's access line (the same requestId): who did what to which conversation.
+        actions: (action: AgentAction) => deps.log.info({ requestId, ...action }, 'agent action'),
+        handoffs: deps.handoffObserver,
+      },
       agentLimits: { messageMaxBytes: deps.chatLimits?.messageMaxBytes ?? 0 },
     }
   })

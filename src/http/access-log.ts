@@ -1,10 +1,11 @@
 import type { Logger } from 'pino'
 
 /** The kind of credential a request carried, never the credential itself. */
-export type CredentialKind = 'none' | 'user-key' | 'admin-token' | 'bot-key' | 'admin-secret'
+export type CredentialKind = 'none' | 'user-key' | 'admin-token' | 'bot-key' | 'agent-key' | 'admin-secret'
 
 export function credentialKind(headers: Headers, route: string): CredentialKind {
   if (route.startsWith('/v1/admin')) return headers.has('authorization') ? 'admin-token' : 'none'
+  if (route.startsWith('/v1/agent')) return headers.has('authorization') ? 'agent-key' : 'none'
   if (route.startsWith('/v1/chat')) return headers.has('authorization') ? 'bot-key' : 'none'
   if (headers.has('x-user-key')) return 'user-key'
   if (headers.has('x-admin-secret')) return 'admin-secret'

@@ -1,5 +1,6 @@
 import { createServer, type Server } from 'node:http'
 import { collectDefaultMetrics, Counter, Gauge, Histogram, Registry } from 'prom-client'
+import type { HandoffCensus } from '../domain/handoff-census.ts'
 
 /** The backlog of bot deliveries, read when the metrics are scraped (domain/bots/delivery/outbox.ts). */
 export type DeliveryBacklog = () => Promise<{ pending: number; oldestPendingSeconds: number }>
@@ -10,6 +11,14 @@ export interface MetricsSources {
   /** Live connections dropped for reading too slowly so far (http/send-queue.ts). */
   droppedConnections?: () => number
   deliveryBacklog?: DeliveryBacklog
+  /** The conversations handed off, read when the metrics are scraped (domain/handoff-census.ts). */
+  handoffCensus?: () => Promise<HandoffCensus>
+}
+
+/** A read shared by the gauges of one scrape (they are collected together), made again at the next. */
+function perScrape<T>(read: () => Promise<T>): () => Promise<T> {
+  let pending: Promise<T> | undefined
+  return () => (pending ??= read().finally(() => setImmediate(() => (pending = undefined))))
 }
 
 /**
@@ -64,6 +73,13 @@ export class Metrics {
     registers: [this.registry],
   })
 
+  private readonly firstReplySeconds = new Histogram({
+    name: 'confab_handoff_first_reply_seconds',
+    help: 'Time from a handoff requested (hitl:startHitl) to the first agent reply in its conversation',
+    buckets: [5, 15, 30, 60, 120, 300, 600, 1800, 3600, 4 * 3600, 24 * 3600],
+    registers: [this.registry],
+  })
+
   private readonly liveStreams = new Gauge({
     name: 'confab_live_streams',
     help: 'Event streams (SSE) being written: listen, the web chat, graphql-sse',
@@ -85,9 +101,10 @@ export class Metrics {
     }
   }
 
-  /** The gauges read when scraped: WebSockets open and the delivery backlog; and the connections dropped. */
-  observe({ liveSockets, droppedConnections, deliveryBacklog }: MetricsSources): void {
+  /** The gauges read when scraped: WebSockets open, the delivery backlog and the handoffs; and the connections dropped. */
+  observe({ liveSockets, droppedConnections, deliveryBacklog, handoffCensus }: MetricsSources): void {
     const registers = [this.registry]
+    if (handoffCensus) this.observeHandoffs(handoffCensus)
     if (droppedConnections) {
       let counted = 0
       new Counter({
@@ -112,9 +129,8 @@ export class Metrics {
       })
     }
     if (!deliveryBacklog) return
-    let backlog: ReturnType<DeliveryBacklog> | undefined
     // One read of the backlog per scrape feeds both gauges.
-    const read = () => (backlog ??= deliveryBacklog().finally(() => setImmediate(() => (backlog = undefined))))
+    const read = perScrape(deliveryBacklog)
     new Gauge({
       name: 'confab_bot_deliveries_pending',
       help: 'Bot deliveries waiting in the outbox (due or scheduled for a retry)',
@@ -131,6 +147,33 @@ export class Metrics {
         this.set((await read()).oldestPendingSeconds)
       },
     })
+  }
+
+  /** One read of the census per scrape feeds both gauges. */
+  private observeHandoffs(handoffCensus: () => Promise<HandoffCensus>): void {
+    const read = perScrape(handoffCensus)
+    const registers = [this.registry]
+    new Gauge({
+      name: 'confab_handoff_conversations',
+      help: 'Conversations handed off to people, by who handles them: waiting (the queue), agent, closed',
+      labelNames: ['handled_by'] as const,
+      registers,
+      async collect() {
+        for (const [handledBy, count] of Object.entries((await read()).conversations)) this.set({ handled_by: handledBy }, count)
+      },
+    })
+    new Gauge({
+      name: 'confab_handoff_oldest_waiting_seconds',
+      help: 'How long the conversation waiting longest in the queue has waited (0 when none waits)',
+      registers,
+      async collect() {
+        this.set((await read()).oldestWaitingSeconds)
+      },
+    })
+  }
+
+  firstAgentReply(seconds: number): void {
+    this.firstReplySeconds.observe(seconds)
   }
 
   request(transport: string, operation: string, status: number, seconds: number): void {

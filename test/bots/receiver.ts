@@ -1,6 +1,6 @@
 import { createServer, type IncomingMessage, type ServerResponse } from 'node:http'
 import type { AddressInfo } from 'node:net'
-import { pino } from 'pino'
+import { type Logger, pino } from 'pino'
 import { expect } from 'vitest'
 import type { BotHandler } from '../../src/bots/handler.ts'
 import type { ResourceLimits } from '../../src/config.ts'
@@ -91,6 +91,7 @@ export async function webhookBotApp(options: {
   clock?: () => Date
   handlers?: Record<string, BotHandler>
   caps?: ResourceLimits
+  log?: Logger
 }) {
   const { url, ...appOptions } = options
   const t = createTestApp({ log: pino({ level: 'silent' }), ...appOptions } as Parameters<typeof createTestApp>[0])

@@ -1,7 +1,6 @@
-import { Writable } from 'node:stream'
-import { pino } from 'pino'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { ADMIN_TOKEN, ENCRYPTION_KEY, WORKSPACE_ID } from '../helpers/app.ts'
+import { capturedLog } from '../helpers/captured-log.ts'
 import { sendFrom } from '../helpers/from-address.ts'
 import { rules } from '../helpers/limited.ts'
 import { type Listening, startListening } from '../helpers/listening.ts'
@@ -11,23 +10,6 @@ import { eventually } from '../helpers/wait.ts'
 // status, duration, request id, client address, credential kind), refusals of authentication and
 // rate limits at warn with their reason, streams when they open and close; never a key, token,
 // secret, raw path or body. Captured from the pino logger the real server logs with.
-
-/** A pino logger at `level` whose lines are kept, parsed, and as written. */
-function capturedLog(level: string) {
-  const raw: string[] = []
-  const stream = new Writable({
-    write(chunk: Buffer, _encoding, done) {
-      raw.push(
-        ...chunk
-          .toString('utf8')
-          .split('\n')
-          .filter((line) => line !== ''),
-      )
-      done()
-    },
-  })
-  return { log: pino({ level }, stream), raw, lines: () => raw.map((line) => JSON.parse(line) as Record<string, any>) }
-}
 
 const admin = { authorization: `Bearer ${ADMIN_TOKEN}`, 'x-workspace-id': WORKSPACE_ID }
 

@@ -4,6 +4,7 @@ import { signUserKey } from '../../src/auth/user-key.ts'
 import { loadConfig, rateLimitDefaults } from '../../src/config.ts'
 import { type ConfabServer, createServer } from '../../src/index.ts'
 import { SseReader } from '../helpers/sse.ts'
+import { sample } from '../helpers/prometheus.ts'
 import { eventually } from '../helpers/wait.ts'
 
 const webhookId = 'metrics-webhook'
@@ -29,18 +30,6 @@ const scrape = async () => {
   expect(response.status).toBe(200)
   expect(response.headers.get('content-type')).toContain('text/plain')
   return response.text()
-}
-
-/** The value of one sample of the exposition, or undefined when there is none with exactly these labels. */
-function sample(text: string, name: string, labels: Record<string, string> = {}): number | undefined {
-  const wanted = Object.entries(labels)
-  for (const line of text.split('\n')) {
-    const match = /^([a-zA-Z_:][\w:]*)(?:\{(.*)\})? (\S+)$/.exec(line)
-    if (!match || match[1] !== name) continue
-    const present = Object.fromEntries([...(match[2] ?? '').matchAll(/(\w+)="((?:[^"\\]|\\.)*)"/g)].map(([, key, value]) => [key, value]))
-    if (Object.keys(present).length === wanted.length && wanted.every(([key, value]) => present[key] === value)) return Number(match[3])
-  }
-  return undefined
 }
 
 const chat = (path: string, init: RequestInit & { key?: string } = {}) =>

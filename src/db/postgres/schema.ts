@@ -19,6 +19,7 @@ export const {
   deletedUsers,
   agents,
   conversationNotes,
+  handoffRequests,
   users,
   userStorage,
   conversations,

@@ -1,4 +1,4 @@
-import { and, asc, eq } from 'drizzle-orm'
+import { and, asc, eq, inArray } from 'drizzle-orm'
 import { limitOf, query, type Run, rowValues } from '../query.ts'
 import type { AgentRow, ConversationNoteRow } from '../schema.ts'
 import type { AgentQueries, ConversationNoteQueries } from '../store.ts'
@@ -25,12 +25,26 @@ const remove = query(({ db, t: { agents } }, v: { workspaceId: string; id: strin
     .returning({ id: agents.id }),
 )
 
+// The agent's user in each chat integration of the workspace's bots.
+const renameUsers = query(({ db, t: { users, chatIntegrations: i, bots: b } }, v: { workspaceId: string; userId: string; name: string; at: string }) =>
+  db
+    .update(users)
+    .set({ name: v.name, pictureUrl: null, profile: null, updatedAt: v.at })
+    .where(
+      and(
+        eq(users.id, v.userId),
+        inArray(users.integrationId, db.select({ id: i.id }).from(i).innerJoin(b, eq(b.id, i.botId)).where(eq(b.workspaceId, v.workspaceId))),
+      ),
+    ),
+)
+
 export const agentQueries = (run: Run): AgentQueries => ({
   insert: (row) => run.run(insert, row),
   byHash: (keyHash) => run.one(byHash, { keyHash }),
   find: (workspaceId, id) => run.one(find, { workspaceId, id }),
   list: (workspaceId, limit) => run.all(list, { workspaceId, limit }),
   delete: async (workspaceId, id) => (await run.one(remove, { workspaceId, id })) !== undefined,
+  renameUsers: (workspaceId, userId, name, at) => run.run(renameUsers, { workspaceId, userId, name, at }),
 })
 
 const insertNote = query(({ db, t: { conversationNotes } }, row: ConversationNoteRow) => db.insert(conversationNotes).values(rowValues(conversationNotes, row)))

@@ -1,4 +1,4 @@
-import { and, asc, eq, inArray } from 'drizzle-orm'
+import { and, asc, count, eq, inArray, min } from 'drizzle-orm'
 import { limitOf, query, type Run } from '../query.ts'
 import type { HandoffQueries } from '../store.ts'
 import type { ConversationRow } from '../schema.ts'
@@ -22,20 +22,36 @@ type OfWorkspace = { workspaceId: string; handledBy: ConversationRow['handledBy'
 
 /** A workspace's conversations handled so (of one agent, when `agentId` is given), the longest handed off first. */
 const ofWorkspace = query(
-  ({ db, t: { conversations: c, chatIntegrations: i, bots: b } }, v: OfWorkspace, key) =>
+  ({ db, t: { conversations: c, chatIntegrations: i, bots: b, handoffRequests: r } }, v: OfWorkspace, key) =>
     db
-      .select({ conversation: c, botId: b.id })
+      .select({ conversation: c, botId: b.id, description: r.description })
       .from(c)
       .innerJoin(i, eq(i.id, c.integrationId))
       .innerJoin(b, eq(b.id, i.botId))
+      .leftJoin(r, and(eq(r.integrationId, c.integrationId), eq(r.conversationId, c.id)))
       .where(and(eq(c.handledBy, v.handledBy), eq(b.workspaceId, v.workspaceId), key === 'one' ? eq(c.agentId, v.agentId as string) : undefined))
       .orderBy(asc(c.handoffAt), asc(c.id))
       .limit(limitOf(v.limit)),
   (v) => (v.agentId === undefined ? 'all' : 'one'),
 )
 
+/** Through the handoff index: the conversations handed off (the bot's, every other one, are not read). */
+const census = query(({ db, t: { conversations: c } }, _: object) =>
+  db
+    .select({ handledBy: c.handledBy, conversations: count(), oldestHandoffAt: min(c.handoffAt) })
+    .from(c)
+    .where(inArray(c.handledBy, ['waiting', 'agent', 'closed']))
+    .groupBy(c.handledBy),
+)
+
 export const handoffQueries = (run: Run): HandoffQueries => ({
   change: ({ from, ...row }) => run.one(change, { ...row, from: [...from] }),
   ofWorkspace: (workspaceId, handledBy, agentId, limit) =>
     run.all(ofWorkspace, { workspaceId, handledBy, limit, ...(agentId === undefined ? {} : { agentId }) }),
+  census: async () =>
+    (await run.all(census, {})).map((row) => ({
+      handledBy: row.handledBy,
+      conversations: Number(row.conversations),
+      oldestHandoffAt: row.oldestHandoffAt ?? undefined,
+    })),
 })

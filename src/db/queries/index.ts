@@ -10,6 +10,7 @@ import { conversationQueries } from './conversations.ts'
 import { botEventQueries, eventQueries } from './events.ts'
 import { erasureQueries } from './erasure.ts'
 import { fileQueries } from './files.ts'
+import { handoffRequestQueries } from './handoff-requests.ts'
 import { handoffQueries } from './handoffs.ts'
 import { messageQueries } from './messages.ts'
 import { participationThenPage } from './participation-page.ts'
@@ -46,5 +47,6 @@ export function queriesOf(run: Run, deliveries: EngineDeliveries): Omit<Queries,
     handoffs: handoffQueries(run),
     agents: agentQueries(run),
     conversationNotes: conversationNoteQueries(run),
+    handoffRequests: handoffRequestQueries(run),
   }
 }

@@ -1,6 +1,7 @@
 import { and, asc, eq } from 'drizzle-orm'
 import { byShape, keyset, limitOf, query, type Run, windowValues, type WindowValues } from '../query.ts'
 import type { UserRecordQueries } from '../store.ts'
+import { handoffRequestOf } from './handoff-requests.ts'
 
 /** What the administration reads of a chat integration's users: pages of them, and all one user has. */
 
@@ -60,6 +61,14 @@ const eventsIn = query(({ db, t: { events: e } }, v: ConversationOf) =>
     .orderBy(asc(e.createdAt), asc(e.id)),
 )
 
+const notesIn = query(({ db, t: { conversationNotes: n } }, v: ConversationOf) =>
+  db
+    .select()
+    .from(n)
+    .where(and(eq(n.integrationId, v.integrationId), eq(n.conversationId, v.conversationId)))
+    .orderBy(asc(n.createdAt), asc(n.id)),
+)
+
 const filesOf = query(({ db, t: { files } }, v: UserOf) =>
   db
     .select()
@@ -80,6 +89,8 @@ export const userRecordQueries = (run: Run): UserRecordQueries => ({
         participantIds: (await run.all(participantsIn, of)).map((p) => p.userId),
         messages: await run.all(messagesIn, of),
         events: await run.all(eventsIn, of),
+        notes: await run.all(notesIn, of),
+        handoffRequest: await run.one(handoffRequestOf, of),
       })
     }
     return records

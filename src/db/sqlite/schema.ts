@@ -15,6 +15,7 @@ export const {
   deletedUsers,
   agents,
   conversationNotes,
+  handoffRequests,
   users,
   userStorage,
   conversations,

@@ -4,9 +4,10 @@ import { now } from '../clock.ts'
 import { endHandoff, requestHandoff } from '../handoff.ts'
 import { invalidPayload } from '../errors.ts'
 import { newId } from '../ids.ts'
+import { assertJsonDepth } from '../payloads.ts'
 import { checkProfileFields } from '../profile-caps.ts'
 import { type BotApiContext, asChat, findConversation, findUser } from './context.ts'
-import { type Json, str } from '../../contracts/bot-api-inputs.ts'
+import { type Json, obj, str } from '../../contracts/bot-api-inputs.ts'
 import { parseInput } from './inputs.ts'
 
 /*
@@ -23,6 +24,8 @@ const optionalText = (max: number) =>
     .max(max, { error: `must be at most ${max} characters` })
     .nullish()
 
+const maxHistoryItems = 1000
+
 const startHitlInput = z.object({
   input: z.object(
     {
@@ -32,8 +35,11 @@ const startHitlInput = z.object({
       // The plugin's own shape names the user's (upstream) conversation beside the interface's fields.
       conversationId: str.optional(),
       hitlSession: z.object({ conversationId: str.optional() }, { error: 'must be an object' }).nullish(),
-      // What the bot read of the conversation: Confab's agents read the conversation itself.
-      messageHistory: z.array(z.unknown(), { error: 'must be an array' }).max(1000, { error: 'must have at most 1000 messages' }).nullish(),
+      // What the bot read of the conversation (the interface's `{source, type, payload}`): shown to its agents as given.
+      messageHistory: z
+        .array(obj, { error: 'must be an array' })
+        .max(maxHistoryItems, { error: `must have at most ${maxHistoryItems} messages` })
+        .nullish(),
     },
     { error: 'must be an object' },
   ),
@@ -42,6 +48,7 @@ const startHitlInput = z.object({
 /**
  * `hitl:startHitl`: the conversation (`conversationId`, or `hitlSession.conversationId`) waits in
  * its workspace's queue for an agent; from now on its user's messages are not delivered to the bot.
+ * Its `title`, `description` and `messageHistory` are kept for its agents until the handoff ends.
  * `userId` must be a user of the conversation's chat integration. Answers `{conversationId}`, the
  * HITL session's id (the conversation's). Asking again for a conversation handed off already
  * changes nothing.
@@ -51,10 +58,16 @@ function startHitl(ctx: BotApiContext, input: Json): Promise<Json> {
   const conversationId = parsed.conversationId ?? parsed.hitlSession?.conversationId
   if (conversationId === undefined)
     throw invalidPayload('input.conversationId (or input.hitlSession.conversationId) names the conversation to hand off, and is required')
+  // Stored and answered again to agents: nested no deeper than a payload may be.
+  assertJsonDepth(parsed.messageHistory, 'input.messageHistory')
   return ctx.store.write(async (q, after) => {
     await findConversation(ctx, q, conversationId)
     await findUser(ctx, q, parsed.userId)
-    const row = await requestHandoff(asChat(ctx), q, after, ctx.bot.workspaceId, conversationId, parsed.title ?? null)
+    const row = await requestHandoff(asChat(ctx), q, after, ctx.bot.workspaceId, conversationId, {
+      title: parsed.title ?? null,
+      description: parsed.description ?? null,
+      messageHistory: (parsed.messageHistory as Record<string, unknown>[] | null | undefined) ?? null,
+    })
     return { conversationId: row.id }
   })
 }

@@ -13,6 +13,11 @@ export const AgentConversation = z
     handledBy,
     agentId: z.string().optional(),
     title: z.string().optional(),
+    description: z.string().optional().describe("hitl:startHitl's description, while handed off."),
+    messageHistory: z
+      .array(z.record(z.string(), z.unknown()))
+      .optional()
+      .describe("hitl:startHitl's messageHistory as the bot gave it (`{source, type, payload}`), while handed off; in getConversation only."),
     handedOffAt: timestamp.optional(),
     createdAt: timestamp,
     updatedAt: timestamp,

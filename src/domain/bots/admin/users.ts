@@ -1,4 +1,5 @@
-import type { ChatIntegrationRow, ConversationRow, UserRow } from '../../../db/schema.ts'
+import type { ChatIntegrationRow, ConversationNoteRow, ConversationRow, HandoffRequestRow, UserRow } from '../../../db/schema.ts'
+import { isAgentUserId } from '../../agent-users.ts'
 import type { Queries } from '../../../db/store.ts'
 import { now } from '../../clock.ts'
 import type { AdminContext } from '../../context.ts'
@@ -50,26 +51,58 @@ export function exportBotUser({ ctx, botId, userId }: { ctx: AdminContext; botId
     const conversations = await q.userRecords.conversationsOf(integration.id, userId)
     const files = await q.userRecords.filesOf(integration.id, userId)
     const state = await q.botStates.findScope(botId, 'user', userId)
-    const ownOrBot = (record: { userId: string }) => record.userId === userId || record.userId === botId
+    // The agents answered in the bot's place: their messages are the service's side too.
+    const ownOrBot = (record: { userId: string }) => record.userId === userId || record.userId === botId || isAgentUserId(record.userId)
     return {
       exportedAt: now(),
       botId,
       user: { id: user.id, name: user.name, pictureUrl: user.pictureUrl, profile: user.profile, createdAt: user.createdAt, updatedAt: user.updatedAt },
       // The user's own records, and the bot's side of its conversations (the bot's user id is its bot
       // id): what another user said there is that user's, named here by its id in participantIds only.
-      conversations: conversations.map(({ conversation, participantIds, messages, events }) => ({
+      conversations: conversations.map(({ conversation, participantIds, messages, events, notes, handoffRequest }) => ({
         id: conversation.id,
         ownerId: conversation.ownerId,
         createdAt: conversation.createdAt,
         updatedAt: conversation.updatedAt,
+        handledBy: conversation.handledBy,
         participantIds,
         messages: messages.filter(ownOrBot).map(({ integrationId: _, conversationId: __, ...message }) => message),
         events: events.filter(ownOrBot).map(({ integrationId: _, conversationId: __, ...event }) => event),
+        // What agents wrote and were handed about the conversation is about its owner (in another's, about that one).
+        ...(conversation.ownerId === userId ? handoffRecords(conversation, notes, handoffRequest, ownOrBotEntry(userId)) : {}),
       })),
       files: files.map(({ integrationId: _, userId: __, ...file }) => file),
       botState: state?.value ?? {},
     }
   })
+}
+
+/** Of a hitl:startHitl messageHistory, the user's entries and the bot's (`source` as the interface names it). */
+const ownOrBotEntry = (userId: string) => (entry: Record<string, unknown>) => {
+  const source = entry.source as { type?: unknown; userId?: unknown } | undefined
+  return source?.type === 'bot' || (source?.type === 'user' && source.userId === userId)
+}
+
+/** A conversation's notes and handoff request, as its owner's export shows them. */
+function handoffRecords(
+  conversation: ConversationRow,
+  notes: ConversationNoteRow[],
+  request: HandoffRequestRow | undefined,
+  shown: (entry: Record<string, unknown>) => boolean,
+) {
+  return {
+    notes: notes.map(({ integrationId: _, conversationId: __, ...note }) => note),
+    ...(request
+      ? {
+          handoff: {
+            title: conversation.handoffTitle,
+            description: request.description,
+            requestedAt: request.requestedAt,
+            messageHistory: (request.messageHistory ?? []).filter(shown),
+          },
+        }
+      : {}),
+  }
 }
 
 /** Deletes one user of the bot with everything that is theirs (see eraseUser); 404 when there is none. */

@@ -59,10 +59,12 @@ export async function recordIncomingEvent(ctx: ChatContext, q: Queries, after: A
  */
 export async function recordSkippedEvent(ctx: ChatContext, q: Queries, event: BotEvent, handledBy: string): Promise<void> {
   await q.botEvents.insert(botEventRow(ctx.integration.id, event))
+  // A custom event's type is its payload's (the user's words): the line names it by its kind only.
+  const skipped = event.messageId === undefined ? `custom event ${event.id}` : `message ${event.messageId}`
   await recordBotLog(q, {
     botId: event.botId,
     level: 'info',
-    message: `skipped ${event.type} ${event.messageId ?? event.id}: the conversation is handled by a person (${handledBy}), not delivered to the bot`,
+    message: `skipped ${skipped}: the conversation is handled by a person (${handledBy}), not delivered to the bot`,
     conversationId: event.conversationId,
     userId: event.userId,
   })
