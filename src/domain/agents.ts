@@ -65,6 +65,11 @@ export function listAgents({ ctx }: { ctx: AdminContext }): Promise<Agent[]> {
   return ctx.store.read(async (q) => (await q.agents.list(ctx.workspaceId, maxAgentsListed)).map(shownAgent))
 }
 
+/** The agents of the calling agent's workspace, oldest first: whom it may transfer a conversation to. */
+export function listColleagues({ ctx }: { ctx: AgentContext }): Promise<AgentRow[]> {
+  return ctx.store.read((q) => q.agents.list(ctx.agent.workspaceId, maxAgentsListed))
+}
+
 /** The agent and its key go; the conversations it holds stay as they are (a supervisor may take them). */
 export function deleteAgent({ ctx, id }: { ctx: AdminContext; id: string }): Promise<void> {
   return ctx.store.write(async (q) => {
