@@ -256,6 +256,41 @@ describe('a handoff in the console', () => {
     expect(faults).toEqual([])
   })
 
+  it('says when its feeds drop, opens them again, and reads what it missed meanwhile', async () => {
+    await alice.createConversation({ id: 'c1' })
+    await alice.createConversation({ id: 'c2' })
+    await handOff('c1', 'Refund')
+    expect(await desk.asAgent(ada, 'POST', `/bots/${s.botId}/conversations/c1/claim`, {})).toMatchObject({ status: 200 })
+    const idle = s.t.app.signals.activeSubscriptions()
+    await signIn(ada)
+    await page
+      .locator('#mine')
+      .getByRole('button', { name: /Refund/ })
+      .click()
+    await expect.poll(() => page.locator('#conversation-title').textContent()).toBe('Refund')
+
+    // The feeds end (as when an instance stops) and cannot be opened again until the test says so.
+    let reopen = () => {}
+    const reopened = new Promise<void>((resolve) => {
+      reopen = resolve
+    })
+    await page.route('**/listen', async (route) => {
+      await reopened
+      await route.continue()
+    })
+    s.t.app.streams.closeAll()
+    await expect.poll(() => page.locator('#status').textContent()).toBe('Reconnecting…')
+    await eventually(() => expect(s.t.app.signals.activeSubscriptions()).toBe(idle))
+    await alice.createMessage({ conversationId: 'c1', payload: text('did you get this?') })
+    await handOff('c2', 'Shipping')
+
+    reopen()
+    await expect.poll(() => page.locator('#status').textContent(), { timeout: 15_000 }).toBe('Live')
+    await expect.poll(() => timeline()).toContainEqual(['entry user', 'did you get this?'])
+    await expect.poll(() => listItems('queue')).toEqual(['Shipping'])
+    expect(faults).toEqual([])
+  })
+
   it("says the API's refusal in the page: a conversation another agent claimed first", async () => {
     await alice.createConversation({ id: 'c1' })
     await signIn(ada)
