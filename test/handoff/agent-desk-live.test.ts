@@ -2,7 +2,7 @@ import { Client as ChatClient } from '@botpress/chat'
 import type { Client } from '@botpress/client'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { iso, OTHER } from '../helpers/app.ts'
-import { type AgentKey, agentDesk, botClient } from '../helpers/agents.ts'
+import { type AgentKey, agentDesk, botClient, feedMessages } from '../helpers/agents.ts'
 import { type Listening, PING, startListening } from '../helpers/listening.ts'
 import { SseReader } from '../helpers/sse.ts'
 import { eventually } from '../helpers/wait.ts'
@@ -33,13 +33,10 @@ async function handedOff(id: string) {
 /** An agent feed read message by message (pings skipped). */
 async function feedOf(agent: AgentKey, path: string) {
   const baseline = s.t.app.signals.activeSubscriptions()
-  const response = await desk.listen(agent, path)
-  expect(response.status).toBe(200)
-  const reader = new SseReader(response.body as ReadableStream<Uint8Array>)
+  const feed = feedMessages(await desk.listen(agent, path))
   // Subscribed: what happens from now on is heard.
   await eventually(() => expect(s.t.app.signals.activeSubscriptions()).toBe(baseline + 1))
-  const next = async () => JSON.parse((await reader.message((b) => b.data === PING))?.data ?? 'null')
-  return { next, close: () => reader.cancel() }
+  return feed
 }
 
 beforeAll(async () => {

@@ -1,6 +1,8 @@
 import { Client } from '@botpress/client'
 import { expect } from 'vitest'
 import { ADMIN_TOKEN, WORKSPACE_ID } from './app.ts'
+import { PING } from './listening.ts'
+import { SseReader } from './sse.ts'
 
 /*
  * The agent side of a handoff (docs/guides/handoff.md) against a served app: agents an administrator
@@ -49,4 +51,14 @@ export async function botClient(baseUrl: string, botId: string): Promise<Client>
   const admin = new Client({ apiUrl: baseUrl, token: ADMIN_TOKEN, workspaceId: WORKSPACE_ID })
   const { value } = await admin.createBotApiKey({ botId, note: 'hands conversations off' })
   return new Client({ apiUrl: baseUrl, token: value, botId, retry: { retries: 0 } })
+}
+
+/** An agent API feed's messages, one JSON object per read (pings skipped; null once it has ended). */
+export function feedMessages(response: Response) {
+  expect(response.status).toBe(200)
+  const reader = new SseReader(response.body as ReadableStream<Uint8Array>)
+  return {
+    next: async () => JSON.parse((await reader.message((b) => b.data === PING))?.data ?? 'null'),
+    close: () => reader.cancel(),
+  }
 }
