@@ -10,7 +10,7 @@ import type { ConversationSignal } from './signals.ts'
  * conversation another agent holds, only that it is held (a supervisor hears all). Undefined for
  * anything else (another workspace's, or not a handoff).
  */
-export function queueUpdate(ctx: AgentContext, signal: ConversationSignal): Record<string, unknown> | undefined {
+function queueUpdate(ctx: AgentContext, signal: ConversationSignal): Record<string, unknown> | undefined {
   if (signal.type !== 'handoff_changed' || signal.workspaceId !== ctx.agent.workspaceId) return undefined
   const theirs = signal.agentId !== null && signal.agentId !== ctx.agent.id && ctx.agent.role !== 'supervisor'
   return {
