@@ -2,6 +2,7 @@ import { randomUUID } from 'node:crypto'
 import type { IncomingMessage, Server } from 'node:http'
 import type { Duplex } from 'node:stream'
 import { createAccessLog } from './http/access-log.ts'
+import { agentConsoleTransport } from './http/agent-console.ts'
 import { bodyLimits } from './http/body.ts'
 import { apiPageTransport, openApiTransport } from './http/openapi.ts'
 import { type CorsOrigins, createCors } from './http/cors.ts'
@@ -154,6 +155,9 @@ export function createApp({ corsOrigins = [], publicUrl, trustProxy = [], webSoc
       },
       { path: '/v1/admin/*', kind: 'admin-rest', transport: adminRest },
       { path: '/v1/chat/*', kind: 'bot-api', transport: botApiRest },
+      // Before the agent API's mount, which would take them for routes of its own.
+      { path: '/v1/agent/console', kind: 'agent-console', transport: countedPerAddress(agentConsoleTransport('page'), limits, 'anonymous') },
+      { path: '/v1/agent/console.js', kind: 'agent-console', transport: countedPerAddress(agentConsoleTransport('script'), limits, 'anonymous') },
       { path: '/v1/agent/graphql', kind: 'agent-graphql', transport: graphqlOverHttp(agentYoga, bodyLimits.chat) },
       { path: '/v1/agent/*', kind: 'agent-rest', transport: agentRest },
       {

@@ -85,15 +85,19 @@ async function build() {
     chmodSync(join(root, 'dist/cli.js'), 0o755)
   })
   const esbuild = await import('esbuild')
-  await step(2, 3, 'bundling the web chat (esbuild)', async () => {
-    // The web chat's options as the server uses them (compiled just now), with its entry point in src/.
+  await step(2, 3, 'bundling the web chat and the agent console (esbuild)', async () => {
+    // Each page's options as the server uses them (compiled just now), with its entry point in src/.
     const { webChatBundle } = await import('../dist/webchat/bundle.js')
-    await esbuild.build({
-      ...webChatBundle,
-      entryPoints: [join(root, 'src/webchat/main.ts')],
-      outfile: join(root, 'dist/webchat/webchat.js'),
-      logLevel: 'warning',
-    })
+    const { agentConsoleBundle } = await import('../dist/agent-console/bundle.js')
+    const pages = [
+      [webChatBundle, 'webchat/main.ts', 'webchat/webchat.js'],
+      [agentConsoleBundle, 'agent-console/main.ts', 'agent-console/console.js'],
+    ]
+    await Promise.all(
+      pages.map(([options, entry, out]) =>
+        esbuild.build({ ...options, entryPoints: [join(root, 'src', entry)], outfile: join(root, 'dist', out), logLevel: 'warning' }),
+      ),
+    )
   })
   await step(3, 3, 'bundling the server (esbuild)', () => bundleServer(esbuild))
   writeFileSync(stamp, '')

@@ -27,6 +27,7 @@ const layers: Record<string, number> = {
   http: 6,
   openapi: 6,
   webchat: 6,
+  'agent-console': 6,
   app: 6,
   server: 7,
   main: 8,

@@ -23,6 +23,11 @@ export const agentInputs = {
   releaseConversation: z.object(address).strict(),
   closeConversation: z.object(address).strict(),
   listenQueue: z.object({}).strict(),
+  getMe: z.object({}).strict(),
+  listAgents: z.object({}).strict(),
+  startTyping: z.object({ ...address, timeout: z.number({ error: 'must be a number of milliseconds' }).nullish() }).strict(),
+  stopTyping: z.object(address).strict(),
+  listenMyConversations: z.object({}).strict(),
 } satisfies Record<string, z.ZodObject>
 
 export type AgentOperation = keyof typeof agentInputs

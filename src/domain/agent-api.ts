@@ -1,8 +1,9 @@
-import type { ConversationNoteRow, MessageRow } from '../db/schema.ts'
+import type { AgentRow, ConversationNoteRow, MessageRow } from '../db/schema.ts'
 import { type AgentOperation, agentInputs } from '../contracts/agent-inputs.ts'
 import type { Json } from '../contracts/bot-api-inputs.ts'
 import {
   addNote,
+  agentTyping,
   claimConversation,
   type DeskConversation,
   endConversationHandoff,
@@ -14,7 +15,7 @@ import {
   replyAsAgent,
   transferConversation,
 } from './agent-desk.ts'
-import type { AgentContext } from './agents.ts'
+import { type AgentContext, listColleagues } from './agents.ts'
 import { parseInput } from './bot-api/inputs.ts'
 
 /*
@@ -38,7 +39,8 @@ export const deskConversation = ({ botId, conversation: c, brief }: DeskConversa
   updatedAt: c.updatedAt,
 })
 
-const message = (m: MessageRow) => ({
+/** A message as an agent reads it (its history, its live feed). */
+export const agentMessage = (m: MessageRow) => ({
   id: m.id,
   conversationId: m.conversationId,
   userId: m.userId,
@@ -49,11 +51,25 @@ const message = (m: MessageRow) => ({
 
 const note = (n: ConversationNoteRow) => ({ id: n.id, conversationId: n.conversationId, agentId: n.agentId, text: n.text, createdAt: n.createdAt })
 
+/** An agent as agents see one another: never its key's digest nor its workspace. */
+const colleague = ({ id, name, role }: AgentRow) => ({ id, name, role })
+
 type Verb = (ctx: AgentContext, input: Json, limits: { messageMaxBytes: number }) => Promise<Json>
 
 const read = <O extends AgentOperation>(operation: O, input: Json) => parseInput(agentInputs[operation], input) as ReturnType<(typeof agentInputs)[O]['parse']>
 
-export const agentVerbs: Record<Exclude<AgentOperation, 'listenQueue'>, Verb> = {
+/** The agent API's feeds (subscriptions), which are no verbs: graphql/agent-schema.ts runs them. */
+export type AgentFeed = 'listenQueue' | 'listenMyConversations'
+
+export const agentVerbs: Record<Exclude<AgentOperation, AgentFeed>, Verb> = {
+  getMe: async (ctx, input) => {
+    read('getMe', input)
+    return { agent: colleague(ctx.agent) }
+  },
+  listAgents: async (ctx, input) => {
+    read('listAgents', input)
+    return { agents: (await listColleagues({ ctx })).map(colleague) }
+  },
   listQueue: async (ctx, input) => {
     read('listQueue', input)
     return { conversations: (await listQueue({ ctx })).map(deskConversation) }
@@ -68,7 +84,7 @@ export const agentVerbs: Record<Exclude<AgentOperation, 'listenQueue'>, Verb> = 
   },
   listHistory: async (ctx, input) => {
     const { botId, id } = read('listHistory', input)
-    return { messages: (await listHistory({ ctx, botId, id })).map(message) }
+    return { messages: (await listHistory({ ctx, botId, id })).map(agentMessage) }
   },
   claimConversation: async (ctx, input) => {
     const { botId, id } = read('claimConversation', input)
@@ -77,7 +93,17 @@ export const agentVerbs: Record<Exclude<AgentOperation, 'listenQueue'>, Verb> = 
   replyToConversation: async (ctx, input, limits) => {
     const { botId, id, payload, metadata } = read('replyToConversation', input)
     const row = await replyAsAgent({ ctx, botId, id, input: { payload, metadata }, messageMaxBytes: limits.messageMaxBytes })
-    return { message: message(row) }
+    return { message: agentMessage(row) }
+  },
+  startTyping: async (ctx, input) => {
+    const { botId, id, timeout } = read('startTyping', input)
+    await agentTyping({ ctx, botId, id, typing: true, timeoutMs: timeout })
+    return {}
+  },
+  stopTyping: async (ctx, input) => {
+    const { botId, id } = read('stopTyping', input)
+    await agentTyping({ ctx, botId, id, typing: false })
+    return {}
   },
   addNote: async (ctx, input) => {
     const { botId, id, text } = read('addNote', input)

@@ -11,6 +11,7 @@ import { agentUser, endHandoff, findIn, leave, published, tellBot } from './hand
 import { newId } from './ids.ts'
 import { checkMessage, checkMessageSize, postMessage } from './messages.ts'
 import { joinConversation } from './participants.ts'
+import { typingAs } from './typing.ts'
 
 /*
  * What an agent does (issue 52; docs/guides/handoff.md), in the conversations of its workspace's
@@ -167,6 +168,27 @@ async function firstReplyOf(ctx: AgentContext, q: Queries, after: After, reply: 
   if (requestedAt === undefined || !observer) return
   const seconds = Math.max(0, (Date.parse(reply.createdAt) - Date.parse(requestedAt)) / 1000)
   after(() => observer.firstAgentReply(seconds))
+}
+
+/** The agent starts or stops typing in a conversation it holds: the user's listeners are told, nothing is stored. */
+export async function agentTyping({
+  ctx,
+  botId,
+  id,
+  typing,
+  timeoutMs,
+}: {
+  ctx: AgentContext
+  botId: string
+  id: string
+  typing: boolean
+  timeoutMs?: number | null
+}): Promise<void> {
+  return audited(ctx, typing ? 'startTyping' : 'stopTyping', { botId, id }, async () => {
+    const { chat, row } = await ctx.store.read((q) => open(ctx, q, botId, id))
+    refuseUnheld(ctx, row)
+    typingAs(chat, id, agentUserId(ctx.agent.id), typing, timeoutMs)
+  })
 }
 
 /** A note on a conversation the agent may see, for agents only: never shown to the user nor the bot. */

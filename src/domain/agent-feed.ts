@@ -1,3 +1,6 @@
+import { agentMessage } from './agent-api.ts'
+import { listMine } from './agent-desk.ts'
+import { agentUserId } from './agent-users.ts'
 import type { AgentContext } from './agents.ts'
 import type { ConversationSignal } from './signals.ts'
 
@@ -7,7 +10,7 @@ import type { ConversationSignal } from './signals.ts'
  * conversation another agent holds, only that it is held (a supervisor hears all). Undefined for
  * anything else (another workspace's, or not a handoff).
  */
-export function queueUpdate(ctx: AgentContext, signal: ConversationSignal): Record<string, unknown> | undefined {
+function queueUpdate(ctx: AgentContext, signal: ConversationSignal): Record<string, unknown> | undefined {
   if (signal.type !== 'handoff_changed' || signal.workspaceId !== ctx.agent.workspaceId) return undefined
   const theirs = signal.agentId !== null && signal.agentId !== ctx.agent.id && ctx.agent.role !== 'supervisor'
   return {
@@ -18,5 +21,66 @@ export function queueUpdate(ctx: AgentContext, signal: ConversationSignal): Reco
     ...(theirs || signal.agentId === null ? {} : { agentId: signal.agentId }),
     ...(theirs || signal.agentName === null ? {} : { agentName: signal.agentName }),
     ...(theirs || signal.handoffTitle === null ? {} : { title: signal.handoffTitle }),
+  }
+}
+
+/** A signal with the integration it happened in (the signal hub's integration-wide feed). */
+export interface RoutedSignal {
+  integrationId: string
+  signal: ConversationSignal
+}
+
+/** An agent's live feed: follows `signals`, pushing what the agent hears of them, until `signals` ends. */
+export type AgentFeedFollower = (
+  ctx: AgentContext,
+  signals: AsyncIterator<RoutedSignal>,
+  push: (update: Record<string, unknown>) => Promise<unknown>,
+) => Promise<void>
+
+/** The live feed of the workspace's queue (listenQueue). */
+export const followQueue: AgentFeedFollower = async (ctx, signals, push) => {
+  for (;;) {
+    const next = await signals.next()
+    if (next.done) return
+    const update = queueUpdate(ctx, next.value.signal)
+    if (update) await push(update)
+  }
+}
+
+/**
+ * The live feed of the conversations an agent holds (a supervisor: every agent's), as the agent
+ * console shows them: their new messages and who types in them (the agent's own typing aside).
+ * Which conversations those are is read once, then followed from the workspace's handoff signals,
+ * listened to from before the read: a claim committed while it runs is heard after it (each signal
+ * sets a conversation's state, so hearing one the read already saw changes nothing). Ends when
+ * `signals` ends.
+ */
+export const followMyConversations: AgentFeedFollower = async (ctx, signals, push) => {
+  const mine = (agentId: string | null) => agentId !== null && (ctx.agent.role === 'supervisor' || agentId === ctx.agent.id)
+  /** The bot of each conversation held, by `${integrationId}/${conversationId}`. */
+  const held = new Map<string, string>()
+  // Pulling the first signal subscribes (the hub's feed starts on its first pull).
+  let pulled = signals.next()
+  for (const { botId, conversation: c } of await listMine({ ctx })) held.set(`${c.integrationId}/${c.id}`, botId)
+  const ownUser = agentUserId(ctx.agent.id)
+  for (;;) {
+    const next = await pulled
+    if (next.done) return
+    pulled = signals.next()
+    const { integrationId, signal } = next.value
+    const key = `${integrationId}/${signal.conversationId}`
+    if (signal.type === 'handoff_changed') {
+      if (signal.workspaceId !== ctx.agent.workspaceId) continue
+      if (signal.handledBy === 'agent' && mine(signal.agentId)) held.set(key, signal.botId)
+      else held.delete(key)
+      continue
+    }
+    const botId = held.get(key)
+    if (botId === undefined) continue
+    const at = { botId, conversationId: signal.conversationId }
+    if (signal.type === 'message_created') await push({ type: 'message_created', ...at, message: agentMessage(signal.message) })
+    else if (signal.type === 'typing_started' && signal.userId !== ownUser)
+      await push({ type: 'typing_started', ...at, userId: signal.userId, timeout: signal.timeout })
+    else if (signal.type === 'typing_stopped' && signal.userId !== ownUser) await push({ type: 'typing_stopped', ...at, userId: signal.userId })
   }
 }

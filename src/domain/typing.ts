@@ -24,11 +24,15 @@ const publishTyping = (ctx: ChatContext, conversationId: string, userId: string,
       : { type: 'typing_stopped', conversationId, userId },
   )
 
-/** The bot types in the conversation of an event it handles (before it has joined, too). */
-export function botTyping(ctx: ChatContext, conversationId: string, typing: boolean, timeoutMs?: number | null): void {
+/** Someone the caller vouches for types in the conversation: the bot, or an agent in a conversation it holds. */
+export function typingAs(ctx: ChatContext, conversationId: string, userId: string, typing: boolean, timeoutMs?: number | null): void {
   checkTimeout(timeoutMs)
-  publishTyping(ctx, conversationId, ctx.integration.botId, typing, timeoutMs)
+  publishTyping(ctx, conversationId, userId, typing, timeoutMs)
 }
+
+/** The bot types in the conversation of an event it handles (before it has joined, too). */
+export const botTyping = (ctx: ChatContext, conversationId: string, typing: boolean, timeoutMs?: number | null): void =>
+  typingAs(ctx, conversationId, ctx.integration.botId, typing, timeoutMs)
 
 export async function setTyping({
   ctx,

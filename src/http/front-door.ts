@@ -14,6 +14,7 @@ const addresses = {
   chatGraphql: '{webhookId}/graphql',
   adminApi: 'v1/admin',
   adminGraphql: 'v1/admin/graphql',
+  agentConsole: 'v1/agent/console',
   openApi: 'openapi.json',
   apiReference: 'docs/api',
 }
@@ -30,6 +31,7 @@ const page = `<!doctype html>
 <li>the web chat: <code>/{webhookId}/</code></li>
 <li>the chat API (the <code>apiUrl</code> of <code>@botpress/chat</code>): <code>/{webhookId}</code>, and GraphQL (GraphiQL in a browser): <code>/{webhookId}/graphql</code></li>
 <li>the administration API: <code>/v1/admin</code>, and its GraphQL: <a href="v1/admin/graphql">/v1/admin/graphql</a></li>
+<li>the agent console (people answering in place of the bots, with an agent key): <a href="v1/agent/console">/v1/agent/console</a></li>
 <li>the REST APIs' OpenAPI document: <a href="openapi.json">/openapi.json</a>, and as a page: <a href="docs/api">/docs/api</a></li>
 <li>health: <a href="healthz">/healthz</a>, readiness: <a href="readyz">/readyz</a></li>
 </ul>

@@ -91,13 +91,14 @@ afterAll(async () => {
 }, INSTALL_TIMEOUT)
 
 describe('the package npm pack makes (package.json files)', () => {
-  it("holds the built server, the command line, the web chat bundle, both engines' migrations and the prepare script; no tests, no sources to compile", () => {
+  it("holds the built server, the command line, the web chat and agent console bundles, both engines' migrations and the prepare script; no tests, no sources to compile", () => {
     for (const path of [
       'dist/main.js',
       'dist/cli.js',
       'dist/bundle/main.js',
       'dist/bundle/read-replica.js',
       'dist/webchat/webchat.js',
+      'dist/agent-console/console.js',
       'drizzle/0000_init.sql',
       'drizzle/meta/_journal.json',
       'drizzle/postgres/meta/_journal.json',

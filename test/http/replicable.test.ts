@@ -75,6 +75,8 @@ describe('which requests a replica may serve (App.replicable)', () => {
     ['GET', '/readyz'],
     ['GET', `/${WEBHOOK_ID}/`],
     ['GET', `/${WEBHOOK_ID}/webchat.js`],
+    ['GET', '/v1/agent/console'],
+    ['GET', '/v1/agent/console.js'],
     ['GET', `/${WEBHOOK_ID}/files/f1/sig/name.png`],
     ['PUT', `/${WEBHOOK_ID}/files/f1/upload`],
     ['GET', `/${WEBHOOK_ID}/no-such-route`],

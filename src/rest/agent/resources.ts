@@ -50,3 +50,15 @@ export const QueueUpdate = z
     title: z.string().optional(),
   })
   .meta({ id: 'QueueUpdate' })
+
+export const AgentColleague = z.object({ id: z.string(), name: z.string(), role: z.enum(['agent', 'supervisor']) }).meta({ id: 'AgentColleague' })
+
+const at = { botId: z.string(), conversationId: z.string() }
+
+export const MyConversationsUpdate = z
+  .discriminatedUnion('type', [
+    z.object({ type: z.literal('message_created'), ...at, message: AgentMessage }),
+    z.object({ type: z.literal('typing_started'), ...at, userId: z.string(), timeout: z.int() }),
+    z.object({ type: z.literal('typing_stopped'), ...at, userId: z.string() }),
+  ])
+  .meta({ id: 'MyConversationsUpdate' })

@@ -4,6 +4,9 @@ import {
   ClaimConversationDocument,
   CloseConversationDocument,
   GetConversationDocument,
+  GetMeDocument,
+  ListAgentsDocument,
+  ListenMyConversationsDocument,
   ListenQueueDocument,
   ListHistoryDocument,
   ListMyConversationsDocument,
@@ -11,15 +14,17 @@ import {
   ListQueueDocument,
   ReleaseConversationDocument,
   ReplyToConversationDocument,
+  StartTypingDocument,
+  StopTypingDocument,
   TransferConversationDocument,
 } from '../../__generated__/agent-operations.ts'
 import { agentInputs } from '../../contracts/agent-inputs.ts'
 import { jsonVerbRoutes, jsonVerbVariables } from '../json-verb-route.ts'
 import { stream } from '../route.ts'
-import { AgentConversation, AgentMessage, AgentNote, QueueUpdate } from './resources.ts'
+import { AgentColleague, AgentConversation, AgentMessage, AgentNote, MyConversationsUpdate, QueueUpdate } from './resources.ts'
 
-/** An operation of the agent API (every one but the queue's live feed). */
-const agentRoute = jsonVerbRoutes(agentInputs as Omit<typeof agentInputs, 'listenQueue'>)
+/** An operation of the agent API (every one but the live feeds). */
+const agentRoute = jsonVerbRoutes(agentInputs as Omit<typeof agentInputs, 'listenQueue' | 'listenMyConversations'>)
 
 const conversation = z.object({ conversation: AgentConversation })
 const conversations = z.object({ conversations: z.array(AgentConversation) })
@@ -27,6 +32,15 @@ const at = '/bots/{botId}/conversations/{id}'
 
 /** Every agent API operation, relative to /v1/agent. */
 export const agentRoutes = [
+  agentRoute('getMe', 'GET', '/me', GetMeDocument, 'The agent the key belongs to.', z.object({ agent: AgentColleague })),
+  agentRoute(
+    'listAgents',
+    'GET',
+    '/agents',
+    ListAgentsDocument,
+    "The workspace's agents, oldest first: whom a conversation may be transferred to.",
+    z.object({ agents: z.array(AgentColleague) }),
+  ),
   agentRoute('listQueue', 'GET', '/queue', ListQueueDocument, "The workspace's conversations waiting for an agent, the longest waiting first.", conversations),
   agentRoute(
     'listMyConversations',
@@ -61,6 +75,8 @@ export const agentRoutes = [
     'Posts in a conversation the agent holds, as the agent.',
     z.object({ message: AgentMessage }),
   ),
+  agentRoute('startTyping', 'POST', `${at}/typing`, StartTypingDocument, 'Tells the user the agent is typing (timeout: ms, 5000 by default).', z.object({})),
+  agentRoute('stopTyping', 'DELETE', `${at}/typing`, StopTypingDocument, 'Tells the user the agent stopped typing.', z.object({})),
   agentRoute('addNote', 'POST', `${at}/notes`, AddNoteDocument, 'A note for agents only: the user and the bot never see it.', z.object({ note: AgentNote })),
   agentRoute('listNotes', 'GET', `${at}/notes`, ListNotesDocument, "The conversation's notes, oldest first.", z.object({ notes: z.array(AgentNote) })),
   agentRoute(
@@ -97,5 +113,16 @@ export const agentRoutes = [
     input: agentInputs.listenQueue,
     variables: jsonVerbVariables,
     event: (d) => d.listenQueue,
+  }),
+  stream({
+    operation: 'listenMyConversations',
+    summary: 'The live feed of the conversations the agent holds (a supervisor: every agent’s): their new messages and who types.',
+    emits: MyConversationsUpdate,
+    method: 'GET',
+    path: '/conversations/listen',
+    document: ListenMyConversationsDocument,
+    input: agentInputs.listenMyConversations,
+    variables: jsonVerbVariables,
+    event: (d) => d.listenMyConversations,
   }),
 ]
