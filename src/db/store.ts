@@ -177,7 +177,7 @@ export interface DueDelivery {
   message: MessageRow | null
   /**
    * Whether another delivery of its conversation was queued behind it when it was read, where the
-   * engine tells (PostgreSQL's claims): the holder of the head then reads the run behind it.
+   * engine tells (PostgreSQL's claims): the holder of the head then claims the run behind it.
    */
   followed?: boolean
 }
@@ -202,19 +202,20 @@ export interface BotDeliveryQueries {
    */
   nextDueAfter(now: string): Promise<string | undefined>
   /**
-   * The delivery right after `afterSeq` in its conversation, when it is due at `now` and its bot's
-   * delivery is on: what a process that owns the database goes on with while the one before it is
-   * being settled (never skipping one that is not due).
+   * The run of deliveries right after `afterSeq` in its conversation, in their order, at most
+   * `limit`: each due at `now`, its bot's delivery on, and the run ends before the first that is not
+   * (never skipping one). What a process that owns the database takes as one batch (the delivery
+   * worker's, src/bots/delivery/batch.ts).
    */
-  following(integrationId: string, conversationId: string, afterSeq: number, now: string): Promise<DueDelivery | undefined>
+  following(integrationId: string, conversationId: string, afterSeq: number, now: string, limit: number): Promise<DueDelivery[]>
   /**
    * `following`, taken by this instance until `leaseUntil` (as `claim` takes a conversation's
-   * oldest): what an instance sharing the database goes on with, claimed in the unit that settles
-   * the one before it (whose removal hands the lease on to the conversation's head). Only one not
-   * held by another instance (its lease run out, if it had one) is taken.
-   * On an engine one process owns (SQLite) it is `following`.
+   * oldest): what an instance sharing the database goes on with, claimed with the head before it or
+   * in the unit that settles the batch before it (whose removals hand the lease on to the
+   * conversation's head). The run also ends before one held by another instance (its lease not run
+   * out). On an engine one process owns (SQLite) it is `following`.
    */
-  claimFollowing(integrationId: string, conversationId: string, afterSeq: number, now: string, leaseUntil: string): Promise<DueDelivery | undefined>
+  claimFollowing(integrationId: string, conversationId: string, afterSeq: number, now: string, leaseUntil: string, limit: number): Promise<DueDelivery[]>
   /** False when it was already gone (its bot or conversation deleted). */
   reschedule(id: string, attempts: number, nextAttemptAt: string): Promise<boolean>
   /** False when it was already gone (its bot or conversation deleted). */
@@ -222,12 +223,18 @@ export interface BotDeliveryQueries {
   /** The outbox as an operator watches it (metrics): how many deliveries wait, and since when the oldest. */
   backlog(): Promise<{ pending: number; oldestCreatedAt: string | undefined }>
   /**
-   * Keeps a claimed delivery its holder's until `leaseUntil`, while it still holds it until
-   * `heldUntil` (the lease its claim or last renewal set): false when it does not (settled,
-   * rescheduled, gone, or its lease ran out and another instance took it). Only an engine several
-   * instances share holds leases (PostgreSQL); on SQLite a claim is a read, and this is true.
+   * Keeps claimed deliveries their holder's until `leaseUntil`, those it still holds until
+   * `heldUntil` (the lease their claim or last renewal set): how many it still held (not settled,
+   * rescheduled, gone, nor taken by another instance once their lease ran out). Only an engine
+   * several instances share holds leases (PostgreSQL); on SQLite a claim is a read, and this is
+   * `ids.length`.
    */
-  renew(id: string, heldUntil: string, leaseUntil: string): Promise<boolean>
+  renew(ids: readonly string[], heldUntil: string, leaseUntil: string): Promise<number>
+  /**
+   * Gives up the lease of claimed deliveries still held until `heldUntil` that will not be attempted
+   * (a batch stopped before them): the next claim takes them without waiting for the lease to run out.
+   */
+  release(ids: readonly string[], heldUntil: string): Promise<void>
 }
 
 export interface BotStateQueries {

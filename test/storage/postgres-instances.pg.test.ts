@@ -142,3 +142,40 @@ describe('a botpress delivery under way past its lease', () => {
     expect(lines.map((line) => line.message)).toEqual([expect.stringMatching(/^POST .*: HTTP 200 in \d+ ms$/)])
   }, 60_000)
 })
+
+describe('an instance that dies in the middle of a batch', () => {
+  it('leaves its settled deliveries settled; another takes the rest once the lease ran out, in order, each once more at most', async () => {
+    const leaseMs = 1_500
+    // A only records the messages: its worker is stopped, and B finds them all queued.
+    const a = await firstInstance({ botSweepMs: 3_600_000 })
+    await a.app.bots.stop()
+    const receiver = await startReceiver((request, index) => (request.json.data.payload.text === 'm2' && index === 2 ? 'hang' : { status: 200 }))
+    cleanups.push(() => receiver.close())
+    await setBot(a, a.tenant?.botId as string, { url: receiver.url, signingSecret: newSigningSecret() })
+    const alice = await a.user('alice')
+    await a.conversation(alice.key, 'c1')
+    const burst = ['m0', 'm1', 'm2', 'm3', 'm4']
+    for (const text of burst) await a.message(alice.key, 'c1', { type: 'text', text })
+
+    // B claims the five as one batch: m0 and m1 are settled while the bot holds m2.
+    const b = secondInstance(a, { botLeaseMs: leaseMs, botSweepMs: 3_600_000 })
+    await vi.waitFor(() => expect(receiver.received).toHaveLength(3), { timeout: 10_000 })
+    await vi.waitFor(async () => expect(await a.count('select count(*) as n from bot_deliveries')).toBe(3), { timeout: 10_000 })
+    const leases = await a.query<{ leased_until: string | null }>('select leased_until from bot_deliveries order by seq')
+    expect(leases.map((row) => row.leased_until !== null)).toEqual([true, true, true])
+    const leasedUntil = Math.max(...leases.map((row) => Date.parse(row.leased_until as string)))
+    // B's worker dies: its attempt of m2 is never settled, and its lease is neither renewed nor given up.
+    await b.app.bots.stop()
+
+    const c = secondInstance(a, { botSweepMs: 50 })
+    await vi.waitFor(() => expect(receiver.received).toHaveLength(6), { timeout: 20_000, interval: 50 })
+    expect(Date.now()).toBeGreaterThanOrEqual(leasedUntil)
+    await vi.waitFor(async () => expect(await a.count('select count(*) as n from bot_deliveries')).toBe(0), { timeout: 10_000 })
+    await c.app.bots.idle()
+    const texts = receiver.received.map((r) => r.json.data.payload.text)
+    const ids = receiver.received.map((r) => r.headers['webhook-id'])
+    expect(texts).toEqual(['m0', 'm1', 'm2', 'm2', 'm3', 'm4'])
+    expect(ids[3]).toBe(ids[2])
+    expect(new Set(ids).size).toBe(5)
+  }, 60_000)
+})

@@ -132,7 +132,42 @@ describe('PostgreSQL engine, several instances on one database', () => {
     expect((await a!.write((q) => q.botDeliveries.claim(later, 10, '2026-01-01T00:01:00.000Z'))).map((due) => due.delivery.id)).toEqual(['c1-1'])
   })
 
-  it("takes a conversation's next delivery before the one before it is removed, and no other instance takes it then", async () => {
+  it("takes the run behind a conversation's head before the head is removed, and no other instance takes it then", async () => {
+    const [a, b] = await instances(2)
+    const planned = tenant()
+    await bootstrap(a!, planned)
+    const now = '2026-01-01T00:00:00.000Z'
+    const lease = '2026-01-01T00:00:30.000Z'
+    await queueDeliveries(a!, planned.webhookId, 'c1', 4, now)
+    const [head] = await a!.write((q) => q.botDeliveries.claim(now, 10, lease))
+    expect([head?.delivery.id, head?.followed]).toEqual(['c1-0', true])
+    const { integrationId, seq } = head!.delivery
+    const run = await a!.write((q) => q.botDeliveries.claimFollowing(integrationId, 'c1', seq, now, lease, 2))
+    // At most `limit`, in order, each telling whether one is queued behind it.
+    expect(run.map((due) => [due.delivery.id, due.followed, due.bot.id, due.integration.id])).toEqual([
+      ['c1-1', true, head!.bot.id, head!.integration.id],
+      ['c1-2', true, head!.bot.id, head!.integration.id],
+    ])
+    // Held by a: the run behind the head ends before them, for a and b alike, before their lease runs out.
+    expect(await b!.write((q) => q.botDeliveries.claimFollowing(integrationId, 'c1', seq, now, lease, 10))).toEqual([])
+    // The head settled: its lease passed to the next one, which b's claim does not take.
+    expect(await a!.write((q) => q.botDeliveries.remove('c1-0'))).toBe(true)
+    expect(await b!.write((q) => q.botDeliveries.claim(now, 10, lease))).toEqual([])
+    expect(await b!.read((q) => q.botDeliveries.nextDueAfter(now))).toBe(lease)
+    // Released (a will not attempt it), c1-2 is free again, but only behind c1-1, which a still holds.
+    await a!.write((q) => q.botDeliveries.release(['c1-2'], lease))
+    expect(await b!.write((q) => q.botDeliveries.claim(now, 10, lease))).toEqual([])
+    // Once the lease has run out, b takes the head, and the run behind it.
+    const taken = await b!.write((q) => q.botDeliveries.claim(lease, 10, '2026-01-01T00:01:00.000Z'))
+    expect(taken.map((due) => due.delivery.id)).toEqual(['c1-1'])
+    const rest = await b!.write((q) => q.botDeliveries.claimFollowing(integrationId, 'c1', taken[0]!.delivery.seq, lease, '2026-01-01T00:01:00.000Z', 10))
+    expect(rest.map((due) => [due.delivery.id, due.followed])).toEqual([
+      ['c1-2', true],
+      ['c1-3', false],
+    ])
+  })
+
+  it('renews the lease of the deliveries it still holds, and only those', async () => {
     const [a, b] = await instances(2)
     const planned = tenant()
     await bootstrap(a!, planned)
@@ -140,30 +175,29 @@ describe('PostgreSQL engine, several instances on one database', () => {
     const lease = '2026-01-01T00:00:30.000Z'
     await queueDeliveries(a!, planned.webhookId, 'c1', 3, now)
     const [head] = await a!.write((q) => q.botDeliveries.claim(now, 10, lease))
-    expect(head?.delivery.id).toBe('c1-0')
-    const next = await a!.write((q) => q.botDeliveries.claimFollowing(head!.delivery.integrationId, 'c1', head!.delivery.seq, now, lease))
-    expect([next?.delivery.id, next?.bot.id, next?.integration.id]).toEqual(['c1-1', head!.bot.id, head!.integration.id])
-    // Held by a: not taken again, by a nor b, before its lease runs out.
-    expect(await b!.write((q) => q.botDeliveries.claimFollowing(head!.delivery.integrationId, 'c1', head!.delivery.seq, now, lease))).toBeUndefined()
-    // The head settled: its lease passed to the next one, which b's claim does not take.
-    expect(await a!.write((q) => q.botDeliveries.remove('c1-0'))).toBe(true)
-    expect(await b!.write((q) => q.botDeliveries.claim(now, 10, lease))).toEqual([])
-    expect(await b!.read((q) => q.botDeliveries.nextDueAfter(now))).toBe(lease)
-    // Once it has run out, b takes it.
-    const taken = await b!.write((q) => q.botDeliveries.claim(lease, 10, '2026-01-01T00:01:00.000Z'))
-    expect(taken.map((due) => due.delivery.id)).toEqual(['c1-1'])
+    await a!.write((q) => q.botDeliveries.claimFollowing(head!.delivery.integrationId, 'c1', head!.delivery.seq, now, lease, 10))
+    await a!.write((q) => q.botDeliveries.remove('c1-0'))
+    const renewed = '2026-01-01T00:01:00.000Z'
+    expect(await a!.write((q) => q.botDeliveries.renew(['c1-0', 'c1-1', 'c1-2'], lease, renewed))).toBe(2)
+    // Held until the renewed lease only: a renewal from the old one finds none.
+    expect(await b!.write((q) => q.botDeliveries.renew(['c1-1', 'c1-2'], lease, renewed))).toBe(0)
+    expect(await b!.write((q) => q.botDeliveries.claim(lease, 10, '2026-01-01T00:02:00.000Z'))).toEqual([])
   })
 
-  it('does not take a next delivery that is not due yet', async () => {
+  it('ends a run before a delivery that is not due, and takes none not due', async () => {
     const [a] = await instances(1)
     const planned = tenant()
     await bootstrap(a!, planned)
     await queueDeliveries(a!, planned.webhookId, 'c1', 2, '2026-01-01T00:00:05.000Z')
     const [head] = await a!.write((q) => q.botDeliveries.claim('2026-01-01T00:00:05.000Z', 10, '2026-01-01T00:00:30.000Z'))
     const early = '2026-01-01T00:00:04.000Z'
-    expect(
-      await a!.write((q) => q.botDeliveries.claimFollowing(head!.delivery.integrationId, 'c1', head!.delivery.seq, early, '2026-01-01T00:00:30.000Z')),
-    ).toBeUndefined()
+    const { integrationId, seq } = head!.delivery
+    expect(await a!.write((q) => q.botDeliveries.claimFollowing(integrationId, 'c1', seq, early, '2026-01-01T00:00:30.000Z', 10))).toEqual([])
+    expect(await a!.read((q) => q.botDeliveries.following(integrationId, 'c1', seq, early, 10))).toEqual([])
+    expect((await a!.read((q) => q.botDeliveries.following(integrationId, 'c1', 0, '2026-01-01T00:00:05.000Z', 10))).map((due) => due.delivery.id)).toEqual([
+      'c1-0',
+      'c1-1',
+    ])
   })
 
   it('a rescheduled delivery is free again at its next attempt', async () => {

@@ -289,15 +289,15 @@ describe('a burst of messages in one conversation, on PostgreSQL', () => {
   /** The deliveries left in the outbox. */
   const queued = async (app: TestApp) => (await app.db).select().from(app.tables.botDeliveries)
 
-  it('settles each delivery of the burst in its own unit, which claims the next one: no look at the outbox between them, the answers in order', async () => {
+  it('takes the deliveries queued behind the first as one batch, claimed by its settlement, and settles them in one unit, the answers in order', async () => {
     const b = burstApp()
     try {
       const bob = (await b.app.user('bob')).key
       await b.app.conversation(bob, 'b1')
       const statements = await burst(b, bob)
       expect(b.seen).toEqual(['m0', 'm1', 'm2', 'm3', 'm4'])
-      // One unit per settlement, each removing its delivery and claiming the next (the last finds none).
-      expect(statements.filter((statement) => statement === 'commit')).toHaveLength(5)
+      // m0's unit claims the four behind it (one batch); one unit settles them: two commits, one removal each.
+      expect(statements.filter((statement) => statement === 'commit')).toHaveLength(2)
       expect(statements.filter((statement) => /^delete from "bot_deliveries"/.test(statement))).toHaveLength(5)
       // At most one look at the outbox, at the end, which finds none.
       expect(statements.filter(isClaim).length).toBeLessThanOrEqual(1)
@@ -309,7 +309,7 @@ describe('a burst of messages in one conversation, on PostgreSQL', () => {
     }
   })
 
-  it('a backlog this instance did not record (left by another) is taken one settlement after another: the claim tells that deliveries follow', async () => {
+  it('a backlog this instance did not record (left by another) is taken as one batch: the claim tells that deliveries follow', async () => {
     const a = createTestApp({ databaseUrl: url, botSweepMs: 3_600_000 })
     let b: TestApp | undefined
     try {
@@ -329,8 +329,9 @@ describe('a burst of messages in one conversation, on PostgreSQL', () => {
         })
         await vi.waitFor(async () => expect(await queued(a)).toEqual([]))
       })
-      // The claim of m0 said that more follow: each settlement claims the next, no look at the outbox between them.
+      // The claim of m0 said that more follow: the four behind it are claimed with it, and the five settled in one unit.
       expect(statements.filter(isClaim).length).toBeLessThanOrEqual(2)
+      expect(statements.filter((statement) => statement === 'commit')).toHaveLength(1)
       expect(await botMessages(a, bob)).toEqual(['echo m0', 'echo m1', 'echo m2', 'echo m3', 'echo m4'])
     } finally {
       await b?.close()
@@ -350,8 +351,8 @@ describe('a burst of messages in one conversation, on PostgreSQL', () => {
       const statements = await burst(b, bob)
       expect(b.seen).toEqual(['m0', 'm1', 'm2', 'm3', 'm4'])
       expect(await botMessages(b.app, bob)).toEqual(['echo m0', 'echo m1', 'replied m2', 'echo m3', 'echo m4'])
-      // Each settled in a unit of its own, and the reply in one of its own.
-      expect(statements.filter((statement) => statement === 'commit')).toHaveLength(6)
+      // m0 alone; then m1 settled before m2's reply (its own unit), and m2 to m4 once the batch ends.
+      expect(statements.filter((statement) => statement === 'commit')).toHaveLength(4)
       expect(await queued(b.app)).toEqual([])
     } finally {
       b.open()

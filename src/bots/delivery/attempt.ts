@@ -8,7 +8,7 @@ import type { BotEvent } from '../../domain/bots/delivery/event.ts'
 import { botChatContext } from '../../domain/bots/chat/as-bot.ts'
 import type { BotInbox } from '../../domain/bots/delivery/inbox.ts'
 import type { OutboundPolicy } from '../../domain/outbound-policy.ts'
-import { type LogLine, type NextClaim, type Settlement, settleDelivery } from '../../domain/bots/delivery/settlement.ts'
+import { type LogLine, type NextClaim, type Settled, type Settlement, settleDeliveries } from '../../domain/bots/delivery/settlement.ts'
 import { type BotState, getBotState, type StateKey } from '../../domain/bots/chat/state.ts'
 import type { ChatContext } from '../../domain/context.ts'
 import { DomainError, isGone } from '../../domain/errors.ts'
@@ -57,14 +57,20 @@ const gone: LogLine = { level: 'info', message: 'what the event was about is gon
 
 const dead = (message: string): Settlement => ({ lines: [{ level: 'error', message }] })
 
+/** What one attempt may be asked besides its delivery. */
+export interface AttemptOptions {
+  /** Awaited before each call an in-process handler makes of its API (see HandlerCall.beforeActing). */
+  beforeActing?: () => Promise<void>
+}
+
 /**
  * One attempt of a delivery, by the bot's protocol: a signed POST to its url (`webhook` or
  * `botpress`), or its in-process handler when it has none. Its outcome is what the settlement
  * records: the bot's answer, a retry on the schedule, or a dead or gone delivery.
  */
-export function attemptDelivery(deps: AttemptDeps, delivery: PendingDelivery): Promise<Settlement> {
+export function attemptDelivery(deps: AttemptDeps, delivery: PendingDelivery, options: AttemptOptions = {}): Promise<Settlement> {
   const traces = tracing()
-  if (!traces) return attempt(deps, delivery)
+  if (!traces) return attempt(deps, delivery, options)
   const { protocol, url } = delivery.target
   const attributes = {
     'confab.bot.protocol': url ? (protocol ?? 'webhook') : 'in-process',
@@ -73,19 +79,19 @@ export function attemptDelivery(deps: AttemptDeps, delivery: PendingDelivery): P
   }
   // A trace of its own: an attempt runs for no request (a retry, from a timer), whichever request woke the worker.
   return traces.inSpan('bot delivery', { kind: 'client', root: true, attributes }, async (span) => {
-    const settlement = await attempt(deps, delivery)
+    const settlement = await attempt(deps, delivery, options)
     const failed = settlement.retryAt !== undefined || settlement.lines.some((line) => line.level === 'error')
     if (failed) traces.fail(span, settlement.lines.at(-1)?.message ?? 'not delivered')
     return settlement
   })
 }
 
-async function attempt(deps: AttemptDeps, delivery: PendingDelivery): Promise<Settlement> {
+async function attempt(deps: AttemptDeps, delivery: PendingDelivery, options: AttemptOptions): Promise<Settlement> {
   if (delivery.gone) return { lines: [gone] }
   const state = await getBotState(deps.store, stateKey(delivery))
   const event: BotEvent = { ...delivery.event, state: { ...state } }
   const { url, protocol } = delivery.target
-  if (!url) return attemptHandler(deps, delivery, event, state)
+  if (!url) return attemptHandler(deps, delivery, event, state, options)
   const post = protocol === 'botpress' ? await botpressPost(deps.store, delivery) : webhookPost(event)
   if (!post) return { lines: [gone] }
   return attemptPost(deps, delivery, event, url, post)
@@ -138,14 +144,20 @@ async function attemptPost(deps: AttemptDeps, delivery: PendingDelivery, event: 
 }
 
 /** Calls the bot's in-process handler; what it returns is its answer, as a webhook's 2xx body is. */
-async function attemptHandler(deps: AttemptDeps, delivery: PendingDelivery, event: BotEvent, state: BotState): Promise<Settlement> {
+async function attemptHandler(
+  deps: AttemptDeps,
+  delivery: PendingDelivery,
+  event: BotEvent,
+  state: BotState,
+  { beforeActing }: AttemptOptions,
+): Promise<Settlement> {
   const name = delivery.target.handler
   const handler = deps.handlers[name]
   if (!handler) return dead(`the bot has no url and no known handler "${name}"; not delivered`)
   const ctx = botChatContext(deps.store, delivery.integration, deps.signals, deps.inbox)
   const what = `handler "${name}" (${attemptName(deps, delivery)})`
   const { store, log, timeoutMs } = deps
-  const outcome = await callHandler({ handler, delivery, event, state, ctx, store, stateKey: stateKey(delivery), log, timeoutMs })
+  const outcome = await callHandler({ handler, delivery, event, state, ctx, store, stateKey: stateKey(delivery), log, timeoutMs, beforeActing })
   if (outcome.kind === 'failed') {
     return failed(deps, delivery, { level: 'warn', message: `${what}: failed (${outcome.reason}) after ${outcome.took}` })
   }
@@ -184,23 +196,39 @@ function answered(
 }
 
 /**
- * Settles the attempt; an answer that fails once applied is refused, and the attempt settled without
- * it. With `next`, the conversation's next delivery is claimed in the same unit (see settleDelivery).
+ * Settles consecutive attempts of one conversation in one unit (settleDeliveries), the
+ * conversation's next batch claimed with them (`next`). If an answer fails once applied, the unit
+ * is rolled back and each attempt is settled on its own, the failing answer refused (settleAttempt).
  */
-export async function settleAttempt(
-  deps: AttemptDeps,
-  delivery: PendingDelivery,
-  settlement: Settlement,
-  next?: NextClaim,
-): Promise<PendingDelivery | undefined> {
+export async function settleAttempts(deps: AttemptDeps, attempts: readonly Settled[], next?: NextClaim): Promise<PendingDelivery[]> {
   const { store, signals, clock } = deps
+  if (attempts.length > 1) {
+    try {
+      return await settleDeliveries(store, signals, attempts, clock(), next)
+    } catch (error) {
+      if (!isRefusal(error) || !attempts.some(({ settlement }) => settlement.answer)) throw error
+    }
+  }
+  let following: PendingDelivery[] = []
+  for (const [i, { delivery, settlement }] of attempts.entries())
+    following = await settleAttempt(deps, delivery, settlement, i === attempts.length - 1 ? next : undefined)
+  return following
+}
+
+/** An answer refused once applied: a conversation deleted on another instance meanwhile refuses it as the domain would. */
+const isRefusal = (error: unknown) => error instanceof DomainError || error instanceof WriteConflict
+
+/** Settles one attempt in a unit of its own; an answer that fails once applied is refused, and the attempt settled without it. */
+async function settleAttempt(deps: AttemptDeps, delivery: PendingDelivery, settlement: Settlement, next?: NextClaim): Promise<PendingDelivery[]> {
+  const { store, signals, clock } = deps
+  const settled = { delivery, settlement }
   try {
-    return await settleDelivery(store, signals, delivery, settlement, clock(), next)
+    return await settleDeliveries(store, signals, [settled], clock(), next)
   } catch (error) {
-    // A conversation deleted on another instance meanwhile refuses the answer as the domain would.
-    if (!settlement.answer || !(error instanceof DomainError || error instanceof WriteConflict)) throw error
+    if (!settlement.answer || !isRefusal(error)) throw error
     // What the answer is about deleted meanwhile is an expected outcome (info), not the bot's fault.
-    const refused = { level: isGone(error) ? 'info' : 'warn', message: `answer refused, nothing of it applied: ${error.message}` } as const
-    return settleDelivery(store, signals, delivery, { ...settlement, answer: undefined, lines: [...settlement.lines, refused] }, clock(), next)
+    const refused = { level: isGone(error) ? 'info' : 'warn', message: `answer refused, nothing of it applied: ${(error as Error).message}` } as const
+    const without = { ...settlement, answer: undefined, lines: [...settlement.lines, refused] }
+    return settleDeliveries(store, signals, [{ delivery, settlement: without }], clock(), next)
   }
 }

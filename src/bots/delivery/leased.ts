@@ -1,12 +1,12 @@
-import { claimDeliveries, type PendingDelivery, renewDeliveryLease } from '../../domain/bots/delivery/outbox.ts'
-import type { NextClaim } from '../../domain/bots/delivery/settlement.ts'
-import { settleAttempt } from './attempt.ts'
-import { conversationKey, DeliveryScheduler, type DeliveryWorker, type DeliveryWorkerOptions, type HeldLease, holdsTheNext } from './worker.ts'
+import { claimDeliveries, claimFollowing, type PendingDelivery, releaseDeliveryLeases, renewDeliveryLeases } from '../../domain/bots/delivery/outbox.ts'
+import { settleAttempts } from './attempt.ts'
+import { batchLimit } from './batch.ts'
+import { conversationKey, DeliveryScheduler, type DeliveryWorker, type DeliveryWorkerOptions } from './worker.ts'
 
 export interface LeasedOptions extends DeliveryWorkerOptions {
   /**
    * How long a claimed delivery stays this instance's: another instance sharing the database takes
-   * it once this has run out (its holder died). Renewed every third of it while the attempt goes
+   * it once this has run out (its holder died). Renewed every third of it while its batch goes
    * on, however long that is; `timeoutMs` + 20 s by default.
    */
   leaseMs?: number
@@ -17,9 +17,12 @@ export interface LeasedOptions extends DeliveryWorkerOptions {
 /**
  * The delivery worker of an instance that shares its database with others (PostgreSQL): what it
  * claims it leases (another instance takes it only once the lease has run out), it looks for others'
- * deliveries on a timer (the sweep), and it claims a conversation's next delivery in the unit that
- * settles the one before (one commit; the head its removal makes carries the lease), when one is
- * known to be behind it. Each settlement is a unit of its own.
+ * deliveries on a timer (the sweep), and it takes a conversation's deliveries in leased batches:
+ * a claimed head known to be followed claims the run behind it (one statement), and the unit that
+ * settles a batch's last attempts claims the next batch (one commit; the head its removals make
+ * carries the lease), when one is known to be behind it. The lease of a batch is renewed while it
+ * runs, for the deliveries not handed to a settlement yet: after a crash, only those are attempted
+ * again, by whichever instance claims them once the lease has run out.
  */
 class LeasedScheduler extends DeliveryScheduler {
   private readonly leaseMs: number
@@ -45,9 +48,17 @@ class LeasedScheduler extends DeliveryScheduler {
 
   protected async claim(at: Date, room: number) {
     // The claim leaves out what this instance holds.
-    const leaseUntil = new Date(at.getTime() + this.leaseMs)
-    const due = await claimDeliveries(this.store, at, room, leaseUntil)
-    return { due, lease: (delivery: PendingDelivery) => this.holdLease(delivery, leaseUntil) }
+    const leaseUntil = this.leaseFrom(at)
+    return { due: await claimDeliveries(this.store, at, room, leaseUntil), leaseUntil }
+  }
+
+  /** A claimed head: the run behind it, when one is known to be there, is claimed as the batch begins, until the head's lease. */
+  protected begin(head: PendingDelivery, leaseUntil: Date) {
+    this.startBatch(head, async () => {
+      const rest = this.hasBehind(head) ? await claimFollowing(this.store, head, this.clock(), leaseUntil, batchLimit - 1) : []
+      this.claimed(head, rest)
+      return this.deliver([head, ...rest], leaseUntil)
+    })
   }
 
   /** Another instance may hold the conversation's head: only a claim tells. */
@@ -55,29 +66,44 @@ class LeasedScheduler extends DeliveryScheduler {
     return false
   }
 
-  protected async deliver(delivery: PendingDelivery): Promise<boolean> {
-    const settlement = await this.attempt(delivery)
-    const claim = !holdsTheNext(settlement) && this.hasRoom() ? this.nextClaim(delivery) : undefined
-    const next = await settleAttempt(this.attempts, delivery, settlement, claim)
-    if (claim) this.claimed(delivery, next)
-    // Taken: its lease runs out unattempted only if this instance stopped meanwhile.
-    if (claim && next && !this.stopped) this.startAttempt(next, this.holdLease(next, claim.leaseUntil))
-    return !settlement.retryAt
-  }
-
-  /** The next delivery was claimed by the settlement, or a look finds it. */
+  /** The next batch was claimed by the last settlement, or a look finds it. */
   protected async goOnAfter(): Promise<boolean> {
     return false
   }
 
   /**
-   * The claim of the conversation's next delivery that `delivery`'s settlement makes (settleDelivery:
-   * one commit, and the head its removal makes carries the lease), when one is known to be behind it
-   * (hasBehind); its attempt starts once that has committed.
+   * Attempts the batch, held until `leaseUntil` (renewed while it runs), and settles it; the unit
+   * that settles its last attempts claims the next batch when one is known to be behind it, which
+   * starts once that has committed.
    */
-  private nextClaim(delivery: PendingDelivery): NextClaim | undefined {
-    if (!this.hasBehind(delivery)) return undefined
-    return { leaseUntil: new Date(this.clock().getTime() + this.leaseMs) }
+  private async deliver(batch: readonly PendingDelivery[], leaseUntil: Date): Promise<PendingDelivery | undefined> {
+    const lease = this.holdLease(batch, leaseUntil)
+    let nextLease: Date | undefined
+    try {
+      const outcome = await this.runBatch(batch, (attempts, last) => {
+        lease.handedOver(attempts)
+        const final = attempts.at(-1)?.delivery
+        nextLease = last && final && this.hasBehind(final) && this.hasRoom() ? this.leaseFrom(this.clock()) : undefined
+        return settleAttempts(this.attempts, attempts, nextLease && { leaseUntil: nextLease, limit: batchLimit })
+      })
+      // Not attempted (the batch stopped before them): the next claim takes them at once, not when their lease runs out.
+      if (outcome.unattempted.length > 0) await lease.release(outcome.unattempted)
+      const [first] = outcome.next
+      if (nextLease) this.claimed(batch.at(-1) as PendingDelivery, outcome.next)
+      // Taken: its lease runs out unattempted only if this instance stopped meanwhile.
+      if (first && nextLease && !this.stopped) {
+        const until = nextLease
+        this.startBatch(first, () => this.deliver(outcome.next, until))
+      }
+      return outcome.through
+    } finally {
+      lease.stop()
+    }
+  }
+
+  /** A lease of `leaseMs` from `at`. */
+  private leaseFrom(at: Date): Date {
+    return new Date(at.getTime() + this.leaseMs)
   }
 
   /**
@@ -90,46 +116,64 @@ class LeasedScheduler extends DeliveryScheduler {
     return (this.behind.get(conversationKey(delivery)) ?? 0) > 0 || delivery.followed
   }
 
-  /** Counts the delivery the settlement of `delivery` claimed, if any, off those recorded behind it. */
-  private claimed(delivery: PendingDelivery, next: PendingDelivery | undefined) {
+  /** Counts the deliveries claimed behind `delivery` off those recorded behind it. */
+  private claimed(delivery: PendingDelivery, run: readonly PendingDelivery[]) {
     const key = conversationKey(delivery)
     // Wake-ups may have come meanwhile: counted from what the map holds now. None found: the look
-    // taken when this attempt ends finds what came since.
-    if (next) this.behind.set(key, Math.max((this.behind.get(key) ?? 1) - 1, 0))
+    // taken when the batch ends finds what came since.
+    if (run.length > 0) this.behind.set(key, Math.max((this.behind.get(key) ?? 0) - run.length, 0))
     else this.behind.delete(key)
   }
 
   /**
-   * Renews the lease of a delivery under way every third of the lease, each time for a whole lease
-   * from then, until it is released: an attempt held open past its lease (a `botpress` bot calling
-   * the bot API back) stays this instance's, where another instance would take it again. An attempt
-   * shorter than a third of the lease costs nothing.
+   * Renews the lease of a batch under way every third of the lease, each time for a whole lease
+   * from then, for its deliveries not handed to a settlement yet, until it stops: an attempt held
+   * open past its lease (a `botpress` bot calling the bot API back) stays this instance's, where
+   * another instance would take it again. A batch shorter than a third of the lease costs nothing.
    */
-  private holdLease(delivery: PendingDelivery, leaseUntil: Date): HeldLease {
+  private holdLease(batch: readonly PendingDelivery[], leaseUntil: Date) {
+    const held = new Set(batch.map((delivery) => delivery.id))
     let until = leaseUntil
-    let released = false
-    let renewing = false
+    let stopped = false
+    let renewing: Promise<void> | undefined
     const renew = async () => {
-      const next = new Date(this.clock().getTime() + this.leaseMs)
-      if (await renewDeliveryLease(this.store, delivery.id, until, next)) until = next
-      else if (!released) {
-        // Its lease ran out before it was renewed (the process stalled): another instance may make the attempt again.
-        clearInterval(timer)
-        this.log.warn({ deliveryId: delivery.id, conversationId: delivery.conversationId }, 'bot delivery lease lost while its attempt was under way')
+      const ids = [...held]
+      if (ids.length === 0) return
+      const next = this.leaseFrom(this.clock())
+      const renewed = await renewDeliveryLeases(this.store, ids, until, next)
+      if (renewed > 0) until = next
+      if (renewed < ids.length && !stopped) {
+        // Its lease ran out before it was renewed (the process stalled): another instance may make the attempts again.
+        if (renewed === 0) clearInterval(timer)
+        this.log.warn({ deliveryIds: ids, conversationId: batch[0]?.conversationId }, 'bot delivery lease lost while its batch was under way')
       }
     }
     const timer = setInterval(() => {
       // One renewal at a time: the next one renews the lease this one sets.
       if (renewing) return
-      renewing = true
-      renew()
-        .catch((error: unknown) => this.log.warn({ err: error, deliveryId: delivery.id }, 'bot delivery lease not renewed'))
-        .finally(() => (renewing = false))
+      renewing = renew()
+        .catch((error: unknown) => this.log.warn({ err: error, deliveryIds: [...held] }, 'bot delivery lease not renewed'))
+        .finally(() => (renewing = undefined))
     }, this.leaseMs / 3)
     timer.unref()
     return {
-      release: () => {
-        released = true
+      /** Attempts handed to a settlement: once it commits they are nobody's (removed or rescheduled); if it fails, their lease runs out. */
+      handedOver: (attempts: readonly { delivery: PendingDelivery }[]) => {
+        for (const { delivery } of attempts) held.delete(delivery.id)
+      },
+      /** Gives up the lease of deliveries the batch will not attempt. */
+      release: async (deliveries: readonly PendingDelivery[]) => {
+        for (const delivery of deliveries) held.delete(delivery.id)
+        // A renewal under way may move the lease: released from where it leaves it.
+        await renewing
+        await releaseDeliveryLeases(
+          this.store,
+          deliveries.map((delivery) => delivery.id),
+          until,
+        ).catch((error: unknown) => this.log.warn({ err: error }, 'bot delivery lease not released'))
+      },
+      stop: () => {
+        stopped = true
         clearInterval(timer)
       },
     }

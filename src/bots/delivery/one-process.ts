@@ -1,54 +1,62 @@
-import { claimDeliveries, conversationHead, followingDelivery, type PendingDelivery } from '../../domain/bots/delivery/outbox.ts'
-import { settleAttempt } from './attempt.ts'
-import { type ConversationRef, conversationKey, DeliveryScheduler, type DeliveryWorker, type DeliveryWorkerOptions, holdsTheNext } from './worker.ts'
+import { claimDeliveries, followingDeliveries, type PendingDelivery, type RunStart } from '../../domain/bots/delivery/outbox.ts'
+import { settleAttempts } from './attempt.ts'
+import { batchLimit } from './batch.ts'
+import { type ConversationRef, conversationKey, DeliveryScheduler, type DeliveryWorker, type DeliveryWorkerOptions } from './worker.ts'
 
 /**
  * The delivery worker of a process alone on its database (SQLite): it learns of every delivery from
  * its own writes, so it looks at the outbox only at start, for a retry's timer, or when it had no
- * room; a new delivery in an idle conversation is started with one seek of that conversation's head,
- * and a conversation's next delivery as soon as the one before is settled (submitted: it commits no
- * later than anything the next attempt writes). Nothing is leased: nobody else takes a delivery.
+ * room; a new delivery in an idle conversation starts a batch with one seek of that conversation's
+ * run, and a conversation's next batch is read with one seek once the one before is settled.
+ * Nothing is leased: nobody else takes a delivery.
  */
 class OneProcessScheduler extends DeliveryScheduler {
   protected async claim(at: Date, room: number) {
-    // The claim returns the attempts under way here again (skipped): room for them too.
+    // The claim returns the heads of the batches under way here again (skipped): room for them too.
     return { due: await claimDeliveries(this.store, at, room + this.underWay.size, at) }
+  }
+
+  /** A claimed head: the run behind it is read as the batch begins. */
+  protected begin(head: PendingDelivery) {
+    this.startBatch(head, async () => this.deliver([head, ...(await this.runAfter(head, batchLimit - 1))]))
   }
 
   protected startedAlone(conversation: ConversationRef): boolean {
     if (!this.hasRoom()) return false
-    this.startHeadOf(conversation)
+    this.startRunOf(conversation)
     return true
   }
 
-  protected async deliver(delivery: PendingDelivery): Promise<boolean> {
-    const settlement = await this.attempt(delivery)
-    // Going on with the conversation early is an optimisation: if it fails, the look taken when this attempt ends finds the next one.
-    const goesOn = !holdsTheNext(settlement) && this.hasRoom()
-    const settling = settleAttempt(this.attempts, delivery, settlement)
-    if (goesOn) await this.goOnAfter(delivery).catch(this.couldNotGoOn)
-    await settling
-    return !settlement.retryAt
-  }
-
-  /** Starts the delivery right after `delivery` in its conversation, if due; false when there was no room for it. */
-  protected async goOnAfter(delivery: PendingDelivery): Promise<boolean> {
+  protected async goOnAfter(last: PendingDelivery): Promise<boolean> {
     if (!this.hasRoom()) return false
-    const next = await followingDelivery(this.store, delivery, this.clock())
-    if (!next || this.underWay.has(next.id)) return true
-    const holder = this.busy.get(conversationKey(next))
-    if (!this.hasRoom() || (holder !== undefined && holder !== delivery.id)) return false
-    this.startAttempt(next)
+    return this.startRun(await this.runAfter(last, batchLimit))
+  }
+
+  /** Attempts the batch and settles it: its last delivery when every one left the outbox. */
+  private async deliver(batch: readonly PendingDelivery[]): Promise<PendingDelivery | undefined> {
+    const outcome = await this.runBatch(batch, (attempts) => settleAttempts(this.attempts, attempts))
+    return outcome.through
+  }
+
+  /** The due run after `start` in its conversation, at most `limit`. */
+  private runAfter(start: RunStart, limit: number) {
+    return followingDeliveries(this.store, start, this.clock(), limit)
+  }
+
+  /** Starts a batch of `run`, unless its conversation is busy here meanwhile (true) or there is no room (false). */
+  private startRun(run: PendingDelivery[]): boolean {
+    const [first] = run
+    if (!first || this.busy.has(conversationKey(first))) return true
+    if (!this.hasRoom()) return false
+    this.startBatch(first, () => this.deliver(run))
     return true
   }
 
-  /** Starts the delivery a conversation waits on, if it is due and not under way yet. */
-  private startHeadOf(conversation: ConversationRef) {
-    const lookup = conversationHead(this.store, conversation, this.clock())
-      .then((head) => {
-        if (!head || this.underWay.has(head.id) || this.busy.has(conversationKey(head))) return
-        if (this.hasRoom()) this.startAttempt(head)
-        else this.wake()
+  /** Starts the batch a conversation waits on (its oldest deliveries), if it is due and not under way yet. */
+  private startRunOf(conversation: ConversationRef) {
+    const lookup = this.runAfter({ ...conversation, seq: 0 }, batchLimit)
+      .then((run) => {
+        if (!this.startRun(run)) this.wake()
       })
       .catch((error: unknown) => {
         this.log.warn({ err: error }, 'bot delivery worker could not look up a conversation')
@@ -56,11 +64,6 @@ class OneProcessScheduler extends DeliveryScheduler {
       })
       .finally(() => this.looking.delete(lookup))
     this.looking.add(lookup)
-  }
-
-  private readonly couldNotGoOn = (error: unknown) => {
-    this.log.warn({ err: error }, 'bot delivery worker could not go on with the conversation')
-    return undefined
   }
 }
 

@@ -7,7 +7,8 @@ import type { OutboundPolicy } from '../../domain/outbound-policy.ts'
 import type { SignalPublisher } from '../../domain/signals.ts'
 import type { BotApiActivity } from '../bot-api-activity.ts'
 import type { BotHandler } from '../handler.ts'
-import { type AttemptDeps, attemptDelivery } from './attempt.ts'
+import { type AttemptDeps, type AttemptOptions, attemptDelivery } from './attempt.ts'
+import { type BatchOutcome, type BatchSteps, runBatch } from './batch.ts'
 import { standardRetrySchedule } from './retry-schedule.ts'
 import { AttemptAbandoned } from './signed-post.ts'
 
@@ -36,7 +37,7 @@ export interface DeliveryWorkerOptions {
   clock?: () => Date
   /** The jitter of retries. */
   random?: () => number
-  /** Attempts under way at once (one per conversation at most). */
+  /** Batches under way at once (one per conversation at most). */
   concurrency?: number
   /** The bot API calls bots have under way: a `botpress` delivery's timeout waits for them. */
   activity?: BotApiActivity
@@ -55,17 +56,13 @@ export const conversationKey = (c: ConversationRef) => `${c.integrationId}/${c.c
 
 const maxTimer = 2 ** 31 - 1
 
-/** A lease held while an attempt goes on (the leased scheduler's); released once it is settled. */
-export interface HeldLease {
-  release(): void
-}
-
 /**
  * The delivery worker: takes the events of the bot_deliveries outbox as they come due, the oldest
  * of each conversation first (an event waits until the one before it was taken or died), and makes
- * an attempt of each (attempt.ts). Each attempt's outcome is settled in one unit of work with its
- * log lines. It is woken after each commit that records a delivery, by a timer for the next retry,
- * and once at start for what a previous process left.
+ * an attempt of each (attempt.ts). A conversation's due deliveries are taken in batches of up to
+ * `batchLimit`, attempted in order and settled in few units (batch.ts). It is woken after each
+ * commit that records a delivery, by a timer for the next retry, and once at start for what a
+ * previous process left.
  *
  * How it claims and goes on with a conversation is its scheduler's, one of two that wiring chooses
  * once from what the engine declares (src/wiring.ts): alone on its database (one-process.ts), or
@@ -79,11 +76,11 @@ export abstract class DeliveryScheduler implements DeliveryWorker {
   protected readonly attempts: AttemptDeps
   private readonly shutdown = new AbortController()
 
-  /** The attempts under way here, by delivery id. */
+  /** The batches under way here, by their first delivery's id. */
   protected readonly underWay = new Map<string, Promise<void>>()
-  /** The conversations with an attempt under way here, and its delivery's id. */
+  /** The conversations with a batch under way here, and its first delivery's id. */
   protected readonly busy = new Map<string, string>()
-  /** Of those, how many deliveries this instance recorded behind the one under way (its wake-ups). */
+  /** Of those, how many deliveries this instance recorded since the batch began (its wake-ups). */
   protected readonly behind = new Map<string, number>()
   /** Look-ups of a conversation's head under way (see wake), which `idle` waits for as it does for a look at the outbox. */
   protected readonly looking = new Set<Promise<void>>()
@@ -126,14 +123,14 @@ export abstract class DeliveryScheduler implements DeliveryWorker {
     this.attempts = { store, log, signals, handlers, inbox: this, timeoutMs, retrySchedule, clock, random, activity, shutdown, outbound }
   }
 
-  /** Claims up to `room` due deliveries at `at` (ones under way here may come back: they are skipped), and the lease each is then held by. */
-  protected abstract claim(at: Date, room: number): Promise<{ due: PendingDelivery[]; lease?: (delivery: PendingDelivery) => HeldLease }>
+  /** Claims up to `room` due deliveries at `at`, each its conversation's oldest (ones of conversations busy here may come back: they are skipped), leased until `leaseUntil` where leased. */
+  protected abstract claim(at: Date, room: number): Promise<{ due: PendingDelivery[]; leaseUntil?: Date }>
+  /** Starts the batch that `head`, claimed (until `leaseUntil` where leased), begins. */
+  protected abstract begin(head: PendingDelivery, leaseUntil?: Date): void
   /** A wake-up about a new delivery in `conversation`, idle here: true when the scheduler started it itself (no look at the outbox). */
   protected abstract startedAlone(conversation: ConversationRef): boolean
-  /** Makes one attempt and settles it: true when the delivery left the outbox (taken, dead or gone). */
-  protected abstract deliver(delivery: PendingDelivery): Promise<boolean>
-  /** Once `delivery` left the outbox: starts the conversation's next delivery, false when there was no room for it (a look follows). */
-  protected abstract goOnAfter(delivery: PendingDelivery): Promise<boolean>
+  /** Once every delivery of a batch up to `last` left the outbox: starts the conversation's next batch, false when there was no room for it (a look follows). */
+  protected abstract goOnAfter(last: PendingDelivery): Promise<boolean>
 
   start() {
     this.wake()
@@ -190,14 +187,14 @@ export abstract class DeliveryScheduler implements DeliveryWorker {
       this.wokenWhilePolling.clear()
       const at = this.clock()
       const room = this.concurrency - this.underWay.size
-      const { due, lease } = room > 0 ? await this.claim(at, room) : { due: [] }
+      const { due, leaseUntil } = room > 0 ? await this.claim(at, room) : { due: [] }
       this.starved = room <= 0
-      for (const delivery of due) {
+      for (const head of due) {
         if (this.underWay.size >= this.concurrency) {
           this.starved = true
           break
         }
-        if (!this.underWay.has(delivery.id)) this.startAttempt(delivery, lease?.(delivery))
+        if (!this.busy.has(conversationKey(head))) this.begin(head, leaseUntil)
       }
       const next = await nextDeliveryAfter(this.store, at)
       clearTimeout(this.timer)
@@ -224,20 +221,23 @@ export abstract class DeliveryScheduler implements DeliveryWorker {
     return again
   }
 
-  /** Starts an attempt of the delivery (held by `lease` until it is settled); once it ends, the conversation's next delivery follows. */
-  protected startAttempt(delivery: PendingDelivery, lease?: HeldLease) {
-    const key = conversationKey(delivery)
-    const attempt = this.deliver(delivery)
-      .finally(() => lease?.release())
+  /**
+   * Starts a batch of the conversation `first` begins: `run` attempts and settles it, and resolves
+   * to its last delivery when every one left the outbox (undefined otherwise: retried, stopped, or
+   * the scheduler started the next batch itself). Once it ends, the conversation's next batch follows.
+   */
+  protected startBatch(first: PendingDelivery, run: () => Promise<PendingDelivery | undefined>) {
+    const key = conversationKey(first)
+    const batch = run()
       .catch((error: unknown) => {
         if (!(error instanceof AttemptAbandoned)) {
-          this.log.error({ err: error, deliveryId: delivery.id, conversationId: delivery.conversationId }, 'bot delivery failed')
+          this.log.error({ err: error, deliveryId: first.id, conversationId: first.conversationId }, 'bot delivery failed')
         }
-        return false
+        return undefined
       })
-      .then(async (left) => {
-        this.underWay.delete(delivery.id)
-        if (this.busy.get(key) !== delivery.id) {
+      .then(async (through) => {
+        this.underWay.delete(first.id)
+        if (this.busy.get(key) !== first.id) {
           if (this.starved) {
             this.starved = false
             this.wake()
@@ -246,22 +246,27 @@ export abstract class DeliveryScheduler implements DeliveryWorker {
         }
         this.busy.delete(key)
         this.behind.delete(key)
-        // New deliveries of the conversation did not wake the worker while this one was under way:
-        // the one right after it is looked up with one seek, rather than with a look at the whole outbox.
-        if (!(left && (await this.goOnAfter(delivery)))) this.wake()
+        // New deliveries of the conversation did not wake the worker while this batch was under way:
+        // the run right after it is looked up with one seek, rather than with a look at the whole outbox.
+        if (!(through && (await this.goOnAfter(through)))) this.wake()
       })
       .catch((error: unknown) => {
         this.log.warn({ err: error }, 'bot delivery worker could not go on with the conversation')
         this.wake()
       })
-    this.underWay.set(delivery.id, attempt)
-    this.busy.set(key, delivery.id)
+    this.underWay.set(first.id, batch)
+    this.busy.set(key, first.id)
+  }
+
+  /** Runs a batch (batch.ts), each attempt told to the observer, settled by `settle`. */
+  protected runBatch(batch: readonly PendingDelivery[], settle: BatchSteps['settle']): Promise<BatchOutcome> {
+    return runBatch(batch, { attempt: (delivery, options) => this.attempt(delivery, options), settle, stopping: () => this.stopped })
   }
 
   /** One attempt, told to the observer. */
-  protected async attempt(delivery: PendingDelivery): Promise<Settlement> {
+  private async attempt(delivery: PendingDelivery, options: AttemptOptions): Promise<Settlement> {
     const began = performance.now()
-    const settlement = await attemptDelivery(this.attempts, delivery)
+    const settlement = await attemptDelivery(this.attempts, delivery, options)
     this.observer?.attempted(delivery.target.url ? delivery.target.protocol : 'in-process', outcomeOf(settlement), (performance.now() - began) / 1000)
     return settlement
   }
@@ -271,10 +276,6 @@ export abstract class DeliveryScheduler implements DeliveryWorker {
     return !this.stopped && this.underWay.size < this.concurrency
   }
 }
-
-/** Whether the next attempt of the conversation waits for this settlement: it reads back the answer, the bot's state, a 410, or is this one again. */
-export const holdsTheNext = (settlement: Settlement) =>
-  settlement.retryAt !== undefined || settlement.answer?.holdsTheNext === true || settlement.goneUrl !== undefined
 
 /** An attempt's outcome as the metrics count it. */
 function outcomeOf(settlement: Settlement): 'delivered' | 'failed' | 'dead_lettered' {

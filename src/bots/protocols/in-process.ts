@@ -25,6 +25,12 @@ export interface HandlerCall {
   stateKey: StateKey
   log: Logger
   timeoutMs: number
+  /**
+   * Awaited before each call the handler makes of its API (reply, setState…): the delivery worker
+   * settles the attempts of its batch before this one first, so that the handler acts after them
+   * as it would have, had each been settled before the next began.
+   */
+  beforeActing?: () => Promise<void>
 }
 
 /**
@@ -33,11 +39,12 @@ export interface HandlerCall {
  * past its time. What it returns is its answer, as a webhook's 2xx body is.
  */
 export async function callHandler(call: HandlerCall): Promise<HandlerOutcome> {
-  const { handler, delivery, event, state, ctx, store, stateKey, log, timeoutMs } = call
+  const { handler, delivery, event, state, ctx, store, stateKey, log, timeoutMs, beforeActing } = call
   const { target, message } = delivery
   let open = true
   const timedOut = () => Promise.reject(new HandlerTimeout('the handler ran past its time; its answer was dropped'))
-  const act = <T>(call: () => Promise<T>): Promise<T> => (open ? call() : timedOut())
+  const now = <T>(call: () => Promise<T>): Promise<T> => (open ? call() : timedOut())
+  const act = <T>(call: () => Promise<T>): Promise<T> => (beforeActing && open ? beforeActing().then(() => now(call)) : now(call))
   const began = performance.now()
   const took = () => `${Math.round(performance.now() - began)} ms`
   let timer: NodeJS.Timeout | undefined

@@ -1,6 +1,7 @@
-import { and, eq, gt, lte, sql, type SQL } from 'drizzle-orm'
+import { and, eq, gt, inArray, sql, type SQL } from 'drizzle-orm'
 import type { PgTable } from 'drizzle-orm/pg-core'
 import { deliveryOn, dueDeliveries } from '../queries/bot-deliveries.ts'
+import { idsKey } from '../queries/users.ts'
 import type { EngineDeliveries } from '../queries/index.ts'
 import { limitOf, type On, query, type Run, writing } from '../query.ts'
 import type { DueDelivery } from '../store.ts'
@@ -39,10 +40,18 @@ const dueHeads = (t: On['t'], now: string, limit: number, locked: boolean): SQL 
   where ${h.dueAt} <= ${now} and ${deliveryOn(t)}
   order by ${h.dueAt}, ${h.seq} limit ${limitOf(limit)}${locked ? sql` for update of ${h} skip locked` : sql``}`
 const inTurn = ({ botDeliveries }: On['t']) => sql`${botDeliveries.nextAttemptAt}, ${botDeliveries.seq}`
-/** The seq of the conversation's delivery right after `afterSeq`. */
-const nextSeq = ({ botDeliveries }: On['t'], v: Following): SQL =>
-  sql`select min(next.seq) from ${botDeliveries} as next where next.integration_id = ${v.integrationId}
-    and next.conversation_id = ${v.conversationId} and next.seq > ${v.afterSeq}`
+
+/**
+ * The seqs of the run of the conversation's deliveries after `afterSeq`: at most `limit`, in order,
+ * cut before the first not due at `now` (or, `unleased`, held by an instance whose lease has not
+ * run out). The cut is taken over the `limit` rows the conversation index gives, never over the
+ * backlog behind them.
+ */
+const runSeqs = ({ botDeliveries }: On['t'], v: Following & { now: string }, unleased: boolean): SQL => sql`
+  select seq from (select seq, bool_and(ok) over (order by seq) as unbroken from (
+    select next.seq, next.next_attempt_at <= ${v.now}${unleased ? sql` and (next.leased_until is null or next.leased_until <= ${v.now})` : sql``} as ok
+    from ${botDeliveries} as next where next.integration_id = ${v.integrationId} and next.conversation_id = ${v.conversationId}
+      and next.seq > ${v.afterSeq} order by next.seq limit ${limitOf(v.limit)}) as candidates) as runs where unbroken`
 
 /** The deliveries as claims read them: with whether one is queued behind each (DueDelivery.followed). */
 const withFollowed = (on: On) => {
@@ -58,7 +67,7 @@ const leasing = (on: On, update: SQL): On => {
   return { db: pgOf(on).with(leased) as unknown as On['db'], t: on.t }
 }
 
-type Following = { integrationId: string; conversationId: string; afterSeq: number }
+type Following = { integrationId: string; conversationId: string; afterSeq: number; limit: number }
 
 const due = query((on, v: { now: string; limit: number }) =>
   dueDeliveries(on)
@@ -78,22 +87,22 @@ const claim = writing(
 )
 
 const following = query((on, v: Following & { now: string }) =>
-  dueDeliveries(on).where(and(sql`${on.t.botDeliveries.seq} = (${nextSeq(on.t, v)})`, lte(on.t.botDeliveries.nextAttemptAt, v.now), deliveryOn(on.t))),
+  dueDeliveries(on)
+    .where(and(sql`${on.t.botDeliveries.seq} in (${runSeqs(on.t, v, false)})`, deliveryOn(on.t)))
+    .orderBy(on.t.botDeliveries.seq),
 )
 
-// As `claim`, one statement, sent in the unit that settles the delivery before it: that one is
-// the conversation's head until the unit removes it, and the head the removal makes carries this
-// lease, so that no other instance's claim walks to it; one held by another instance before is
-// passed over until its lease has run out.
+// As `claim`, one statement, sent with the claim of the head before the run or in the unit that
+// settles the batch before it: the head the removals make carries this lease, so that no other
+// instance's claim walks to it; the run ends before one another instance holds.
 const claimFollowing = writing(
   query((on, v: Following & { now: string; leaseUntil: string }) => {
     const { botDeliveries, bots } = on.t
     const leased = sql`update ${botDeliveries} set leased_until = ${v.leaseUntil}
-      where ${botDeliveries.seq} = (${nextSeq(on.t, v)})
-        and ${botDeliveries.nextAttemptAt} <= ${v.now} and (${leasedUntil} is null or ${leasedUntil} <= ${v.now})
+      where ${botDeliveries.seq} in (${runSeqs(on.t, v, true)})
         and ${botDeliveries.botId} in (select ${bots.id} from ${bots} where ${deliveryOn(on.t)})
       returning ${botDeliveries.seq}`
-    return withFollowed(leasing(on, leased)).where(sql`${botDeliveries.seq} in (select seq from leased)`)
+    return withFollowed(leasing(on, leased)).where(sql`${botDeliveries.seq} in (select seq from leased)`).orderBy(botDeliveries.seq)
   }),
 )
 
@@ -107,24 +116,38 @@ const nextDueAfter = query((on, v: { now: string }) =>
     .limit(1),
 )
 
-const renew = query((on, v: { id: string; heldUntil: string; leaseUntil: string }) =>
-  pgOf(on)
-    .update(own(on.t.botDeliveries))
-    .set({ leasedUntil: v.leaseUntil })
-    .where(and(eq(on.t.botDeliveries.id as never, v.id), eq(leasedUntil, v.heldUntil)))
-    .returning({ id: sql<string>`${on.t.botDeliveries.id}` }),
+const renew = query(
+  (on, v: { ids: string[]; heldUntil: string; leaseUntil: string }) =>
+    pgOf(on)
+      .update(own(on.t.botDeliveries))
+      .set({ leasedUntil: v.leaseUntil })
+      .where(and(inArray(on.t.botDeliveries.id as never, v.ids), eq(leasedUntil, v.heldUntil)))
+      .returning({ id: sql<string>`${on.t.botDeliveries.id}` }),
+  (v) => idsKey(v.ids),
 )
 
-/** The deliveries the storage API's `due`, `claim`, `following`, `claimFollowing`, `nextDueAfter` and `renew` find, on PostgreSQL. */
+const release = query(
+  (on, v: { ids: string[]; heldUntil: string }) =>
+    pgOf(on)
+      .update(own(on.t.botDeliveries))
+      .set({ leasedUntil: null })
+      .where(and(inArray(on.t.botDeliveries.id as never, v.ids), eq(leasedUntil, v.heldUntil))),
+  (v) => idsKey(v.ids),
+)
+
+/** The deliveries the storage API's `due`, `claim`, `following`, `claimFollowing`, `nextDueAfter`, `renew` and `release` find, on PostgreSQL. */
 export function postgresDeliveries(run: Run): EngineDeliveries {
   return {
     due: (now, limit) => run.all(due, { now, limit }) as Promise<DueDelivery[]>,
     claim: (now, limit, leaseUntil) => run.all(claim, { now, limit, leaseUntil }) as Promise<DueDelivery[]>,
-    following: async (integrationId, conversationId, afterSeq, now) =>
-      (await run.one(following, { integrationId, conversationId, afterSeq, now })) as DueDelivery | undefined,
-    claimFollowing: async (integrationId, conversationId, afterSeq, now, leaseUntil) =>
-      (await run.one(claimFollowing, { integrationId, conversationId, afterSeq, now, leaseUntil })) as DueDelivery | undefined,
+    following: (integrationId, conversationId, afterSeq, now, limit) =>
+      run.all(following, { integrationId, conversationId, afterSeq, now, limit }) as Promise<DueDelivery[]>,
+    claimFollowing: (integrationId, conversationId, afterSeq, now, leaseUntil, limit) =>
+      run.all(claimFollowing, { integrationId, conversationId, afterSeq, now, leaseUntil, limit }) as Promise<DueDelivery[]>,
     nextDueAfter: async (now) => ((await run.one(nextDueAfter, { now })) as { at: string } | undefined)?.at,
-    renew: async (id, heldUntil, leaseUntil) => (await run.one(renew, { id, heldUntil, leaseUntil })) !== undefined,
+    renew: async (ids, heldUntil, leaseUntil) => (ids.length === 0 ? 0 : (await run.all(renew, { ids: [...ids], heldUntil, leaseUntil })).length),
+    release: async (ids, heldUntil) => {
+      if (ids.length > 0) await run.run(release, { ids: [...ids], heldUntil })
+    },
   }
 }

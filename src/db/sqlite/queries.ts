@@ -38,20 +38,17 @@ const due = query((on, v: { now: string; limit: number }) => {
 
 // Without its bot and integration, which the thread keeps (TenancyCache): the same for every
 // delivery of a conversation, they were most of this hot seek's columns.
-type Following = { integrationId: string; conversationId: string; afterSeq: number; now: string }
+type Following = { integrationId: string; conversationId: string; afterSeq: number; limit: number }
 
+/** Up to `limit` deliveries after `afterSeq` in the conversation, in its order (one walk of the conversation index); the run is cut where one is not due. */
 const following = query(({ db, t: { botDeliveries, messages } }, v: Following) =>
   db
     .select({ delivery: deliveryColumns({ botDeliveries } as never), message: messages })
     .from(botDeliveries)
     .leftJoin(messages, and(eq(messages.integrationId, botDeliveries.integrationId), eq(messages.id, botDeliveries.messageId)))
-    .where(
-      and(
-        sql`${botDeliveries.seq} = (select min(next.seq) from ${botDeliveries} as next where next.integration_id = ${v.integrationId}
-          and next.conversation_id = ${v.conversationId} and next.seq > ${v.afterSeq})`,
-        lte(botDeliveries.nextAttemptAt, v.now),
-      ),
-    ),
+    .where(and(eq(botDeliveries.integrationId, v.integrationId), eq(botDeliveries.conversationId, v.conversationId), gt(botDeliveries.seq, v.afterSeq)))
+    .orderBy(asc(botDeliveries.seq))
+    .limit(limitOf(v.limit)),
 )
 
 // One seek of the due index: a delivery waiting behind another, or to a bot whose delivery is off,
@@ -71,22 +68,28 @@ const nextDueAfter = query(({ db, t: { botDeliveries } }, v: { now: string }) =>
 export function sqliteQueries(db: SqliteDb, cache: TenancyCache, participations?: { cache: ParticipationCache; keeps: boolean }): Queries {
   const run = sqliteRun(db, () => cache.botChanged(), participations && (() => participations.cache.changed()))
   const botOfIntegration = (integrationId: string) => cache.botOfIntegration(integrationId, () => run.oneNow(ofIntegration, { integrationId }))
-  const followingOf = async (integrationId: string, conversationId: string, afterSeq: number, now: string) => {
-    const next = await run.one(following, { integrationId, conversationId, afterSeq, now })
-    if (!next) return undefined
+  const followingOf = async (integrationId: string, conversationId: string, afterSeq: number, now: string, limit: number): Promise<DueDelivery[]> => {
     const target = botOfIntegration(integrationId)
-    if (!target || target.bot.id !== next.delivery.botId || !deliveryIsOn(target.bot)) return undefined
+    if (!target || !deliveryIsOn(target.bot)) return []
+    const rows = await run.all(following, { integrationId, conversationId, afterSeq, limit })
+    const due = rows.findIndex((row) => row.delivery.nextAttemptAt > now || row.delivery.botId !== target.bot.id)
     // Field by field, not spread: one object shape per delivery (docs/internals/performance.md).
-    return { delivery: next.delivery, message: next.message, bot: target.bot, integration: target.integration }
+    return (due === -1 ? rows : rows.slice(0, due)).map((row) => ({
+      delivery: row.delivery,
+      message: row.message,
+      bot: target.bot,
+      integration: target.integration,
+    }))
   }
   const base = queriesOf(run, {
     due: (now, limit) => run.all(due, { now, limit }) as Promise<DueDelivery[]>,
     claim: (now, limit) => run.all(due, { now, limit }) as Promise<DueDelivery[]>,
     following: followingOf,
-    claimFollowing: followingOf,
+    claimFollowing: (integrationId, conversationId, afterSeq, now, _leaseUntil, limit) => followingOf(integrationId, conversationId, afterSeq, now, limit),
     nextDueAfter: async (now) => (await run.one(nextDueAfter, { now }))?.at ?? undefined,
     // Nothing to lease: the process that owns the file holds every delivery it claimed.
-    renew: async () => true,
+    renew: async (ids) => ids.length,
+    release: async () => {},
   })
   if (participations?.keeps) base.conversations = keptParticipations(base.conversations, base.messages, participations.cache)
   const { conversations } = base

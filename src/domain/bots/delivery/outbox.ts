@@ -151,45 +151,47 @@ export const claimDeliveries = (store: Store, at: Date, limit: number, leaseUnti
   store.writeStatement(async (q) => (await q.botDeliveries.claim(at.toISOString(), limit, leaseUntil.toISOString())).map((due) => pendingOf(due, at)))
 
 /**
- * Keeps a claimed delivery this instance's until `leaseUntil` while its attempt goes on (a `botpress`
- * bot calling the bot API back holds it open past any lease): false when this instance no longer
- * holds it since `heldUntil` (see BotDeliveryQueries.renew). True where the engine holds no leases.
+ * Keeps claimed deliveries this instance's until `leaseUntil` while their batch goes on (a
+ * `botpress` bot calling the bot API back holds an attempt open past any lease): how many of `ids`
+ * this instance still held since `heldUntil` (see BotDeliveryQueries.renew); all where the engine
+ * holds no leases.
  */
-export const renewDeliveryLease = (store: Store, id: string, heldUntil: Date, leaseUntil: Date): Promise<boolean> =>
-  store.writeStatement((q) => q.botDeliveries.renew(id, heldUntil.toISOString(), leaseUntil.toISOString()))
+export const renewDeliveryLeases = (store: Store, ids: readonly string[], heldUntil: Date, leaseUntil: Date): Promise<number> =>
+  store.writeStatement((q) => q.botDeliveries.renew(ids, heldUntil.toISOString(), leaseUntil.toISOString()))
 
-/**
- * The delivery right after `delivery` in its conversation, if it is due at `at`: read while
- * `delivery` is being settled, for a process that owns the database (see BotDeliveryQueries.following).
- */
-export const followingDelivery = (store: Store, delivery: PendingDelivery, at: Date): Promise<PendingDelivery | undefined> =>
-  deliveryAfter(store, delivery, delivery.seq, at)
+/** Gives up this instance's lease (until `heldUntil`) of claimed deliveries it will not attempt (see BotDeliveryQueries.release). */
+export const releaseDeliveryLeases = (store: Store, ids: readonly string[], heldUntil: Date): Promise<void> =>
+  store.writeStatement((q) => q.botDeliveries.release(ids, heldUntil.toISOString()))
 
-/**
- * Inside a unit: `followingDelivery`, taken by this instance until `leaseUntil` (see
- * BotDeliveryQueries.claimFollowing), committed with the unit (settleDelivery's).
- */
-export const claimFollowingIn = async (q: Queries, delivery: PendingDelivery, at: Date, leaseUntil: Date): Promise<PendingDelivery | undefined> => {
-  const next = await q.botDeliveries.claimFollowing(delivery.integrationId, delivery.conversationId, delivery.seq, at.toISOString(), leaseUntil.toISOString())
-  return next && pendingOf(next, at)
+/** A conversation as the outbox names it, and the place in it a run starts after (0: its oldest). */
+export interface RunStart {
+  integrationId: string
+  conversationId: string
+  seq: number
 }
 
-/** The delivery a conversation waits on (its oldest), if it is due at `at`: one seek, for a process that owns the database. */
-export const conversationHead = (
-  store: Store,
-  conversation: { integrationId: string; conversationId: string },
-  at: Date,
-): Promise<PendingDelivery | undefined> => deliveryAfter(store, conversation, 0, at)
-
-const deliveryAfter = async (
-  store: Store,
-  { integrationId, conversationId }: { integrationId: string; conversationId: string },
-  afterSeq: number,
-  at: Date,
-): Promise<PendingDelivery | undefined> => {
-  const next = await store.read((q) => q.botDeliveries.following(integrationId, conversationId, afterSeq, at.toISOString()))
-  return next && pendingOf(next, at)
+/**
+ * The run of at most `limit` deliveries after `start` in its conversation, each due at `at`, in
+ * their order (see BotDeliveryQueries.following): what a process that owns the database takes as
+ * one batch, read in one seek.
+ */
+export const followingDeliveries = async (store: Store, start: RunStart, at: Date, limit: number): Promise<PendingDelivery[]> => {
+  const run = await store.read((q) => q.botDeliveries.following(start.integrationId, start.conversationId, start.seq, at.toISOString(), limit))
+  return run.map((due) => pendingOf(due, at))
 }
+
+/**
+ * `followingDeliveries`, taken by this instance until `leaseUntil` (see BotDeliveryQueries.claimFollowing),
+ * inside a unit (settleDeliveries': committed with it).
+ */
+export const claimFollowingIn = async (q: Queries, start: RunStart, at: Date, leaseUntil: Date, limit: number): Promise<PendingDelivery[]> => {
+  const run = await q.botDeliveries.claimFollowing(start.integrationId, start.conversationId, start.seq, at.toISOString(), leaseUntil.toISOString(), limit)
+  return run.map((due) => pendingOf(due, at))
+}
+
+/** `claimFollowingIn`, a unit of one statement. */
+export const claimFollowing = (store: Store, start: RunStart, at: Date, leaseUntil: Date, limit: number): Promise<PendingDelivery[]> =>
+  store.writeStatement((q) => claimFollowingIn(q, start, at, leaseUntil, limit))
 
 /** When the next delivery comes due after `at`, if one does. */
 export const nextDeliveryAfter = async (store: Store, at: Date): Promise<Date | undefined> => {

@@ -27,41 +27,51 @@ export interface Answer {
   holdsTheNext: boolean
 }
 
-/** The conversation's next delivery, to be claimed with a settlement, until `leaseUntil`. */
+/** The conversation's next batch, to be claimed with a settlement: at most `limit` deliveries, until `leaseUntil`. */
 export interface NextClaim {
   leaseUntil: Date
+  limit: number
+}
+
+/** An attempt made, and what became of it. */
+export interface Settled {
+  delivery: PendingDelivery
+  settlement: Settlement
 }
 
 /**
- * Records the outcome of an attempt in one unit: the outbox row, the log lines and the bot's
- * answer commit together or not at all, and the conversation hears of the bot's messages and of
- * the user's message's new status together. Nothing is written for a delivery that is gone
- * meanwhile (its bot or conversation deleted). With `next` (on a shared database), the
- * conversation's next delivery is claimed in the same unit, and returned: one commit where a claim
- * of its own would be a second, and the head this unit's removal makes carries its lease.
- * The outbox is written last, after the next delivery's claim: from there to the commit the
- * conversation's head is locked (bot_delivery_heads), and when the removal leaves the conversation
+ * Records the outcome of consecutive attempts of one conversation, in their order, in one unit:
+ * the outbox rows, the log lines and the bot's answers commit together or not at all, and the
+ * conversation hears of the bot's messages and of the users' messages' new statuses together.
+ * Nothing is written for a delivery that is gone meanwhile (its bot or conversation deleted). With
+ * `next` (on a shared database), the conversation's next batch (the run after the last attempt) is
+ * claimed in the same unit, and returned: one commit where a claim of its own would be a second,
+ * and the head the removals make carries its lease.
+ * The outbox is written last, after the next batch's claim: from there to the commit the
+ * conversation's head is locked (bot_delivery_heads), and when the removals leave the conversation
  * nothing queued, the deliveries its users' messages insert meanwhile wait for it. A delivery found
- * gone by then (its conversation deleted meanwhile) rolls the unit back, and the attempt is settled
- * again with its delivery looked at first.
+ * gone by then (its conversation deleted meanwhile) rolls the unit back, and the attempts are
+ * settled again with each delivery looked at first.
  */
-export async function settleDelivery(
+export async function settleDeliveries(
   store: Store,
   signals: SignalPublisher,
-  delivery: PendingDelivery,
-  settlement: Settlement,
+  attempts: readonly Settled[],
   at: Date,
   next?: NextClaim,
-): Promise<PendingDelivery | undefined> {
+): Promise<PendingDelivery[]> {
+  const last = attempts.at(-1)
+  if (!last) return []
+  const claimNext = (q: Queries) => (next ? claimFollowingIn(q, last.delivery, at, next.leaseUntil, next.limit) : [])
   try {
     return await store.write(async (q, after) => {
       const statuses = messageStatuses(q, after, signals)
-      await recordSettlement(q, statuses, after, delivery, settlement, at)
+      for (const { delivery, settlement } of attempts) await recordSettlement(q, statuses, after, delivery, settlement, at)
       await statuses.read()
-      // The next one is claimed before the removal, whose head carries its lease all the same: the
-      // removal locks the head until the commit, so it is the last statement.
-      const following = next && (await claimFollowingIn(q, delivery, at, next.leaseUntil))
-      if (!(await leaveOutbox(q, delivery, settlement))) throw new DeliveryGone()
+      // The next batch is claimed before the removals, whose head carries its lease all the same:
+      // the removals lock the head until the commit, so they are the last statements.
+      const following = await claimNext(q)
+      for (const { delivery, settlement } of attempts) if (!(await leaveOutbox(q, delivery, settlement))) throw new DeliveryGone()
       return following
     })
   } catch (error) {
@@ -69,9 +79,11 @@ export async function settleDelivery(
   }
   return store.write(async (q, after) => {
     const statuses = messageStatuses(q, after, signals)
-    if (await leaveOutbox(q, delivery, settlement)) await recordSettlement(q, statuses, after, delivery, settlement, at)
+    for (const { delivery, settlement } of attempts) {
+      if (await leaveOutbox(q, delivery, settlement)) await recordSettlement(q, statuses, after, delivery, settlement, at)
+    }
     await statuses.read()
-    return next && (await claimFollowingIn(q, delivery, at, next.leaseUntil))
+    return claimNext(q)
   })
 }
 
