@@ -35,7 +35,7 @@ export const participationThenPage = (
 
 export type PageOfParticipant = { integrationId: string; conversationId: string; userId: string } & WindowValues
 
-/** The statement, with columns read beside (PostgreSQL's integration version: src/db/postgres/integration-versions.ts). */
+/** The statement, with columns read beside (PostgreSQL's integration version: src/db/postgres/queries.ts). */
 export function participationWithPageOf(on: On, v: PageOfParticipant, key: number, beside: Record<string, SQL> = {}) {
   const { where, orderBy } = messagesPageOf(on, v, key)
   const page = on.db
