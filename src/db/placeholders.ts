@@ -15,7 +15,7 @@ export type Values = Record<string, unknown>
  * one call's values when its key is null (`once` true: made for that call alone).
  */
 export function statementsByKey<S>(on: On, make: (query: Query<never, unknown>, built: Built, once: boolean) => S) {
-  const made = new Map<Query<never, unknown>, Map<Key, S>>()
+  const made = new WeakMap<Query<never, unknown>, Map<Key, S>>()
   return <V>(query: Query<V, unknown>, values: V): S => {
     const shape = query as Query<never, unknown>
     const key = query.key ? query.key(values) : 0

@@ -7,9 +7,18 @@ import type { Answer, Sent } from './run.ts'
 /*
  * Statements on a PostgreSQL connection, through node-postgres' public API (pinned exactly). Every
  * connection pipelines (the statements it is given leave without waiting for the answers before
- * them) and prepares each parameterized text once (a named statement: parsed and planned once per
- * connection, then only bound and executed).
+ * them) and prepares each parameterized text once (parsed and planned once per connection).
  */
+
+/** Every connection's: connecting (or waiting for a pooled one) gives up after `connectTimeoutMs`; keepalives find a peer gone silently. */
+export const connectionSettings = (databaseUrl: string, schema: string, connectTimeoutMs: number): pg.ClientConfig => ({
+  connectionString: databaseUrl,
+  pipeline: true,
+  options: `-c search_path=${schema}`,
+  connectionTimeoutMillis: connectTimeoutMs,
+  keepAlive: true,
+  keepAliveInitialDelayMillis: 10_000,
+})
 
 /** A connection names at most this many texts, which bounds what its server session keeps (texts that vary with a list's length); past that, the rest run unnamed. */
 const perConnection = 256
@@ -44,9 +53,8 @@ export function send(client: pg.ClientBase, statement: Sent | Sql): Promise<Answ
 }
 
 /**
- * Sends statements on `client` together, in one write and one round trip: the last one's answer is
- * theirs. They run inside a unit's transaction (its BEGIN is the first of them, or was sent before),
- * so one that fails aborts it and those after it fail too: the first failure is the one told.
+ * Sends statements of a unit's transaction together, in one write and one round trip: the last one's
+ * answer is theirs; one that fails aborts the transaction, and the first failure is the one told.
  */
 export function sendAll(client: pg.ClientBase, sending: readonly (Sent | Sql)[]): Promise<Answer> {
   if (sending.length === 1) return send(client, sending[0] as Sent)
@@ -59,11 +67,9 @@ export function sendAll(client: pg.ClientBase, sending: readonly (Sent | Sql)[])
 }
 
 /**
- * Holds the connection's writes until the end of this turn of the event loop, where they leave as
- * one: node-postgres writes each message of each statement apart, and a write on a socket is a
- * system call that also runs the server's receive path (a quarter of Confab's CPU on a page:
- * docs/internals/performance.md). The one driver field read (`connection.stream`, a net.Socket);
- * test/storage/drizzle-internals.test.ts fails if it changes.
+ * Holds the connection's writes until the end of this turn, where they leave as one: node-postgres
+ * writes each message apart, a system call each (a quarter of Confab's CPU on a page:
+ * docs/internals/performance.md). The one driver field read (`connection.stream`): drizzle-internals.test.ts.
  */
 const corked = new WeakSet<object>()
 function corkedForTurn(client: pg.ClientBase): void {

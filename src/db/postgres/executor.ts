@@ -6,21 +6,9 @@ import type { Answer, Send, Sent } from './run.ts'
 
 /*
  * How a unit's statements reach PostgreSQL (src/db/unit.ts says when each leaves): reads on the read
- * lanes (connection.ts), a unit's transaction on a pooled connection taken when it first sends
- * something that must run on it, the units that end with held inserts only in commit groups on the
- * pool, and a unit of one statement alone on the pool.
+ * lanes, a unit's transaction on a pooled connection taken when it first sends something that must
+ * run on it, commit groups and statements that commit by themselves alone on the pool.
  */
-
-export interface ExecutorOptions {
-  databaseUrl: string
-  schema: string
-  poolSize: number
-  /** Connections that send reads together, besides the pool. */
-  readLanes: number
-  connectTimeoutMs: number
-  /** Told when the database stops answering (a connection lost after it answered), and when a connection is made again. */
-  onAvailability?: (available: boolean, error?: unknown) => void
-}
 
 /** Answered with nothing sent (a held insert, a unit that wrote nothing). */
 const noRows: Answer = { rows: [], rowCount: null }
@@ -31,28 +19,14 @@ export class PostgresExecutor {
   private readonly groups = new CommitGroups((statement) => this.alone(statement))
   private available = true
 
-  constructor({ databaseUrl, schema, poolSize, readLanes, connectTimeoutMs, onAvailability }: ExecutorOptions) {
-    const settings: pg.ClientConfig = {
-      connectionString: databaseUrl,
-      pipeline: true,
-      options: `-c search_path=${schema}`,
-      // A connection, or a wait for one, gives up in time (a database that does not answer, a failover
-      // to an address that drops packets); keepalives find a peer gone silently from an idle one.
-      connectionTimeoutMillis: connectTimeoutMs,
-      keepAlive: true,
-      keepAliveInitialDelayMillis: 10_000,
+  /** `onAvailability` is told once each way: the first connection error after the database answered, the first connection made after that. */
+  constructor(settings: pg.ClientConfig, poolSize: number, readLanes: number, onAvailability?: (available: boolean, error?: unknown) => void) {
+    const told = (available: boolean, error?: unknown) => {
+      if (this.available === available || (!available && !isDatabaseUnavailable(error))) return
+      this.available = available
+      onAvailability?.(available, error)
     }
-    // Told once each: the first connection error after the database answered, the first connection made after that.
-    const lost = (error: unknown) => {
-      if (!this.available || !isDatabaseUnavailable(error)) return
-      this.available = false
-      onAvailability?.(false, error)
-    }
-    const back = () => {
-      if (this.available) return
-      this.available = true
-      onAvailability?.(true)
-    }
+    const lost = (error: unknown) => told(false, error)
     this.pool = new pg.Pool({ ...settings, max: poolSize })
     // An idle connection the server dropped must not crash the process: the pool replaces it. One that
     // fails while a unit holds it emits 'error' on itself, which the pool listens to only while it is
@@ -60,10 +34,13 @@ export class PostgresExecutor {
     this.pool.on('error', lost)
     this.pool.on('connect', (client) => {
       client.on('error', lost)
-      back()
+      told(true)
     })
-    const lane = () => new pg.Client(settings).on('error', lost) as pg.Client
-    this.lanes = new ReadLanes(lane, readLanes, back)
+    this.lanes = new ReadLanes(
+      () => new pg.Client(settings).on('error', lost) as pg.Client,
+      readLanes,
+      () => told(true),
+    )
   }
 
   /** A statement outside any unit: a read on a lane, with the reads of its turn; any other alone on the pool. */

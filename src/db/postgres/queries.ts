@@ -1,16 +1,9 @@
 import { eq, inArray, sql } from 'drizzle-orm'
 import { participationOf, toParticipation } from '../queries/conversations.ts'
 import { queriesOf } from '../queries/index.ts'
-import {
-  type PageOfParticipant,
-  participationAndPage,
-  participationAndPageInOne,
-  type ParticipationPageRow,
-  participationPageValues,
-  participationWithPageOf,
-} from '../queries/participation-page.ts'
+import { participationAndPageInOne, participationWithPage } from '../queries/participation-page.ts'
 import { idsKey } from '../queries/users.ts'
-import { byShape, locking, type On, query, type Run } from '../query.ts'
+import { locking, type On, query, type Run } from '../query.ts'
 import type { ChatIntegrationRow, ConversationRow, UserRow } from '../schema.ts'
 import type { IntegrationVersionQueries, Participation, Queries } from '../store.ts'
 import { postgresDeliveries } from './delivery-claim.ts'
@@ -31,7 +24,7 @@ export function postgresQueries(run: Run, { inUnit }: { inUnit: boolean }): Quer
   }
   return {
     ...common,
-    conversations: { ...common.conversations, ...participationAndPageInOne(run) },
+    conversations: { ...common.conversations, participationWithPage: participationAndPageInOne(run) },
     integrationVersions: integrationVersionQueries(run),
     tenancy: inUnit ? { ...tenancy, anyWorkspace } : tenancy,
   }
@@ -78,28 +71,29 @@ const participations = query(
   (v) => idsKey(v.conversationIds),
 )
 
-const participationWithPage = query((on, v: PageOfParticipant, key) => participationWithPageOf(on, v, Number(key), versionOf(on, v.integrationId)), byShape)
+const pageWithVersion = participationWithPage((on, v) => versionOf(on, v.integrationId))
 
-type Versioned = { integrationVersion: string | null }
-type VersionedParticipation = Versioned & { conversation: ConversationRow; participant: UserRow | null }
+/** A participation's row, with the integration's version read beside it. */
+type Versioned = { conversation: ConversationRow; participant: UserRow | null; integrationVersion?: unknown }
+
+/** The version read beside a statement's columns, on its first row: none when there is no row or the integration is gone. */
+const versionIn = (row: { integrationVersion?: unknown } | undefined) => ({
+  integrationVersion: (row?.integrationVersion as string | null | undefined) ?? undefined,
+})
 
 const integrationVersionQueries = (run: Run): IntegrationVersionQueries => ({
   byWebhook: async (webhookId) => (await run.one(byWebhook, { webhookId })) as { integration: ChatIntegrationRow; version: string } | undefined,
   version: async (integrationId) => (await run.one(version, { integrationId }))?.version,
   participation: async (integrationId, conversationId, userId) => {
-    const row = (await run.one(participation, { integrationId, conversationId, userId })) as VersionedParticipation | undefined
-    return { ...toParticipation(row), integrationVersion: row?.integrationVersion ?? undefined }
+    const row: Versioned | undefined = await run.one(participation, { integrationId, conversationId, userId })
+    return { ...toParticipation(row), ...versionIn(row) }
   },
-  participationWithPage: async (integrationId, conversationId, userId, window) => {
-    const values = participationPageValues(integrationId, conversationId, userId, window)
-    const rows = (await run.all(participationWithPage, values)) as (ParticipationPageRow & Versioned)[]
-    return { ...participationAndPage(run.on, rows, values), integrationVersion: rows[0]?.integrationVersion ?? undefined }
-  },
+  participationWithPage: participationAndPageInOne(run, pageWithVersion, versionIn),
   participations: async (integrationId, conversationIds, userId) => {
     const found = new Map<string, Participation>()
     if (conversationIds.length === 0) return { found }
-    const rows = (await run.all(participations, { integrationId, userId, conversationIds: [...conversationIds] })) as VersionedParticipation[]
+    const rows: Versioned[] = await run.all(participations, { integrationId, userId, conversationIds: [...conversationIds] })
     for (const row of rows) found.set(row.conversation.id, toParticipation(row))
-    return { found, integrationVersion: rows[0]?.integrationVersion ?? undefined }
+    return { found, ...versionIn(rows[0]) }
   },
 })

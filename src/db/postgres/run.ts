@@ -101,10 +101,8 @@ function planned({ kind, sent, params, insert }: Pick<Compiled, 'kind' | 'sent' 
 }
 
 /**
- * The shapes of src/db/queries/ on PostgreSQL: each built once per key with placeholders (as on
- * SQLite), then planned with each call's values and given to `send`, which runs it where its
- * context says (store.ts). Building a shape's SQL was most of the CPU a createMessage cost on
- * PostgreSQL (docs/internals/performance.md).
+ * The shapes of src/db/queries/, planned with each call's values and given to `send` (building a
+ * shape's SQL per call was most of a createMessage's CPU: docs/internals/performance.md).
  */
 export function postgresRun(send: Send): Run {
   const rows = async <V, R>(query: Query<V, R>, values: V): Promise<R[]> => {

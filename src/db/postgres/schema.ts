@@ -32,27 +32,9 @@ const dialect = {
   fileIndexes: (files: { id: never }) => [index('files_id_idx').on(files.id)],
 }
 
-export const {
-  workspaces,
-  adminTokens,
-  chatIntegrations,
-  bots,
-  botApiKeys,
-  botEvents,
-  botDeliveries,
-  botLogs,
-  botStates,
-  deletedUsers,
-  agents,
-  conversationNotes,
-  users,
-  userStorage,
-  conversations,
-  participants,
-  messages,
-  events,
-  files,
-} = defineTables(dialect as unknown as Dialect)
+const tables = defineTables(dialect as unknown as Dialect)
+export const { workspaces, adminTokens, chatIntegrations, bots, botApiKeys, botEvents, botDeliveries, botLogs, botStates, deletedUsers } = tables
+export const { agents, conversationNotes, users, userStorage, conversations, participants, messages, events, files } = tables
 
 /** The lease of bot_deliveries, which only PostgreSQL has. */
 export const leasedUntil = (botDeliveries as unknown as { leasedUntil: PgColumn }).leasedUntil

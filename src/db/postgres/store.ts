@@ -6,6 +6,7 @@ import { drizzle, type NodePgDatabase } from 'drizzle-orm/node-postgres'
 import type pg from 'pg'
 import type { FileBytes } from '../file-bytes.ts'
 import { type After, type EngineStore, type Queries, reportLater, type Store, storeClosed, unitEffects } from '../store.ts'
+import { connectionSettings } from './connection.ts'
 import { PostgresExecutor } from './executor.ts'
 import { databaseFileBytes } from './file-bytes.ts'
 import { postgresQueries } from './queries.ts'
@@ -38,11 +39,7 @@ export interface PostgresStoreOptions {
 const retryable = new Set(['40001', '40P01'])
 const maxAttempts = 5
 
-/**
- * Read lanes per instance. One served as many pages as two (5,390 and 5,014 a second, against 3,708
- * on the pool alone: docs/internals/performance.md); two keep reads moving past one that is slow,
- * for one connection more.
- */
+/** Read lanes: one served as many pages as two (5,390 and 5,014 a second, 3,708 on the pool alone); two keep reads moving past a slow one. */
 const defaultReadLanes = 2
 
 /** Sessions kept for the next units (a session's queries, made once, cost a tenth of the process's CPU when made per unit). */
@@ -52,10 +49,8 @@ const maxFreeSessions = 64
 type Session = { queries: Queries; send?: Send }
 
 /**
- * The storage API on PostgreSQL (node-postgres, pinned exactly). Each statement is planned by the
- * shape that builds it and sent where src/db/unit.ts says, by the executor (executor.ts). Several
- * instances may share the database: migrations are applied under an advisory lock, bot deliveries
- * are leased, a unit that lost a race to another instance runs again (write-conflicts.ts).
+ * The storage API on PostgreSQL, which several instances may share (docs/internals/storage.md, "How a
+ * unit runs on each engine"): each statement planned by its shape, sent by the executor.
  */
 export class PostgresStore implements EngineStore {
   readonly shared = true
@@ -82,7 +77,7 @@ export class PostgresStore implements EngineStore {
     const { poolSize = 10, schema: schemaName = 'public', onQuery, connectTimeoutMs = 5_000, onAvailability } = options
     if (!/^[A-Za-z_][A-Za-z0-9_]{0,62}$/.test(schemaName)) throw new Error(`not a schema name: "${schemaName}"`)
     this.schema = schemaName
-    this.executor = new PostgresExecutor({ databaseUrl, schema: schemaName, poolSize, readLanes, connectTimeoutMs, onAvailability })
+    this.executor = new PostgresExecutor(connectionSettings(databaseUrl, schemaName, connectTimeoutMs), poolSize, readLanes, onAvailability)
     this.pool = this.executor.pool
     this.db = drizzle(this.pool, { schema })
     this.send = onQuery
@@ -120,9 +115,8 @@ export class PostgresStore implements EngineStore {
   }
 
   /**
-   * The same database on a pool of its own, a third the size of this one (at least 2) with one read
-   * lane, made on first use and closed with this store: the delivery worker's statements would
-   * otherwise wait in this pool's queue behind every request's, and the bot fall behind.
+   * The same database on a pool of its own (a third the size, one read lane), closed with this one:
+   * the delivery worker's statements would otherwise queue behind every request's.
    */
   background(): Store {
     if (this.closing) return this
