@@ -1,4 +1,5 @@
 import { is, Param, Placeholder, sql } from 'drizzle-orm'
+import type { Built, Key, On, Query } from './query.ts'
 
 /*
  * A statement made once per query shape and key, with placeholders where the call's values go
@@ -7,6 +8,25 @@ import { is, Param, Placeholder, sql } from 'drizzle-orm'
  */
 
 export type Values = Record<string, unknown>
+
+/**
+ * The statements an engine makes of shapes: `make` is given a shape built once per key, with
+ * placeholders for the values (`once` false: kept and reused by every call of that key), or built of
+ * one call's values when its key is null (`once` true: made for that call alone).
+ */
+export function statementsByKey<S>(on: On, make: (query: Query<never, unknown>, built: Built, once: boolean) => S) {
+  const made = new WeakMap<Query<never, unknown>, Map<Key, S>>()
+  return <V>(query: Query<V, unknown>, values: V): S => {
+    const shape = query as Query<never, unknown>
+    const key = query.key ? query.key(values) : 0
+    if (key === null) return make(shape, query.build(on, values, null), true)
+    let byKey = made.get(shape)
+    if (!byKey) made.set(shape, (byKey = new Map()))
+    let statement = byKey.get(key)
+    if (statement === undefined) byKey.set(key, (statement = make(shape, query.build(on, placeholdersFor(values as Values) as V, key), false)))
+    return statement
+  }
+}
 
 /** Placeholders standing for values of this structure: a list's items each (`name.i`), every other value whole. */
 export function placeholdersFor(values: Values): Values {

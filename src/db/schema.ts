@@ -1,9 +1,11 @@
 import type { SQLiteColumnBuilderBase } from 'drizzle-orm/sqlite-core'
 import type { Dialect } from './sqlite/dialect.ts'
 
+export type { Dialect }
+
 /*
  * Every table, said once: each engine builds them with its own column types (its Dialect:
- * src/db/sqlite/dialect.ts, src/db/postgres/dialect.ts), so that both have the same tables, columns,
+ * src/db/sqlite/dialect.ts, src/db/postgres/schema.ts), so that both have the same tables, columns,
  * indexes and constraints (test/storage/schema-parity.test.ts). The tables are typed as SQLite's
  * (the reference dialect): the row types below, and the query shapes of src/db/queries/, are the
  * same on both engines. docs/internals/storage.md lists the type differences.

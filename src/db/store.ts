@@ -419,6 +419,15 @@ export interface IntegrationVersionQueries {
   ): Promise<{ found: Map<string, Participation>; integrationVersion?: string }>
 }
 
+/** What a closed store answers every call with. */
+export const storeClosed = () => new Error('the store is closed')
+
+/** Where an `after` effect's failure goes unless told otherwise: thrown on its own, as an uncaught error (its unit has committed). */
+export const reportLater = (error: unknown) =>
+  queueMicrotask(() => {
+    throw error
+  })
+
 /** Registers what to do once the unit has committed (publishing signals): never if it rolls back. */
 export type After = (effect: () => void) => void
 

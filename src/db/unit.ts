@@ -101,7 +101,7 @@ const told = new WeakSet<Error>()
  * The most parameters held inserts sent as one statement have (PostgreSQL takes at most 65,535 per
  * statement): past this, they go out in several statements.
  */
-export const maxHeldValues = 30_000
+const maxHeldValues = 30_000
 
 /** What a unit does with a statement it is given. */
 export type Step<S extends Sql> =
@@ -121,20 +121,15 @@ export type Ending =
   /** On its connection (its held inserts, then COMMIT). */
   | { go: 'unit'; sending: Sql[]; held: readonly Held[] }
 
-export const begin: Sql = { text: 'begin', values: [] }
-export const commit: Sql = { text: 'commit', values: [] }
-export const rollback: Sql = { text: 'rollback', values: [] }
+const begin: Sql = { text: 'begin', values: [] }
+const commit: Sql = { text: 'commit', values: [] }
+const rollback: Sql = { text: 'rollback', values: [] }
 
 /** The state of one unit of work under way: what it holds, whether its transaction began. */
 export class UnitPlan<S extends Sql = Sql> {
   private began = false
   private held: Held[] = []
   private heldValues = 0
-
-  /** Whether the unit's transaction began (its connection holds it). */
-  get begun(): boolean {
-    return this.began
-  }
 
   step(planned: Planned<S>): Step<S> {
     const { kind, statement, insert } = planned
@@ -184,7 +179,7 @@ export class UnitPlan<S extends Sql = Sql> {
 }
 
 /** Held inserts (of one unit or several) as one statement: the last one under the others' CTEs. */
-export function heldStatement(held: readonly Held[]): Sql {
+function heldStatement(held: readonly Held[]): Sql {
   const inserts = merged(held)
   return joined(inserts.slice(0, -1), (inserts.at(-1) as Held).statement)
 }

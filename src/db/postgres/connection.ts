@@ -1,33 +1,26 @@
 import { createHash } from 'node:crypto'
 import type pg from 'pg'
+import { storeClosed } from '../store.ts'
 import type { Sql } from '../unit.ts'
 import type { Answer, Sent } from './run.ts'
 
 /*
- * PostgreSQL connections as the executor uses them, through node-postgres' public API (pinned to an
- * exact version): each connection pipelines (`pipeline: true`: the statements it is given leave
- * without waiting for the answers before them), and prepares each parameterized text once (a named
- * statement: the server parses and plans it once per connection, then only binds and executes it).
+ * Statements on a PostgreSQL connection, through node-postgres' public API (pinned exactly). Every
+ * connection pipelines (the statements it is given leave without waiting for the answers before
+ * them) and prepares each parameterized text once (parsed and planned once per connection).
  */
 
-/**
- * What every connection of the store is made with: a connection or a pool's wait for one gives up
- * after `connectTimeoutMs` (a database that does not answer, a failover to an address that drops
- * packets), and TCP keepalives find a peer gone silently on a connection left idle.
- */
-export const connectionSettings = (databaseUrl: string, schemaName: string, connectTimeoutMs: number): pg.ClientConfig => ({
+/** Every connection's: connecting (or waiting for a pooled one) gives up after `connectTimeoutMs`; keepalives find a peer gone silently. */
+export const connectionSettings = (databaseUrl: string, schema: string, connectTimeoutMs: number): pg.ClientConfig => ({
   connectionString: databaseUrl,
   pipeline: true,
-  options: `-c search_path=${schemaName}`,
+  options: `-c search_path=${schema}`,
   connectionTimeoutMillis: connectTimeoutMs,
   keepAlive: true,
   keepAliveInitialDelayMillis: 10_000,
 })
 
-/**
- * A connection names at most this many texts, which bounds what the server keeps for it (texts that
- * vary with a list's length); past that, the rest run unnamed.
- */
+/** A connection names at most this many texts, which bounds what its server session keeps (texts that vary with a list's length); past that, the rest run unnamed. */
 const perConnection = 256
 
 /** The names each connection has given, which its server session holds. */
@@ -36,22 +29,16 @@ const given = new WeakMap<object, Set<string>>()
 /** Names by text, remembered for the texts seen lately. */
 const names = new Map<string, string>()
 
-const nameOf = (text: string): string => {
+/** The name `client` prepares `statement` under, if it does (it has parameters, is not made for one call alone, and the connection has room). */
+function preparedName(client: object, { text, values, unnamed }: Sent): string | undefined {
+  if (unnamed || values.length === 0) return undefined
   let name = names.get(text)
   if (name === undefined) {
     if (names.size >= 4 * perConnection) names.clear()
-    name = `confab_${createHash('sha1').update(text).digest('base64url')}`
-    names.set(text, name)
+    names.set(text, (name = `confab_${createHash('sha1').update(text).digest('base64url')}`))
   }
-  return name
-}
-
-/** The name `client` prepares `statement` under, if it does (it has parameters, is not made for one call alone, and the connection has room). */
-function preparedName(client: object, statement: Sent): string | undefined {
-  if (statement.unnamed || statement.values.length === 0) return undefined
   let named = given.get(client)
   if (!named) given.set(client, (named = new Set()))
-  const name = nameOf(statement.text)
   if (!named.has(name)) {
     if (named.size >= perConnection) return undefined
     named.add(name)
@@ -62,21 +49,17 @@ function preparedName(client: object, statement: Sent): string | undefined {
 /** Sends one statement on `client`. */
 export function send(client: pg.ClientBase, statement: Sent | Sql): Promise<Answer> {
   const { text, values, rowMode, types } = statement as Sent
-  const name = preparedName(client, statement)
-  return client.query({ text, values, name, rowMode, types } as pg.QueryConfig) as Promise<Answer>
+  return client.query({ text, values, name: preparedName(client, statement), rowMode, types } as pg.QueryConfig) as Promise<Answer>
 }
 
 /**
- * Sends statements on `client` together, in one write and one round trip (the connection
- * pipelines them): the last one's answer is theirs. They run inside the unit's transaction (a BEGIN
- * is the first of them, or was sent before), so one that fails aborts it and those after it fail
- * too: the first failure is the one told.
+ * Sends statements of a unit's transaction together, in one write and one round trip: the last one's
+ * answer is theirs; one that fails aborts the transaction, and the first failure is the one told.
  */
 export function sendAll(client: pg.ClientBase, sending: readonly (Sent | Sql)[]): Promise<Answer> {
   if (sending.length === 1) return send(client, sending[0] as Sent)
   corkedForTurn(client)
-  const answers = sending.map((statement) => send(client, statement))
-  return Promise.allSettled(answers).then((results) => {
+  return Promise.allSettled(sending.map((statement) => send(client, statement))).then((results) => {
     const failed = results.find((result) => result.status === 'rejected')
     if (failed) throw failed.reason
     return (results.at(-1) as PromiseFulfilledResult<Answer>).value
@@ -84,14 +67,12 @@ export function sendAll(client: pg.ClientBase, sending: readonly (Sent | Sql)[])
 }
 
 /**
- * Holds the connection's writes until the end of this turn of the event loop, where they leave as
- * one: node-postgres writes each message of each statement apart, and a write on a socket is a
- * system call that also runs the server's receive path (a quarter of Confab's CPU on a page:
- * docs/internals/performance.md). The one driver field read (`connection.stream`, a net.Socket);
- * test/storage/drizzle-internals.test.ts fails if it changes.
+ * Holds the connection's writes until the end of this turn, where they leave as one: node-postgres
+ * writes each message apart, a system call each (a quarter of Confab's CPU on a page:
+ * docs/internals/performance.md). The one driver field read (`connection.stream`): drizzle-internals.test.ts.
  */
 const corked = new WeakSet<object>()
-export function corkedForTurn(client: pg.ClientBase): void {
+function corkedForTurn(client: pg.ClientBase): void {
   const stream = (client as unknown as { connection?: { stream?: { cork?(): void; uncork(): void } } }).connection?.stream
   if (!stream?.cork || corked.has(stream)) return
   corked.add(stream)
@@ -102,18 +83,18 @@ export function corkedForTurn(client: pg.ClientBase): void {
   })
 }
 
-/*
- * Reads sent together. A lane is a connection that is never in a transaction: the reads given to it
- * in one turn of the event loop leave in one write, each with its own Sync (its own implicit
- * transaction, its own error), and come back together; a read takes the lane with the fewest in flight.
- */
-
 interface Lane {
   client: Promise<pg.Client>
   /** Statements sent and not answered yet. */
   inFlight: number
 }
 
+/**
+ * Reads sent together. A lane is a connection never in a transaction: the reads given to it in one
+ * turn of the event loop leave in one write, each with its own Sync (its own implicit transaction,
+ * its own error), and come back together. A read takes the lane with the fewest in flight; a lane
+ * whose connection fails is made again by the next read (the reads on it fail with it).
+ */
 export class ReadLanes {
   private readonly lanes: (Lane | undefined)[]
   private closed = false
@@ -121,16 +102,16 @@ export class ReadLanes {
   constructor(
     private readonly open: () => pg.Client,
     count: number,
-    /** Told when a lane's connection is made (the store tells when the database answers again). */
+    /** Told when a lane's connection is made (the database answers again). */
     private readonly connected: () => void = () => {},
   ) {
     this.lanes = new Array(count).fill(undefined)
   }
 
-  /** Sends a statement on the lane with the fewest in flight. */
   query(statement: Sent | Sql): Promise<Answer> {
-    if (this.closed) return Promise.reject(new Error('the store is closed'))
-    const lane = this.pick()
+    if (this.closed) return Promise.reject(storeClosed())
+    const empty = this.lanes.indexOf(undefined)
+    const lane = empty >= 0 ? (this.lanes[empty] = this.connect(empty)) : (this.lanes as Lane[]).reduce((best, l) => (l.inFlight < best.inFlight ? l : best))
     lane.inFlight++
     return lane.client
       .then((client) => {
@@ -140,26 +121,13 @@ export class ReadLanes {
       .finally(() => lane.inFlight--)
   }
 
-  private pick(): Lane {
-    let best = -1
-    for (let i = 0; i < this.lanes.length; i++) {
-      const lane = this.lanes[i]
-      if (!lane) return (this.lanes[i] = this.connect(i))
-      if (best === -1 || lane.inFlight < (this.lanes[best] as Lane).inFlight) best = i
-    }
-    return this.lanes[best] as Lane
-  }
-
   private connect(i: number): Lane {
     const client = this.open()
-    const lane: Lane = {
-      client: client.connect().then(() => {
-        this.connected()
-        return client
-      }),
-      inFlight: 0,
-    }
-    // A lane whose connection fails is replaced on the next read; the statements on it fail with it.
+    const connected = client.connect().then(() => {
+      this.connected()
+      return client
+    })
+    const lane: Lane = { client: connected, inFlight: 0 }
     const drop = () => {
       if (this.lanes[i] === lane) this.lanes[i] = undefined
     }

@@ -8,29 +8,14 @@ import { WriteConflict } from '../write-conflict.ts'
  */
 export const racedCodes = new Set(['23503', '23505'])
 
-/** The API's name of what each table holds. */
-const entities: Record<string, string> = {
-  workspaces: 'Workspace',
-  bots: 'Bot',
-  chat_integrations: 'Chat integration',
-  users: 'User',
-  conversations: 'Conversation',
-  participants: 'Participant',
-  messages: 'Message',
-  events: 'Event',
-  files: 'File',
-}
-
-interface PgError {
-  code: string
-  detail?: string
-  table?: string
-}
+/** The tables whose rows the API names, each by its singular ("chat_integrations": "Chat integration"); any other's is "A resource". */
+const namedTables = new Set(['workspaces', 'bots', 'chat_integrations', 'users', 'conversations', 'participants', 'messages', 'events', 'files'])
+const entityOf = (table = '') => (namedTables.has(table) ? `${table[0]?.toUpperCase()}${table.slice(1, -1).replaceAll('_', ' ')}` : 'A resource')
 
 /** The PostgreSQL error under drizzle's wrapping, if any. */
-const pgErrorOf = (error: unknown): PgError | undefined => {
+function pgErrorOf(error: unknown): { code: string; detail?: string; table?: string } | undefined {
   for (let e: unknown = error; e && typeof e === 'object'; e = (e as { cause?: unknown }).cause) {
-    if (typeof (e as { code?: unknown }).code === 'string') return e as PgError
+    if (typeof (e as { code?: unknown }).code === 'string') return e as { code: string }
   }
   return undefined
 }
@@ -38,14 +23,14 @@ const pgErrorOf = (error: unknown): PgError | undefined => {
 /** The SQLSTATE of the PostgreSQL error under drizzle's wrapping ('' when none). */
 export const codeOf = (error: unknown): string => pgErrorOf(error)?.code ?? ''
 
-/** The id a key's detail names: its last column (every key is the integration's and then the row's id). */
-const idOf = (detail: string | undefined): string | undefined => {
-  const values = /\)=\((.*)\) (?:is not present|already exists)/.exec(detail ?? '')?.[1]?.split(', ')
-  const id = values?.[values.length - 1]
-  return id !== undefined && /^[A-Za-z0-9._:-]{1,64}$/.test(id) ? id : undefined
+/** What a key's detail names: its table's entity and the id, its last column (every key is the integration's and then the row's id). */
+function named(table: string | undefined, detail: string | undefined): string {
+  const id = /\)=\((.*)\) (?:is not present|already exists)/
+    .exec(detail ?? '')?.[1]
+    ?.split(', ')
+    .at(-1)
+  return `${entityOf(table)}${id !== undefined && /^[A-Za-z0-9._:-]{1,64}$/.test(id) ? ` "${id}"` : ''}`
 }
-
-const named = (table: string | undefined, id: string | undefined) => `${entities[table ?? ''] ?? 'A resource'}${id ? ` "${id}"` : ''}`
 
 /** The race `error` tells of, in the API's words; undefined when it is not one. */
 export function conflictOf(error: unknown): WriteConflict | undefined {
@@ -53,9 +38,7 @@ export function conflictOf(error: unknown): WriteConflict | undefined {
   if (found?.code === '23503') {
     const table = /is not present in table "([^"]+)"/.exec(found.detail ?? '')?.[1]
     // A row still referred to by one being deleted is not a race this unit can lose (cascades delete them).
-    if (!table) return undefined
-    return new WriteConflict('gone', `${named(table, idOf(found.detail))} does not exist`)
+    return table ? new WriteConflict('gone', `${named(table, found.detail)} does not exist`) : undefined
   }
-  if (found?.code === '23505') return new WriteConflict('taken', `${named(found.table, idOf(found.detail))} already exists`)
-  return undefined
+  return found?.code === '23505' ? new WriteConflict('taken', `${named(found.table, found.detail)} already exists`) : undefined
 }

@@ -26,7 +26,7 @@ export const participationOf = (
   { db, t: { conversations, participants, users } }: On,
   v: { integrationId: string; userId: string },
   which: (id: typeof conversations.id) => SQL,
-  /** Columns read beside them (PostgreSQL's integration version: src/db/postgres/integration-versions.ts; a page of messages). */
+  /** Columns read beside them (PostgreSQL's integration version: src/db/postgres/queries.ts; a page of messages). */
   beside: Record<string, SQL> = {},
   /** How the conversation's and the user's columns are read (as they are, by default). */
   read: <T extends Table>(table: T) => T | Record<string, SQL> = (table) => table,

@@ -33,10 +33,10 @@ export const participationThenPage = (
  * statements (participationThenPage, above): it has no round trip to save.
  */
 
-export type PageOfParticipant = { integrationId: string; conversationId: string; userId: string } & WindowValues
+type PageOfParticipant = { integrationId: string; conversationId: string; userId: string } & WindowValues
 
-/** The statement, with columns read beside (PostgreSQL's integration version: src/db/postgres/integration-versions.ts). */
-export function participationWithPageOf(on: On, v: PageOfParticipant, key: number, beside: Record<string, SQL> = {}) {
+/** The statement, with columns read beside (PostgreSQL's integration version: src/db/postgres/queries.ts). */
+function participationWithPageOf(on: On, v: PageOfParticipant, key: number, beside: Record<string, SQL> = {}) {
   const { where, orderBy } = messagesPageOf(on, v, key)
   const page = on.db
     .select(pageIds.selected<Record<string, SQLiteColumn>>(on.t))
@@ -59,14 +59,12 @@ const onFirstRow = (table: Table): Record<string, SQL> =>
     Object.entries(getTableColumns(table)).map(([name, column]) => [name, sql`case when row_number() over () = 1 then ${column} end`.mapWith(column)]),
   )
 
-const participationWithPage = query((on, v: PageOfParticipant, key) => participationWithPageOf(on, v, Number(key)), byShape)
-
 /**
  * Its rows (none when the conversation does not exist): the participation's columns on one of them
  * (each column null on the others; the participant's all null when the caller does not
  * participate), a message on each but when the page is empty.
  */
-export type ParticipationPageRow = {
+type ParticipationPageRow = {
   conversation: Nullable<ConversationRow>
   participant: Nullable<UserRow>
   message: Record<string, unknown> | null
@@ -75,7 +73,7 @@ export type ParticipationPageRow = {
 type Nullable<T> = { [K in keyof T]: T[K] | null }
 
 /** The participation and the page its rows hold, each message made whole from the call's ids. */
-export function participationAndPage(on: On, rows: readonly ParticipationPageRow[], v: PageOfParticipant): ParticipationWithPage {
+function participationAndPage(on: On, rows: readonly ParticipationPageRow[], v: PageOfParticipant): ParticipationWithPage {
   const page: MessageRow[] = []
   let participation: Participation = { conversation: undefined, participant: undefined }
   for (const { conversation, participant, message } of rows) {
@@ -87,17 +85,17 @@ export function participationAndPage(on: On, rows: readonly ParticipationPageRow
   return { participation, page }
 }
 
-export const participationPageValues = (integrationId: string, conversationId: string, userId: string, window: KeysetWindow): PageOfParticipant => ({
-  integrationId,
-  conversationId,
-  userId,
-  ...windowValues(window),
-})
+/** The statement, with the columns `beside` names read on its rows too (PostgreSQL's integration version). */
+export const participationWithPage = (beside?: (on: On, v: PageOfParticipant) => Record<string, SQL>) =>
+  query((on, v: PageOfParticipant, key) => participationWithPageOf(on, v, Number(key), beside?.(on, v)), byShape)
 
-/** `conversations.participationWithPage` in one statement. */
-export const participationAndPageInOne = (run: Run): Pick<ConversationQueries, 'participationWithPage'> => ({
-  participationWithPage: async (integrationId: string, conversationId: string, userId: string, window: KeysetWindow) => {
-    const values = participationPageValues(integrationId, conversationId, userId, window)
-    return participationAndPage(run.on, (await run.all(participationWithPage, values)) as ParticipationPageRow[], values)
-  },
-})
+const alone = participationWithPage()
+
+/** `conversations.participationWithPage` in one statement (`shape`: participationWithPage's), with what `more` reads of its first row (the columns read beside). */
+export const participationAndPageInOne =
+  <M extends object>(run: Run, shape = alone, more: (first: Record<string, unknown> | undefined) => M = () => ({}) as M) =>
+  async (integrationId: string, conversationId: string, userId: string, window: KeysetWindow): Promise<ParticipationWithPage & M> => {
+    const values: PageOfParticipant = { integrationId, conversationId, userId, ...windowValues(window) }
+    const rows = (await run.all(shape, values)) as ParticipationPageRow[]
+    return { ...participationAndPage(run.on, rows, values), ...more(rows[0]) }
+  }

@@ -1,8 +1,8 @@
 import type { SQL } from 'drizzle-orm'
-import type { Built, Key, On, Query, Run } from '../query.ts'
+import type { Built, On, Query, Run } from '../query.ts'
 import type { SqliteDb } from './connection.ts'
 import * as tables from './schema.ts'
-import { placeholdersFor } from '../placeholders.ts'
+import { statementsByKey } from '../placeholders.ts'
 import { wholeRows } from '../row-maker.ts'
 import { runOften, selectedFields } from './statement.ts'
 
@@ -33,6 +33,8 @@ const tenancyWrite = /^\s*(insert into|update|delete from)\s+"(bots|chat_integra
 /** Statements that write these tables (or cascade to them) may change a kept participation (participation-cache.ts). */
 const participationWrite = /^\s*(insert into|update|delete from)\s+"(bots|chat_integrations|conversations|participants|users)"/i
 
+const changesOf = (sql: string) => ({ changesTenancy: tenancyWrite.test(sql), changesParticipation: participationWrite.test(sql) })
+
 /**
  * The shapes of src/db/queries/ on one SQLite connection: each built once per key with placeholders
  * and prepared on first use (a reading connection never prepares the writes it will not run), then
@@ -41,37 +43,25 @@ const participationWrite = /^\s*(insert into|update|delete from)\s+"(bots|chat_i
  */
 export function sqliteRun(db: SqliteDb, onTenancyChange: () => void, onParticipationChange: () => void = () => {}): Run & { oneNow: SyncOne } {
   const on: On = { db, t: tables }
-  const statements = new Map<Query<never, unknown>, Map<Key, Statement>>()
+  const statementOf = statementsByKey<Statement | Built>(on, (query, built, once) => {
+    if (once) return built
+    const made = built as unknown as { prepare(): Prepared; toSQL(): { sql: string } }
+    const prepared = made.prepare()
+    return {
+      prepared: runOften(prepared),
+      ...changesOf(made.toSQL().sql),
+      whole: query.given && wholeRows(selectedFields(prepared), query.given.plan(on.t)),
+    }
+  })
 
+  const isStatement = (made: Statement | Built): made is Statement => 'prepared' in made
   const statement = <V, R>(query: Query<V, R>, values: V): Statement | Built => {
-    const key = query.key ? query.key(values) : 0
-    if (key === null) {
-      const built = query.build(on, values, null)
-      const { sql } = (built as unknown as { toSQL(): { sql: string } }).toSQL()
-      if (tenancyWrite.test(sql)) onTenancyChange()
-      if (participationWrite.test(sql)) onParticipationChange()
-      return built
-    }
-    let byKey = statements.get(query as Query<never, unknown>)
-    if (!byKey) statements.set(query as Query<never, unknown>, (byKey = new Map()))
-    let made = byKey.get(key)
-    if (!made) {
-      const record = values as Record<string, unknown>
-      const built = query.build(on, placeholdersFor(record) as V, key) as unknown as { prepare(): Prepared; toSQL(): { sql: string } }
-      const prepared = built.prepare()
-      made = {
-        prepared: runOften(prepared),
-        changesTenancy: tenancyWrite.test(built.toSQL().sql),
-        changesParticipation: participationWrite.test(built.toSQL().sql),
-        whole: query.given && wholeRows(selectedFields(prepared), query.given.plan(on.t)),
-      }
-      byKey.set(key, made)
-    }
-    if (made.changesTenancy) onTenancyChange()
-    if (made.changesParticipation) onParticipationChange()
+    const made = statementOf(query, values)
+    const { changesTenancy, changesParticipation } = isStatement(made) ? made : changesOf((made as unknown as { toSQL(): { sql: string } }).toSQL().sql)
+    if (changesTenancy) onTenancyChange()
+    if (changesParticipation) onParticipationChange()
     return made
   }
-  const isStatement = (made: Statement | Built): made is Statement => 'prepared' in made
 
   const oneNow: SyncOne = (query, values) => {
     const made = statement(query, values)

@@ -2,7 +2,7 @@ import { closeSync, mkdirSync, mkdtempSync, openSync, rmSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { dirname, join, resolve } from 'node:path'
 import { type FileBytes, fileDirectory } from '../file-bytes.ts'
-import type { After, EngineStore, Queries, Store } from '../store.ts'
+import { type After, type EngineStore, type Queries, reportLater, type Store, storeClosed } from '../store.ts'
 import { type CheckpointOptions, type Checkpoints, workerCheckpoints, writerThreshold } from './checkpoints.ts'
 import { openReader, openWriter, type QueryLog, type SqliteDb, walSync } from './connection.ts'
 import { DurabilityClock } from './durability.ts'
@@ -96,7 +96,7 @@ export class SqliteStore implements EngineStore {
    * it, so that no reader is shown a write a crash could still undo.
    */
   read<T>(work: (q: Queries) => Promise<T>): Promise<T> {
-    if (this.closing) return Promise.reject(closedError())
+    if (this.closing) return Promise.reject(storeClosed())
     return work(this.readQueries).then((value) => {
       const durable = this.commits.durable()
       return durable ? durable.then(() => value) : value
@@ -104,7 +104,7 @@ export class SqliteStore implements EngineStore {
   }
 
   write<T>(work: (q: Queries, after: After) => Promise<T>): Promise<T> {
-    if (this.closing) return Promise.reject(closedError())
+    if (this.closing) return Promise.reject(storeClosed())
     return this.commits.submit(work)
   }
 
@@ -119,7 +119,7 @@ export class SqliteStore implements EngineStore {
   }
 
   async check(): Promise<void> {
-    if (this.closing) throw closedError()
+    if (this.closing) throw storeClosed()
     this.reader.$client.prepare('select 1').get()
   }
 
@@ -137,13 +137,6 @@ export class SqliteStore implements EngineStore {
     return this.closing
   }
 }
-
-const closedError = () => new Error('the store is closed')
-
-const reportLater = (error: unknown) =>
-  queueMicrotask(() => {
-    throw error
-  })
 
 /**
  * A new database file is made owner-only (0600, in a folder made 0700) before SQLite opens it: it
