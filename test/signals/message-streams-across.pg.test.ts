@@ -1,11 +1,8 @@
-import { randomUUID } from 'node:crypto'
 import { Client as ChatClient } from '@botpress/chat'
 import { Client } from '@botpress/client'
 import { afterEach, describe, expect, it } from 'vitest'
-import { connectRedisSignalBus, type RedisSignalBus } from '../../src/signals/redis.ts'
-import { createTestApp, type TestApp } from '../helpers/app.ts'
-import { PING, serve, type Served } from '../helpers/listening.ts'
-import { TEST_REDIS_URL } from '../helpers/redis.ts'
+import { twoInstances } from '../helpers/instances.ts'
+import { PING } from '../helpers/listening.ts'
 import { SseReader } from '../helpers/sse.ts'
 import { eventually } from '../helpers/wait.ts'
 import { adminClient } from '../bots/sdk-bot.ts'
@@ -17,8 +14,6 @@ import { adminClient } from '../bots/sdk-bot.ts'
  * message_created. Always runs on PostgreSQL (TEST_DATABASE_URL, or 127.0.0.1:5432) and Redis
  * (TEST_REDIS_URL, or 127.0.0.1:6379).
  */
-const url = process.env.TEST_DATABASE_URL || 'postgres://postgres@127.0.0.1:5432/postgres'
-
 const cleanups: (() => unknown)[] = []
 afterEach(async () => {
   for (const cleanup of cleanups.splice(0).reverse()) await cleanup()
@@ -29,26 +24,9 @@ interface Signal {
   data: Record<string, any>
 }
 
-/** Instances A and B on one database and one Redis channel of this test's own, each served over HTTP. */
-async function twoInstances(): Promise<{ a: TestApp; b: TestApp; servedA: Served; servedB: Served }> {
-  const channel = `confab:test:${randomUUID()}`
-  const buses: RedisSignalBus[] = await Promise.all([connectRedisSignalBus(TEST_REDIS_URL, { channel }), connectRedisSignalBus(TEST_REDIS_URL, { channel })])
-  cleanups.push(() => Promise.all(buses.map((bus) => bus.close())))
-  const a = createTestApp({ databaseUrl: url, signalBus: buses[0], handlers: {} })
-  cleanups.push(a.close)
-  await a.ready
-  const b = createTestApp({ besides: a, signalBus: buses[1], handlers: {} })
-  cleanups.push(b.close)
-  const servedA = await serve(a)
-  cleanups.push(servedA.close)
-  const servedB = await serve(b)
-  cleanups.push(servedB.close)
-  return { a, b, servedA, servedB }
-}
-
 describe('message streams across instances (Redis)', () => {
   it('a listener on B hears A’s deltas in order, B takes the abort of A’s stream, and A’s final message completes a stream on B before message_created', async () => {
-    const { a, b, servedA, servedB } = await twoInstances()
+    const { a, b, servedA, servedB } = await twoInstances(cleanups)
     const botId = a.tenant!.botId
     const { value: key } = await adminClient(servedA.baseUrl).createBotApiKey({ botId, note: 'across' })
     const onA = new Client({ apiUrl: servedA.baseUrl, token: key, botId, retry: { retries: 0 } })

@@ -25,6 +25,7 @@ export const {
   participants,
   messages,
   events,
+  conversationSignals,
   files,
 } = tables
 

@@ -21,5 +21,6 @@ export const {
   participants,
   messages,
   events,
+  conversationSignals,
   files,
 } = defineTables(sqliteDialect)
