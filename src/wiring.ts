@@ -154,13 +154,13 @@ export function wire({
     : store.shared
       ? startLeasedDeliveries({ ...deliveries, leaseMs: botLeaseMs, sweepMs: botSweepMs })
       : startOneProcessDeliveries(deliveries)
-  const retention =
-    replica || !retentionOptions?.days
-      ? noRetention
-      : startRetention(background, {
-          ...retentionOptions,
-          onError: retentionOptions.onError ?? ((error) => log.error({ err: error }, 'retention: a prune cycle failed; the next one tries again')),
-        })
+  const retention = replica
+    ? noRetention
+    : startRetention(background, {
+        days: 0,
+        ...retentionOptions,
+        onError: retentionOptions?.onError ?? ((error) => log.error({ err: error }, 'retention: a prune cycle failed; the next one tries again')),
+      })
   const chatLimits = { messageMaxBytes: caps.messageMaxBytes, storagePerUser: caps.storagePerUser, messageStoragePerUser: caps.messageStoragePerUser }
   // Every subscription's events rendered once per shape, whatever the transport (REST streams included).
   const renderings = new SignalRenderings()

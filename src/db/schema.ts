@@ -315,6 +315,36 @@ export function defineTables(d: Dialect) {
   })
 
   /**
+   * The persisted signals of each conversation, in order (its `id`, a monotonic ULID, is the SSE
+   * `id:` and the `since` cursor of a listener that resumes: src/domain/signal-log.ts). Written in the
+   * unit of the change it tells; kept for SIGNAL_LOG_HOURS. A message's rows go with it (deleted or
+   * erased), the rest with their conversation or user.
+   */
+  const conversationSignals = d.table(
+    'conversation_signals',
+    {
+      integrationId: d.text('integration_id').notNull(),
+      id: d.text('id').notNull(),
+      conversationId: d.text('conversation_id').notNull(),
+      /** Whom the signal is about (the author, the participant): an erased user's rows go with it. */
+      userId: d.text('user_id').notNull(),
+      /** The message it tells of, if any: its rows go when it is deleted. */
+      messageId: d.text('message_id'),
+      type: d.text('type').notNull(),
+      /** The signal as the listeners got it (less its conversation id and its own id). */
+      signal: d.json<Record<string, unknown>>('signal').notNull(),
+      createdAt: createdAt(),
+    },
+    (t) => [
+      d.primaryKey({ columns: [t.integrationId, t.id] }),
+      d.foreignKey({ columns: [t.integrationId, t.conversationId], foreignColumns: [conversations.integrationId, conversations.id] }).onDelete('cascade'),
+      d.foreignKey({ columns: [t.integrationId, t.userId], foreignColumns: [users.integrationId, users.id] }).onDelete('cascade'),
+      d.index('conversation_signals_log_idx').on(t.integrationId, t.conversationId, t.id),
+      d.index('conversation_signals_user_idx').on(t.integrationId, t.userId),
+    ],
+  )
+
+  /**
    * What the bot runtime saw and did (spec part 6): an `incoming` row for each user message or custom
    * event handed to a bot, an `outgoing` row for each message or event the bot sent back.
    */
@@ -537,6 +567,7 @@ export function defineTables(d: Dialect) {
     messages,
     files,
     events,
+    conversationSignals,
     botEvents,
     botDeliveries,
     botLogs,
@@ -558,6 +589,7 @@ export type ConversationRow = Tables['conversations']['$inferSelect']
 export type ParticipantRow = Tables['participants']['$inferSelect']
 export type MessageRow = Tables['messages']['$inferSelect']
 export type EventRow = Tables['events']['$inferSelect']
+export type ConversationSignalRow = Tables['conversationSignals']['$inferSelect']
 export type FileRow = Tables['files']['$inferSelect']
 export type BotEventRow = Tables['botEvents']['$inferSelect']
 export type BotLogRow = Tables['botLogs']['$inferSelect']

@@ -10,6 +10,7 @@ import type {
   BotStateRow,
   ChatIntegrationRow,
   ConversationRow,
+  ConversationSignalRow,
   DeletedUserRow,
   EventRow,
   FileRow,
@@ -106,6 +107,15 @@ export interface ParticipantQueries {
   conversationsOf(integrationId: string, userId: string): Promise<{ conversationId: string; ownerId: string }[]>
   /** A page of each conversation's participants, in the order they joined. */
   pages(integrationId: string, conversationIds: readonly string[], window: KeysetWindow): Promise<Map<string, ParticipantEntry[]>>
+}
+
+/** The log of a conversation's persisted signals (src/domain/signal-log.ts). */
+export interface SignalLogQueries {
+  insert(row: ConversationSignalRow): Promise<void>
+  /** The conversation's rows from `id` on, that one included when it is there, oldest first: at most `limit`. */
+  from(integrationId: string, conversationId: string, id: string, limit: number): Promise<ConversationSignalRow[]>
+  /** Deletes what the log says of a message (it was deleted: nothing of it is to be read again). */
+  forgetMessage(integrationId: string, conversationId: string, messageId: string): Promise<void>
 }
 
 export interface MessageQueries {
@@ -373,6 +383,7 @@ export interface Queries {
   participants: ParticipantQueries
   messages: MessageQueries
   events: EventQueries
+  signalLog: SignalLogQueries
   files: FileQueries
   bots: BotQueries
   botEvents: BotEventQueries
@@ -555,7 +566,7 @@ export interface UserRecordQueries {
 }
 
 /** The rows retention prunes by age. */
-export type PrunedTable = 'messages' | 'events' | 'botEvents' | 'botLogs' | 'files'
+export type PrunedTable = 'messages' | 'events' | 'botEvents' | 'botLogs' | 'files' | 'conversationSignals'
 
 /** Where a prune cycle goes on in a table: the conversation (by key) its next batch starts with. */
 export interface PruneCursor {

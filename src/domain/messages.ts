@@ -14,6 +14,7 @@ import type { Cursored, PageWindow } from './paging.ts'
 import { assertJsonDepth, parseMessagePayload } from './payloads.ts'
 import { checkStorageQuota, storedMessageBytes } from './storage-quota.ts'
 import { requireCallerId } from './users.ts'
+import { recordSignal } from './signal-log.ts'
 
 export interface CreateMessageInput {
   conversationId: string
@@ -100,13 +101,9 @@ export async function postMessage(
     if (typeof streamId === 'string') {
       ctx.signals.publish(ctx.integration.id, { type: 'message_stream_complete', conversationId: row.conversationId, streamId, message: row })
     }
-    ctx.signals.publish(ctx.integration.id, {
-      type: 'message_created',
-      conversationId: row.conversationId,
-      message: row,
-      isBot: caller.isBot,
-    })
   })
+  // Registered after the signals above: published after them, once committed.
+  await recordSignal(ctx, q, after, { type: 'message_created', conversationId: row.conversationId, message: row, isBot: caller.isBot })
   if (skipped) await recordSkippedEvent(ctx, q, incomingMessageEvent(ctx.integration.botId, newId(), row), handledBy)
   else if (forBot) await recordIncomingEvent(ctx, q, after, incomingMessageEvent(ctx.integration.botId, newId(), row))
   return row
@@ -149,7 +146,7 @@ export function deleteMessage({ ctx, id }: { ctx: ChatContext; id: string }): Pr
     if (row.userId !== caller.id) throw forbidden(`only the author of message "${id}" may delete it`)
     await q.messages.delete(ctx.integration.id, id)
     await q.erasure.messageTraces(ctx.integration.id, row.conversationId, id)
-    after(() => ctx.signals.publish(ctx.integration.id, { type: 'message_deleted', conversationId: row.conversationId, message: row }))
+    await recordSignal(ctx, q, after, { type: 'message_deleted', conversationId: row.conversationId, message: row })
   })
 }
 

@@ -4,7 +4,7 @@ import type { EventRow, HandledBy, MessageRow, UserRow } from '../db/schema.ts'
  * What happens in a conversation, as its listeners (REST SSE, GraphQL subscriptions) and the
  * delivery worker learn it. Published only after the write it describes has committed.
  */
-export type ConversationSignal =
+export type ConversationSignal = (
   | { type: 'message_created'; conversationId: string; message: MessageRow; isBot: boolean }
   /** A message's payload, metadata or feedback changed. */
   | { type: 'message_updated'; conversationId: string; message: MessageRow; isBot: boolean }
@@ -60,6 +60,19 @@ export type ConversationSignal =
   | { type: 'message_stream_abort'; conversationId: string; streamId: string }
   /** Not a Chat API signal: it ends the conversation's listeners. */
   | { type: 'conversation_deleted'; conversationId: string }
+  /**
+   * Not a Chat API signal, and never published: what a resuming listener hears first when what it
+   * missed cannot be replayed (its cursor is unknown, older than the log's window, or too much was
+   * missed): it must read the conversation again (src/domain/signal-log.ts).
+   */
+  | { type: 'resync'; conversationId: string; reason: ResyncReason }
+) & {
+  /** The signal's place in the conversation's log (persisted signals only): the SSE `id:`, a `since` cursor. Opaque. */
+  signalId?: string
+}
+
+/** Why a resuming listener must read the conversation again. */
+export type ResyncReason = 'unknown_cursor' | 'too_old' | 'too_many'
 
 export interface SignalPublisher {
   publish(integrationId: string, signal: ConversationSignal): void

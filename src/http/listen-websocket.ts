@@ -35,11 +35,35 @@ const encoder = new TextEncoder()
 const keepAlive = encoder.encode(WS_KEEP_ALIVE)
 const dataPrefix = encoder.encode('data: ')
 
-/** Whether `chunk` is one SSE message `data: {json}\n\n` (sse.ts sseMessage): its JSON, without a copy. */
+const idPrefix = encoder.encode('id: ')
+
+const startsWith = (chunk: Uint8Array, prefix: Uint8Array, at = 0): boolean => {
+  if (chunk.byteLength < at + prefix.byteLength) return false
+  for (let i = 0; i < prefix.byteLength; i++) if (chunk[at + i] !== prefix[i]) return false
+  return true
+}
+
+/** The frames made of SSE messages with an `id:`, once each whatever the number of sockets. */
+const framesWithId = new WeakMap<Uint8Array, Uint8Array>()
+
+/**
+ * Whether `chunk` is one SSE message `[id: {id}\n]data: {json}\n\n` (sse.ts sseMessage): its JSON,
+ * without a copy; with its id as the object's first property `id` when it has one (what `since` takes).
+ */
 const jsonOf = (chunk: Uint8Array): Uint8Array | undefined => {
-  if (chunk.byteLength < dataPrefix.byteLength + 2) return undefined
-  for (let i = 0; i < dataPrefix.byteLength; i++) if (chunk[i] !== dataPrefix[i]) return undefined
-  return chunk.subarray(dataPrefix.byteLength, chunk.byteLength - 2)
+  if (!startsWith(chunk, idPrefix))
+    return startsWith(chunk, dataPrefix) && chunk.byteLength >= dataPrefix.byteLength + 2
+      ? chunk.subarray(dataPrefix.byteLength, chunk.byteLength - 2)
+      : undefined
+  const made = framesWithId.get(chunk)
+  if (made) return made
+  const newline = chunk.indexOf(10)
+  if (newline < 0 || !startsWith(chunk, dataPrefix, newline + 1) || chunk[newline + 1 + dataPrefix.byteLength] !== 123) return undefined
+  const id = Buffer.from(chunk.subarray(idPrefix.byteLength, newline)).toString()
+  const json = chunk.subarray(newline + 1 + dataPrefix.byteLength + 1, chunk.byteLength - 2)
+  const frame = Buffer.concat([encoder.encode(`{"id":${JSON.stringify(id)},`), json])
+  framesWithId.set(chunk, frame)
+  return frame
 }
 
 export interface ListenWebSocketOptions {
@@ -63,6 +87,9 @@ function streamRequest(req: IncomingMessage, signal: AbortSignal): Request {
   // As @botpress/chat 1.x sends it: browsers set no header on a WebSocket. The query never goes further (no log sees it).
   const key = url.searchParams.get('x-user-key')
   if (key !== null) headers.set('x-user-key', key)
+  // The id of the last signal heard, as SSE's reconnect sends it (the header wins: an SSE client's own).
+  const since = url.searchParams.get('since')
+  if (since && !headers.has('last-event-id')) headers.set('last-event-id', since)
   headers.set('accept', 'text/event-stream')
   const origin = `${(req.socket as TLSSocket).encrypted ? 'https' : 'http'}://${req.headers.host || 'localhost'}`
   return new Request(`${origin}${url.pathname}`, { headers, signal })
@@ -82,7 +109,8 @@ async function refuseUpgrade(socket: Duplex, response: Response): Promise<void> 
  * The WebSocket transport of listenConversation, as @botpress/chat 1.x speaks it
  * (`listenConversation({ id, protocol: 'websocket' })`): `ws(s)://…/{webhookId}/conversations/{id}/listen?x-user-key=…`,
  * each text frame one signal as the JSON the SSE stream's `data:` carries (the same bytes: the stream
- * is the SSE stream, taken over), and the text `ping` every SSE ping interval as the integration's
+ * is the SSE stream, taken over; a persisted signal's frame has its SSE `id:` as its first property,
+ * `id`, which `?since=` takes back to resume), and the text `ping` every SSE ping interval as the integration's
  * keep-alive. Everything before the upgrade is the SSE request's: a bad key is answered 401, a
  * non-participant 404, a stream over the caps 429, each with its error body and no upgrade; the
  * stream counts against SSE_STREAMS_PER_USER / _PER_ADDRESS and the subscription caps. A socket that

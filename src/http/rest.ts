@@ -114,9 +114,13 @@ function declaredQuery(route: AnyRoute, query: URLSearchParams): Record<string, 
  * operation does not take was refused by the body's schema, so that a misspelt field never passes
  * silently).
  */
-function pickVariables(route: AnyRoute, request: RestRequest, query: Record<string, unknown>): Record<string, unknown> {
+function pickVariables(route: AnyRoute, request: RestRequest, query: Record<string, unknown>, headers: Headers): Record<string, unknown> {
   const variables: Record<string, unknown> = { ...request.params, ...request.body }
   for (const [name, variable] of Object.entries(route.query ?? {})) if (query[name] !== undefined) variables[variable] = query[name]
+  for (const [name, variable] of Object.entries(route.headers ?? {})) {
+    const value = headers.get(name)
+    if (value) variables[variable] = value
+  }
   return variables
 }
 
@@ -178,7 +182,7 @@ export function restTransport({
     if (c.request.body) checked('body', c.request.body, raw)
     const body = c.route.mapBody ? c.route.mapBody(raw) : raw
     const restRequest: RestRequest = { params, query: url.searchParams, body }
-    const variableValues = c.route.variables ? c.route.variables(restRequest) : pickVariables(c.route, restRequest, query)
+    const variableValues = c.route.variables ? c.route.variables(restRequest) : pickVariables(c.route, restRequest, query, request.headers)
 
     // The same initial context yoga gives a GraphQL request: `mount` holds the webhook id of /{webhookId}/….
     // Assigned, not spread: one object shape for every request (docs/internals/performance.md).

@@ -30,8 +30,8 @@ const commentAndPing = encoder.encode(`: keep-alive\n\ndata: ${JSON.stringify({ 
 export const heartbeatOf = (chunk: Uint8Array): 'comment' | 'ping' | undefined =>
   chunk === commentAndPing ? 'ping' : chunk === comment || chunk === connected ? 'comment' : undefined
 
-/** One unnamed SSE `data:` message carrying a JSON text, encoded. */
-export const sseMessage = (json: string): Uint8Array => encoder.encode(`data: ${json}\n\n`)
+/** One unnamed SSE `data:` message carrying a JSON text, encoded; with its `id:` first when it has one (a client's Last-Event-ID when it reconnects). */
+export const sseMessage = (json: string, id?: string): Uint8Array => encoder.encode(id === undefined ? `data: ${json}\n\n` : `id: ${id}\ndata: ${json}\n\n`)
 
 /** Where a server writes a stream it takes over: its socket. */
 export interface EventStreamSink {

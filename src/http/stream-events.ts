@@ -15,11 +15,12 @@ import { sseMessage } from './sse.ts'
 export function createStreamEvents(log: Logger, renderings: SignalRenderings) {
   const messages = new WeakMap<ExecutionResult, Uint8Array | undefined>()
 
-  const messageOf = (route: StreamRoute, result: ExecutionResult): Uint8Array | undefined => {
+  /** `id`: the signal's place in its conversation's log (persisted signals only), the SSE `id:` a reconnect sends back. */
+  const messageOf = (route: StreamRoute, result: ExecutionResult, id: unknown): Uint8Array | undefined => {
     if (messages.has(result)) return messages.get(result)
     let message: Uint8Array | undefined
     if (result.errors?.length) log.error({ errors: result.errors }, `${route.operation}: a signal could not be resolved`)
-    else message = sseMessage(JSON.stringify(route.event(result.data)))
+    else message = sseMessage(JSON.stringify(route.event(result.data)), typeof id === 'string' ? id : undefined)
     messages.set(result, message)
     return message
   }
@@ -66,7 +67,7 @@ export function createStreamEvents(log: Logger, renderings: SignalRenderings) {
             leave()
             return { done: true, value: undefined }
           }
-          const message = messageOf(route, await renderings.render(next.value, key, renderArgs))
+          const message = messageOf(route, await renderings.render(next.value, key, renderArgs), (next.value as { signalId?: unknown } | null)?.signalId)
           if (message) return { done: false, value: message }
         }
       },

@@ -18,6 +18,8 @@ interface RouteBase<TData, TVariables> {
   summary: string
   /** Query parameters, each onto the operation variable it names (`{ nextToken: 'after' }`). */
   query?: Record<string, string>
+  /** Request headers, each onto the operation variable it names, over a query parameter's (`{ 'last-event-id': 'since' }`). */
+  headers?: Record<string, string>
   /**
    * Picks the variables itself (rather than by name from the path, the query and the body); the body
    * is then any JSON object unless `body` declares it.

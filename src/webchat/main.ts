@@ -178,23 +178,31 @@ async function catchUp(): Promise<void> {
   await learnParticipants()
 }
 
-/** Keeps the live subscription open, catching up on what was missed each time it (re)opens. */
+/**
+ * Keeps the live subscription open. The first time it reads the conversation; each reconnect resumes
+ * from the last signal heard (the server replays what was missed), and reads it again only when told
+ * to resync.
+ */
 async function listen(opened: () => void): Promise<void> {
+  let since: string | undefined
+  const reload = () =>
+    catchUp().then(opened, (error: unknown) => {
+      status!.textContent = `Could not load the conversation: ${error instanceof Error ? error.message : String(error)}`
+    })
   for (;;) {
     const controller = new AbortController()
     try {
       await client.subscribe(
         ConversationSignals,
-        { id: conversationId },
+        { id: conversationId, since },
         {
           signal: controller.signal,
-          onOpen: () => {
-            catchUp().then(opened, (error: unknown) => {
-              status!.textContent = `Could not load the conversation: ${error instanceof Error ? error.message : String(error)}`
-            })
-          },
+          onOpen: () => (since === undefined ? reload() : opened()),
           onData: ({ conversationSignals: signal }) => {
+            if ('signalId' in signal && signal.signalId) since = signal.signalId
             switch (signal.__typename) {
+              case 'ResyncSignal':
+                return void reload()
               case 'MessageCreatedSignal':
               case 'MessageUpdatedSignal':
                 return show(signal.message)

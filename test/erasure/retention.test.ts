@@ -12,7 +12,7 @@ const DAY = 86_400_000
 const DAYS = 30
 
 /** Each pruned table, with the column its age is read from. */
-const aged: Record<PrunedTable, [table: string, column: string]> = {
+const aged: Record<Exclude<PrunedTable, 'conversationSignals'>, [table: string, column: string]> = {
   messages: ['messages', 'created_at'],
   events: ['events', 'created_at'],
   botEvents: ['bot_events', 'created_at'],
@@ -25,7 +25,7 @@ const countOlder = async (t: TestApp, before: string) =>
     await Promise.all(
       Object.entries(aged).map(async ([name, [table, column]]) => [name, await t.count(`select count(*) as n from ${table} where ${column} < ?`, before)]),
     ),
-  ) as Record<PrunedTable, number>
+  ) as Record<Exclude<PrunedTable, 'conversationSignals'>, number>
 
 const deliveriesSettled = (t: TestApp) => eventually(async () => expect(await t.count('select count(*) as n from bot_deliveries')).toBe(0))
 

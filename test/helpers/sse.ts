@@ -1,8 +1,9 @@
-/** One Server-Sent Events block: its comment lines, its `event:` name and its `data:` lines joined. */
+/** One Server-Sent Events block: its comment lines, its `event:` name and `id:`, and its `data:` lines joined. */
 export interface SseBlock {
   text: string
   comments: string[]
   event?: string
+  id?: string
   data?: string
 }
 
@@ -14,6 +15,7 @@ const parse = (text: string): SseBlock => {
     text,
     comments: lines.filter((line) => line.startsWith(':')),
     event: field('event')[0],
+    id: field('id')[0],
     data: data.length > 0 ? data.join('\n') : undefined,
   }
 }

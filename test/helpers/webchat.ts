@@ -20,7 +20,7 @@ export async function initialize(t: TestApp, { key, conversationId }: { key?: st
   const signal = async (): Promise<Signal> => {
     const block = await sse.message((b) => b.data === PING)
     if (!block) throw new Error('the stream ended')
-    expect(block.text).toMatch(/^data: \{[^\n]*$/)
+    expect(block.text).toMatch(/^(id: [0-9A-HJKMNP-TV-Z]{26}\n)?data: \{[^\n]*$/)
     return JSON.parse(block.data as string)
   }
   const init = await signal()

@@ -110,7 +110,7 @@ describe('listenConversation over WebSocket', () => {
   describe('the signals', () => {
     const b = useBounded()
 
-    it('sends each signal as one text frame of JSON {type, data}, the same bytes as the SSE stream sends in its `data:`', async () => {
+    it('sends each signal as one text frame of JSON {type, data}, the same bytes as the SSE stream sends in its `data:`, a persisted one with its SSE `id:` first', async () => {
       const { alice, bob } = await actors(b.current)
       const sse = await openStream(`${b.current.apiUrl}/conversations/c1/listen`, { headers: { 'x-user-key': alice.key } })
       await firstChunk(sse.response)
@@ -122,8 +122,10 @@ describe('listenConversation over WebSocket', () => {
       await b.current.t.chat('DELETE', `/messages/${message.id}`, { key: alice.key })
       await ws.signal('message_deleted')
 
+      const id = expect.stringMatching(/^[0-9A-HJKMNP-TV-Z]{26}$/)
       expect(ws.signals()).toStrictEqual([
         {
+          id,
           type: 'message_created',
           data: {
             id: message.id,
@@ -135,8 +137,8 @@ describe('listenConversation over WebSocket', () => {
             isBot: false,
           },
         },
-        { type: 'participant_added', data: { conversationId: 'c1', participantId: bob.id } },
-        { type: 'message_deleted', data: { id: message.id, conversationId: 'c1', userId: 'alice' } },
+        { id, type: 'participant_added', data: { conversationId: 'c1', participantId: bob.id } },
+        { id, type: 'message_deleted', data: { id: message.id, conversationId: 'c1', userId: 'alice' } },
       ])
       sse.close()
       const text = sse.text()
@@ -145,7 +147,7 @@ describe('listenConversation over WebSocket', () => {
       await ws.closed
     })
 
-    it('sends the same frame text as the SSE data line, byte for byte', async () => {
+    it('sends the same frame text as the SSE data line, byte for byte, with the SSE id as its first property', async () => {
       const { alice } = await actors(b.current)
       const sse = await openStream(`${b.current.apiUrl}/conversations/c1/listen`, { headers: { 'x-user-key': alice.key } })
       const sseText: string[] = []
@@ -153,8 +155,11 @@ describe('listenConversation over WebSocket', () => {
       const ws = await listening(b.current, 'c1', alice.key)
       await eventually(() => expect(b.current.t.app.signals.activeSubscriptions()).toBe(2))
       await b.current.t.message(alice.key, 'c1', { type: 'text', text: 'é ✓ "quoted"' })
-      const [frame] = [await ws.frame((f) => f.startsWith('{"type":"message_created"'))]
-      await eventually(() => expect(sseText.join('')).toContain(`data: ${frame}\n\n`))
+      const frame = await ws.frame((f) => f.includes('"type":"message_created"'))
+      const { id } = JSON.parse(frame)
+      const idFirst = `{"id":${JSON.stringify(id)},`
+      expect(frame.startsWith(idFirst)).toBe(true)
+      await eventually(() => expect(sseText.join('')).toContain(`id: ${id}\ndata: {${frame.slice(idFirst.length)}\n\n`))
       sse.close()
       ws.ws.close()
     })
@@ -178,7 +183,7 @@ describe('listenConversation over WebSocket', () => {
       await eventually(() => expect(ws.frames.filter((f) => f === 'ping').length).toBeGreaterThanOrEqual(3))
       const message = await b.current.t.message(alice.key, 'c1', { type: 'text', text: 'between pings' })
       expect((await ws.signal('message_created')).data.id).toBe(message.id)
-      for (const frame of ws.frames) expect(frame === 'ping' || frame.startsWith('{"type":')).toBe(true)
+      for (const frame of ws.frames) expect(frame === 'ping' || /^\{"(id|type)":/.test(frame)).toBe(true)
       ws.ws.close()
       await ws.closed
     })
@@ -234,7 +239,7 @@ describe('listenConversation over WebSocket', () => {
       const ws = await listening(b.current, 'c1', bob.key)
       await b.current.t.chat('DELETE', `/conversations/c1/participants/bob`, { key: alice.key })
       expect(await ws.closed).toEqual({ code: 1000, reason: 'the stream has ended' })
-      expect(ws.signals()).toEqual([{ type: 'participant_removed', data: { conversationId: 'c1', participantId: 'bob' } }])
+      expect(ws.signals()).toEqual([{ id: expect.any(String), type: 'participant_removed', data: { conversationId: 'c1', participantId: 'bob' } }])
       await eventually(() => {
         expect(b.current.t.app.signals.activeSubscriptions()).toBe(0)
         expect(b.current.t.app.streams.size).toBe(0)

@@ -28,7 +28,7 @@ async function listen(t: TestApp, key: string, conversationId: string) {
   const signal = async (): Promise<Signal | undefined> => {
     const block = await sse.message((b) => b.data === PING)
     if (block === undefined) return undefined
-    expect(block.text).toMatch(/^data: \{[^\n]*$/)
+    expect(block.text).toMatch(/^(id: [0-9A-HJKMNP-TV-Z]{26}\n)?data: \{[^\n]*$/)
     return JSON.parse(block.data as string)
   }
   const signals = async (n: number) => {
@@ -62,7 +62,7 @@ describe('listenConversation', () => {
       expect(t.app.streams.size).toBe(1)
       await t.message(users.alice.key, 'c1')
       await signals(3) // alice's message, the bot joining, the bot's echo
-      for (const { text } of sse.blocks) for (const line of text.split('\n')) expect(line).toMatch(/^(:|data: )/)
+      for (const { text } of sse.blocks) for (const line of text.split('\n')) expect(line).toMatch(/^(:|data: |id: )/)
       await sse.cancel()
     })
 

@@ -16,6 +16,7 @@ import { messageQueries } from './messages.ts'
 import { participationThenPage } from './participation-page.ts'
 import { participantQueries } from './participants.ts'
 import { retentionQueries } from './retention.ts'
+import { signalLogQueries } from './signal-log.ts'
 import { tenancyQueries } from './tenancy.ts'
 import { userRecordQueries } from './user-records.ts'
 import { userQueries } from './users.ts'
@@ -33,6 +34,7 @@ export function queriesOf(run: Run, deliveries: EngineDeliveries): Omit<Queries,
     participants: participantQueries(run),
     messages,
     events: eventQueries(run),
+    signalLog: signalLogQueries(run),
     files: fileQueries(run),
     bots: botQueries(run),
     botEvents: botEventQueries(run),

@@ -35,7 +35,7 @@ type Batch = {
 /** The key of a row of `table`, among the old ones of the conversations from..to (their keys, both ends included). */
 const oldRowsOf = (
   { db, t: { conversations: c } }: On,
-  table: On['t']['messages'] | On['t']['events'] | On['t']['botEvents'],
+  table: On['t']['messages'] | On['t']['events'] | On['t']['botEvents'] | On['t']['conversationSignals'],
   key: ReturnType<typeof sql>,
   v: Batch,
 ) =>
@@ -71,6 +71,14 @@ const events = query((on, v: Batch) => {
     .returning({ id: e.id })
 })
 
+const conversationSignals = query((on, v: Batch) => {
+  const s = on.t.conversationSignals
+  return on.db
+    .delete(s)
+    .where(sql`(${s.integrationId}, ${s.id}) in (${oldRowsOf(on, s, sql`${s.integrationId}, ${s.id}`, v)})`)
+    .returning({ id: s.id })
+})
+
 const botEvents = query((on, v: Batch) => {
   const b = on.t.botEvents
   return on.db
@@ -95,7 +103,7 @@ const files = query(({ db, t: { files: f } }, v: { before: string; limit: number
   return db.delete(f).where(sql`(${f.integrationId}, ${f.id}) in (${oldest})`).returning({ id: f.id })
 })
 
-const ofConversations: Record<Exclude<PrunedTable, 'botLogs' | 'files'>, typeof messages> = { messages, events, botEvents }
+const ofConversations: Record<Exclude<PrunedTable, 'botLogs' | 'files'>, typeof messages> = { messages, events, botEvents, conversationSignals }
 
 const first: PruneCursor = { integrationId: '', conversationId: '' }
 

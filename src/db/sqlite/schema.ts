@@ -22,5 +22,6 @@ export const {
   participants,
   messages,
   events,
+  conversationSignals,
   files,
 } = defineTables(sqliteDialect)

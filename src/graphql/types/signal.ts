@@ -1,4 +1,6 @@
 import { requireListener } from '../../domain/conversations.ts'
+import type { ChatContext } from '../../domain/context.ts'
+import { missedSignals, resumed } from '../../domain/signal-log.ts'
 import type { ConversationSignal } from '../../domain/signals.ts'
 import { builder } from '../builder.ts'
 import { chatScope } from '../context.ts'
@@ -136,6 +138,17 @@ export const MessageStreamAbortSignal = signalType('message_stream_abort').imple
   }),
 })
 
+export const ResyncSignal = signalType('resync').implement({
+  subGraphs: ['chat'],
+  description:
+    'Not a Chat API signal: the first a resuming listener hears when what it missed cannot be replayed (its cursor is unknown, older than the log keeps, or too much was missed): read the conversation again.',
+  fields: (t) => ({
+    type: t.exposeString('type'),
+    conversationId: t.exposeString('conversationId'),
+    reason: t.exposeString('reason', { description: 'unknown_cursor, too_old or too_many.' }),
+  }),
+})
+
 export const conversationSignalMembers = {
   message_created: MessageCreatedSignal,
   message_updated: MessageUpdatedSignal,
@@ -149,7 +162,20 @@ export const conversationSignalMembers = {
   message_stream_delta: MessageStreamDeltaSignal,
   message_stream_complete: MessageStreamCompleteSignal,
   message_stream_abort: MessageStreamAbortSignal,
+  resync: ResyncSignal,
 } as const
+
+// Every member says where it is in the conversation's log (persisted signals only), the cursor a resume gives back.
+for (const member of Object.values(conversationSignalMembers) as (typeof MessageCreatedSignal)[]) {
+  builder.objectField(member, 'signalId', (t) =>
+    t.string({
+      nullable: true,
+      description:
+        "The signal's place in the conversation's log, for `since` when listening again; null for a transient signal (typing, streams, statuses). Opaque.",
+      resolve: (signal) => signal.signalId ?? null,
+    }),
+  )
+}
 
 export type ListenerSignal = Exclude<ConversationSignal, { type: 'conversation_deleted' | 'handoff_changed' }>
 
@@ -185,6 +211,17 @@ export function keepSignals(signals: AsyncIterableIterator<ListenerSignal>, keep
  */
 const notStatus = (signal: ListenerSignal) => signal.type !== 'message_status_changed'
 
+/** Listening from `since`: the live stream opened (its first read) before the log is read, so that nothing falls between them. */
+async function resume(ctx: ChatContext, conversationId: string, live: AsyncIterableIterator<ConversationSignal>, since: string) {
+  const first = live.next()
+  try {
+    return resumed(live, first, await missedSignals(ctx, conversationId, since))
+  } catch (error) {
+    void live.return?.()
+    throw error
+  }
+}
+
 builder.subscriptionField('conversationSignals', (t) =>
   t.field({
     type: ConversationSignalUnion,
@@ -195,11 +232,17 @@ builder.subscriptionField('conversationSignals', (t) =>
         defaultValue: false,
         description: "Also message_status_changed (the bot's handling of each user message), as the web chat's stream has it.",
       }),
+      since: t.arg.string({
+        required: false,
+        description:
+          'The signalId last heard: the persisted signals since then are replayed first (or a ResyncSignal when they cannot be), then the live ones.',
+      }),
     },
-    subscribe: async (_root, { conversationId, includeStatuses }, ctx) => {
+    subscribe: async (_root, { conversationId, includeStatuses, since }, ctx) => {
       const chat = chatScope(ctx)
       const caller = await requireListener({ ctx: chat, conversationId })
-      const signals = ctx.signals.listen(chat.integration.id, conversationId, caller.id) as AsyncIterableIterator<ListenerSignal>
+      const live = ctx.signals.listen(chat.integration.id, conversationId, caller.id)
+      const signals = (since ? await resume(chat, conversationId, live, since) : live) as AsyncIterableIterator<ListenerSignal>
       return includeStatuses ? signals : keepSignals(signals, notStatus)
     },
     resolve: (signal) => signal,

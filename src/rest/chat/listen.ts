@@ -34,6 +34,8 @@ export function toChatSignal(signal: Signal) {
       return { type: signal.type, data: { streamId: signal.streamId, message: compactMessage(signal.message) } }
     case 'MessageStreamAbortSignal':
       return { type: signal.type, data: { streamId: signal.streamId, conversationId: signal.conversationId } }
+    case 'ResyncSignal':
+      return { type: signal.type, data: { conversationId: signal.conversationId, reason: signal.reason } }
   }
 }
 
@@ -44,6 +46,9 @@ export const listenRoutes = [
     emits: ChatSignal,
     method: 'GET',
     path: '/conversations/{id}/listen',
+    // A reconnecting EventSource sends the last `id:` it got; a client may give it as `since` too.
+    query: { since: 'since' },
+    headers: { 'last-event-id': 'since' },
     document: ListenConversationDocument,
     event: (d) => toChatSignal(d.conversationSignals),
   }),

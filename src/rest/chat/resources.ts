@@ -87,6 +87,7 @@ export const chatSignals = [
   ),
   signal('message_stream_complete', z.object({ streamId: z.string(), message: Message })),
   signal('message_stream_abort', z.object({ streamId: z.string(), conversationId: z.string() })),
+  signal('resync', z.object({ conversationId: z.string(), reason: z.enum(['unknown_cursor', 'too_old', 'too_many']) })),
 ] as const
 
 export const ChatSignal = z.union(chatSignals).meta({ id: 'ChatSignal' })

@@ -228,7 +228,7 @@ export type ConversationParticipantsConnectionEdge = {
 };
 
 /** Something that happened in a conversation: the signals of the Chat API (its five, and 1.x's message streams), and the web chat's message_updated, message_status_changed, typing_started and typing_stopped. */
-export type ConversationSignal = EventCreatedSignal | MessageCreatedSignal | MessageDeletedSignal | MessageStatusChangedSignal | MessageStreamAbortSignal | MessageStreamCompleteSignal | MessageStreamDeltaSignal | MessageUpdatedSignal | ParticipantAddedSignal | ParticipantRemovedSignal | TypingStartedSignal | TypingStoppedSignal;
+export type ConversationSignal = EventCreatedSignal | MessageCreatedSignal | MessageDeletedSignal | MessageStatusChangedSignal | MessageStreamAbortSignal | MessageStreamCompleteSignal | MessageStreamDeltaSignal | MessageUpdatedSignal | ParticipantAddedSignal | ParticipantRemovedSignal | ResyncSignal | TypingStartedSignal | TypingStoppedSignal;
 
 export type CreateConversationInput = {
   /** A chosen id (1-64 of [A-Za-z0-9._:-]); generated when absent. */
@@ -360,6 +360,8 @@ export type EventCreatedSignal = {
   event: Event;
   /** Whether the bot created the event. */
   isBot: Scalars['Boolean']['output'];
+  /** The signal's place in the conversation's log, for `since` when listening again; null for a transient signal (typing, streams, statuses). Opaque. */
+  signalId?: Maybe<Scalars['String']['output']>;
   type: Scalars['String']['output'];
 };
 
@@ -517,6 +519,8 @@ export type MessageCreatedSignal = {
   /** Whether the bot posted the message. */
   isBot: Scalars['Boolean']['output'];
   message: Message;
+  /** The signal's place in the conversation's log, for `since` when listening again; null for a transient signal (typing, streams, statuses). Opaque. */
+  signalId?: Maybe<Scalars['String']['output']>;
   type: Scalars['String']['output'];
 };
 
@@ -524,6 +528,8 @@ export type MessageDeletedSignal = {
   __typename?: 'MessageDeletedSignal';
   conversationId: Scalars['String']['output'];
   messageId: Scalars['String']['output'];
+  /** The signal's place in the conversation's log, for `since` when listening again; null for a transient signal (typing, streams, statuses). Opaque. */
+  signalId?: Maybe<Scalars['String']['output']>;
   type: Scalars['String']['output'];
   /** The author of the deleted message. */
   userId: Scalars['String']['output'];
@@ -562,6 +568,8 @@ export type MessageStatusChangedSignal = {
   message: Message;
   newStatus: Scalars['String']['output'];
   oldStatus?: Maybe<Scalars['String']['output']>;
+  /** The signal's place in the conversation's log, for `since` when listening again; null for a transient signal (typing, streams, statuses). Opaque. */
+  signalId?: Maybe<Scalars['String']['output']>;
   type: Scalars['String']['output'];
 };
 
@@ -569,6 +577,8 @@ export type MessageStatusChangedSignal = {
 export type MessageStreamAbortSignal = {
   __typename?: 'MessageStreamAbortSignal';
   conversationId: Scalars['String']['output'];
+  /** The signal's place in the conversation's log, for `since` when listening again; null for a transient signal (typing, streams, statuses). Opaque. */
+  signalId?: Maybe<Scalars['String']['output']>;
   streamId: Scalars['String']['output'];
   type: Scalars['String']['output'];
 };
@@ -577,6 +587,8 @@ export type MessageStreamAbortSignal = {
 export type MessageStreamCompleteSignal = {
   __typename?: 'MessageStreamCompleteSignal';
   message: Message;
+  /** The signal's place in the conversation's log, for `since` when listening again; null for a transient signal (typing, streams, statuses). Opaque. */
+  signalId?: Maybe<Scalars['String']['output']>;
   streamId: Scalars['String']['output'];
   type: Scalars['String']['output'];
 };
@@ -592,6 +604,8 @@ export type MessageStreamDeltaSignal = {
   delta: Scalars['String']['output'];
   /** The delta's place in its stream, as the bot numbered it. */
   sequence: Scalars['Float']['output'];
+  /** The signal's place in the conversation's log, for `since` when listening again; null for a transient signal (typing, streams, statuses). Opaque. */
+  signalId?: Maybe<Scalars['String']['output']>;
   streamId: Scalars['String']['output'];
   type: Scalars['String']['output'];
   /** The bot's user id. */
@@ -604,6 +618,8 @@ export type MessageUpdatedSignal = {
   /** Whether the bot posted the message. */
   isBot: Scalars['Boolean']['output'];
   message: Message;
+  /** The signal's place in the conversation's log, for `since` when listening again; null for a transient signal (typing, streams, statuses). Opaque. */
+  signalId?: Maybe<Scalars['String']['output']>;
   type: Scalars['String']['output'];
 };
 
@@ -757,6 +773,8 @@ export type ParticipantAddedSignal = {
   /** The user who joined, as it was then. */
   participant: User;
   participantId: Scalars['String']['output'];
+  /** The signal's place in the conversation's log, for `since` when listening again; null for a transient signal (typing, streams, statuses). Opaque. */
+  signalId?: Maybe<Scalars['String']['output']>;
   type: Scalars['String']['output'];
 };
 
@@ -764,6 +782,8 @@ export type ParticipantRemovedSignal = {
   __typename?: 'ParticipantRemovedSignal';
   conversationId: Scalars['String']['output'];
   participantId: Scalars['String']['output'];
+  /** The signal's place in the conversation's log, for `since` when listening again; null for a transient signal (typing, streams, statuses). Opaque. */
+  signalId?: Maybe<Scalars['String']['output']>;
   type: Scalars['String']['output'];
 };
 
@@ -846,6 +866,17 @@ export type RemoveParticipantPayload = {
   userId: Scalars['String']['output'];
 };
 
+/** Not a Chat API signal: the first a resuming listener hears when what it missed cannot be replayed (its cursor is unknown, older than the log keeps, or too much was missed): read the conversation again. */
+export type ResyncSignal = {
+  __typename?: 'ResyncSignal';
+  conversationId: Scalars['String']['output'];
+  /** unknown_cursor, too_old or too_many. */
+  reason: Scalars['String']['output'];
+  /** The signal's place in the conversation's log, for `since` when listening again; null for a transient signal (typing, streams, statuses). Opaque. */
+  signalId?: Maybe<Scalars['String']['output']>;
+  type: Scalars['String']['output'];
+};
+
 export type StartTypingInput = {
   conversationId: Scalars['String']['input'];
   /** How long the indicator lasts, in milliseconds (5,000 by default, 60,000 at most). */
@@ -878,6 +909,7 @@ export type Subscription = {
 export type SubscriptionConversationSignalsArgs = {
   conversationId: Scalars['String']['input'];
   includeStatuses?: InputMaybe<Scalars['Boolean']['input']>;
+  since?: InputMaybe<Scalars['String']['input']>;
 };
 
 
@@ -901,6 +933,8 @@ export type TextPayloadInput = {
 export type TypingStartedSignal = {
   __typename?: 'TypingStartedSignal';
   conversationId: Scalars['String']['output'];
+  /** The signal's place in the conversation's log, for `since` when listening again; null for a transient signal (typing, streams, statuses). Opaque. */
+  signalId?: Maybe<Scalars['String']['output']>;
   timeout: Scalars['Int']['output'];
   type: Scalars['String']['output'];
   userId: Scalars['String']['output'];
@@ -909,6 +943,8 @@ export type TypingStartedSignal = {
 export type TypingStoppedSignal = {
   __typename?: 'TypingStoppedSignal';
   conversationId: Scalars['String']['output'];
+  /** The signal's place in the conversation's log, for `since` when listening again; null for a transient signal (typing, streams, statuses). Opaque. */
+  signalId?: Maybe<Scalars['String']['output']>;
   type: Scalars['String']['output'];
   userId: Scalars['String']['output'];
 };
@@ -965,7 +1001,7 @@ export type VideoPayloadInput = {
 };
 
 /** What the official web chat's stream carries: `init`, then the conversation's signals. */
-export type WebchatSignal = EventCreatedSignal | InitSignal | MessageCreatedSignal | MessageDeletedSignal | MessageStatusChangedSignal | MessageStreamAbortSignal | MessageStreamCompleteSignal | MessageStreamDeltaSignal | MessageUpdatedSignal | ParticipantAddedSignal | ParticipantRemovedSignal | TypingStartedSignal | TypingStoppedSignal;
+export type WebchatSignal = EventCreatedSignal | InitSignal | MessageCreatedSignal | MessageDeletedSignal | MessageStatusChangedSignal | MessageStreamAbortSignal | MessageStreamCompleteSignal | MessageStreamDeltaSignal | MessageUpdatedSignal | ParticipantAddedSignal | ParticipantRemovedSignal | ResyncSignal | TypingStartedSignal | TypingStoppedSignal;
 
 export type WebChatMessageFragment = { __typename?: 'Message', messageId: string, userId: string, createdAt: string, author: { __typename?: 'User', isBot: boolean, name?: string | null, pictureUrl?: string | null }, payload:
     | { __typename: 'AudioPayload', audioUrl: string }
@@ -1064,12 +1100,13 @@ export type WebChatSendTextMutation = { __typename?: 'Mutation', createMessage: 
 
 export type WebChatSignalsSubscriptionVariables = Exact<{
   id: Scalars['String']['input'];
+  since?: InputMaybe<Scalars['String']['input']>;
 }>;
 
 
 export type WebChatSignalsSubscription = { __typename?: 'Subscription', conversationSignals:
     | { __typename: 'EventCreatedSignal' }
-    | { __typename: 'MessageCreatedSignal', message: { __typename?: 'Message', messageId: string, userId: string, createdAt: string, author: { __typename?: 'User', isBot: boolean, name?: string | null, pictureUrl?: string | null }, payload:
+    | { __typename: 'MessageCreatedSignal', signalId?: string | null, message: { __typename?: 'Message', messageId: string, userId: string, createdAt: string, author: { __typename?: 'User', isBot: boolean, name?: string | null, pictureUrl?: string | null }, payload:
           | { __typename: 'AudioPayload', audioUrl: string }
           | { __typename: 'BlocPayload', blocItems: Array<
               | { __typename: 'AudioPayload', audioUrl: string }
@@ -1091,12 +1128,12 @@ export type WebChatSignalsSubscription = { __typename?: 'Subscription', conversa
           | { __typename: 'TextPayload', text: string }
           | { __typename: 'VideoPayload', videoUrl: string }
          } }
-    | { __typename: 'MessageDeletedSignal', messageId: string }
+    | { __typename: 'MessageDeletedSignal', signalId?: string | null, messageId: string }
     | { __typename: 'MessageStatusChangedSignal' }
     | { __typename: 'MessageStreamAbortSignal', streamId: string }
     | { __typename: 'MessageStreamCompleteSignal', streamId: string, message: { __typename?: 'Message', messageId: string } }
     | { __typename: 'MessageStreamDeltaSignal', streamId: string, userId: string, createdAt: string, sequence: number, delta: string }
-    | { __typename: 'MessageUpdatedSignal', message: { __typename?: 'Message', messageId: string, userId: string, createdAt: string, author: { __typename?: 'User', isBot: boolean, name?: string | null, pictureUrl?: string | null }, payload:
+    | { __typename: 'MessageUpdatedSignal', signalId?: string | null, message: { __typename?: 'Message', messageId: string, userId: string, createdAt: string, author: { __typename?: 'User', isBot: boolean, name?: string | null, pictureUrl?: string | null }, payload:
           | { __typename: 'AudioPayload', audioUrl: string }
           | { __typename: 'BlocPayload', blocItems: Array<
               | { __typename: 'AudioPayload', audioUrl: string }
@@ -1120,6 +1157,7 @@ export type WebChatSignalsSubscription = { __typename?: 'Subscription', conversa
          } }
     | { __typename: 'ParticipantAddedSignal' }
     | { __typename: 'ParticipantRemovedSignal' }
+    | { __typename: 'ResyncSignal', reason: string }
     | { __typename: 'TypingStartedSignal', userId: string, timeout: number }
     | { __typename: 'TypingStoppedSignal', userId: string }
    };
@@ -1507,18 +1545,24 @@ fragment WebChatCard on CardPayload {
   }
 }`) as unknown as TypedDocumentString<WebChatSendTextMutation, WebChatSendTextMutationVariables>;
 export const WebChatSignalsDocument = new TypedDocumentString(`
-    subscription WebChatSignals($id: String!) {
-  conversationSignals(conversationId: $id) {
+    subscription WebChatSignals($id: String!, $since: String) {
+  conversationSignals(conversationId: $id, since: $since) {
     __typename
     ... on MessageCreatedSignal {
+      signalId
       message {
         ...WebChatMessage
       }
     }
     ... on MessageDeletedSignal {
+      signalId
       messageId
     }
+    ... on ResyncSignal {
+      reason
+    }
     ... on MessageUpdatedSignal {
+      signalId
       message {
         ...WebChatMessage
       }

@@ -1,0 +1,34 @@
+import { and, asc, eq, gte } from 'drizzle-orm'
+import { fixedLimit, query, type Run, rowValues } from '../query.ts'
+import type { ConversationSignalRow } from '../schema.ts'
+import type { SignalLogQueries } from '../store.ts'
+
+type From = { integrationId: string; conversationId: string; from: string }
+
+const insert = query(({ db, t: { conversationSignals } }, row: ConversationSignalRow) =>
+  db.insert(conversationSignals).values(rowValues(conversationSignals, row)),
+)
+
+/** The most rows one read of the log returns (a resume asks for its cap and one more). */
+export const SIGNAL_LOG_READ_MAX = 202
+
+/** A conversation's signals from `from` on (itself included, when it is there), oldest first. */
+const from = query(({ db, t: { conversationSignals: s } }, v: From) =>
+  db
+    .select()
+    .from(s)
+    .where(and(eq(s.integrationId, v.integrationId), eq(s.conversationId, v.conversationId), gte(s.id, v.from)))
+    .orderBy(asc(s.id))
+    .limit(fixedLimit(SIGNAL_LOG_READ_MAX)),
+)
+
+const ofMessage = query(({ db, t: { conversationSignals: s } }, v: { integrationId: string; conversationId: string; messageId: string }) =>
+  db.delete(s).where(and(eq(s.integrationId, v.integrationId), eq(s.conversationId, v.conversationId), eq(s.messageId, v.messageId))),
+)
+
+export const signalLogQueries = (run: Run): SignalLogQueries => ({
+  insert: (row) => run.run(insert, row),
+  from: async (integrationId, conversationId, id, limit) =>
+    (await run.all(from, { integrationId, conversationId, from: id })).slice(0, Math.min(limit, SIGNAL_LOG_READ_MAX)),
+  forgetMessage: (integrationId, conversationId, messageId) => run.run(ofMessage, { integrationId, conversationId, messageId }),
+})
