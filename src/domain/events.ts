@@ -7,6 +7,7 @@ import type { ChatContext } from './context.ts'
 import { type Poster, requireParticipation } from './conversations.ts'
 import { hiddenAs, notFound } from './errors.ts'
 import { newId } from './ids.ts'
+import { tell } from './integration-webhooks.ts'
 import { loadParticipation } from './loaders.ts'
 import { assertJsonDepth } from './payloads.ts'
 import { checkStorageQuota, storedEventBytes } from './storage-quota.ts'
@@ -32,14 +33,7 @@ export async function postEvent(ctx: ChatContext, q: Queries, after: After, inpu
     createdAt: now(),
   }
   await q.events.insert(row)
-  after(() =>
-    ctx.signals.publish(ctx.integration.id, {
-      type: 'event_created',
-      conversationId: row.conversationId,
-      event: row,
-      isBot: caller.isBot,
-    }),
-  )
+  await tell(ctx, q, after, { type: 'event_created', conversationId: row.conversationId, event: row, isBot: caller.isBot })
   if (!caller.isBot) {
     // The custom event's own id: a bot (an @botpress/sdk one calls getEvent) finds it by the id it was delivered with.
     await recordIncomingEvent(ctx, q, after, incomingCustomEvent(ctx.integration.botId, row.id, row))

@@ -7,6 +7,7 @@ import type { ChatContext } from './context.ts'
 import { agentUserId } from './agent-users.ts'
 import { notFound } from './errors.ts'
 import { newId } from './ids.ts'
+import { tell } from './integration-webhooks.ts'
 
 /*
  * Who answers a conversation's user (issue 52; docs/guides/handoff.md): the bot, nobody yet (the
@@ -129,7 +130,7 @@ export async function endHandoff(
 /** Inside a unit: an agent's user leaves the conversation, which its listeners hear. */
 export async function leave(ctx: ChatContext, q: Queries, after: After, conversationId: string, userId: string): Promise<void> {
   if (await q.participants.delete(ctx.integration.id, conversationId, userId)) {
-    after(() => ctx.signals.publish(ctx.integration.id, { type: 'participant_removed', conversationId, participantId: userId }))
+    await tell(ctx, q, after, { type: 'participant_removed', conversationId, participantId: userId })
   }
 }
 

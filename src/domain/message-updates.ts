@@ -3,11 +3,12 @@ import type { After, Queries } from '../db/store.ts'
 import type { ChatContext } from './context.ts'
 import { requireParticipation } from './conversations.ts'
 import { forbidden, hiddenAs, invalidPayload } from './errors.ts'
+import { tell } from './integration-webhooks.ts'
 import { checkMessage, checkMessageSize, findMessage } from './messages.ts'
 import { checkStorageQuota, storedMessageBytes } from './storage-quota.ts'
 
-const publishUpdated = (ctx: ChatContext, after: After, message: MessageRow, isBot: boolean) =>
-  after(() => ctx.signals.publish(ctx.integration.id, { type: 'message_updated', conversationId: message.conversationId, message, isBot }))
+const publishUpdated = (ctx: ChatContext, q: Queries, after: After, message: MessageRow, isBot: boolean) =>
+  tell(ctx, q, after, { type: 'message_updated', conversationId: message.conversationId, message, isBot })
 
 /** Whether the message's author is the bot (what message_updated says of it). */
 async function authoredByBot(ctx: ChatContext, q: Queries, message: MessageRow): Promise<boolean> {
@@ -34,7 +35,7 @@ export function setMessageFeedback({ ctx, id, feedback }: { ctx: ChatContext; id
     const row = await findMessage(ctx, q, id)
     await requireParticipation(ctx, q, row.conversationId).catch(hiddenAs('Message', id))
     const updated = (await q.messages.setFeedback(ctx.integration.id, id, feedback)) as MessageRow
-    publishUpdated(ctx, after, updated, await authoredByBot(ctx, q, updated))
+    await publishUpdated(ctx, q, after, updated, await authoredByBot(ctx, q, updated))
     return updated
   })
 }
@@ -57,7 +58,7 @@ export function updateMessage({
     checkMessageSize({ payload, metadata }, ctx.limits?.messageMaxBytes ?? 0)
     await checkStorageQuota(ctx, q, caller.id, storedMessageBytes({ payload, metadata }) - storedMessageBytes(row))
     const updated = (await q.messages.update(ctx.integration.id, id, { payload, metadata })) as MessageRow
-    publishUpdated(ctx, after, updated, caller.isBot)
+    await publishUpdated(ctx, q, after, updated, caller.isBot)
     return updated
   })
 }

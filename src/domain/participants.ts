@@ -5,6 +5,7 @@ import type { ChatContext } from './context.ts'
 import { requireParticipation } from './conversations.ts'
 import { forbidden, invalidPayload, notFound } from './errors.ts'
 import { newId } from './ids.ts'
+import { tell } from './integration-webhooks.ts'
 import { loadParticipantsPage, loadParticipation } from './loaders.ts'
 import type { Cursored, PageWindow } from './paging.ts'
 import { getUserIn } from './users.ts'
@@ -23,7 +24,7 @@ export async function joinConversation(ctx: ChatContext, q: Queries, after: Afte
   })
   if (joined) {
     const participant = await getUserIn(ctx, q, userId)
-    after(() => ctx.signals.publish(ctx.integration.id, { type: 'participant_added', conversationId, participantId: userId, participant }))
+    await tell(ctx, q, after, { type: 'participant_added', conversationId, participantId: userId, participant })
   }
 }
 
@@ -65,13 +66,7 @@ export function removeParticipant({ ctx, input }: { ctx: ChatContext; input: { c
     if (!(await q.participants.delete(ctx.integration.id, input.conversationId, input.userId))) {
       throw notFound(`Participant of conversation "${input.conversationId}"`, input.userId)
     }
-    after(() =>
-      ctx.signals.publish(ctx.integration.id, {
-        type: 'participant_removed',
-        conversationId: input.conversationId,
-        participantId: input.userId,
-      }),
-    )
+    await tell(ctx, q, after, { type: 'participant_removed', conversationId: input.conversationId, participantId: input.userId })
   })
 }
 

@@ -14,6 +14,8 @@ export const {
   botApiKeys,
   botEvents,
   botDeliveries,
+  integrationWebhookDeliveries,
+  conversationTags,
   botLogs,
   botStates,
   deletedUsers,

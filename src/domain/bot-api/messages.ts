@@ -1,6 +1,7 @@
 import type { MessageRow } from '../../db/schema.ts'
 import type { Queries } from '../../db/store.ts'
 import { alreadyExists, invalidPayload, notFound } from '../errors.ts'
+import { tell } from '../integration-webhooks.ts'
 import { checkMessage, postMessage } from '../messages.ts'
 import { botApiPage, botApiWindow } from './pages.ts'
 import { joinConversation } from '../participants.ts'
@@ -82,7 +83,7 @@ export function updateBotApiMessage(ctx: BotApiContext, input: Json) {
     const changed = await q.messages.update(ctx.integration.id, row.id, { payload, metadata })
     if (!changed) throw notFound('Message', id)
     const isBot = changed.userId === ctx.bot.id
-    after(() => ctx.signals.publish(ctx.integration.id, { type: 'message_updated', conversationId: changed.conversationId, message: changed, isBot }))
+    await tell(ctx, q, after, { type: 'message_updated', conversationId: changed.conversationId, message: changed, isBot })
     return { message: botApiMessage(changed, ctx.bot.id) }
   })
 }
@@ -92,7 +93,7 @@ export function deleteBotApiMessage(ctx: BotApiContext, input: Json) {
   return ctx.store.write(async (q, after) => {
     const row = await findMessage(ctx, q, id)
     await q.messages.delete(ctx.integration.id, row.id)
-    after(() => ctx.signals.publish(ctx.integration.id, { type: 'message_deleted', conversationId: row.conversationId, message: row }))
+    await tell(ctx, q, after, { type: 'message_deleted', conversationId: row.conversationId, message: row })
     return {}
   })
 }

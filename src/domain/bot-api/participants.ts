@@ -1,4 +1,5 @@
 import { notFound } from '../errors.ts'
+import { tell } from '../integration-webhooks.ts'
 import { botApiPage, botApiWindow } from './pages.ts'
 import { joinConversation } from '../participants.ts'
 import { type BotApiContext, asChat, findConversation, findUser } from './context.ts'
@@ -23,7 +24,7 @@ export function removeBotApiParticipant(ctx: BotApiContext, input: Json) {
   return ctx.store.write(async (q, after) => {
     const conversation = await findConversation(ctx, q, id)
     if (!(await q.participants.delete(ctx.integration.id, conversation.id, userId))) throw notFound('Participant', userId)
-    after(() => ctx.signals.publish(ctx.integration.id, { type: 'participant_removed', conversationId: conversation.id, participantId: userId }))
+    await tell(ctx, q, after, { type: 'participant_removed', conversationId: conversation.id, participantId: userId })
     return {}
   })
 }
