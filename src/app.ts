@@ -39,7 +39,7 @@ export interface AppOptions extends WiringOptions {
   graphiql?: boolean
 }
 
-export interface App extends Pick<Wiring, 'signals' | 'bots' | 'streams' | 'sendQueues' | 'renderings' | 'retention'> {
+export interface App extends Pick<Wiring, 'signals' | 'bots' | 'webhooks' | 'streams' | 'sendQueues' | 'renderings' | 'retention'> {
   /** Serves a request; `peer` is the other end of its connection (none in-process). */
   fetch: (request: Request, peer?: Peer) => Promise<Response>
   /** Whether a read replica may serve a request (see Transport.replicable); `pathname` as in the URL. */
@@ -108,6 +108,7 @@ export function createApp({ corsOrigins = [], publicUrl, trustProxy = [], webSoc
     sendQueues,
     renderings,
     bots,
+    webhooks,
     limits,
     retention,
   } = parts
@@ -204,6 +205,7 @@ export function createApp({ corsOrigins = [], publicUrl, trustProxy = [], webSoc
   const app: App = {
     signals,
     bots,
+    webhooks,
     retention,
     streams,
     sendQueues,
@@ -310,7 +312,7 @@ export function createApp({ corsOrigins = [], publicUrl, trustProxy = [], webSoc
     endLiveConnections,
     close() {
       closing ??= endLiveConnections()
-        .then(() => Promise.all([bots.stop(), retention.stop()]))
+        .then(() => Promise.all([bots.stop(), webhooks.stop(), retention.stop()]))
         .then(() => undefined)
       return closing
     },

@@ -25,11 +25,14 @@ const order: PgTable[] = [
   tables.participants,
   tables.conversationNotes,
   tables.handoffRequests,
+  tables.conversationTags,
   tables.messages,
   tables.files,
   tables.events,
+  tables.conversationSignals,
   tables.botEvents,
   tables.botDeliveries,
+  tables.integrationWebhookDeliveries,
   tables.botLogs,
   tables.botStates,
 ].map((table) => table as unknown as PgTable) // typed as SQLite's (src/db/schema.ts)
@@ -116,8 +119,10 @@ export async function copySqliteToPostgres(sqlitePath: string, postgresUrl: stri
     }
     copied.file_bytes = files
     onTable?.('file_bytes', files)
-    // The outbox's sequence goes on after the rows copied.
-    await client.query(`select setval(pg_get_serial_sequence('bot_deliveries', 'seq'), coalesce((select max(seq) from bot_deliveries), 0) + 1, false)`)
+    // The outboxes' sequences go on after the rows copied.
+    for (const outbox of ['bot_deliveries', 'integration_webhook_deliveries']) {
+      await client.query(`select setval(pg_get_serial_sequence('${outbox}', 'seq'), coalesce((select max(seq) from ${outbox}), 0) + 1, false)`)
+    }
     await client.query('commit')
   } catch (error) {
     await client.query('rollback').catch(() => undefined)

@@ -8,6 +8,7 @@ import { onlyRule, RateLimits, type RateLimitStore } from './limits/rate-limits.
 import { builtInHandlers } from './bots/handlers.ts'
 import { BotApiActivity } from './bots/bot-api-activity.ts'
 import { startLeasedDeliveries } from './bots/delivery/leased.ts'
+import { type IntegrationWebhookSender, startIntegrationWebhooks } from './bots/integration-webhooks.ts'
 import { startOneProcessDeliveries } from './bots/delivery/one-process.ts'
 import type { DeliveryObserver, DeliveryWorker } from './bots/delivery/worker.ts'
 import { defaultLimits, type ResourceLimits } from './config.ts'
@@ -26,6 +27,7 @@ import { restTransport } from './http/rest.ts'
 import { SendQueues } from './http/send-queue.ts'
 import { defaultSseTiming, type SseTiming, SseStreams } from './http/sse.ts'
 import { restApis } from './openapi/apis.ts'
+import { chatSignalBody } from './rest/chat/signal-body.ts'
 import { createSignalHub, type SignalBus } from './signals/hub.ts'
 
 export interface WiringOptions {
@@ -72,6 +74,9 @@ export interface WiringOptions {
 
 /** A replica's stand-in for the delivery worker: nothing it serves writes, so nothing ever comes due. */
 const noDeliveryWorker: DeliveryWorker = { wake() {}, idle: async () => {}, stop: async () => {} }
+
+/** A replica's stand-in for the integration webhooks' sender: it records no delivery. */
+const noWebhookSender: IntegrationWebhookSender = { wake() {}, idle: async () => {}, stop: async () => {} }
 
 /** Retention when it is off (no RETENTION_DAYS, or a replica, which writes nothing): a cycle deletes nothing. */
 const noRetention: Retention = { runOnce: async () => ({ messages: 0, events: 0, botEvents: 0, botLogs: 0, files: 0 }), stop: async () => {} }
@@ -154,6 +159,23 @@ export function wire({
     : store.shared
       ? startLeasedDeliveries({ ...deliveries, leaseMs: botLeaseMs, sweepMs: botSweepMs })
       : startOneProcessDeliveries(deliveries)
+  // Integration webhooks (their outbox: domain/integration-webhooks.ts) go out from the main thread, on the bots' schedule and policy.
+  const webhooks = replica
+    ? undefined
+    : startIntegrationWebhooks({
+        store: background,
+        log,
+        render: chatSignalBody,
+        retrySchedule: botRetrySchedule,
+        timeoutMs: botTimeoutMs,
+        clock,
+        outbound,
+        leaseMs: botLeaseMs,
+        sweepMs: botSweepMs,
+      })
+  // Every unit that records a webhook delivery wakes the sender through the bots' inbox its context carries.
+  if (webhooks) bots.wakeWebhooks = () => webhooks.wake()
+  // Retention runs on the main thread even with RETENTION_DAYS unset: the signal log is pruned by it.
   const retention = replica
     ? noRetention
     : startRetention(background, {
@@ -189,6 +211,7 @@ export function wire({
     sendQueues,
     renderings,
     bots,
+    webhooks: webhooks ?? noWebhookSender,
     retention,
     chatYoga,
     adminYoga,

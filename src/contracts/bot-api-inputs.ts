@@ -46,7 +46,7 @@ const createUser = z
 
 const countMessage = 'must be a whole number from -1000000000 to 1000000000'
 
-/** Tags a bot sets (a null or empty value removes one): taken, not stored; Confab's own are read-only. */
+/** Tags a bot sets (a null or empty value removes one): stored on conversations; Confab's own (`chat:…`) are read-only. */
 const tagChanges = z.record(z.string(), z.string({ error: 'must be a string or null' }).nullable(), { error: 'must be an object' }).optional()
 
 const byId = z.object({ id: str })

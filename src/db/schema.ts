@@ -132,6 +132,16 @@ export function defineTables(d: Dialect) {
        * Null: none.
        */
       previousEncryptionKeys: d.json<PreviousEncryptionKey[]>('previous_encryption_keys'),
+      /**
+       * The configuration's `webhookUrl` (Botpress' chat integration): every signal of the integration
+       * is also POSTed there (integrationWebhookDeliveries). Null: none. Not the chat API's base URL.
+       */
+      webhookUrl: d.text('webhook_url'),
+      /**
+       * The configuration's `webhookSecret`, sent as `x-secret-key`: sealed (AES-256-GCM,
+       * src/domain/secret-box.ts), never shown by any read. Null: none.
+       */
+      webhookSecret: d.text('webhook_secret'),
     },
     (t) => [d.index('chat_integrations_bot_idx').on(t.botId)],
   )
@@ -419,6 +429,56 @@ export function defineTables(d: Dialect) {
     ],
   )
 
+  /**
+   * The outbox of integration webhooks: each signal of a chat integration that has a `webhookUrl`,
+   * written in the unit of the change it tells, POSTed in `seq` order per integration, retried on
+   * the bots' schedule. `leasedUntil`: until when the instance that claimed it holds it.
+   */
+  const integrationWebhookDeliveries = d.table(
+    'integration_webhook_deliveries',
+    {
+      seq: d.serial('seq'),
+      /** The `webhook-id`: the same on every attempt, so that a receiver can dedupe. */
+      id: d.text('id').notNull().unique(),
+      integrationId: d
+        .text('integration_id')
+        .notNull()
+        .references(() => chatIntegrations.id, { onDelete: 'cascade' }),
+      /** The signal as the listeners heard it (domain/signals.ts), rendered in the Chat API's shape when sent. */
+      signal: d.json<Record<string, unknown>>('signal').notNull(),
+      attempts: d.integer('attempts').notNull().default(0),
+      nextAttemptAt: d.text('next_attempt_at').notNull(),
+      createdAt: createdAt(),
+      leasedUntil: d.text('leased_until'),
+    },
+    (t) => [d.index('integration_webhook_deliveries_order_idx').on(t.integrationId, t.seq)],
+  )
+
+  /**
+   * The tags a bot set on a conversation (the bot API's updateConversation), one row a tag; the
+   * chat integration's own (`chat:owner`, `chat:fid`) are read from the conversation, never stored.
+   */
+  const conversationTags = d.table(
+    'conversation_tags',
+    {
+      integrationId: d.text('integration_id').notNull(),
+      conversationId: d.text('conversation_id').notNull(),
+      key: d.text('key').notNull(),
+      value: d.text('value').notNull(),
+    },
+    (t) => [
+      d.primaryKey({ columns: [t.integrationId, t.conversationId, t.key] }),
+      d
+        .foreignKey({
+          columns: [t.integrationId, t.conversationId],
+          foreignColumns: [conversations.integrationId, conversations.id],
+        })
+        .onDelete('cascade'),
+      // listTagValues: a key's distinct values in order.
+      d.index('conversation_tags_values_idx').on(t.integrationId, t.key, t.value),
+    ],
+  )
+
   /** What happened to a bot's events (deliveries, refusals, failures), as getBotLogs reads it. */
   const botLogs = d.table(
     'bot_logs',
@@ -570,6 +630,8 @@ export function defineTables(d: Dialect) {
     conversationSignals,
     botEvents,
     botDeliveries,
+    integrationWebhookDeliveries,
+    conversationTags,
     botLogs,
     botStates,
     agents,
@@ -595,6 +657,8 @@ export type BotEventRow = Tables['botEvents']['$inferSelect']
 export type BotLogRow = Tables['botLogs']['$inferSelect']
 export type AdminTokenRow = Tables['adminTokens']['$inferSelect']
 export type BotDeliveryRow = Tables['botDeliveries']['$inferSelect']
+export type IntegrationWebhookDeliveryRow = Tables['integrationWebhookDeliveries']['$inferSelect']
+export type ConversationTagRow = Tables['conversationTags']['$inferSelect']
 export type BotStateRow = Tables['botStates']['$inferSelect']
 export type BotApiKeyRow = Tables['botApiKeys']['$inferSelect']
 export type DeletedUserRow = Tables['deletedUsers']['$inferSelect']

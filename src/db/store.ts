@@ -11,10 +11,12 @@ import type {
   ChatIntegrationRow,
   ConversationRow,
   ConversationSignalRow,
+  ConversationTagRow,
   DeletedUserRow,
   EventRow,
   FileRow,
   HandoffRequestRow,
+  IntegrationWebhookDeliveryRow,
   MessageFeedback,
   MessageRow,
   ParticipantRow,
@@ -247,6 +249,34 @@ export interface BotDeliveryQueries {
   release(ids: readonly string[], heldUntil: string): Promise<void>
 }
 
+/** The outbox of integration webhooks (src/db/queries/integration-webhooks.ts): only each integration's oldest is ever due. */
+export interface IntegrationWebhookQueries {
+  insert(row: Omit<IntegrationWebhookDeliveryRow, 'seq' | 'leasedUntil'>): Promise<void>
+  /**
+   * Up to `limit` deliveries due at `now`, each the oldest of its integration, held by nobody (or
+   * by an instance whose lease ran out), taken by the caller until `leaseUntil`; most overdue first.
+   */
+  claim(now: string, limit: number, leaseUntil: string): Promise<IntegrationWebhookDeliveryRow[]>
+  /** When the earliest head comes due (its attempt or the end of its lease), if there is any delivery. */
+  nextDue(): Promise<string | undefined>
+  /** Sets the next attempt and ends the lease; false when it was already gone (its integration deleted). */
+  reschedule(id: string, attempts: number, nextAttemptAt: string): Promise<boolean>
+  /** False when it was already gone. */
+  remove(id: string): Promise<boolean>
+  /** The integrations named, each with its bot. */
+  targets(integrationIds: readonly string[]): Promise<{ integration: ChatIntegrationRow; bot: BotRow }[]>
+}
+
+/** The tags a bot sets on its conversations (the bot API): one row a tag. */
+export interface ConversationTagQueries {
+  ofConversations(integrationId: string, conversationIds: readonly string[]): Promise<ConversationTagRow[]>
+  /** Sets a tag (replacing its value). */
+  set(row: ConversationTagRow): Promise<void>
+  remove(integrationId: string, conversationId: string, key: string): Promise<void>
+  /** The distinct values of `key` across the integration's conversations, in byte order, after `after`, at most `limit`. */
+  values(integrationId: string, key: string, after: string | undefined, limit: number): Promise<string[]>
+}
+
 export interface BotStateQueries {
   /** The bot's stored state for this conversation, this user and itself (the rows that exist). */
   find(botId: string, conversationId: string, userId: string): Promise<BotStateRow[]>
@@ -295,8 +325,8 @@ export interface BotEventQueries {
   insert(row: BotEventRow): Promise<void>
 }
 
-/** The keys of a chat integration that a key rotation changes. */
-export type EncryptionKeys = Pick<ChatIntegrationRow, 'encryptionKey' | 'personalEncryptionKey' | 'previousEncryptionKeys'>
+/** The keys of a chat integration that a key rotation changes (the webhook secret is sealed with the shared key). */
+export type EncryptionKeys = Pick<ChatIntegrationRow, 'encryptionKey' | 'personalEncryptionKey' | 'previousEncryptionKeys' | 'webhookSecret'>
 
 export interface TenancyQueries {
   anyWorkspace(): Promise<boolean>
@@ -310,6 +340,8 @@ export interface TenancyQueries {
   deleteAdminToken(id: string): Promise<void>
   /** Sets (a string) or clears (null: back to the shared key) an integration's personal encryption key. */
   setPersonalEncryptionKey(integrationId: string, key: string | null): Promise<void>
+  /** Sets the configuration's webhook: its url and its sealed secret (null: none). */
+  setWebhook(integrationId: string, webhookUrl: string | null, webhookSecret: string | null): Promise<void>
   /** Sets the keys a rotation changes (`confab credentials`): the signing keys and the ones still verifying. */
   setEncryptionKeys(integrationId: string, keys: EncryptionKeys): Promise<void>
 }
@@ -388,6 +420,8 @@ export interface Queries {
   bots: BotQueries
   botEvents: BotEventQueries
   botDeliveries: BotDeliveryQueries
+  integrationWebhooks: IntegrationWebhookQueries
+  conversationTags: ConversationTagQueries
   botLogs: BotLogQueries
   botStates: BotStateQueries
   botApiKeys: BotApiKeyQueries

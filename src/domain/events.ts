@@ -8,11 +8,11 @@ import { type Poster, requireParticipation } from './conversations.ts'
 import { hiddenAs, notFound } from './errors.ts'
 import { botAnswers } from './handoff.ts'
 import { newId } from './ids.ts'
+import { tell } from './integration-webhooks.ts'
 import { loadParticipation } from './loaders.ts'
 import { assertJsonDepth } from './payloads.ts'
 import { checkStorageQuota, storedEventBytes } from './storage-quota.ts'
 import { requireCallerId } from './users.ts'
-import { recordSignal } from './signal-log.ts'
 
 export interface CreateEventInput {
   conversationId: string
@@ -44,7 +44,7 @@ export async function postEvent(
     createdAt: now(),
   }
   await q.events.insert(row)
-  await recordSignal(ctx, q, after, { type: 'event_created', conversationId: row.conversationId, event: row, isBot: caller.isBot })
+  await tell(ctx, q, after, { type: 'event_created', conversationId: row.conversationId, event: row, isBot: caller.isBot })
   if (!caller.isBot) {
     const { handledBy } = known.conversation ?? (await requireParticipation(ctx, q, input.conversationId)).conversation
     // The custom event's own id: a bot (an @botpress/sdk one calls getEvent) finds it by the id it was delivered with.

@@ -7,7 +7,7 @@ import type { ChatContext } from './context.ts'
 import { agentUserId } from './agent-users.ts'
 import { notFound } from './errors.ts'
 import { newId } from './ids.ts'
-import { recordSignal } from './signal-log.ts'
+import { tell } from './integration-webhooks.ts'
 
 /*
  * Who answers a conversation's user (issue 52; docs/guides/handoff.md): the bot, nobody yet (the
@@ -147,7 +147,7 @@ export async function endHandoff(
 /** Inside a unit: an agent's user leaves the conversation, which its listeners hear. */
 export async function leave(ctx: ChatContext, q: Queries, after: After, conversationId: string, userId: string): Promise<void> {
   if (await q.participants.delete(ctx.integration.id, conversationId, userId)) {
-    await recordSignal(ctx, q, after, { type: 'participant_removed', conversationId, participantId: userId })
+    await tell(ctx, q, after, { type: 'participant_removed', conversationId, participantId: userId })
   }
 }
 

@@ -60,7 +60,7 @@ export function checkPersonalKey(key: string): string {
 /** What updateBot takes for the chat integration (the shape @botpress/client's updateBot sends). */
 export interface ChatIntegrationInput {
   enabled?: boolean | null
-  configuration?: { encryptionKey?: string | null } | null
+  configuration?: { encryptionKey?: string | null; webhookUrl?: string | null; webhookSecret?: string | null } | null
 }
 
 /**

@@ -1,6 +1,7 @@
 import type { EncryptionKeys, Store } from '../db/store.ts'
 import { newSecret } from './ids.ts'
 import { type EncryptionMode, encryptionModeOf, signingKeyOf, verifyingKeysOf } from './key-modes.ts'
+import { resealedWebhookSecret } from './integration-webhooks.ts'
 import { findChatIntegration } from './tenancy.ts'
 
 export interface RotatedKey {
@@ -22,10 +23,13 @@ export async function rotateEncryptionKey(store: Store, webhookId: string, overl
   const key = newSecret(32)
   const overlapEndsAt = new Date(now.getTime() + overlapMs)
   const kept = (integration.previousEncryptionKeys ?? []).filter(({ expiresAt }) => Date.parse(expiresAt) > now.getTime())
+  const encryptionKey = mode === 'shared' ? key : integration.encryptionKey
   await setEncryptionKeys(store, integration.id, {
-    encryptionKey: mode === 'shared' ? key : integration.encryptionKey,
+    encryptionKey,
     personalEncryptionKey: mode === 'personal' ? key : null,
     previousEncryptionKeys: [...kept, { key: signingKeyOf(integration), expiresAt: overlapEndsAt.toISOString() }],
+    // Sealed with the shared key: sealed again with the new one.
+    webhookSecret: resealedWebhookSecret(integration, encryptionKey),
   })
   return { mode, key, overlapEndsAt }
 }
@@ -34,8 +38,8 @@ export async function rotateEncryptionKey(store: Store, webhookId: string, overl
 export async function retireOldEncryptionKeys(store: Store, webhookId: string, now = new Date()): Promise<number> {
   const integration = await findChatIntegration(store, webhookId)
   const retired = verifyingKeysOf(integration, now).length - 1
-  const { encryptionKey, personalEncryptionKey } = integration
-  await setEncryptionKeys(store, integration.id, { encryptionKey, personalEncryptionKey, previousEncryptionKeys: null })
+  const { encryptionKey, personalEncryptionKey, webhookSecret } = integration
+  await setEncryptionKeys(store, integration.id, { encryptionKey, personalEncryptionKey, previousEncryptionKeys: null, webhookSecret })
   return retired
 }
 

@@ -3,12 +3,12 @@ import type { After, Queries } from '../db/store.ts'
 import type { ChatContext } from './context.ts'
 import { requireParticipation } from './conversations.ts'
 import { forbidden, hiddenAs, invalidPayload } from './errors.ts'
+import { tell } from './integration-webhooks.ts'
 import { checkMessage, checkMessageSize, findMessage } from './messages.ts'
 import { checkStorageQuota, storedMessageBytes } from './storage-quota.ts'
-import { recordSignal } from './signal-log.ts'
 
 const publishUpdated = (ctx: ChatContext, q: Queries, after: After, message: MessageRow, isBot: boolean) =>
-  recordSignal(ctx, q, after, { type: 'message_updated', conversationId: message.conversationId, message, isBot })
+  tell(ctx, q, after, { type: 'message_updated', conversationId: message.conversationId, message, isBot })
 
 /** Whether the message's author is the bot (what message_updated says of it). */
 async function authoredByBot(ctx: ChatContext, q: Queries, message: MessageRow): Promise<boolean> {

@@ -9,12 +9,12 @@ import { DomainError, forbidden, hiddenAs, notFound } from './errors.ts'
 import { isAgentUserId } from './agent-users.ts'
 import { botAnswers } from './handoff.ts'
 import { newId } from './ids.ts'
+import { tell } from './integration-webhooks.ts'
 import { loadMessagesPage, loadParticipation } from './loaders.ts'
 import type { Cursored, PageWindow } from './paging.ts'
 import { assertJsonDepth, parseMessagePayload } from './payloads.ts'
 import { checkStorageQuota, storedMessageBytes } from './storage-quota.ts'
 import { requireCallerId } from './users.ts'
-import { recordSignal } from './signal-log.ts'
 
 export interface CreateMessageInput {
   conversationId: string
@@ -82,10 +82,10 @@ export async function postMessage(
     createdAt: now(),
   }
   await q.messages.insert(row)
-  after(() => {
-    // A user's message is in its bot's hands (the outbox) once committed: the web chat learns it
-    // before the message itself, as it only marks its optimistic copy while that has its local id.
-    if (forBot) {
+  // A user's message is in its bot's hands (the outbox) once committed: the web chat learns it
+  // before the message itself, as it only marks its optimistic copy while that has its local id.
+  if (forBot) {
+    after(() =>
       ctx.signals.publish(ctx.integration.id, {
         type: 'message_status_changed',
         conversationId: row.conversationId,
@@ -93,17 +93,16 @@ export async function postMessage(
         oldStatus: 'pending',
         // A message a person will read is not the bot's to process: it is done with as far as the bot goes.
         newStatus: skipped ? 'processed' : 'processing',
-      })
-    }
-    // The bot's final message of a stream completes it, just before it is created, as Botpress' chat
-    // integration signals it (bot-message-signals.ts): a listener swaps its growing bubble for it.
-    const streamId = caller.isBot ? row.metadata?.streamId : undefined
-    if (typeof streamId === 'string') {
-      ctx.signals.publish(ctx.integration.id, { type: 'message_stream_complete', conversationId: row.conversationId, streamId, message: row })
-    }
-  })
-  // Registered after the signals above: published after them, once committed.
-  await recordSignal(ctx, q, after, { type: 'message_created', conversationId: row.conversationId, message: row, isBot: caller.isBot })
+      }),
+    )
+  }
+  // The bot's final message of a stream completes it, just before it is created, as Botpress' chat
+  // integration signals it (bot-message-signals.ts): a listener swaps its growing bubble for it.
+  const streamId = caller.isBot ? row.metadata?.streamId : undefined
+  if (typeof streamId === 'string') {
+    await tell(ctx, q, after, { type: 'message_stream_complete', conversationId: row.conversationId, streamId, message: row })
+  }
+  await tell(ctx, q, after, { type: 'message_created', conversationId: row.conversationId, message: row, isBot: caller.isBot })
   if (skipped) await recordSkippedEvent(ctx, q, incomingMessageEvent(ctx.integration.botId, newId(), row), handledBy)
   else if (forBot) await recordIncomingEvent(ctx, q, after, incomingMessageEvent(ctx.integration.botId, newId(), row))
   return row
@@ -146,7 +145,7 @@ export function deleteMessage({ ctx, id }: { ctx: ChatContext; id: string }): Pr
     if (row.userId !== caller.id) throw forbidden(`only the author of message "${id}" may delete it`)
     await q.messages.delete(ctx.integration.id, id)
     await q.erasure.messageTraces(ctx.integration.id, row.conversationId, id)
-    await recordSignal(ctx, q, after, { type: 'message_deleted', conversationId: row.conversationId, message: row })
+    await tell(ctx, q, after, { type: 'message_deleted', conversationId: row.conversationId, message: row })
   })
 }
 

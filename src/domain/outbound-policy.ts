@@ -105,16 +105,31 @@ export const hostOf = (url: URL) => url.hostname.replace(/^\[(.*)\]$/, '$1')
 /** How long a bot's create/update waits for the resolver; past it, the url is taken (delivery checks again). */
 const resolveTimeoutMs = 5_000
 
+/** A url Confab will send to (named `field` in what is refused): an absolute http or https URL, else 400 InvalidPayload. */
+export function checkHttpUrl(url: string, field = 'url'): string {
+  let parsed: URL
+  try {
+    parsed = new URL(url)
+  } catch {
+    throw invalidPayload(`${field} must be an absolute http or https URL, got ${JSON.stringify(url)}`)
+  }
+  if (parsed.protocol !== 'http:' && parsed.protocol !== 'https:') {
+    throw invalidPayload(`${field} must use http or https, got ${JSON.stringify(parsed.protocol.slice(0, -1))}`)
+  }
+  return url
+}
+
 /**
- * A bot's url (already an absolute http/https URL) under `policy`: an IP literal is judged as it
- * is, a host name by every address it resolves to now; 400 InvalidPayload saying why when one is
- * refused. A name that does not resolve (yet) is taken: every connection checks again.
+ * A bot's url, or another url Confab sends to (`field`: an integration's webhookUrl), already an
+ * absolute http/https URL, under `policy`: an IP literal is judged as it is, a host name by every
+ * address it resolves to now; 400 InvalidPayload saying why when one is refused. A name that does
+ * not resolve (yet) is taken: every connection checks again.
  */
-export async function checkBotUrl(url: string, policy: OutboundPolicy = defaultOutboundPolicy): Promise<string> {
+export async function checkBotUrl(url: string, policy: OutboundPolicy = defaultOutboundPolicy, field = 'url'): Promise<string> {
   const host = hostOf(new URL(url))
   if (isIP(host)) {
     const why = addressRefusal(policy, host)
-    if (why) throw invalidPayload(`url points at ${why}`)
+    if (why) throw invalidPayload(`${field} points at ${why}`)
     return url
   }
   let timer: NodeJS.Timeout | undefined
@@ -128,7 +143,7 @@ export async function checkBotUrl(url: string, policy: OutboundPolicy = defaultO
     .finally(() => clearTimeout(timer))
   for (const { address } of addresses) {
     const why = addressRefusal(policy, address)
-    if (why) throw invalidPayload(`url's host ${host} resolves to ${why}`)
+    if (why) throw invalidPayload(`${field}'s host ${host} resolves to ${why}`)
   }
   return url
 }

@@ -5,10 +5,10 @@ import type { ChatContext } from './context.ts'
 import { requireParticipation } from './conversations.ts'
 import { forbidden, invalidPayload, notFound } from './errors.ts'
 import { newId } from './ids.ts'
+import { tell } from './integration-webhooks.ts'
 import { loadParticipantsPage, loadParticipation } from './loaders.ts'
 import type { Cursored, PageWindow } from './paging.ts'
 import { getUserIn } from './users.ts'
-import { recordSignal } from './signal-log.ts'
 
 /**
  * Inside a unit: makes a user a participant, telling the conversation's listeners once committed
@@ -24,7 +24,7 @@ export async function joinConversation(ctx: ChatContext, q: Queries, after: Afte
   })
   if (joined) {
     const participant = await getUserIn(ctx, q, userId)
-    await recordSignal(ctx, q, after, { type: 'participant_added', conversationId, participantId: userId, participant })
+    await tell(ctx, q, after, { type: 'participant_added', conversationId, participantId: userId, participant })
   }
 }
 
@@ -66,7 +66,7 @@ export function removeParticipant({ ctx, input }: { ctx: ChatContext; input: { c
     if (!(await q.participants.delete(ctx.integration.id, input.conversationId, input.userId))) {
       throw notFound(`Participant of conversation "${input.conversationId}"`, input.userId)
     }
-    await recordSignal(ctx, q, after, { type: 'participant_removed', conversationId: input.conversationId, participantId: input.userId })
+    await tell(ctx, q, after, { type: 'participant_removed', conversationId: input.conversationId, participantId: input.userId })
   })
 }
 

@@ -1,5 +1,5 @@
 import { decodeTime } from 'ulid'
-import type { After, Queries } from '../db/store.ts'
+import type { Queries } from '../db/store.ts'
 import { now } from './clock.ts'
 import type { ChatContext } from './context.ts'
 import { newId } from './ids.ts'
@@ -44,13 +44,24 @@ function subjectOf(signal: LoggedSignal): { userId: string; messageId: string | 
   }
 }
 
+/** Whether a signal tells of stored state, and so is logged (and replayed to a listener that resumes). */
+export const isLogged = (signal: ConversationSignal): signal is LoggedSignal => loggedTypes.has(signal.type)
+
+const loggedTypes: ReadonlySet<ConversationSignal['type']> = new Set([
+  'message_created',
+  'message_updated',
+  'message_deleted',
+  'event_created',
+  'participant_added',
+  'participant_removed',
+])
+
 /**
- * Inside a unit: logs a signal with the change it tells, and publishes it with its log id once the
- * unit has committed. A message's deletion forgets what the log said of it (its payloads), then
- * logs the deletion with none of its content.
+ * Inside a unit: logs a signal with the change it tells; returns it with its log id, which it is to be
+ * published with once the unit has committed (see tell, domain/integration-webhooks.ts). A message's
+ * deletion forgets what the log said of it (its payloads), then logs the deletion with none of its content.
  */
-export async function recordSignal(ctx: Pick<ChatContext, 'integration' | 'signals'>, q: Queries, after: After, signal: LoggedSignal): Promise<void> {
-  const integrationId = ctx.integration.id
+export async function logSignal(integrationId: string, q: Queries, signal: LoggedSignal): Promise<LoggedSignal> {
   const signalId = newId()
   const { userId, messageId } = subjectOf(signal)
   const { signalId: _none, ...kept } = signal
@@ -69,7 +80,7 @@ export async function recordSignal(ctx: Pick<ChatContext, 'integration' | 'signa
     signal: stored,
     createdAt: now(),
   })
-  after(() => ctx.signals.publish(integrationId, { ...signal, signalId }))
+  return { ...signal, signalId }
 }
 
 const resync = (conversationId: string, reason: ResyncReason): ConversationSignal[] => [{ type: 'resync', conversationId, reason }]

@@ -37,7 +37,7 @@ const botBody = (fields: { id?: unknown; name: unknown; tags?: Record<string, st
       webhookUrl: expect.any(String),
       // Neither key is ever shown: the mode says which one signs.
       encryptionMode: 'shared',
-      configuration: {},
+      configuration: { hasWebhookSecret: false },
     },
   },
 })
@@ -118,7 +118,7 @@ describe('createBot and getBot through @botpress/client', () => {
     expect(bot).toEqual({
       ...expected,
       integrations: {
-        chat: { enabled: true, webhookId: WEBHOOK_ID, webhookUrl: s.apiUrl, encryptionMode: 'shared', configuration: {} },
+        chat: { enabled: true, webhookId: WEBHOOK_ID, webhookUrl: s.apiUrl, encryptionMode: 'shared', configuration: { hasWebhookSecret: false } },
       },
     })
   })

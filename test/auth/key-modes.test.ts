@@ -151,7 +151,7 @@ describe('back to shared mode (encryptionKey null, or a configuration without it
       const personal = await ChatClient.connect({ apiUrl: s.apiUrl, userId: 'signed', encryptionKey: PERSONAL_KEY })
 
       const { bot } = await admin.updateBot({ id: s.botId, integrations: { chat: chatIntegration } })
-      expect(bot.integrations.chat).toMatchObject({ encryptionMode: 'shared', configuration: {} })
+      expect(bot.integrations.chat).toMatchObject({ encryptionMode: 'shared', configuration: { hasWebhookSecret: false } })
       const created = await new ChatClient({ apiUrl: s.apiUrl }).createUser({ id: 'newcomer' })
       expect(created.user.id).toBe('newcomer')
       expect((await chat('GET', '/users/me', { key: created.key })).status).toBe(200)
@@ -172,7 +172,7 @@ describe('back to shared mode (encryptionKey null, or a configuration without it
 })
 
 describe('getBot, listBots, updateBot and createBot never return a key', () => {
-  it('shows encryptionMode and an empty configuration, in REST and admin GraphQL', async () => {
+  it('shows encryptionMode and a configuration without keys, in REST and admin GraphQL', async () => {
     const { bot: updated } = await setPersonalKey(PERSONAL_KEY)
     const { bot } = await admin.getBot({ id: s.botId })
     expect(bot).toEqual(updated)
@@ -181,7 +181,7 @@ describe('getBot, listBots, updateBot and createBot never return a key', () => {
       webhookId: expect.any(String),
       webhookUrl: s.apiUrl,
       encryptionMode: 'personal',
-      configuration: {},
+      configuration: { hasWebhookSecret: false },
     })
     // @botpress/client's createBot sends no integrations: a raw request sets the key at creation.
     const createdResponse = await fetch(`${s.baseUrl}/v1/admin/bots`, {
@@ -190,7 +190,7 @@ describe('getBot, listBots, updateBot and createBot never return a key', () => {
       body: JSON.stringify({ name: 'Signed from the start', integrations: { chat: { configuration: { encryptionKey: NEXT_PERSONAL_KEY } } } }),
     })
     const { bot: created } = (await createdResponse.json()) as Awaited<ReturnType<typeof admin.createBot>>
-    expect(created.integrations.chat).toMatchObject({ encryptionMode: 'personal', configuration: {} })
+    expect(created.integrations.chat).toMatchObject({ encryptionMode: 'personal', configuration: { hasWebhookSecret: false } })
     const other = await ChatClient.connect({ apiUrl: created.integrations.chat!.webhookUrl, userId: 'u', encryptionKey: NEXT_PERSONAL_KEY })
     expect(other.user.id).toBe('u')
 
@@ -208,7 +208,7 @@ describe('getBot, listBots, updateBot and createBot never return a key', () => {
     const { data } = await graphql.json()
     expect(data.bot).toEqual({ integrations: { chat: { encryptionMode: 'personal' } } })
     // No field could show a key: the schema has none.
-    expect(data.__type.fields.map((f: { name: string }) => f.name).sort()).toEqual(['enabled', 'encryptionMode', 'webhookId', 'webhookUrl'])
+    expect(data.__type.fields.map((f: { name: string }) => f.name).sort()).toEqual(['configuration', 'enabled', 'encryptionMode', 'webhookId', 'webhookUrl'])
   })
 })
 
@@ -246,7 +246,8 @@ describe('updateBot refuses what it cannot take, and leaves the mode as it was',
       { chat: { configuration: { encryptionKey: 42 } } },
       { chat: null },
       { chat: { enabled: false, configuration: { encryptionKey: PERSONAL_KEY } } },
-      { chat: { configuration: { encryptionKey: PERSONAL_KEY, webhookUrl: 'https://example.com' } } },
+      { chat: { configuration: { encryptionKey: PERSONAL_KEY, webhookUrl: 'ftp://example.com' } } },
+      { chat: { configuration: { encryptionKey: PERSONAL_KEY, signalUrl: 'https://example.com' } } },
       { slack: { configuration: {} } },
     ]
     for (const integrations of refused) {

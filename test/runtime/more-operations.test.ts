@@ -16,6 +16,7 @@ let key: string
 let bot: Client
 let alice: Awaited<ReturnType<typeof ChatClient.connect>>
 let theirs: { conversationId: string; userId: string }
+let otherBotId: string
 
 beforeAll(async () => {
   confab = await startListening({ handlers: {} })
@@ -29,6 +30,7 @@ beforeAll(async () => {
   await alice.addParticipant({ conversationId: 'c1', userId: 'bob' })
   // Another bot, with a conversation and a user of its own integration.
   const { bot: other } = await admin.createBot({ name: 'other' })
+  otherBotId = other.id
   const { bot: withIntegration } = (await admin.getBot({ id: other.id })) as unknown as { bot: { integrations: { chat: { webhookId: string } } } }
   const stranger = await ChatClient.connect({ apiUrl: `${confab.baseUrl}/${withIntegration.integrations.chat.webhookId}`, userId: 'stranger' })
   theirs = { conversationId: (await stranger.createConversation({ id: 'theirs' })).conversation.id, userId: 'stranger' }
@@ -50,25 +52,51 @@ async function call(method: string, path: string, body?: unknown) {
 const invalid = (message: string) => ({ status: 400, body: { code: 400, type: 'InvalidPayload', message, id: expect.any(String) } })
 
 describe('updateConversation', () => {
-  it('answers the conversation as it is: tags a bot sets are checked, not stored', async () => {
-    const { conversation } = await bot.updateConversation({ id: 'c1', tags: { topic: 'billing', old: null } })
+  it('stores the tags a bot sets (null or empty removes one) and answers them beside the integration’s own', async () => {
+    const { conversation } = await bot.updateConversation({ id: 'c1', tags: { topic: 'billing', priority: 'high', old: null } })
     expect(conversation).toEqual({
       id: 'c1',
       createdAt: iso,
       updatedAt: iso,
       channel: 'channel',
       integration: 'chat',
-      tags: { 'chat:owner': 'alice', 'chat:fid': 'c1' },
+      tags: { topic: 'billing', priority: 'high', 'chat:owner': 'alice', 'chat:fid': 'c1' },
     })
     expect((await bot.getConversation({ id: 'c1' })).conversation).toEqual(conversation)
+    const { conversation: changed } = await bot.updateConversation({ id: 'c1', tags: { priority: '', topic: 'refund' } })
+    expect(changed.tags).toEqual({ topic: 'refund', 'chat:owner': 'alice', 'chat:fid': 'c1' })
+    // listConversations lists the bot's own conversations, each with its tags.
+    await bot.createConversation({ channel: 'channel', tags: { id: 'listed' } })
+    await bot.updateConversation({ id: 'listed', tags: { topic: 'sales' } })
+    const listed = (await bot.listConversations({})).conversations.find((c) => c.id === 'listed')
+    expect(listed?.tags).toEqual({ topic: 'sales' })
     expect(await call('PUT', '/conversations/c1', { tags: { topic: 3 } })).toMatchObject(invalid('tags.topic must be a string or null'))
+    expect(await call('PUT', '/conversations/c1', { tags: { 'chat:owner': 'mallory' } })).toMatchObject(
+      invalid("tags.chat:owner is the chat integration's own tag, which a bot does not set"),
+    )
+    expect(await call('PUT', '/conversations/c1', { tags: { topic: 'x'.repeat(1001) } })).toMatchObject(
+      invalid('tags.topic must be at most 1000 characters, got 1001'),
+    )
     expect(await call('PUT', '/conversations/c1', { title: 'x' })).toMatchObject(
       invalid('the request has a property "title" that this operation does not take'),
     )
+    // Nothing refused changed a tag.
+    expect((await bot.getConversation({ id: 'c1' })).conversation.tags).toEqual(changed.tags)
+  })
+
+  it('keeps at most 50 tags a bot sets on a conversation (400 past it, nothing changed)', async () => {
+    await bot.createConversation({ channel: 'channel', tags: { id: 'crowded' } })
+    const many = Object.fromEntries(Array.from({ length: 50 }, (_, i) => [`t${i}`, 'v']))
+    expect(Object.keys((await bot.updateConversation({ id: 'crowded', tags: many })).conversation.tags)).toHaveLength(50)
+    expect(await call('PUT', '/conversations/crowded', { tags: { one: 'more' } })).toMatchObject(
+      invalid('a conversation keeps at most 50 tags a bot sets; this would make 51'),
+    )
+    expect((await bot.getConversation({ id: 'crowded' })).conversation.tags).not.toHaveProperty('one')
   })
 
   it('is 404 for a conversation of another bot', async () => {
     await expect(bot.updateConversation({ id: theirs.conversationId, tags: {} })).rejects.toBeInstanceOf(ResourceNotFoundError)
+    await expect(bot.updateConversation({ id: theirs.conversationId, tags: { topic: 'x' } })).rejects.toBeInstanceOf(ResourceNotFoundError)
   })
 })
 
@@ -185,9 +213,41 @@ describe('getOrCreateMessage', () => {
 })
 
 describe('listTagValues', () => {
-  it('is an empty last page (Confab keeps no tags a bot sets); the type is checked', async () => {
-    expect(await bot.listTagValues({ key: 'topic', type: 'conversation' })).toEqual({ tags: [], meta: {} })
+  it('lists the distinct values of a conversation tag across the bot’s conversations, in order, 20 a page', async () => {
+    for (let i = 0; i < 23; i++) {
+      const id = `tagged-${i}`
+      await bot.createConversation({ channel: 'channel', tags: { id } })
+      // Two conversations share each value: each is listed once.
+      await bot.updateConversation({ id, tags: { region: `r${String(Math.floor(i / 2)).padStart(2, '0')}` } })
+    }
+    const first = await bot.listTagValues({ key: 'region', type: 'conversation' })
+    expect(first.tags).toEqual(Array.from({ length: 12 }, (_, i) => ({ value: `r${String(i).padStart(2, '0')}` })))
+    expect(first.meta).toEqual({})
+    await bot.updateConversation({ id: 'c1', tags: { letter: 'z' } })
+    for (let i = 0; i < 21; i++) await bot.updateConversation({ id: `tagged-${i}`, tags: { letter: String.fromCharCode(97 + i) } })
+    const page = await bot.listTagValues({ key: 'letter', type: 'conversation' })
+    expect(page.tags.map((t) => t.value)).toEqual('abcdefghijklmnopqrst'.split(''))
+    expect(page.meta.nextToken).toEqual(expect.any(String))
+    const next = await bot.listTagValues({ key: 'letter', type: 'conversation', nextToken: page.meta.nextToken })
+    expect(next).toEqual({ tags: [{ value: 'u' }, { value: 'z' }], meta: {} })
+    // A token is its key's list's only.
+    expect(await call('GET', `/tags/region/values?type=conversation&nextToken=${page.meta.nextToken}`)).toMatchObject(
+      invalid('nextToken is not a token this list issued'),
+    )
+  })
+
+  it('is an empty last page for users and messages (Confab keeps no tags a bot sets on them); the type is checked', async () => {
+    expect(await bot.listTagValues({ key: 'topic', type: 'user' })).toEqual({ tags: [], meta: {} })
+    expect(await bot.listTagValues({ key: 'nothing-here', type: 'conversation' })).toEqual({ tags: [], meta: {} })
     expect(await call('GET', '/tags/topic/values?type=workflow')).toMatchObject(invalid('type must be user, conversation or message, got "workflow"'))
+  })
+
+  it('lists the values of the bot’s own conversations only', async () => {
+    const { value: otherKey } = await adminClient(confab.baseUrl).createBotApiKey({ botId: otherBotId, note: 'other' })
+    const otherBot = new Client({ apiUrl: confab.baseUrl, token: otherKey, botId: otherBotId, retry: { retries: 0 } })
+    await otherBot.updateConversation({ id: theirs.conversationId, tags: { topic: 'theirs' } })
+    expect(await otherBot.listTagValues({ key: 'topic', type: 'conversation' })).toEqual({ tags: [{ value: 'theirs' }], meta: {} })
+    expect((await bot.listTagValues({ key: 'topic', type: 'conversation' })).tags.map((t) => t.value)).not.toContain('theirs')
   })
 })
 

@@ -34,7 +34,9 @@ const dialect = {
 
 const tables = defineTables(dialect as unknown as Dialect)
 export const { workspaces, adminTokens, chatIntegrations, bots, botApiKeys, botEvents, botDeliveries, botLogs, botStates, deletedUsers } = tables
-export const { agents, conversationNotes, handoffRequests, users, userStorage, conversations, participants, messages, events, conversationSignals, files } = tables
+export const { agents, conversationNotes, handoffRequests, users, userStorage, conversations, participants, messages, events, conversationSignals, files } =
+  tables
+export const { integrationWebhookDeliveries, conversationTags } = tables
 
 /** The lease of bot_deliveries, which only PostgreSQL has. */
 export const leasedUntil = (botDeliveries as unknown as { leasedUntil: PgColumn }).leasedUntil

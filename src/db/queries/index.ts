@@ -6,12 +6,14 @@ import { botDeliveryQueries } from './bot-deliveries.ts'
 import { botLogQueries } from './bot-logs.ts'
 import { botQueries } from './bots.ts'
 import { botStateQueries } from './bot-states.ts'
+import { conversationTagQueries } from './conversation-tags.ts'
 import { conversationQueries } from './conversations.ts'
 import { botEventQueries, eventQueries } from './events.ts'
 import { erasureQueries } from './erasure.ts'
 import { fileQueries } from './files.ts'
 import { handoffRequestQueries } from './handoff-requests.ts'
 import { handoffQueries } from './handoffs.ts'
+import { integrationWebhookQueries } from './integration-webhooks.ts'
 import { messageQueries } from './messages.ts'
 import { participationThenPage } from './participation-page.ts'
 import { participantQueries } from './participants.ts'
@@ -39,6 +41,8 @@ export function queriesOf(run: Run, deliveries: EngineDeliveries): Omit<Queries,
     bots: botQueries(run),
     botEvents: botEventQueries(run),
     botDeliveries: { ...botDeliveryQueries(run), ...deliveries },
+    integrationWebhooks: integrationWebhookQueries(run),
+    conversationTags: conversationTagQueries(run),
     botLogs: botLogQueries(run),
     botStates: botStateQueries(run),
     botApiKeys: botApiKeyQueries(run),

@@ -46,6 +46,10 @@ const setPersonalEncryptionKey = query(({ db, t: { chatIntegrations } }, v: { in
   db.update(chatIntegrations).set({ personalEncryptionKey: v.key }).where(eq(chatIntegrations.id, v.integrationId)),
 )
 
+const setWebhook = query(({ db, t: { chatIntegrations } }, v: { integrationId: string; webhookUrl: string | null; webhookSecret: string | null }) =>
+  db.update(chatIntegrations).set({ webhookUrl: v.webhookUrl, webhookSecret: v.webhookSecret }).where(eq(chatIntegrations.id, v.integrationId)),
+)
+
 // Made for each call (key null): a rotation is rare, and its list of keys is one JSON value, not a list to bind.
 const setEncryptionKeys = query(
   ({ db, t: { chatIntegrations } }, v: EncryptionKeys & { integrationId: string }) =>
@@ -56,6 +60,7 @@ const setEncryptionKeys = query(
           encryptionKey: v.encryptionKey,
           personalEncryptionKey: v.personalEncryptionKey,
           previousEncryptionKeys: v.previousEncryptionKeys,
+          webhookSecret: v.webhookSecret,
         }),
       )
       .where(eq(chatIntegrations.id, v.integrationId)),
@@ -76,5 +81,6 @@ export const tenancyQueries = (run: Run): TenancyQueries => ({
   }),
   deleteAdminToken: (id) => run.run(deleteAdminToken, { id }),
   setPersonalEncryptionKey: (integrationId, key) => run.run(setPersonalEncryptionKey, { integrationId, key }),
+  setWebhook: (integrationId, webhookUrl, webhookSecret) => run.run(setWebhook, { integrationId, webhookUrl, webhookSecret }),
   setEncryptionKeys: (integrationId, keys) => run.run(setEncryptionKeys, { ...keys, integrationId }),
 })

@@ -10,6 +10,8 @@ export const {
   botApiKeys,
   botEvents,
   botDeliveries,
+  integrationWebhookDeliveries,
+  conversationTags,
   botLogs,
   botStates,
   deletedUsers,

@@ -9,6 +9,9 @@ import { type BotApiContext, asChat, findConversation } from './context.ts'
 import { type Json, botApiInputs } from '../../contracts/bot-api-inputs.ts'
 import { chosenId, parseInput } from './inputs.ts'
 import { botApiConversation } from './shapes.ts'
+import { changeConversationTags, checkTagChanges, conversationTagsOf } from './tags.ts'
+import type { ConversationRow } from '../../db/schema.ts'
+import type { Queries } from '../../db/store.ts'
 
 /**
  * A conversation the bot owns and participates in; its id is `tags.id` when given. `getOrCreate`
@@ -20,7 +23,7 @@ function makeBotApiConversation(ctx: BotApiContext, input: Json, orGet: boolean)
   return ctx.store.write(async (q, after) => {
     if (chosen !== undefined) {
       const existing = await q.conversations.find(ctx.integration.id, chosen)
-      if (existing && orGet) return { conversation: botApiConversation(existing, ctx.bot.id) }
+      if (existing && orGet) return { conversation: await withTags(ctx, q, existing) }
       if (existing) throw alreadyExists('Conversation', chosen)
     }
     const at = now()
@@ -35,9 +38,15 @@ function makeBotApiConversation(ctx: BotApiContext, input: Json, orGet: boolean)
 export const createBotApiConversation = (ctx: BotApiContext, input: Json) => makeBotApiConversation(ctx, input, false)
 export const getOrCreateBotApiConversation = (ctx: BotApiContext, input: Json) => makeBotApiConversation(ctx, input, true)
 
+/** A conversation as the bot API answers it, with the tags the bot set on it. */
+async function withTags(ctx: BotApiContext, q: Queries, row: ConversationRow): Promise<Json> {
+  const tags = (await conversationTagsOf(q, ctx.integration.id, [row.id])).get(row.id)
+  return botApiConversation(row, ctx.bot.id, tags)
+}
+
 export function getBotApiConversation(ctx: BotApiContext, input: Json) {
   const { id } = parseInput(botApiInputs.getConversation, input)
-  return ctx.store.read(async (q) => ({ conversation: botApiConversation(await findConversation(ctx, q, id), ctx.bot.id) }))
+  return ctx.store.read(async (q) => ({ conversation: await withTags(ctx, q, await findConversation(ctx, q, id)) }))
 }
 
 const conversationsSort = 'conversations'
@@ -48,18 +57,29 @@ export function listBotApiConversations(ctx: BotApiContext, input: Json) {
   return ctx.store.read(async (q) => {
     const rows = await q.conversations.pageOfParticipant(ctx.integration.id, ctx.bot.id, botApiWindow(conversationsSort, nextToken))
     const { page, meta } = botApiPage(conversationsSort, rows, (c) => [c.createdAt, c.id])
-    return { conversations: page.map((c) => botApiConversation(c, ctx.bot.id)), meta }
+    const tags = await conversationTagsOf(
+      q,
+      ctx.integration.id,
+      page.map((c) => c.id),
+    )
+    return { conversations: page.map((c) => botApiConversation(c, ctx.bot.id, tags.get(c.id))), meta }
   })
 }
 
 /**
- * updateConversation: Confab keeps no tags a bot sets (its own, `chat:owner` and `chat:fid`, say
- * who made it and are not the bot's to change), nor properties: they are checked and the
- * conversation answered as it is.
+ * updateConversation: the tags a bot sets are stored (a null or empty value removes one; the chat
+ * integration's own, `chat:owner` and `chat:fid`, say who made it and are not the bot's to set);
+ * properties and a current task are taken and not kept.
  */
 export function updateBotApiConversation(ctx: BotApiContext, input: Json) {
-  const { id } = parseInput(botApiInputs.updateConversation, input)
-  return ctx.store.read(async (q) => ({ conversation: botApiConversation(await findConversation(ctx, q, id), ctx.bot.id) }))
+  const { id, tags } = parseInput(botApiInputs.updateConversation, input)
+  const changes = checkTagChanges(tags ?? {})
+  if (changes.length === 0) return ctx.store.read(async (q) => ({ conversation: await withTags(ctx, q, await findConversation(ctx, q, id)) }))
+  return ctx.store.write(async (q) => {
+    const row = await findConversation(ctx, q, id)
+    const kept = await changeConversationTags(q, ctx.integration.id, row.id, changes)
+    return { conversation: botApiConversation(row, ctx.bot.id, kept) }
+  })
 }
 
 /**

@@ -1,6 +1,7 @@
 import type { MessageRow } from '../../db/schema.ts'
 import type { Queries } from '../../db/store.ts'
 import { alreadyExists, invalidPayload, notFound } from '../errors.ts'
+import { tell } from '../integration-webhooks.ts'
 import { checkMessage, postMessage } from '../messages.ts'
 import { botApiPage, botApiWindow } from './pages.ts'
 import { joinConversation } from '../participants.ts'
@@ -9,7 +10,6 @@ import { type Json, botApiInputs } from '../../contracts/bot-api-inputs.ts'
 import { chosenId, parseInput } from './inputs.ts'
 import { botApiMessage } from './shapes.ts'
 import { toChatMessage } from './chat-messages.ts'
-import { recordSignal } from '../signal-log.ts'
 
 async function findMessage(ctx: BotApiContext, q: Queries, id: string): Promise<MessageRow> {
   const row = await q.messages.find(ctx.integration.id, id)
@@ -83,7 +83,7 @@ export function updateBotApiMessage(ctx: BotApiContext, input: Json) {
     const changed = await q.messages.update(ctx.integration.id, row.id, { payload, metadata })
     if (!changed) throw notFound('Message', id)
     const isBot = changed.userId === ctx.bot.id
-    await recordSignal(ctx, q, after, { type: 'message_updated', conversationId: changed.conversationId, message: changed, isBot })
+    await tell(ctx, q, after, { type: 'message_updated', conversationId: changed.conversationId, message: changed, isBot })
     return { message: botApiMessage(changed, ctx.bot.id) }
   })
 }
@@ -93,7 +93,7 @@ export function deleteBotApiMessage(ctx: BotApiContext, input: Json) {
   return ctx.store.write(async (q, after) => {
     const row = await findMessage(ctx, q, id)
     await q.messages.delete(ctx.integration.id, row.id)
-    await recordSignal(ctx, q, after, { type: 'message_deleted', conversationId: row.conversationId, message: row })
+    await tell(ctx, q, after, { type: 'message_deleted', conversationId: row.conversationId, message: row })
     return {}
   })
 }

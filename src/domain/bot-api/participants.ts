@@ -1,11 +1,11 @@
 import { notFound } from '../errors.ts'
+import { tell } from '../integration-webhooks.ts'
 import { botApiPage, botApiWindow } from './pages.ts'
 import { joinConversation } from '../participants.ts'
 import { type BotApiContext, asChat, findConversation, findUser } from './context.ts'
 import { type Json, botApiInputs } from '../../contracts/bot-api-inputs.ts'
 import { parseInput } from './inputs.ts'
 import { botApiUser } from './shapes.ts'
-import { recordSignal } from '../signal-log.ts'
 
 /** `id` is the conversation's, `userId` the participant's. */
 
@@ -24,7 +24,7 @@ export function removeBotApiParticipant(ctx: BotApiContext, input: Json) {
   return ctx.store.write(async (q, after) => {
     const conversation = await findConversation(ctx, q, id)
     if (!(await q.participants.delete(ctx.integration.id, conversation.id, userId))) throw notFound('Participant', userId)
-    await recordSignal(ctx, q, after, { type: 'participant_removed', conversationId: conversation.id, participantId: userId })
+    await tell(ctx, q, after, { type: 'participant_removed', conversationId: conversation.id, participantId: userId })
     return {}
   })
 }

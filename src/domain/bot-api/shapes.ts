@@ -13,16 +13,17 @@ const chatTags = (tags: Record<string, string | null | false>): Record<string, s
   Object.fromEntries(Object.entries(tags).flatMap(([name, value]) => (typeof value === 'string' ? [[`chat:${name}`, value]] : [])))
 
 /**
- * `owner`: the user who created it with the Chat API (none for the bot's own); `fid`: its id, when
- * the client chose it (createConversation with `id`).
+ * The tags the bot set (`botTags`), then the chat integration's: `owner`, the user who created it
+ * with the Chat API (none for the bot's own); `fid`, its id, when the client chose it
+ * (createConversation with `id`).
  */
-export const botApiConversation = (row: ConversationRow, botId: string): Json => ({
+export const botApiConversation = (row: ConversationRow, botId: string, botTags: Record<string, string> = {}): Json => ({
   id: row.id,
   createdAt: row.createdAt,
   updatedAt: row.updatedAt,
   channel: 'channel',
   integration: 'chat',
-  tags: chatTags({ owner: row.ownerId !== botId && row.ownerId, fid: row.idChosen === true && row.id }),
+  tags: { ...botTags, ...chatTags({ owner: row.ownerId !== botId && row.ownerId, fid: row.idChosen === true && row.id }) },
 })
 
 /** `fid`: its id, when the client chose it (createUser with `id`); `profile`: its profile. */

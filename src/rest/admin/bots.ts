@@ -21,12 +21,13 @@ type BotBody = GetBotQuery['bot']
 
 /**
  * A bot as @botpress/client reads it: its chat integration carries `configuration` as Botpress'
- * does, always empty here (neither the shared nor a personal encryption key is ever shown), and
- * `encryptionMode` says which one signs its user keys.
+ * does, with what may be shown of it (its webhookUrl, whether a webhookSecret is set: neither the
+ * shared nor a personal encryption key, nor the secret, is ever shown), and `encryptionMode` says
+ * which key signs its user keys.
  */
 const botBody = (bot: BotBody) => {
   const chat = bot.integrations.chat
-  return compact({ ...bot, integrations: { chat: { ...chat, configuration: {} } } })
+  return compact({ ...bot, integrations: { chat: { ...chat, configuration: compact(chat.configuration) } } })
 }
 
 export const botRoutes = [

@@ -25,7 +25,12 @@ export const Bot = z
         webhookId: z.string(),
         webhookUrl: z.string(),
         encryptionMode: z.enum(['shared', 'personal']),
-        configuration: z.object({}).describe('Always empty: no encryption key is ever shown.'),
+        configuration: z
+          .object({
+            webhookUrl: z.string().optional().describe('Where every stored signal of the integration is also POSTed (its credentials shown as ***).'),
+            hasWebhookSecret: z.boolean().describe('Whether a webhookSecret is set; no secret nor encryption key is ever shown.'),
+          })
+          .describe("What may be shown of the configuration. Its webhookUrl is not `webhookUrl` beside it, the chat API's base URL."),
       }),
     }),
   })

@@ -8,7 +8,8 @@ import { newId, newSecret, newWebhookId } from '../../ids.ts'
 import type { BotSetup } from '../../memo.ts'
 import { type Cursored, keysetWindow, type PageWindow, type SortDirection, withCursors } from '../../paging.ts'
 import { type ChatIntegrationInput, personalKeyChange } from '../../key-modes.ts'
-import { checkBotUrl } from '../../outbound-policy.ts'
+import { checkBotUrl, checkHttpUrl } from '../../outbound-policy.ts'
+import { checkWebhookSetting, webhookColumns, type WebhookSetting } from '../../integration-webhooks.ts'
 import { newSigningSecret } from './secrets.ts'
 
 /* The administration of bots: the verbs of the admin API on the workspace's bots. */
@@ -69,6 +70,8 @@ export interface NewBot {
   encryptionKey?: string
   /** Personal mode from the start (see key-modes.ts); shared when absent. */
   personalEncryptionKey?: string | null
+  /** The configuration's webhook (integration-webhooks.ts); none when absent. */
+  webhook?: WebhookSetting
 }
 
 export const maxNameLength = 255
@@ -80,18 +83,17 @@ function checkName(name: string): string {
   return name
 }
 
-/** A bot's url: an absolute http or https URL (where its events will be delivered). */
-function checkUrl(url: string): string {
-  let parsed: URL
-  try {
-    parsed = new URL(url)
-  } catch {
-    throw invalidPayload(`url must be an absolute http or https URL, got ${JSON.stringify(url)}`)
-  }
-  if (parsed.protocol !== 'http:' && parsed.protocol !== 'https:') {
-    throw invalidPayload(`url must use http or https, got ${JSON.stringify(parsed.protocol.slice(0, -1))}`)
-  }
-  return url
+const noWebhook: WebhookSetting = { webhookUrl: null, webhookSecret: null }
+
+/**
+ * The webhook a create or update sets: undefined when its input has no configuration of the chat
+ * integration (it stays as it is), none when the configuration is null or has no webhookUrl (a
+ * configuration replaces the whole of it, as Botpress' does).
+ */
+async function webhookChange(input: BotInput, ctx: AdminContext): Promise<WebhookSetting | undefined> {
+  const configuration = input.integrations?.chat?.configuration
+  if (configuration === undefined) return undefined
+  return configuration === null ? noWebhook : checkWebhookSetting(configuration, ctx.bots.outbound)
 }
 
 /** Tags are an object of strings; in an update, null or '' removes a tag (as Botpress's updateBot). */
@@ -128,15 +130,17 @@ export async function insertBot(q: Queries, input: NewBot): Promise<BotRow> {
     protocol: input.protocol ?? 'webhook',
   }
   const integrationId = newId()
+  const encryptionKey = input.encryptionKey ?? newSecret(32)
   await q.bots.insert(bot)
   await q.tenancy.insertChatIntegration({
     id: integrationId,
     botId: bot.id,
     webhookId: input.webhookId ?? newWebhookId(),
-    encryptionKey: input.encryptionKey ?? newSecret(32),
+    encryptionKey,
     personalEncryptionKey: input.personalEncryptionKey ?? null,
     createdAt: at,
     previousEncryptionKeys: null,
+    ...webhookColumns(input.webhook ?? noWebhook, { id: integrationId, encryptionKey }),
   })
   await q.users.insert({
     integrationId,
@@ -155,14 +159,15 @@ export async function insertBot(q: Queries, input: NewBot): Promise<BotRow> {
 /** A new bot of the workspace. It runs the built-in echo handler until it has a url. */
 export async function createBot({ ctx, input }: { ctx: AdminContext; input: BotInput }): Promise<BotRow> {
   const tags = checkTags(input.tags ?? {}, false) as Record<string, string>
-  const url = input.url == null ? null : await checkBotUrl(checkUrl(input.url), ctx.bots.outbound)
+  const url = input.url == null ? null : await checkBotUrl(checkHttpUrl(input.url), ctx.bots.outbound)
   const name = input.name == null ? undefined : checkName(input.name)
   const protocol = input.protocol == null ? 'webhook' : checkProtocol(input.protocol)
   const personalEncryptionKey = input.integrations == null ? undefined : personalKeyChange(input.integrations.chat)
+  const webhook = await webhookChange(input, ctx)
   return ctx.store.write(async (q) => {
     const id = newId()
     const bot = { id, workspaceId: ctx.workspaceId, name: name ?? `Bot ${id.slice(-6)}`, handler: 'echo', url, tags, protocol }
-    return insertBot(q, { ...bot, personalEncryptionKey })
+    return insertBot(q, { ...bot, personalEncryptionKey, webhook })
   })
 }
 
@@ -179,20 +184,25 @@ export async function updateBot({ ctx, id, input }: { ctx: AdminContext; id: str
   if (input.name != null) changes.name = checkName(input.name)
   if (input.protocol != null) changes.protocol = checkProtocol(input.protocol)
   if (input.url !== undefined) {
-    changes.url = input.url === null ? null : await checkBotUrl(checkUrl(input.url), ctx.bots.outbound)
+    changes.url = input.url === null ? null : await checkBotUrl(checkHttpUrl(input.url), ctx.bots.outbound)
     changes.goneUrl = null
   }
   const tagChanges = input.tags == null ? undefined : checkTags(input.tags, true)
   const personalKey = input.integrations == null ? undefined : personalKeyChange(input.integrations.chat)
+  const webhook = await webhookChange(input, ctx)
   return ctx.store.write(async (q, after) => {
     const bot = await q.bots.find(ctx.workspaceId, id)
     if (!bot) throw notFound('Bot', id)
-    if (personalKey !== undefined) {
+    if (personalKey !== undefined || webhook !== undefined) {
       const integration = await q.bots.integrationOf(id)
       if (!integration) throw notFound('Chat integration of bot', id)
-      if (integration.personalEncryptionKey !== personalKey) {
+      if (personalKey !== undefined && integration.personalEncryptionKey !== personalKey) {
         await q.tenancy.setPersonalEncryptionKey(integration.id, personalKey)
         after(() => ctx.signals.closeIntegration(integration.id))
+      }
+      if (webhook !== undefined) {
+        const { webhookUrl, webhookSecret } = webhookColumns(webhook, integration)
+        await q.tenancy.setWebhook(integration.id, webhookUrl, webhookSecret)
       }
     }
     if (tagChanges) {
