@@ -118,6 +118,8 @@ export interface SignalLogQueries {
   from(integrationId: string, conversationId: string, id: string, limit: number): Promise<ConversationSignalRow[]>
   /** Deletes what the log says of a message (it was deleted: nothing of it is to be read again). */
   forgetMessage(integrationId: string, conversationId: string, messageId: string): Promise<void>
+  /** Deletes the log's participant_added of a user in every chat integration of a workspace (it carried the user's name). */
+  forgetParticipant(workspaceId: string, userId: string): Promise<void>
 }
 
 export interface MessageQueries {

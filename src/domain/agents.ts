@@ -102,12 +102,14 @@ export const formerAgentName = 'Former agent'
  * The agent and its key go; the conversations it holds stay as they are (a supervisor may take
  * them). Its messages stay in the users' conversations (they are those conversations' records) but
  * no longer name the person: its user in each of the workspace's chat integrations is renamed
- * `Former agent`. Its notes stay, by its id.
+ * `Former agent`, and the log of signals forgets its participant_added (which named it). Its notes stay, by its id.
  */
 export function deleteAgent({ ctx, id }: { ctx: AdminContext; id: string }): Promise<void> {
   return ctx.store.write(async (q) => {
     if (!(await q.agents.delete(ctx.workspaceId, id))) throw notFound('Agent', id)
     await q.agents.renameUsers(ctx.workspaceId, agentUserId(id), formerAgentName, now())
+    // The log of signals told of the agent joining by name: a listener resuming from before hears it no more.
+    await q.signalLog.forgetParticipant(ctx.workspaceId, agentUserId(id))
   })
 }
 

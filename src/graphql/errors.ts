@@ -48,8 +48,11 @@ function expectedFailure(error: unknown): Failure | undefined {
   }
   const { type, status } = error.extensions
   if (typeof type === 'string' && typeof status === 'number') {
-    // A refusal's own headers (a 429's Retry-After) travel with it to a REST error body too.
-    const headers = (error.extensions.http as { headers?: Record<string, string> } | undefined)?.headers
+    // A refusal's own headers (a 429's Retry-After) travel with it to a REST error body too: on the HTTP
+    // refusal, or kept by a field's error as its cause (a field's extensions would show them to the client).
+    const headers =
+      (error.extensions.http as { headers?: Record<string, string> } | undefined)?.headers ??
+      (error.originalError instanceof DomainError ? error.originalError.headers : undefined)
     return { type: type as ErrorType, status, message: error.message, ...(headers && { headers }) }
   }
   if (error.originalError instanceof DomainError || writeConflictError(error.originalError)) return expectedFailure(error.originalError)
@@ -75,15 +78,17 @@ export function errorAt(base: GraphQLError | undefined, message: string, extensi
 
 /** A failure as a GraphQL error; `refusesRequest` makes the whole HTTP response carry its status. */
 export function failureToGraphQLError(failure: Failure, refusesRequest: boolean, base?: GraphQLError): GraphQLError {
-  return errorAt(base, failure.message, {
-    type: failure.type,
-    status: failure.status,
-    // A refusal's headers (a 429's or a 503's Retry-After) go on the HTTP response, and with them to a REST
-    // error body, even when the refusal is one field's: its status stays the field's then.
-    ...(refusesRequest || failure.status >= 500
-      ? { http: { status: failure.status, ...(failure.headers && { headers: failure.headers }) } }
-      : failure.headers && { http: { headers: failure.headers } }),
-  })
+  return errorAt(
+    base,
+    failure.message,
+    {
+      type: failure.type,
+      status: failure.status,
+      // A refusal's headers (a 503's Retry-After) go on the HTTP response, as a 429's do.
+      ...(refusesRequest || failure.status >= 500 ? { http: { status: failure.status, ...(failure.headers && { headers: failure.headers }) } } : {}),
+    },
+    failure.headers && new DomainError(failure.type, failure.message, failure.headers),
+  )
 }
 
 /**

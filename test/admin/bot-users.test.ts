@@ -108,6 +108,7 @@ describe('a bot’s users, as its administrator sees them', () => {
           {
             id: 'c1',
             ownerId: 'alice',
+            handledBy: 'bot',
             createdAt: iso,
             updatedAt: iso,
             participantIds: expect.arrayContaining(['alice', 'bob', botId()]),
@@ -116,6 +117,8 @@ describe('a bot’s users, as its administrator sees them', () => {
               expect.objectContaining({ userId: botId(), payload: { type: 'text', text: 'hello' } }),
             ],
             events: [],
+            // Hers: the notes agents wrote on it (none), never shown to her elsewhere.
+            notes: [],
           },
           expect.objectContaining({
             id: 'c2',

@@ -267,9 +267,11 @@ describe('the fields priced as carrying written bytes', () => {
     ])
   })
 
-  it('leave only bounded strings: ids (64 characters; a message stream’s 256), kinds, cursors, keys, statuses, the URLs of files (keys of 255) and a message stream’s createdAt (64)', () => {
+  it('leave only bounded strings: ids (64 characters; a message stream’s 256), kinds, cursors, keys, statuses, a resync’s reason, the URLs of files (keys of 255) and a message stream’s createdAt (64)', () => {
     for (const coordinate of stringFields(false)) {
-      expect(coordinate).toMatch(/\.(\w*[iI]d|type|cursor|endCursor|startCursor|key|userKey|value|newStatus|oldStatus|contentType|url|uploadUrl|createdAt)$/)
+      expect(coordinate).toMatch(
+        /\.(\w*[iI]d|type|cursor|endCursor|startCursor|key|userKey|value|newStatus|oldStatus|reason|contentType|url|uploadUrl|createdAt)$/,
+      )
     }
   })
 })

@@ -96,7 +96,7 @@ describe('send queues (SEND_QUEUE_MAX_BYTES)', { timeout: 180_000 }, () => {
     const posted = await postUntilDropped(b.current, alice.key)
     const read = slow.text()
     slow.response.resume()
-    const blocks = (await read).split('\n\n').filter((block) => /^(data|event): /.test(block))
+    const blocks = (await read).split('\n\n').filter((block) => /^(id|data|event): /.test(block))
     expect(blocks.pop()).toBe(
       'event: dropped\ndata: {"reason":"this client reads too slowly: over 1048576 bytes would be waiting for it (SEND_QUEUE_MAX_BYTES)"}',
     )

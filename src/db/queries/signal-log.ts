@@ -1,4 +1,4 @@
-import { and, asc, eq, gte } from 'drizzle-orm'
+import { and, asc, eq, gte, inArray } from 'drizzle-orm'
 import { fixedLimit, query, type Run, rowValues } from '../query.ts'
 import type { ConversationSignalRow } from '../schema.ts'
 import type { SignalLogQueries } from '../store.ts'
@@ -26,9 +26,22 @@ const ofMessage = query(({ db, t: { conversationSignals: s } }, v: { integration
   db.delete(s).where(and(eq(s.integrationId, v.integrationId), eq(s.conversationId, v.conversationId), eq(s.messageId, v.messageId))),
 )
 
+const participantOf = query(({ db, t: { conversationSignals: s, chatIntegrations: i, bots: b } }, v: { workspaceId: string; userId: string }) =>
+  db
+    .delete(s)
+    .where(
+      and(
+        eq(s.userId, v.userId),
+        eq(s.type, 'participant_added'),
+        inArray(s.integrationId, db.select({ id: i.id }).from(i).innerJoin(b, eq(b.id, i.botId)).where(eq(b.workspaceId, v.workspaceId))),
+      ),
+    ),
+)
+
 export const signalLogQueries = (run: Run): SignalLogQueries => ({
   insert: (row) => run.run(insert, row),
   from: async (integrationId, conversationId, id, limit) =>
     (await run.all(from, { integrationId, conversationId, from: id })).slice(0, Math.min(limit, SIGNAL_LOG_READ_MAX)),
   forgetMessage: (integrationId, conversationId, messageId) => run.run(ofMessage, { integrationId, conversationId, messageId }),
+  forgetParticipant: (workspaceId, userId) => run.run(participantOf, { workspaceId, userId }),
 })
