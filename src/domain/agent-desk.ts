@@ -30,8 +30,8 @@ export const maxNoteLength = 4096
 /** The most messages of a conversation's history one call answers (newest first). */
 export const maxHistory = 200
 
-/** Whether the agent may see the conversation. */
-const visibleTo = (ctx: AgentContext, row: ConversationRow): boolean =>
+/** Whether the agent may see the conversation (its API, its feeds). */
+export const visibleTo = (ctx: AgentContext, row: Pick<ConversationRow, 'handledBy' | 'agentId'>): boolean =>
   ctx.agent.role === 'supervisor' || row.handledBy === 'waiting' || row.agentId === ctx.agent.id
 
 /** Whether the agent holds the conversation (a supervisor may act on any an agent holds). */

@@ -5,6 +5,11 @@ import { timestamp } from '../chat/resources.ts'
 
 const handledBy = z.enum(['bot', 'waiting', 'agent', 'closed'])
 
+/** An agent (never its key), on the admin API and as the agent API's `me`. */
+export const Agent = z
+  .object({ id: z.string(), name: z.string(), role: z.enum(['agent', 'supervisor']), createdAt: timestamp, updatedAt: timestamp })
+  .meta({ id: 'Agent' })
+
 export const AgentConversation = z
   .object({
     botId: z.string(),

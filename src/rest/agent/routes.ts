@@ -4,6 +4,8 @@ import {
   ClaimConversationDocument,
   CloseConversationDocument,
   GetConversationDocument,
+  GetMeDocument,
+  ListenConversationDocument,
   ListenQueueDocument,
   ListHistoryDocument,
   ListMyConversationsDocument,
@@ -13,80 +15,124 @@ import {
   ReplyToConversationDocument,
   TransferConversationDocument,
 } from '../../__generated__/agent-operations.ts'
-import { agentInputs } from '../../contracts/agent-inputs.ts'
-import { jsonVerbRoutes, jsonVerbVariables } from '../json-verb-route.ts'
-import { stream } from '../route.ts'
-import { AgentConversation, AgentMessage, AgentNote, QueueUpdate } from './resources.ts'
-
-/** An operation of the agent API (every one but the queue's live feed). */
-const agentRoute = jsonVerbRoutes(agentInputs as Omit<typeof agentInputs, 'listenQueue'>)
+import { compact } from '../bodies.ts'
+import { route, stream } from '../route.ts'
+import { Agent, AgentConversation, AgentMessage, AgentNote, QueueUpdate } from './resources.ts'
 
 const conversation = z.object({ conversation: AgentConversation })
 const conversations = z.object({ conversations: z.array(AgentConversation) })
 const at = '/bots/{botId}/conversations/{id}'
 
-/** Every agent API operation, relative to /v1/agent. */
+/** Every agent API operation, relative to /v1/agent: each runs its field of the agent schema (graphql/agent-schema.ts). */
 export const agentRoutes = [
-  agentRoute('listQueue', 'GET', '/queue', ListQueueDocument, "The workspace's conversations waiting for an agent, the longest waiting first.", conversations),
-  agentRoute(
-    'listMyConversations',
-    'GET',
-    '/conversations',
-    ListMyConversationsDocument,
-    'The conversations the agent holds (a supervisor: every agent’s).',
-    conversations,
-  ),
-  agentRoute('getConversation', 'GET', at, GetConversationDocument, 'A conversation the agent may see.', conversation),
-  agentRoute(
-    'listHistory',
-    'GET',
-    `${at}/messages`,
-    ListHistoryDocument,
-    "The conversation's messages, newest first.",
-    z.object({ messages: z.array(AgentMessage) }),
-  ),
-  agentRoute(
-    'claimConversation',
-    'POST',
-    `${at}/claim`,
-    ClaimConversationDocument,
-    'Takes a waiting conversation; its user sees the agent join.',
-    conversation,
-  ),
-  agentRoute(
-    'replyToConversation',
-    'POST',
-    `${at}/messages`,
-    ReplyToConversationDocument,
-    'Posts in a conversation the agent holds, as the agent.',
-    z.object({ message: AgentMessage }),
-  ),
-  agentRoute('addNote', 'POST', `${at}/notes`, AddNoteDocument, 'A note for agents only: the user and the bot never see it.', z.object({ note: AgentNote })),
-  agentRoute('listNotes', 'GET', `${at}/notes`, ListNotesDocument, "The conversation's notes, oldest first.", z.object({ notes: z.array(AgentNote) })),
-  agentRoute(
-    'transferConversation',
-    'POST',
-    `${at}/transfer`,
-    TransferConversationDocument,
-    'Hands the conversation to another agent of the workspace.',
-    conversation,
-  ),
-  agentRoute(
-    'releaseConversation',
-    'POST',
-    `${at}/release`,
-    ReleaseConversationDocument,
-    'Gives the conversation back to the bot (it is told hitl:hitlStopped).',
-    conversation,
-  ),
-  agentRoute(
-    'closeConversation',
-    'POST',
-    `${at}/close`,
-    CloseConversationDocument,
-    'Closes the handoff; the bot answers again (it is told hitl:hitlStopped).',
-    conversation,
-  ),
+  route({
+    operation: 'getMe',
+    summary: 'The agent whose key this is.',
+    returns: z.object({ agent: Agent }),
+    method: 'GET',
+    path: '/me',
+    document: GetMeDocument,
+    response: (d) => ({ agent: d.me }),
+  }),
+  route({
+    operation: 'listQueue',
+    summary: "The workspace's conversations waiting for an agent, the longest waiting first.",
+    returns: conversations,
+    method: 'GET',
+    path: '/queue',
+    document: ListQueueDocument,
+    response: (d) => ({ conversations: d.queue.map(compact) }),
+  }),
+  route({
+    operation: 'listMyConversations',
+    summary: 'The conversations the agent holds (a supervisor: every agent’s).',
+    returns: conversations,
+    method: 'GET',
+    path: '/conversations',
+    document: ListMyConversationsDocument,
+    response: (d) => ({ conversations: d.myConversations.map(compact) }),
+  }),
+  route({
+    operation: 'getConversation',
+    summary: 'A conversation the agent may see.',
+    returns: conversation,
+    method: 'GET',
+    path: at,
+    document: GetConversationDocument,
+    response: (d) => ({ conversation: compact(d.conversation) }),
+  }),
+  route({
+    operation: 'listHistory',
+    summary: "The conversation's messages, newest first.",
+    returns: z.object({ messages: z.array(AgentMessage) }),
+    method: 'GET',
+    path: `${at}/messages`,
+    document: ListHistoryDocument,
+    response: (d) => ({ messages: d.history.map(compact) }),
+  }),
+  route({
+    operation: 'claimConversation',
+    summary: 'Takes a waiting conversation; its user sees the agent join.',
+    returns: conversation,
+    method: 'POST',
+    path: `${at}/claim`,
+    document: ClaimConversationDocument,
+    response: (d) => ({ conversation: compact(d.claim.conversation) }),
+  }),
+  route({
+    operation: 'replyToConversation',
+    summary: 'Posts in a conversation the agent holds, as the agent.',
+    returns: z.object({ message: AgentMessage }),
+    method: 'POST',
+    path: `${at}/messages`,
+    document: ReplyToConversationDocument,
+    response: (d) => ({ message: compact(d.reply.message) }),
+  }),
+  route({
+    operation: 'addNote',
+    summary: 'A note for agents only: the user and the bot never see it.',
+    returns: z.object({ note: AgentNote }),
+    method: 'POST',
+    path: `${at}/notes`,
+    document: AddNoteDocument,
+    response: (d) => d.addNote,
+  }),
+  route({
+    operation: 'listNotes',
+    summary: "The conversation's notes, oldest first.",
+    returns: z.object({ notes: z.array(AgentNote) }),
+    method: 'GET',
+    path: `${at}/notes`,
+    document: ListNotesDocument,
+    response: (d) => ({ notes: d.notes }),
+  }),
+  route({
+    operation: 'transferConversation',
+    summary: 'Hands the conversation to another agent of the workspace.',
+    returns: conversation,
+    method: 'POST',
+    path: `${at}/transfer`,
+    document: TransferConversationDocument,
+    response: (d) => ({ conversation: compact(d.transfer.conversation) }),
+  }),
+  route({
+    operation: 'releaseConversation',
+    summary: 'Gives the conversation back to the bot (it is told hitl:hitlStopped).',
+    returns: conversation,
+    method: 'POST',
+    path: `${at}/release`,
+    document: ReleaseConversationDocument,
+    response: (d) => ({ conversation: compact(d.release.conversation) }),
+  }),
+  route({
+    operation: 'closeConversation',
+    summary: 'Closes the handoff; the bot answers again (it is told hitl:hitlStopped).',
+    returns: conversation,
+    method: 'POST',
+    path: `${at}/close`,
+    document: CloseConversationDocument,
+    response: (d) => ({ conversation: compact(d.close.conversation) }),
+  }),
   stream({
     operation: 'listenQueue',
     summary: "The live feed of the workspace's queue, as Server-Sent Events: one message per change of who handles a conversation.",
@@ -94,8 +140,15 @@ export const agentRoutes = [
     method: 'GET',
     path: '/queue/listen',
     document: ListenQueueDocument,
-    input: agentInputs.listenQueue,
-    variables: jsonVerbVariables,
-    event: (d) => d.listenQueue,
+    event: (d) => compact(d.queueUpdates),
+  }),
+  stream({
+    operation: 'listenConversation',
+    summary: 'The new messages of a conversation the agent may see, as Server-Sent Events; ends when it is deleted or passes to another agent.',
+    emits: AgentMessage,
+    method: 'GET',
+    path: `${at}/listen`,
+    document: ListenConversationDocument,
+    event: (d) => compact(d.conversationMessages),
   }),
 ]
