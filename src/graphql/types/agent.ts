@@ -3,7 +3,7 @@ import { builder, type Types } from '../builder.ts'
 import { adminScope } from '../context.ts'
 
 /** The Agent type, on the admin schema and (as the agent itself, `me`) on the agent schema. */
-export const agentType = {
+export const agentType: PothosSchemaTypes.ObjectTypeOptions<Types, Agent> = {
   description: 'A person who answers users in place of the workspace’s bots (docs/guides/handoff.md), on the agent API with its own key.',
   fields: (t) => ({
     id: t.exposeString('id'),
@@ -14,7 +14,7 @@ export const agentType = {
     createdAt: t.expose('createdAt', { type: 'DateTime' }),
     updatedAt: t.expose('updatedAt', { type: 'DateTime' }),
   }),
-} satisfies PothosSchemaTypes.ObjectTypeOptions<Types, Agent>
+}
 
 const AgentType = builder.objectRef<Agent>('Agent').implement({ subGraphs: ['admin'], ...agentType })
 
