@@ -34,10 +34,12 @@ export interface PathSetup {
 const waitLong = { timeout: 30_000, interval: 50 }
 
 type Json = Record<string, unknown>
+/** Where the agent works, and as whom. */
+type AgentSide = Pick<PathSetup, 'agentBaseUrl' | 'agent'>
 
 /** The agent's GraphQL API: a query or mutation's data (an error fails the test, with its body). */
 export const agentGraphql =
-  (setup: PathSetup) =>
+  (setup: AgentSide) =>
   async (query: string, variables: Json = {}): Promise<Json> => {
     const res = await fetch(`${setup.agentBaseUrl}/v1/agent/graphql`, {
       method: 'POST',
@@ -50,7 +52,7 @@ export const agentGraphql =
   }
 
 /** A subscription of the agent's GraphQL API over Server-Sent Events: each result's data, in order. */
-export async function agentSubscription(setup: PathSetup, query: string, variables: Json = {}) {
+export async function agentSubscription(setup: AgentSide, query: string, variables: Json = {}) {
   const controller = new AbortController()
   const res = await fetch(`${setup.agentBaseUrl}/v1/agent/graphql`, {
     method: 'POST',
