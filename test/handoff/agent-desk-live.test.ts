@@ -167,3 +167,42 @@ describe('listenMyConversations (GET /v1/agent/conversations/listen)', () => {
     expect((await fetch(`${s.baseUrl}/v1/agent/conversations/listen`, { headers: { authorization: `Bearer ${OTHER.adminToken}` } })).status).toBe(401)
   })
 })
+
+describe('the console’s fields on the agent GraphQL endpoint (/v1/agent/graphql)', () => {
+  const graphql = (agent: AgentKey, query: string, variables: Record<string, unknown> = {}) => desk.asAgent(agent, 'POST', '/graphql', { query, variables })
+
+  it('answers agents, the handoff’s description and messageHistory, and typing; refuses a typing timeout out of bounds', async () => {
+    await alice.createConversation({ id: 'g1' })
+    const messageHistory = [{ source: { type: 'user', userId: 'alice' }, type: 'text', payload: { text: 'hi' } }]
+    await bot.callAction({ type: 'hitl:startHitl', input: { userId: 'alice', conversationId: 'g1', description: 'late order', messageHistory } })
+    expect(await graphql(bo, '{ agents { name role } queue { id description messageHistory } }')).toEqual({
+      status: 200,
+      body: {
+        data: {
+          agents: [
+            { name: 'Ada', role: 'agent' },
+            { name: 'Bo', role: 'agent' },
+            { name: 'Sue', role: 'supervisor' },
+          ],
+          queue: [{ id: 'g1', description: 'late order', messageHistory: null }],
+        },
+      },
+    })
+    const address = { botId: s.botId, id: 'g1' }
+    expect(await graphql(bo, 'query ($botId: String!, $id: String!) { conversation(botId: $botId, id: $id) { description messageHistory } }', address)).toEqual(
+      {
+        status: 200,
+        body: { data: { conversation: { description: 'late order', messageHistory } } },
+      },
+    )
+    const typing =
+      'mutation ($botId: String!, $id: String!, $timeout: Int) { startTyping(input: { botId: $botId, id: $id, timeout: $timeout }) { conversationId } }'
+    expect(await graphql(bo, typing, address)).toMatchObject({ body: { errors: [{ path: ['startTyping'], extensions: { type: 'Forbidden', status: 403 } }] } })
+    expect(await desk.asAgent(bo, 'POST', `${at('g1')}/claim`, {})).toMatchObject({ status: 200 })
+    expect(await graphql(bo, typing, { ...address, timeout: 0 })).toMatchObject({ body: { errors: [{ extensions: { type: 'InvalidPayload', status: 400 } }] } })
+    expect(await graphql(bo, typing, { ...address, timeout: 3000 })).toEqual({ status: 200, body: { data: { startTyping: { conversationId: 'g1' } } } })
+    expect(await graphql(bo, 'mutation ($botId: String!, $id: String!) { stopTyping(input: { botId: $botId, id: $id }) { conversationId } }', address)).toEqual(
+      { status: 200, body: { data: { stopTyping: { conversationId: 'g1' } } } },
+    )
+  })
+})
