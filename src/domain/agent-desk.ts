@@ -2,7 +2,7 @@ import type { ChatIntegrationRow, ConversationNoteRow, ConversationRow, HandoffR
 import { audited } from './agent-audit.ts'
 import type { After, Queries } from '../db/store.ts'
 import { agentUserId } from './agent-users.ts'
-import type { AgentContext } from './agents.ts'
+import { type Agent, type AgentContext, maxAgentsListed, shownAgent } from './agents.ts'
 import { botChatContext } from './bots/chat/as-bot.ts'
 import { now } from './clock.ts'
 import type { ChatContext } from './context.ts'
@@ -34,8 +34,8 @@ export const maxNoteLength = 4096
 /** The most messages of a conversation's history one call answers (newest first). */
 export const maxHistory = 200
 
-/** Whether the agent may see the conversation. */
-const visibleTo = (ctx: AgentContext, row: ConversationRow): boolean =>
+/** Whether the agent may see the conversation (its API, its feeds). */
+export const visibleTo = (ctx: AgentContext, row: Pick<ConversationRow, 'handledBy' | 'agentId'>): boolean =>
   ctx.agent.role === 'supervisor' || row.handledBy === 'waiting' || row.agentId === ctx.agent.id
 
 /** Whether the agent holds the conversation (a supervisor may act on any an agent holds). */
@@ -271,4 +271,9 @@ export function endConversationHandoff({
       return { botId, conversation: ended ?? (await findIn(chat, q, id)) }
     }),
   )
+}
+
+/** The agents of the calling agent's workspace, oldest first: whom it may transfer a conversation to. */
+export function listColleagues({ ctx }: { ctx: AgentContext }): Promise<Agent[]> {
+  return audited(ctx, 'listAgents', {}, () => ctx.store.read(async (q) => (await q.agents.list(ctx.agent.workspaceId, maxAgentsListed)).map(shownAgent)))
 }

@@ -1,8 +1,19 @@
-import { agentMessage } from './agent-api.ts'
-import { listMine } from './agent-desk.ts'
+import type { HandledBy, MessageRow } from '../db/schema.ts'
+import { listMine, visibleTo } from './agent-desk.ts'
 import { agentUserId } from './agent-users.ts'
 import type { AgentContext } from './agents.ts'
 import type { ConversationSignal } from './signals.ts'
+
+/** A change of the queue, as an agent's feed tells it. */
+export interface QueueUpdate {
+  type: 'handoff_changed'
+  botId: string
+  conversationId: string
+  handledBy: HandledBy
+  agentId?: string
+  agentName?: string
+  title?: string
+}
 
 /**
  * What an agent's live feed of the queue says of a handoff signal (docs/guides/handoff.md): every
@@ -10,7 +21,7 @@ import type { ConversationSignal } from './signals.ts'
  * conversation another agent holds, only that it is held (a supervisor hears all). Undefined for
  * anything else (another workspace's, or not a handoff).
  */
-function queueUpdate(ctx: AgentContext, signal: ConversationSignal): Record<string, unknown> | undefined {
+export function queueUpdate(ctx: AgentContext, signal: ConversationSignal): QueueUpdate | undefined {
   if (signal.type !== 'handoff_changed' || signal.workspaceId !== ctx.agent.workspaceId) return undefined
   const theirs = signal.agentId !== null && signal.agentId !== ctx.agent.id && ctx.agent.role !== 'supervisor'
   return {
@@ -24,28 +35,31 @@ function queueUpdate(ctx: AgentContext, signal: ConversationSignal): Record<stri
   }
 }
 
+/**
+ * What an agent's live feed of one conversation's messages (which it may see, docs/guides/handoff.md)
+ * makes of the conversation's signal: a new message (the user's, the bot's, an agent's); `end` once
+ * the conversation is deleted or passes out of the agent's sight (another agent took it, a supervisor
+ * hears on); undefined for anything else.
+ */
+export function conversationFeedStep(ctx: AgentContext, signal: ConversationSignal): MessageRow | 'end' | undefined {
+  if (signal.type === 'message_created') return signal.message
+  if (signal.type === 'conversation_deleted') return 'end'
+  if (signal.type === 'handoff_changed' && !visibleTo(ctx, signal)) return 'end'
+  return undefined
+}
+
 /** A signal with the integration it happened in (the signal hub's integration-wide feed). */
 export interface RoutedSignal {
   integrationId: string
   signal: ConversationSignal
 }
 
-/** An agent's live feed: follows `signals`, pushing what the agent hears of them, until `signals` ends. */
-export type AgentFeedFollower = (
-  ctx: AgentContext,
-  signals: AsyncIterator<RoutedSignal>,
-  push: (update: Record<string, unknown>) => Promise<unknown>,
-) => Promise<void>
-
-/** The live feed of the workspace's queue (listenQueue). */
-export const followQueue: AgentFeedFollower = async (ctx, signals, push) => {
-  for (;;) {
-    const next = await signals.next()
-    if (next.done) return
-    const update = queueUpdate(ctx, next.value.signal)
-    if (update) await push(update)
-  }
-}
+/** What the feed of the conversations an agent holds tells of one of them. */
+export type MyConversationUpdate = { botId: string; conversationId: string } & (
+  | { type: 'message_created'; message: MessageRow }
+  | { type: 'typing_started'; userId: string; timeout: number }
+  | { type: 'typing_stopped'; userId: string }
+)
 
 /**
  * The live feed of the conversations an agent holds (a supervisor: every agent's), as the agent
@@ -55,7 +69,11 @@ export const followQueue: AgentFeedFollower = async (ctx, signals, push) => {
  * sets a conversation's state, so hearing one the read already saw changes nothing). Ends when
  * `signals` ends.
  */
-export const followMyConversations: AgentFeedFollower = async (ctx, signals, push) => {
+export async function followMyConversations(
+  ctx: AgentContext,
+  signals: AsyncIterator<RoutedSignal>,
+  push: (update: MyConversationUpdate) => Promise<unknown>,
+): Promise<void> {
   const mine = (agentId: string | null) => agentId !== null && (ctx.agent.role === 'supervisor' || agentId === ctx.agent.id)
   /** The bot of each conversation held, by `${integrationId}/${conversationId}`. */
   const held = new Map<string, string>()
@@ -78,7 +96,7 @@ export const followMyConversations: AgentFeedFollower = async (ctx, signals, pus
     const botId = held.get(key)
     if (botId === undefined) continue
     const at = { botId, conversationId: signal.conversationId }
-    if (signal.type === 'message_created') await push({ type: 'message_created', ...at, message: agentMessage(signal.message) })
+    if (signal.type === 'message_created') await push({ type: 'message_created', ...at, message: signal.message })
     else if (signal.type === 'typing_started' && signal.userId !== ownUser)
       await push({ type: 'typing_started', ...at, userId: signal.userId, timeout: signal.timeout })
     else if (signal.type === 'typing_stopped' && signal.userId !== ownUser) await push({ type: 'typing_stopped', ...at, userId: signal.userId })

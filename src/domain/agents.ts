@@ -90,11 +90,6 @@ export function listAgents({ ctx }: { ctx: AdminContext }): Promise<Agent[]> {
   return ctx.store.read(async (q) => (await q.agents.list(ctx.workspaceId, maxAgentsListed)).map(shownAgent))
 }
 
-/** The agents of the calling agent's workspace, oldest first: whom it may transfer a conversation to. */
-export function listColleagues({ ctx }: { ctx: AgentContext }): Promise<AgentRow[]> {
-  return ctx.store.read((q) => q.agents.list(ctx.agent.workspaceId, maxAgentsListed))
-}
-
 /** The name a deleted agent's messages are shown under. */
 export const formerAgentName = 'Former agent'
 

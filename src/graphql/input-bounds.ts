@@ -5,6 +5,7 @@ import { maxNameLength } from '../domain/bots/admin/bots.ts'
 import { clientIdPattern, clientIdWords } from '../domain/ids.ts'
 import { feedbackValues } from '../domain/message-updates.ts'
 import { maxTypingTimeoutMs } from '../domain/typing.ts'
+import { maxNoteLength } from '../domain/agent-desk.ts'
 import { maxPageSize } from './paging.ts'
 
 /*
@@ -41,3 +42,6 @@ export function boundsOf(input: GraphQLArgument | GraphQLInputField, field?: Gra
   const connection = field !== undefined && getNamedType(field.type).name.endsWith('Connection')
   return connection && (input.name === 'first' || input.name === 'last') ? pageSize : undefined
 }
+
+/** An agent's note, as agent-desk.ts checks it (it refuses a blank one too). */
+export const noteTextBounds = { bounds: z.string().min(1).max(maxNoteLength) }

@@ -20,7 +20,7 @@ export const jsonVerbVariables = ({
 
 /**
  * The route factory of an API whose GraphQL operations take one JSON `input` and answer a JSON object
- * (the bot API, the agent API): a route's input is the path parameters, the query parameters and the JSON
+ * (the bot API): a route's input is the path parameters, the query parameters and the JSON
  * body together, checked by the API's table of input schemas, and its response body is the operation's result.
  */
 export const jsonVerbRoutes =

@@ -1,6 +1,7 @@
 import { gunzipSync } from 'node:zlib'
 import { isNonNullType, isObjectType } from 'graphql'
 import { describe, expect, it } from 'vitest'
+import { agentSchema } from '../../src/graphql/agent-schema.ts'
 import { adminSchema, chatSchema } from '../../src/graphql/schema.ts'
 import { BASE, useTestApp, WEBHOOK_ID } from '../helpers/app.ts'
 import { expectRequestError } from '../helpers/graphql.ts'
@@ -102,12 +103,13 @@ describe('chat and admin schemas', () => {
 })
 
 describe('mutation payloads of one shape', () => {
-  // Every chat and admin mutation takes one `input: <Name>Input!` (none when it needs nothing) and
+  // Every chat, admin and agent mutation takes one `input: <Name>Input!` (none when it needs nothing) and
   // answers a `<Name>Payload!` object naming what it affected: the node (`message`, `bot`…), or the id
   // of what it deleted (`messageId`, `botId`…). The bot API's schema is Botpress's JSON bodies instead.
   it.each([
     ['chat', chatSchema],
     ['admin', adminSchema],
+    ['agent', agentSchema],
   ] as const)('the %s schema', (_name, schema) => {
     const outliers = Object.values(schema.getMutationType()!.getFields()).flatMap((field) => {
       const name = field.name[0]!.toUpperCase() + field.name.slice(1)

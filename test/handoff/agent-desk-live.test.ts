@@ -57,9 +57,11 @@ afterAll(async () => {
 
 describe('getMe (GET /v1/agent/me)', () => {
   it('answers the agent its key opens, without its key; no other credential opens it', async () => {
-    expect(await desk.asAgent(sue, 'GET', '/me')).toEqual({ status: 200, body: { agent: { id: sue.id, name: 'Sue', role: 'supervisor' } } })
+    expect(await desk.asAgent(sue, 'GET', '/me')).toEqual({
+      status: 200,
+      body: { agent: { id: sue.id, name: 'Sue', role: 'supervisor', createdAt: iso, updatedAt: iso } },
+    })
     expect(await desk.call(OTHER.adminToken, 'GET', '/v1/agent/me')).toMatchObject({ status: 401, body: { type: 'Unauthorized' } })
-    expect(await desk.asAgent(ada, 'GET', '/me?extra=1')).toMatchObject({ status: 400, body: { type: 'InvalidPayload' } })
   })
 })
 
@@ -69,13 +71,16 @@ describe('listAgents (GET /v1/agent/agents)', () => {
       status: 200,
       body: {
         agents: [
-          { id: ada.id, name: 'Ada', role: 'agent' },
-          { id: bo.id, name: 'Bo', role: 'agent' },
-          { id: sue.id, name: 'Sue', role: 'supervisor' },
+          { id: ada.id, name: 'Ada', role: 'agent', createdAt: iso, updatedAt: iso },
+          { id: bo.id, name: 'Bo', role: 'agent', createdAt: iso, updatedAt: iso },
+          { id: sue.id, name: 'Sue', role: 'supervisor', createdAt: iso, updatedAt: iso },
         ],
       },
     })
-    expect(await desk.asAgent(stranger, 'GET', '/agents')).toEqual({ status: 200, body: { agents: [{ id: stranger.id, name: 'Stranger', role: 'agent' }] } })
+    expect(await desk.asAgent(stranger, 'GET', '/agents')).toEqual({
+      status: 200,
+      body: { agents: [{ id: stranger.id, name: 'Stranger', role: 'agent', createdAt: iso, updatedAt: iso }] },
+    })
   })
 })
 
@@ -158,8 +163,46 @@ describe('listenMyConversations (GET /v1/agent/conversations/listen)', () => {
     for (const feed of [adas, bos, sues]) await feed.close()
   })
 
-  it('refuses a query parameter it does not take (400) and any key but an agent’s (401)', async () => {
-    expect((await desk.listen(ada, '/conversations/listen?since=1')).status).toBe(400)
+  it('refuses any key but an agent’s (401)', async () => {
     expect((await fetch(`${s.baseUrl}/v1/agent/conversations/listen`, { headers: { authorization: `Bearer ${OTHER.adminToken}` } })).status).toBe(401)
+  })
+})
+
+describe('the console’s fields on the agent GraphQL endpoint (/v1/agent/graphql)', () => {
+  const graphql = (agent: AgentKey, query: string, variables: Record<string, unknown> = {}) => desk.asAgent(agent, 'POST', '/graphql', { query, variables })
+
+  it('answers agents, the handoff’s description and messageHistory, and typing; refuses a typing timeout out of bounds', async () => {
+    await alice.createConversation({ id: 'g1' })
+    const messageHistory = [{ source: { type: 'user', userId: 'alice' }, type: 'text', payload: { text: 'hi' } }]
+    await bot.callAction({ type: 'hitl:startHitl', input: { userId: 'alice', conversationId: 'g1', description: 'late order', messageHistory } })
+    expect(await graphql(bo, '{ agents { name role } queue { id description messageHistory } }')).toEqual({
+      status: 200,
+      body: {
+        data: {
+          agents: [
+            { name: 'Ada', role: 'agent' },
+            { name: 'Bo', role: 'agent' },
+            { name: 'Sue', role: 'supervisor' },
+          ],
+          queue: [{ id: 'g1', description: 'late order', messageHistory: null }],
+        },
+      },
+    })
+    const address = { botId: s.botId, id: 'g1' }
+    expect(await graphql(bo, 'query ($botId: String!, $id: String!) { conversation(botId: $botId, id: $id) { description messageHistory } }', address)).toEqual(
+      {
+        status: 200,
+        body: { data: { conversation: { description: 'late order', messageHistory } } },
+      },
+    )
+    const typing =
+      'mutation ($botId: String!, $id: String!, $timeout: Int) { startTyping(input: { botId: $botId, id: $id, timeout: $timeout }) { conversationId } }'
+    expect(await graphql(bo, typing, address)).toMatchObject({ body: { errors: [{ path: ['startTyping'], extensions: { type: 'Forbidden', status: 403 } }] } })
+    expect(await desk.asAgent(bo, 'POST', `${at('g1')}/claim`, {})).toMatchObject({ status: 200 })
+    expect(await graphql(bo, typing, { ...address, timeout: 0 })).toMatchObject({ body: { errors: [{ extensions: { type: 'InvalidPayload', status: 400 } }] } })
+    expect(await graphql(bo, typing, { ...address, timeout: 3000 })).toEqual({ status: 200, body: { data: { startTyping: { conversationId: 'g1' } } } })
+    expect(await graphql(bo, 'mutation ($botId: String!, $id: String!) { stopTyping(input: { botId: $botId, id: $id }) { conversationId } }', address)).toEqual(
+      { status: 200, body: { data: { stopTyping: { conversationId: 'g1' } } } },
+    )
   })
 })

@@ -231,10 +231,60 @@ describe('closeConversation and refusals', () => {
 })
 
 describe('the agent GraphQL endpoint (/v1/agent/graphql)', () => {
-  it('answers the same operations with an agent key, and 401 with an admin token', async () => {
-    const query = { query: '{ listQueue(input: {}) }' }
-    expect(await call(agents.ada.key, 'POST', '/v1/agent/graphql', query)).toEqual({ status: 200, body: { data: { listQueue: { conversations: [] } } } })
-    expect((await call(ADMIN_TOKEN, 'POST', '/v1/agent/graphql', query)).status).toBe(401)
+  const graphql = (key: string, query: string, variables: Record<string, unknown> = {}) => call(key, 'POST', '/v1/agent/graphql', { query, variables })
+
+  it('answers the typed fields the REST routes run with an agent key, and 401 with an admin token', async () => {
+    expect(await graphql(agents.ada.key, '{ me { id name role } queue { id } }')).toEqual({
+      status: 200,
+      body: { data: { me: { id: agents.ada.id, name: 'Ada', role: 'agent' }, queue: [] } },
+    })
+    expect(await call(agents.ada.key, 'GET', '/v1/agent/me')).toEqual({
+      status: 200,
+      body: { agent: { id: agents.ada.id, name: 'Ada', role: 'agent', createdAt: iso, updatedAt: iso } },
+    })
+    expect((await graphql(ADMIN_TOKEN, '{ queue { id } }')).status).toBe(401)
+  })
+
+  it('answers messages with the chat schema’s payload union, and a refusal in the documented error body', async () => {
+    const history = await graphql(
+      agents.sue.key,
+      'query ($botId: String!, $id: String!) { history(botId: $botId, id: $id) { userId payload { __typename ... on TextPayload { text } } rawPayload } }',
+      { botId, id: 'c1' },
+    )
+    expect(history.status).toBe(200)
+    expect(history.body.data.history.at(-1)).toEqual({ userId: 'alice', payload: { __typename: 'TextPayload', text: 'hello' }, rawPayload: text('hello') })
+    const hidden = await graphql(agents.stranger.key, 'query ($botId: String!) { conversation(botId: $botId, id: "c1") { id } }', { botId })
+    expect(hidden).toMatchObject({
+      status: 200,
+      body: { data: null, errors: [{ path: ['conversation'], extensions: { type: 'ResourceNotFound', status: 404 } }] },
+    })
+    const blank = await graphql(agents.sue.key, 'mutation ($botId: String!) { addNote(input: { botId: $botId, id: "c1", text: " " }) { note { id } } }', {
+      botId,
+    })
+    expect(blank).toMatchObject({ body: { errors: [{ path: ['addNote'], extensions: { type: 'InvalidPayload', status: 400 } }] } })
+  })
+})
+
+describe('listenConversation (GET …/{id}/listen)', () => {
+  it('streams the new messages of a conversation the agent may see, and is 404 for one it may not', async () => {
+    await alice.createConversation({ id: 'c4' })
+    await bot.callAction({ type: 'hitl:startHitl', input: { userId: 'alice', conversationId: 'c4', messageHistory: [] } })
+    const c4 = `/v1/agent/bots/${botId}/conversations/c4`
+    expect(await call(agents.stranger.key, 'GET', `${c4}/listen`)).toMatchObject({ status: 404, body: { type: 'ResourceNotFound' } })
+    const res = await fetch(`${served.baseUrl}${c4}/listen`, { headers: { authorization: `Bearer ${agents.bo.key}` } })
+    expect(res.status).toBe(200)
+    const stream = new SseReader(res.body as ReadableStream<Uint8Array>)
+    const { message } = await alice.createMessage({ conversationId: 'c4', payload: text('anyone there?') })
+    expect(JSON.parse((await stream.message())?.data ?? 'null')).toEqual({
+      id: message.id,
+      conversationId: 'c4',
+      userId: 'alice',
+      payload: text('anyone there?'),
+      createdAt: iso,
+    })
+    // Once another agent holds it, Bo no longer sees it: the stream ends.
+    expect(await asAgent('ada', 'POST', `/bots/${botId}/conversations/c4/claim`, {})).toMatchObject({ status: 200 })
+    expect(await stream.message()).toBeUndefined()
   })
 })
 

@@ -1,5 +1,6 @@
 import { Client } from '@botpress/client'
 import { expect } from 'vitest'
+import { createAgent as createAgentWith, jsonCaller } from './agent-api.ts'
 import { ADMIN_TOKEN, WORKSPACE_ID } from './app.ts'
 import { PING } from './listening.ts'
 import { SseReader } from './sse.ts'
@@ -17,26 +18,11 @@ export interface AgentKey {
 
 /** Calls of a served app (`baseUrl`): any path with a bearer key; agents made; the agent API as an agent. */
 export function agentDesk(baseUrl: string) {
-  async function call(key: string | undefined, method: string, path: string, body?: unknown, headers: Record<string, string> = {}) {
-    const res = await fetch(`${baseUrl}${path}`, {
-      method,
-      headers: {
-        ...(key === undefined ? {} : { authorization: `Bearer ${key}` }),
-        ...(body === undefined ? {} : { 'content-type': 'application/json' }),
-        ...headers,
-      },
-      body: body === undefined ? undefined : JSON.stringify(body),
-    })
-    const raw = await res.text()
-    return { status: res.status, body: raw ? JSON.parse(raw) : undefined }
-  }
+  const call = jsonCaller(baseUrl)
 
   /** A new agent of the workspace (createAgent), with the key shown once. */
-  async function createAgent(name: string, role?: string, admin = { token: ADMIN_TOKEN, workspaceId: WORKSPACE_ID }): Promise<AgentKey> {
-    const res = await call(admin.token, 'POST', '/v1/admin/agents', { name, ...(role ? { role } : {}) }, { 'x-workspace-id': admin.workspaceId })
-    expect(res.status).toBe(200)
-    return { id: res.body.agent.id as string, key: res.body.key as string }
-  }
+  const createAgent = (name: string, role?: string, admin = { token: ADMIN_TOKEN, workspaceId: WORKSPACE_ID }): Promise<AgentKey> =>
+    createAgentWith(call, name, role, admin)
 
   const asAgent = (agent: AgentKey, method: string, path: string, body?: unknown) => call(agent.key, method, `/v1/agent${path}`, body)
 

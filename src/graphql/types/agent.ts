@@ -1,9 +1,9 @@
 import { type Agent, createAgent, deleteAgent, listAgents } from '../../domain/agents.ts'
-import { builder } from '../builder.ts'
+import { builder, type Types } from '../builder.ts'
 import { adminScope } from '../context.ts'
 
-const AgentType = builder.objectRef<Agent>('Agent').implement({
-  subGraphs: ['admin'],
+/** The Agent type, on the admin schema and (as the agent itself, `me`) on the agent schema. */
+export const agentType: PothosSchemaTypes.ObjectTypeOptions<Types, Agent> = {
   description: 'A person who answers users in place of the workspace’s bots (docs/guides/handoff.md), on the agent API with its own key.',
   fields: (t) => ({
     id: t.exposeString('id'),
@@ -14,7 +14,9 @@ const AgentType = builder.objectRef<Agent>('Agent').implement({
     createdAt: t.expose('createdAt', { type: 'DateTime' }),
     updatedAt: t.expose('updatedAt', { type: 'DateTime' }),
   }),
-})
+}
+
+const AgentType = builder.objectRef<Agent>('Agent').implement({ subGraphs: ['admin'], ...agentType })
 
 builder.queryField('agents', (t) =>
   t.field({

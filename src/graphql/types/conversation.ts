@@ -11,9 +11,8 @@ import { visibleOrNull } from '../nodes.ts'
 import { pageAsked, pageConnection } from '../paging.ts'
 import { User } from './user.ts'
 
-/** Who answers a conversation's user (docs/guides/handoff.md), on the chat and admin schemas alike. */
-export const HandledBy = builder.enumType('HandledBy', {
-  subGraphs: ['chat', 'admin'],
+/** Who answers a conversation's user (docs/guides/handoff.md), on the chat, admin and agent schemas alike. */
+export const handledByEnum = {
   description: 'Who answers the user of a conversation.',
   values: {
     bot: { description: 'The bot (the default).' },
@@ -21,7 +20,9 @@ export const HandledBy = builder.enumType('HandledBy', {
     agent: { description: 'A person (an agent) holds it; the user’s messages do not reach the bot.' },
     closed: { description: 'Closed by an agent; the bot answers again.' },
   },
-})
+} as const
+
+export const HandledBy = builder.enumType('HandledBy', { subGraphs: ['chat', 'admin'], ...handledByEnum })
 
 export const Conversation = builder.node(builder.objectRef<ConversationRow>('Conversation'), {
   subGraphs: ['chat'],

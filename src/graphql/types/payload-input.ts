@@ -1,7 +1,7 @@
 import type { InputObjectRef } from '@pothos/core'
 import { type Field, type Fields, type Item, type Kind, messagePayload, type ObjectOf, type OneOf } from '../../domain/payload-kinds.ts'
-import { builder } from '../builder.ts'
-import { builtOnce, enumRef, type Types, typeName } from './payload.ts'
+import { builder, type Types } from '../builder.ts'
+import { builtOnce, enumRef, typeName } from './payload.ts'
 
 /*
  * The payload of createMessage as a @oneOf input, derived from the payload table

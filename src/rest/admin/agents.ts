@@ -1,11 +1,8 @@
 import { z } from 'zod'
 import { CreateAgentDocument, DeleteAgentDocument, ListAgentsDocument } from '../../__generated__/admin-operations.ts'
-import { Empty, timestamp } from '../chat/resources.ts'
+import { Agent } from '../agent/resources.ts'
+import { Empty } from '../chat/resources.ts'
 import { route } from '../route.ts'
-
-const Agent = z
-  .object({ id: z.string(), name: z.string(), role: z.enum(['agent', 'supervisor']), createdAt: timestamp, updatedAt: timestamp })
-  .meta({ id: 'Agent' })
 
 /** The workspace's agents (docs/guides/handoff.md), relative to /v1/admin. */
 export const agentAdminRoutes = [

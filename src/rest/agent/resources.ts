@@ -5,6 +5,11 @@ import { timestamp } from '../chat/resources.ts'
 
 const handledBy = z.enum(['bot', 'waiting', 'agent', 'closed'])
 
+/** An agent (never its key), on the admin API and as the agent API's `me`. */
+export const Agent = z
+  .object({ id: z.string(), name: z.string(), role: z.enum(['agent', 'supervisor']), createdAt: timestamp, updatedAt: timestamp })
+  .meta({ id: 'Agent' })
+
 export const AgentConversation = z
   .object({
     botId: z.string(),
@@ -51,10 +56,9 @@ export const QueueUpdate = z
   })
   .meta({ id: 'QueueUpdate' })
 
-export const AgentColleague = z.object({ id: z.string(), name: z.string(), role: z.enum(['agent', 'supervisor']) }).meta({ id: 'AgentColleague' })
-
 const at = { botId: z.string(), conversationId: z.string() }
 
+/** An event of the feed of the conversations the agent holds (listenMyConversations). */
 export const MyConversationsUpdate = z
   .discriminatedUnion('type', [
     z.object({ type: z.literal('message_created'), ...at, message: AgentMessage }),
