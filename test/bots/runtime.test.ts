@@ -244,6 +244,8 @@ describe('bot user — joins the conversation once, and its signals say isBot', 
         conversationId: 'c1',
         participantId: botId,
         participant: expect.objectContaining({ id: botId, name: 'Echo bot', isBot: true }),
+        // Its id in the conversation's signal log, which a listener resumes from.
+        signalId: expect.any(String),
       },
     ])
     // The bot joins before its first answer is posted.

@@ -68,7 +68,8 @@ node examples/personal-key/chat.mjs hello             # a stranger creating a us
     })
     const { integrations } = ((await bot.json()) as { bot: { integrations: { chat: { encryptionMode: string; configuration: object } } } }).bot
     expect(integrations.chat.encryptionMode).toBe('personal')
-    expect(integrations.chat.configuration).toEqual({})
+    // The key is never shown again; no integration webhook is set.
+    expect(integrations.chat.configuration).toEqual({ hasWebhookSecret: false })
   })
 })
 
