@@ -19,22 +19,12 @@ import type { ConversationSignal, SignalPublisher } from './signals.ts'
 
 /**
  * The signals POSTed to an integration's webhook: what the Chat API streams of a change that is
- * stored. Transient ones are not (typing, a stream's deltas and abort: nothing durable to send
+ * stored (the signals the log keeps: domain/signal-log.ts), and a stream's completion. Transient ones are not (typing, a stream's deltas and abort: nothing durable to send
  * again, and a delta sent after an outage would draw a message already complete), nor is
  * message_status_changed (Confab's own, which the Chat API's /listen does not send either), nor
  * those Confab's own listeners alone hear.
  */
-const posted: ReadonlySet<ConversationSignal['type']> = new Set([
-  'message_created',
-  'message_updated',
-  'message_deleted',
-  'event_created',
-  'participant_added',
-  'participant_removed',
-  'message_stream_complete',
-])
-
-export const postedToWebhook = (signal: ConversationSignal): boolean => posted.has(signal.type)
+export const postedToWebhook = (signal: ConversationSignal): boolean => isLogged(signal) || signal.type === 'message_stream_complete'
 
 interface Teller {
   integration: ChatIntegrationRow

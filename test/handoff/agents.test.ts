@@ -3,6 +3,7 @@ import { Client } from '@botpress/client'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { ADMIN_TOKEN, ENCRYPTION_KEY, iso, OTHER, type TestApp, WORKSPACE_ID } from '../helpers/app.ts'
 import { serve, type Served } from '../helpers/listening.ts'
+import { type Call, jsonCaller } from '../helpers/agent-api.ts'
 import { SseReader } from '../helpers/sse.ts'
 import { eventually } from '../helpers/wait.ts'
 import { logsOf, type Receiver, setBot, startReceiver, webhookBotApp } from '../bots/receiver.ts'
@@ -26,19 +27,7 @@ const text = (value: string) => ({ type: 'text' as const, text: value })
 const hitlEvents = () =>
   receiver.received.filter((r) => String(r.json.type).startsWith('hitl:')).map((r) => ({ type: r.json.type, payload: r.json.data.payload }))
 
-async function call(key: string | undefined, method: string, path: string, body?: unknown, headers: Record<string, string> = {}) {
-  const res = await fetch(`${served.baseUrl}${path}`, {
-    method,
-    headers: {
-      ...(key === undefined ? {} : { authorization: `Bearer ${key}` }),
-      ...(body === undefined ? {} : { 'content-type': 'application/json' }),
-      ...headers,
-    },
-    body: body === undefined ? undefined : JSON.stringify(body),
-  })
-  const raw = await res.text()
-  return { status: res.status, body: raw ? JSON.parse(raw) : undefined }
-}
+const call: Call = (...args) => jsonCaller(served.baseUrl)(...args)
 const asAgent = (who: keyof typeof agents, method: string, path: string, body?: unknown) => call(agents[who].key, method, `/v1/agent${path}`, body)
 const c1 = () => `/bots/${botId}/conversations/c1`
 
