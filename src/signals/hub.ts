@@ -172,7 +172,8 @@ export function createSignalHub({
       room.pending.push(signal)
       if (!room.handing) void handOut(room)
     }
-    for (const reader of [...everyone]) reader({ integrationId, signal })
+    // Most instances have no agent feed open: no copy of an empty set on every signal.
+    if (everyone.size > 0) for (const reader of [...everyone]) reader({ integrationId, signal })
   }
   const endIntegration = (integrationId: string) => {
     for (const [queue, of] of [...queues]) if (of === integrationId) queue.end()
