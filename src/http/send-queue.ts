@@ -122,24 +122,37 @@ const fragmentedFrom = 16 * 1024
 
 /**
  * A WebSocket as a send queue's outlet: dropped, it is closed with `slowReader`, after what was queued.
- * `connection` is its TCP socket, corked while a message's frames are written: one write to the kernel.
+ * `connection` is its TCP socket, corked from its first message of an event-loop turn to the end of
+ * that turn: the messages of one turn leave in one write to the kernel. A signal fanned out to the
+ * hundred subscriptions a client multiplexes over one socket (graphql-ws) is then one system call,
+ * not a hundred — on loopback, where the kernel delivers within the write, most of a fan-out's cost.
  */
-export const webSocketOutlet = (socket: WebSocket, connection: Duplex): Outlet => ({
-  queued: () => socket.bufferedAmount,
-  // A large message in fragments, its shared bytes as they are (no copy per socket); a small one
-  // (most, and every streamed delta) in one frame.
-  write: (parts) => {
-    if (socket.readyState !== socket.OPEN) return
-    let size = 0
-    for (const part of parts) size += part.byteLength
-    if (size < fragmentedFrom) return socket.send(parts.length === 1 ? (parts[0] as Uint8Array) : Buffer.concat(parts), { binary: false })
-    connection.cork()
-    parts.forEach((part, i) => socket.send(part, { binary: false, fin: i === parts.length - 1 }))
+export const webSocketOutlet = (socket: WebSocket, connection: Duplex): Outlet => {
+  let corked = false
+  const uncork = () => {
+    corked = false
     connection.uncork()
-  },
-  // ws destroys a socket that has not answered its close within its close timeout (30 s, DROP_GRACE_MS).
-  drop: (reason) => socket.close(slowReader, reason),
-})
+  }
+  return {
+    queued: () => socket.bufferedAmount,
+    // A large message in fragments, its shared bytes as they are (no copy per socket); a small one
+    // (most, and every streamed delta) in one frame.
+    write: (parts) => {
+      if (socket.readyState !== socket.OPEN) return
+      if (!corked) {
+        corked = true
+        connection.cork()
+        setImmediate(uncork)
+      }
+      let size = 0
+      for (const part of parts) size += part.byteLength
+      if (size < fragmentedFrom) return socket.send(parts.length === 1 ? (parts[0] as Uint8Array) : Buffer.concat(parts), { binary: false })
+      parts.forEach((part, i) => socket.send(part, { binary: false, fin: i === parts.length - 1 }))
+    },
+    // ws destroys a socket that has not answered its close within its close timeout (30 s, DROP_GRACE_MS).
+    drop: (reason) => socket.close(slowReader, reason),
+  }
+}
 
 /** An event stream's response as a send queue's outlet: dropped, it gets a last `dropped` event, then ends. */
 export const eventStreamOutlet = (res: ServerResponse): Outlet => ({

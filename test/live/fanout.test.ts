@@ -1,5 +1,7 @@
+import { Socket } from 'node:net'
 import { describe, expect, it } from 'vitest'
 import { useBounded } from '../helpers/bounded.ts'
+import { connectedSocket } from '../helpers/sockets.ts'
 import { type Heard, subscribersOf } from '../helpers/subscribers.ts'
 import { eventually } from '../helpers/wait.ts'
 
@@ -110,5 +112,41 @@ describe('fan-out: a signal rendered once per selection shape', { timeout: 90_00
     expect(bobs.messages.map(messageIdOf)).not.toContain(second.id)
     expect(work.rendered(second.id)).toHaveLength(1)
     for (const h of [bobs, ...alices]) await h.close()
+  })
+})
+
+describe('fan-out: the messages a WebSocket is sent in one event-loop turn leave in one write', { timeout: 90_000 }, () => {
+  const b = useBounded()
+
+  it('sends a signal to ten subscriptions of one graphql-ws socket in one write to the kernel', async () => {
+    const { t, apiUrl } = b.current
+    const alice = await t.user('alice')
+    await t.conversation(alice.key, 'c1')
+    const socket = await connectedSocket(`${apiUrl.replace(/^http/, 'ws')}/graphql`, alice.key)
+    await socket.acked
+    const ids = Array.from({ length: 10 }, (_, i) => `s${i}`)
+    for (const id of ids) socket.send({ id, type: 'subscribe', payload: { query: SHAPE_A, variables: { id: 'c1' } } })
+    await eventually(() => expect(t.app.signals.activeSubscriptions()).toBe(ids.length))
+
+    // Every write a socket of this process hands the kernel (net.Socket's one path to it), kept when it
+    // carries a server frame of the message: the client's frames are masked, and never carry its id.
+    const writes: string[][] = []
+    const writeGeneric = (Socket.prototype as any)._writeGeneric
+    ;(Socket.prototype as any)._writeGeneric = function (this: Socket, writev: boolean, data: any, ...rest: unknown[]) {
+      const chunks = (writev ? (data as { chunk: Buffer | string }[]).map((each) => each.chunk) : [data]).map(String)
+      writes.push(chunks)
+      return writeGeneric.call(this, writev, data, ...rest)
+    }
+    try {
+      const posted = await t.message(alice.key, 'c1', { type: 'text', text: 'to ten' })
+      await socket.next((m) => m.id === 's9' && m.payload?.data?.conversationSignals?.message?.messageId === posted.id)
+      for (const id of ids) await socket.next((m) => m.id === id && m.payload?.data?.conversationSignals?.message?.messageId === posted.id)
+      const carrying = writes.filter((chunks) => chunks.some((chunk) => chunk.includes(`"messageId":"${posted.id}"`) && chunk.includes('"type":"next"')))
+      expect(carrying).toHaveLength(1)
+      expect(carrying[0]?.join('').match(/"type":"next"/g)).toHaveLength(ids.length)
+    } finally {
+      ;(Socket.prototype as any)._writeGeneric = writeGeneric
+      socket.ws.close()
+    }
   })
 })
