@@ -116,6 +116,12 @@ export interface SignalLogQueries {
   insert(row: ConversationSignalRow): Promise<void>
   /** The conversation's rows from `id` on, that one included when it is there, oldest first: at most `limit`. */
   from(integrationId: string, conversationId: string, id: string, limit: number): Promise<ConversationSignalRow[]>
+  /**
+   * The conversation's messages with ids from `id` on, created at `notBefore` or later, each with
+   * whether its author is a bot, in the order they were created: at most `limit` (a new message is
+   * its own entry of the log: domain/signal-log.ts).
+   */
+  messagesFrom(integrationId: string, conversationId: string, id: string, notBefore: string, limit: number): Promise<{ message: MessageRow; isBot: boolean }[]>
   /** Deletes what the log says of a message (it was deleted: nothing of it is to be read again). */
   forgetMessage(integrationId: string, conversationId: string, messageId: string): Promise<void>
   /** Deletes the log's participant_added of a user in every chat integration of a workspace (it carried the user's name). */

@@ -1,5 +1,7 @@
+import { Client } from '@botpress/client'
 import { afterEach, beforeEach, describe, expect, it } from 'vitest'
 import WebSocket from 'ws'
+import { adminClient } from '../bots/sdk-bot.ts'
 import { errorBody, useC1, useTestApp } from '../helpers/app.ts'
 import { setClock } from '../helpers/clock.ts'
 import { type Served, serve } from '../helpers/listening.ts'
@@ -78,6 +80,42 @@ describe('resuming listenConversation', () => {
       expect(b).toMatchObject({ type: 'message_created', data: { id: second.id } })
       expect(b.id! > a.id!).toBe(true)
       await l.close()
+    })
+
+    it('a new message is its own entry of the log: its id is its SSE id, and no second row is written for it', async () => {
+      const l = await listen(users.alice.key)
+      const posted = await post('one')
+      expect(await l.next()).toMatchObject({ id: posted.id, type: 'message_created', data: { id: posted.id } })
+      expect(await t.count("select count(*) as n from conversation_signals where type = 'message_created'")).toBe(0)
+      await l.close()
+    })
+
+    it('a message whose id a bot chose (getOrCreateMessage) is logged, and replayed once, in order', async () => {
+      const l = await listen(users.alice.key)
+      await post('heard')
+      const { id: cursor } = await l.next()
+      await l.close()
+      const before = await post('before')
+      const { value: botKey } = await adminClient(s.baseUrl).createBotApiKey({ botId: t.tenant.botId, note: 'resume' })
+      const bot = new Client({ apiUrl: s.baseUrl, token: botKey, botId: t.tenant.botId, retry: { retries: 0 } })
+      await bot.getOrCreateMessage({ conversationId: 'c1', userId: t.tenant.botId, type: 'text', payload: { text: 'chosen' }, tags: { id: 'greeting-1' } })
+      const after = await post('after')
+      expect(await t.count("select count(*) as n from conversation_signals where type = 'message_created'")).toBe(1)
+
+      const again = await listen(users.alice.key, cursor)
+      const replayed = [await again.next(), await again.next(), await again.next(), await again.next()]
+      expect(replayed.map(({ type, data }) => [type, data.id ?? data.participantId])).toEqual([
+        ['message_created', before.id],
+        // The bot joins the conversation to post in it.
+        ['participant_added', t.tenant.botId],
+        ['message_created', 'greeting-1'],
+        ['message_created', after.id],
+      ])
+      expect(replayed[2]).toMatchObject({ data: { isBot: true, payload: { type: 'text', text: 'chosen' } } })
+      for (let i = 1; i < replayed.length; i++) expect(replayed[i]!.id! > replayed[i - 1]!.id!).toBe(true)
+      const live = await post('live')
+      expect(await again.next()).toMatchObject({ type: 'message_created', data: { id: live.id } })
+      await again.close()
     })
 
     it('a reconnect with Last-Event-ID gets what it missed in order (created, updated, deleted, participants), no transient ones, then live', async () => {
@@ -159,11 +197,17 @@ describe('resuming listenConversation', () => {
     })
 
     it('the log keeps a day: retention prunes what is older, whatever RETENTION_DAYS says (unset here)', async () => {
+      const edit = async (text: string) => {
+        const { id } = await post(text)
+        expect((await t.chat('PUT', `/messages/${id}`, { key: users.alice.key, body: { payload: { type: 'text', text: `${text}, edited` } } })).status).toBe(
+          200,
+        )
+      }
       setClock('2027-06-01T10:00:00.000Z')
-      await post('old')
+      await edit('old')
       setClock('2027-06-01T22:00:00.000Z')
-      await post('recent')
-      const logged = () => t.count("select count(*) as n from conversation_signals where type = 'message_created'")
+      await edit('recent')
+      const logged = () => t.count("select count(*) as n from conversation_signals where type = 'message_updated'")
       expect(await logged()).toBe(2)
       setClock('2027-06-02T10:00:00.001Z')
       await t.app.retention.runOnce()

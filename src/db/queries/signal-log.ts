@@ -22,6 +22,17 @@ const from = query(({ db, t: { conversationSignals: s } }, v: From) =>
     .limit(fixedLimit(SIGNAL_LOG_READ_MAX)),
 )
 
+/** A conversation's messages from `from` on, created at `notBefore` or later, oldest first, with their authors' isBot (page index). */
+const messagesFrom = query(({ db, t: { messages: m, users: u } }, v: From & { notBefore: string }) =>
+  db
+    .select({ message: m, isBot: u.isBot })
+    .from(m)
+    .leftJoin(u, and(eq(u.integrationId, m.integrationId), eq(u.id, m.userId)))
+    .where(and(eq(m.integrationId, v.integrationId), eq(m.conversationId, v.conversationId), gte(m.createdAt, v.notBefore), gte(m.id, v.from)))
+    .orderBy(asc(m.createdAt), asc(m.id))
+    .limit(fixedLimit(SIGNAL_LOG_READ_MAX)),
+)
+
 const ofMessage = query(({ db, t: { conversationSignals: s } }, v: { integrationId: string; conversationId: string; messageId: string }) =>
   db.delete(s).where(and(eq(s.integrationId, v.integrationId), eq(s.conversationId, v.conversationId), eq(s.messageId, v.messageId))),
 )
@@ -42,6 +53,11 @@ export const signalLogQueries = (run: Run): SignalLogQueries => ({
   insert: (row) => run.run(insert, row),
   from: async (integrationId, conversationId, id, limit) =>
     (await run.all(from, { integrationId, conversationId, from: id })).slice(0, Math.min(limit, SIGNAL_LOG_READ_MAX)),
+  messagesFrom: async (integrationId, conversationId, id, notBefore, limit) =>
+    (await run.all(messagesFrom, { integrationId, conversationId, from: id, notBefore })).slice(0, Math.min(limit, SIGNAL_LOG_READ_MAX)).map((row) => ({
+      message: row.message,
+      isBot: row.isBot ?? false,
+    })),
   forgetMessage: (integrationId, conversationId, messageId) => run.run(ofMessage, { integrationId, conversationId, messageId }),
   forgetParticipant: (workspaceId, userId) => run.run(participantOf, { workspaceId, userId }),
 })
