@@ -8,12 +8,12 @@ import {
   WebChatSendTextDocument as SendText,
   WebChatSignalsDocument as ConversationSignals,
 } from './__generated__/graphql.ts'
-import { avatar, displayName, renderMessage, renderStreamingMessage } from './render.ts'
+import { avatar, displayName, renderMessage, renderNotice, renderStreamingMessage } from './render.ts'
 
 /*
  * The web chat served at /{webhookId}/: it keeps its user key and conversation id in localStorage,
  * shows the conversation live through the GraphQL subscription (messages, their updates, who is
- * typing), and sends text.
+ * typing, a person joining or leaving), and sends text.
  */
 
 // Every URL relative to this script's, {base}/{webhookId}/webchat.js: behind a proxy that serves
@@ -94,6 +94,27 @@ function show(message: WebChatMessageFragment): void {
   empty!.hidden = true
   list?.appendChild(renderMessage(message, mine, say))
   list?.lastElementChild?.scrollIntoView({ block: 'end' })
+}
+
+/** Says in the conversation that someone joined or left. */
+function notice(text: string): void {
+  empty!.hidden = true
+  list?.appendChild(renderNotice(text, new Date()))
+  list?.lastElementChild?.scrollIntoView({ block: 'end' })
+}
+
+/** A person joined (an agent taking the conversation over): the user is told who, by name. */
+function joined(participant: WebChatMessageFragment['author'] & { userId: string }): void {
+  authors.set(participant.userId, participant)
+  if (!participant.isBot && participant.userId !== userId) notice(`${displayName(participant)} joined`)
+}
+
+/** A person left (the agent gave the conversation back): named as it was known. */
+function left(participantId: string): void {
+  stoppedTyping(participantId)
+  const author = authors.get(participantId)
+  if (author?.isBot || participantId === userId) return
+  notice(`${author ? displayName(author) : 'Someone'} left`)
 }
 
 /** The messages the bot is writing (message streams), by stream id: where their deltas go. */
@@ -220,6 +241,10 @@ async function listen(opened: () => void): Promise<void> {
                 return streamEnded(signal.streamId, signal.message.messageId)
               case 'MessageStreamAbortSignal':
                 return streamEnded(signal.streamId)
+              case 'ParticipantAddedSignal':
+                return joined(signal.participant)
+              case 'ParticipantRemovedSignal':
+                return left(signal.participantId)
             }
           },
         },

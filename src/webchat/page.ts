@@ -37,6 +37,7 @@ export const webChatPage = (): string => `<!doctype html>
   .markdown p { margin: 0 0 .4rem; }
   .markdown p:last-child { margin-bottom: 0; }
   .markdown pre { overflow-x: auto; background: #0000000d; padding: .4rem; border-radius: .35rem; }
+  .notice { align-self: center; display: flex; gap: .5rem; align-items: baseline; font-size: .8rem; color: #5b6470; }
   .streaming .text { white-space: pre-wrap; }
   .streaming .text::after { content: "▍"; opacity: .5; }
   #typing { font-size: .85rem; color: #5b6470; padding: 0 1rem .35rem; min-height: 1.2rem; font-style: italic; }

@@ -181,6 +181,14 @@ export function renderMessage(message: WebChatMessageFragment, mine: boolean, sa
   return row
 }
 
+/** A line of the conversation that is no one's message: who joined or left, and when. */
+export function renderNotice(text: string, at: Date): HTMLElement {
+  const row = element('li', 'notice')
+  row.appendChild(element('span', undefined, text))
+  row.appendChild(timestamp(at.toISOString()))
+  return row
+}
+
 /**
  * A message the bot is still writing (a message stream): its text grows as its deltas come, shown
  * as plain text; its final message replaces it. The returned `text` is where the deltas go.

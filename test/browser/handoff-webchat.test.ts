@@ -8,9 +8,10 @@ import { type Listening, startListening } from '../helpers/listening.ts'
 import { botWithApiKey, type SdkBot, startSdkBot } from '../bots/sdk-bot.ts'
 import { agentGraphql, type PathSetup } from '../handoff/path.ts'
 
-// The handoff as the official Botpress web chat (@botpress/webchat, the example page) shows it: a
-// visitor asks the stock @botpress/sdk bot (test/handoff/hitl-bot/bot.ts) for a person, an agent
-// claims the conversation on the agent GraphQL API and answers, and gives it back to the bot.
+// The handoff as the user's web chat shows it, the official Botpress one (@botpress/webchat, the
+// example page) and Confab's own (/{webhookId}/): a visitor asks the stock @botpress/sdk bot
+// (test/handoff/hitl-bot/bot.ts) for a person, an agent claims the conversation on the agent GraphQL
+// API and answers, and gives it back to the bot.
 
 let browser: Browser
 let example: { url: string; close(): Promise<void> }
@@ -20,6 +21,7 @@ let bot: SdkBot
 let page: Page
 let faults: string[]
 let setup: Pick<PathSetup, 'agentBaseUrl' | 'agent' | 'botId'>
+let webhookId: string
 
 beforeAll(async () => {
   browser = await launchChromium()
@@ -32,7 +34,8 @@ beforeAll(async () => {
   const agent = await adminFetch(listening.baseUrl, 'POST', '/agents', { name: 'Ada' })
   expect(agent.status).toBe(200)
   setup = { agentBaseUrl: listening.baseUrl, agent: { id: agent.body.agent.id, key: agent.body.key, name: 'Ada' }, botId }
-  Object.assign(target, { apiUrl: listening.baseUrl, clientId: put.body.bot.integrations.chat.webhookId })
+  webhookId = put.body.bot.integrations.chat.webhookId
+  Object.assign(target, { apiUrl: listening.baseUrl, clientId: webhookId })
   page = await (await browser.newContext()).newPage()
   await offline(page)
   faults = await recordPageFaults(page)
@@ -59,19 +62,46 @@ async function send(text: string) {
 }
 
 const long = { timeout: 20_000 }
+const vars = '($botId: String!, $id: String!)'
+
+/** The agent claims the one conversation waiting in its queue: what names it in the agent API. */
+async function claimTheWaitingOne(graphql: ReturnType<typeof agentGraphql>) {
+  await expect.poll(async () => ((await graphql('{ queue { id } }')).queue as { id: string }[]).length, long).toBe(1)
+  const { queue } = (await graphql('{ queue { id } }')) as { queue: { id: string }[] }
+  const address = { botId: setup.botId, id: queue[0]?.id }
+  await graphql(`mutation ${vars} { claim(input: { botId: $botId, id: $id }) { conversation { id } } }`, address)
+  return address
+}
+
+const reply = (graphql: ReturnType<typeof agentGraphql>, address: Record<string, unknown>, text: string) =>
+  graphql(
+    'mutation ($botId: String!, $id: String!, $payload: JSONObject!) { reply(input: { botId: $botId, id: $id, payload: $payload }) { message { id } } }',
+    { ...address, payload: { type: 'text', text } },
+  )
+
+const release = (graphql: ReturnType<typeof agentGraphql>, address: Record<string, unknown>) =>
+  graphql(`mutation ${vars} { release(input: { botId: $botId, id: $id }) { conversation { handledBy } } }`, address)
+
+const joined = 'Ada joined: you are talking to a person.'
+const left = 'Ada left: the bot is back.'
 
 describe('the official @botpress/webchat: a person takes over from the bot and gives it back', () => {
-  it('shows the agent’s reply, keeps the visitor’s messages from the bot meanwhile, and the bot answers again', async () => {
+  it('shows the agent’s reply with the agent’s initial, keeps the visitor’s messages from the bot meanwhile, and the bot answers again', async () => {
     const graphql = agentGraphql(setup)
     await send('human')
     await expect.poll(() => texts('incoming'), long).toEqual(['Let me find you a person.'])
-    await expect.poll(async () => ((await graphql('{ queue { id } }')).queue as { id: string }[]).length, long).toBe(1)
-    const { queue } = (await graphql('{ queue { id } }')) as { queue: { id: string }[] }
-    const address = { botId: setup.botId, id: queue[0]?.id }
-    const vars = '($botId: String!, $id: String!)'
-    await graphql(`mutation ${vars} { claim(input: { botId: $botId, id: $id }) { conversation { id } } }`, address)
-    await graphql(`mutation ${vars} { reply(input: { botId: $botId, id: $id, payload: { type: "text", text: "Ada here." } }) { message { id } } }`, address)
-    await expect.poll(() => texts('incoming'), long).toEqual(['Let me find you a person.', 'Ada here.'])
+    const address = await claimTheWaitingOne(graphql)
+    // It shows no one joining (participant_added only updates its list of participants): the bot says who did.
+    await expect.poll(() => texts('incoming'), long).toEqual(['Let me find you a person.', joined])
+    await reply(graphql, address, 'Ada here.')
+    await expect.poll(() => texts('incoming'), long).toEqual(['Let me find you a person.', joined, 'Ada here.'])
+    // Its sender: the author, found in the conversation's participants (listParticipants, then
+    // participant_added), shown by the first letter of its name (its picture when it has one); the
+    // web chat shows no sender's name. The bot is a participant too ("Handoff bot behind the web chat").
+    const initialOf = (text: string) =>
+      page.locator('.bpMessageContainer[data-direction="incoming"]', { hasText: text }).locator('.bpMessageAvatarFallback').textContent()
+    await expect.poll(async () => (await initialOf('Ada here.'))?.trim(), long).toBe('A')
+    expect((await initialOf('Let me find you a person.'))?.trim()).toBe('H')
 
     // The visitor's message reaches the agent, not the bot.
     await send('my order is late')
@@ -84,11 +114,52 @@ describe('the official @botpress/webchat: a person takes over from the bot and g
       }, long)
       .toBe('my order is late')
 
-    await graphql(`mutation ${vars} { release(input: { botId: $botId, id: $id }) { conversation { handledBy } } }`, address)
-    await expect.poll(() => texts('incoming'), long).toEqual(['Let me find you a person.', 'Ada here.', 'The bot is back.'])
+    await release(graphql, address)
+    await expect.poll(() => texts('incoming'), long).toEqual(['Let me find you a person.', joined, 'Ada here.', left])
     await send('thanks')
-    await expect.poll(() => texts('incoming'), long).toEqual(['Let me find you a person.', 'Ada here.', 'The bot is back.', 'bot: thanks'])
+    await expect.poll(() => texts('incoming'), long).toEqual(['Let me find you a person.', joined, 'Ada here.', left, 'bot: thanks'])
     expect(await texts('outgoing')).toEqual(['human', 'my order is late', 'thanks'])
     expect(faults).toEqual([])
+  }, 90_000)
+})
+
+describe("Confab's own web chat: a person takes over from the bot and gives it back", () => {
+  it('says who joined, by name, shows the agent’s name above its reply, and says when it left', async () => {
+    const graphql = agentGraphql(setup)
+    const chat = await (await browser.newContext()).newPage()
+    const chatFaults = await recordPageFaults(chat)
+    await chat.goto(`${listening.baseUrl}/${webhookId}/`)
+    await expect.poll(() => chat.locator('#status').textContent(), long).toBe('Connected')
+    const say = async (text: string) => {
+      await chat.fill('#text', text)
+      await chat.press('#text', 'Enter')
+    }
+    const others = () =>
+      chat
+        .locator('.message:not(.mine)')
+        .evaluateAll((rows) => rows.map((row) => [row.querySelector('.author')?.textContent, row.querySelector('.bubble')?.textContent]))
+    const notices = () => chat.locator('.notice > span').allTextContents()
+    const bot = 'Handoff bot behind the web chat'
+
+    await say('human')
+    await expect.poll(others, long).toEqual([[bot, 'Let me find you a person.']])
+    const address = await claimTheWaitingOne(graphql)
+    await expect.poll(notices, long).toEqual(['Ada joined'])
+    await reply(graphql, address, 'Ada here, in your chat.')
+    await expect.poll(others, long).toEqual([
+      [bot, 'Let me find you a person.'],
+      [bot, joined],
+      ['Ada', 'Ada here, in your chat.'],
+    ])
+    expect(await chat.locator('.message.other .avatar').allTextContents()).toEqual(['A'])
+
+    await release(graphql, address)
+    await expect.poll(notices, long).toEqual(['Ada joined', 'Ada left'])
+    await expect.poll(async () => (await others()).at(-1), long).toEqual([bot, left])
+    // In the conversation's order: the join before the agent's reply, the leave after it.
+    const order = await chat.locator('#messages > li').evaluateAll((rows) => rows.map((row) => row.querySelector('.notice > span, .bubble')?.textContent))
+    expect(order.indexOf('Ada joined')).toBeLessThan(order.indexOf('Ada here, in your chat.'))
+    expect(order.indexOf('Ada left')).toBeGreaterThan(order.indexOf('Ada here, in your chat.'))
+    expect(chatFaults).toEqual([])
   }, 90_000)
 })

@@ -9,8 +9,8 @@ import { SseReader } from '../helpers/sse.ts'
  * a stock @botpress/sdk bot (test/handoff/hitl-bot/bot.ts), writes "human", and the bot calls
  * hitl:startHitl; an agent, through the typed agent GraphQL API (its queries, mutations and
  * subscriptions), sees the conversation in its queue, claims it and replies; the user sees the reply
- * and the agent's name; the user's next message reaches the agent and not the bot; the agent
- * releases it; the bot is told hitl:hitlStopped and answers again.
+ * and the agent's name (the bot, told hitl:hitlAssigned, says who joined); the user's next message
+ * reaches the agent and not the bot; the agent releases it; the bot is told hitl:hitlStopped and answers again.
  */
 
 /** The bot's log lines of a conversation, since the test began, through an admin API call (`admin(path)`: its JSON body). */
@@ -130,6 +130,9 @@ export async function walkTheHandoffPath(setup: PathSetup, conversationId: strin
   expect(await queueFeed.next()).toEqual({
     queueUpdates: { type: 'handoff_changed', botId, conversationId, handledBy: 'agent', agentId: agent.id, agentName: agent.name, title: 'Asked for a person' },
   })
+  // The bot, told hitl:hitlAssigned, says who joined (before the agent's feed of the conversation opens: it hears what comes after).
+  const joined = `${agent.name} joined: you are talking to a person.`
+  await vi.waitFor(() => expect(botTexts()).toEqual(['bot: hello', 'Let me find you a person.', joined]), waitLong)
   const conversationFeed = await agentSubscription(
     setup,
     `subscription ($botId: String!, $id: String!) { conversationMessages(botId: $botId, id: $id) { ${messageFields} } }`,
@@ -179,11 +182,12 @@ export async function walkTheHandoffPath(setup: PathSetup, conversationId: strin
     () => expect(signals.received).toContainEqual({ type: 'participant_removed', data: expect.objectContaining({ participantId: agentUserId }) }),
     waitLong,
   )
-  await vi.waitFor(() => expect(botTexts()).toEqual(['bot: hello', 'Let me find you a person.', 'The bot is back.']), waitLong)
+  const left = `${agent.name} left: the bot is back.`
+  await vi.waitFor(() => expect(botTexts()).toEqual(['bot: hello', 'Let me find you a person.', joined, left]), waitLong)
 
   // The bot answers again, and never answered what the user wrote to the agent.
   await user.createMessage({ conversationId, payload: text('thanks') })
-  await vi.waitFor(() => expect(botTexts()).toEqual(['bot: hello', 'Let me find you a person.', 'The bot is back.', 'bot: thanks']), waitLong)
+  await vi.waitFor(() => expect(botTexts()).toEqual(['bot: hello', 'Let me find you a person.', joined, left, 'bot: thanks']), waitLong)
   expect(await graphql('{ queue { id } myConversations { id } }')).toEqual({ queue: [], myConversations: [] })
 
   queueFeed.close()

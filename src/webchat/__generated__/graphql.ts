@@ -1155,8 +1155,8 @@ export type WebChatSignalsSubscription = { __typename?: 'Subscription', conversa
           | { __typename: 'TextPayload', text: string }
           | { __typename: 'VideoPayload', videoUrl: string }
          } }
-    | { __typename: 'ParticipantAddedSignal' }
-    | { __typename: 'ParticipantRemovedSignal' }
+    | { __typename: 'ParticipantAddedSignal', signalId?: string | null, participant: { __typename?: 'User', userId: string, isBot: boolean, name?: string | null, pictureUrl?: string | null } }
+    | { __typename: 'ParticipantRemovedSignal', signalId?: string | null, participantId: string }
     | { __typename: 'ResyncSignal', reason: string }
     | { __typename: 'TypingStartedSignal', userId: string, timeout: number }
     | { __typename: 'TypingStoppedSignal', userId: string }
@@ -1589,6 +1589,19 @@ export const WebChatSignalsDocument = new TypedDocumentString(`
     }
     ... on MessageStreamAbortSignal {
       streamId
+    }
+    ... on ParticipantAddedSignal {
+      signalId
+      participant {
+        userId
+        isBot
+        name
+        pictureUrl
+      }
+    }
+    ... on ParticipantRemovedSignal {
+      signalId
+      participantId
     }
   }
 }
