@@ -133,7 +133,41 @@ async function refreshLists(): Promise<void> {
   renderLists()
 }
 
+/**
+ * The open conversation's own feed (listenConversation), while the feed of the agent's conversations
+ * does not carry it: one still waiting (or the bot's, or closed) shows its new messages live too.
+ */
+let openFeed: { key: string; stop: AbortController } | undefined
+
+function followOpen(): void {
+  const c = open
+  const wanted = c && session && !holds(session.me, c) ? keyOf(c) : undefined
+  if (openFeed?.key === wanted) return
+  openFeed?.stop.abort()
+  openFeed = undefined
+  if (!c || !session || wanted === undefined) return
+  const current = session
+  const stop = new AbortController()
+  openFeed = { key: wanted, stop }
+  const isOpen = () => open !== undefined && keyOf(open) === wanted
+  current.api
+    .follow(
+      `${at(c)}/listen`,
+      (message) => {
+        if (isOpen() && open) append(entryOfMessage(open, message as unknown as Message))
+      },
+      // Once live (again), what came since the history was read is read again. Its failures are not
+      // said: the queue's feed tells when the conversation is no longer the agent's to see.
+      (live) => {
+        if (live && isOpen()) void quietly(() => openConversation(c))
+      },
+      AbortSignal.any([current.feeds.signal, stop.signal]),
+    )
+    .catch((error: unknown) => signOut(error))
+}
+
 function renderConversation(): void {
+  followOpen()
   const c = open
   ui.placeholder.hidden = c !== undefined
   ui.conversation.hidden = c === undefined
@@ -300,6 +334,7 @@ function signOut(error?: unknown): void {
   mine = []
   open = undefined
   opening++
+  followOpen()
   ui.desk.hidden = true
   ui.signOut.hidden = true
   ui.signIn.hidden = false

@@ -222,6 +222,36 @@ describe('a handoff in the console', () => {
     expect(faults).toEqual([])
   })
 
+  it("follows a waiting conversation's own feed once opened: the user's new messages arrive live before the claim, once after it", async () => {
+    await alice.createConversation({ id: 'c1' })
+    await handOff('c1', 'Refund')
+    await signIn(ada)
+    const listening = s.t.app.signals.activeSubscriptions()
+    await page
+      .locator('#queue')
+      .getByRole('button', { name: /Refund/ })
+      .click()
+    await expect.poll(() => page.locator('#conversation-title').textContent()).toBe('Refund')
+    // Its feed (listenConversation) is open: the agent does not hold it, so its own feed does not carry it.
+    await eventually(() => expect(s.t.app.signals.activeSubscriptions()).toBe(listening + 1))
+    await alice.createMessage({ conversationId: 'c1', payload: text('is anyone there?') })
+    await expect.poll(() => timeline()).toEqual([['entry user', 'is anyone there?']])
+    expect(await page.title()).toBe('Confab agent console')
+
+    // Claimed, it is carried by the agent's own feed: the conversation's feed ends, nothing comes twice.
+    await page.getByRole('button', { name: 'Claim', exact: true }).click()
+    await expect.poll(() => listItems('mine')).toEqual(['Refund'])
+    await eventually(() => expect(s.t.app.signals.activeSubscriptions()).toBe(listening))
+    await alice.createMessage({ conversationId: 'c1', payload: text('hello?') })
+    await expect
+      .poll(() => timeline())
+      .toEqual([
+        ['entry user', 'is anyone there?'],
+        ['entry user', 'hello?'],
+      ])
+    expect(faults).toEqual([])
+  })
+
   it('transfers to a colleague picked from the list, who closes it from his console', async () => {
     await alice.createConversation({ id: 'c1' })
     const idle = s.t.app.signals.activeSubscriptions()
