@@ -101,7 +101,7 @@ describe('the official @botpress/webchat: a person takes over from the bot and g
     const initialOf = (text: string) =>
       page.locator('.bpMessageContainer[data-direction="incoming"]', { hasText: text }).locator('.bpMessageAvatarFallback').textContent()
     await expect.poll(async () => (await initialOf('Ada here.'))?.trim(), long).toBe('A')
-    expect((await initialOf('Let me find you a person.'))?.trim()).toBe('H')
+    await expect.poll(async () => (await initialOf('Let me find you a person.'))?.trim(), long).toBe('H')
 
     // The visitor's message reaches the agent, not the bot.
     await send('my order is late')
