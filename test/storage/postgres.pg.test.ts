@@ -193,11 +193,8 @@ describe('PostgreSQL engine, several instances on one database', () => {
     const early = '2026-01-01T00:00:04.000Z'
     const { integrationId, seq } = head!.delivery
     expect(await a!.write((q) => q.botDeliveries.claimFollowing(integrationId, 'c1', seq, early, '2026-01-01T00:00:30.000Z', 10))).toEqual([])
-    expect(await a!.read((q) => q.botDeliveries.following(integrationId, 'c1', seq, early, 10))).toEqual([])
-    expect((await a!.read((q) => q.botDeliveries.following(integrationId, 'c1', 0, '2026-01-01T00:00:05.000Z', 10))).map((due) => due.delivery.id)).toEqual([
-      'c1-0',
-      'c1-1',
-    ])
+    const due = await a!.write((q) => q.botDeliveries.claimFollowing(integrationId, 'c1', seq, '2026-01-01T00:00:05.000Z', '2026-01-01T00:00:30.000Z', 10))
+    expect(due.map(({ delivery }) => delivery.id)).toEqual(['c1-1'])
   })
 
   it('a rescheduled delivery is free again at its next attempt', async () => {

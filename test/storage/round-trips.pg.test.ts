@@ -77,7 +77,7 @@ beforeEach(async () => {
   vi.spyOn(pg.Client.prototype, 'query').mockImplementation(function (this: pg.Client, ...args: unknown[]) {
     const [first, second] = args
     const sql = typeof first === 'string' ? first : String((first as { text?: string }).text)
-    // A statement goes as a query config that holds its values (src/db/postgres/connection.ts).
+    // A statement goes as a query config that holds its values (src/db/postgres/executor.ts).
     const values = Array.isArray(second) ? second : (first as { values?: unknown[] } | null)?.values
     if (counting) {
       sent.push(sql)

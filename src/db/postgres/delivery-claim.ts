@@ -43,13 +43,12 @@ const inTurn = ({ botDeliveries }: On['t']) => sql`${botDeliveries.nextAttemptAt
 
 /**
  * The seqs of the run of the conversation's deliveries after `afterSeq`: at most `limit`, in order,
- * cut before the first not due at `now` (or, `unleased`, held by an instance whose lease has not
- * run out). The cut is taken over the `limit` rows the conversation index gives, never over the
- * backlog behind them.
+ * cut before the first not due at `now` or held by an instance whose lease has not run out. The
+ * cut is taken over the `limit` rows the conversation index gives, never over the backlog behind them.
  */
-const runSeqs = ({ botDeliveries }: On['t'], v: Following & { now: string }, unleased: boolean): SQL => sql`
+const runSeqs = ({ botDeliveries }: On['t'], v: Following & { now: string }): SQL => sql`
   select seq from (select seq, bool_and(ok) over (order by seq) as unbroken from (
-    select next.seq, next.next_attempt_at <= ${v.now}${unleased ? sql` and (next.leased_until is null or next.leased_until <= ${v.now})` : sql``} as ok
+    select next.seq, next.next_attempt_at <= ${v.now} and (next.leased_until is null or next.leased_until <= ${v.now}) as ok
     from ${botDeliveries} as next where next.integration_id = ${v.integrationId} and next.conversation_id = ${v.conversationId}
       and next.seq > ${v.afterSeq} order by next.seq limit ${limitOf(v.limit)}) as candidates) as runs where unbroken`
 
@@ -86,12 +85,6 @@ const claim = writing(
   }),
 )
 
-const following = query((on, v: Following & { now: string }) =>
-  dueDeliveries(on)
-    .where(and(sql`${on.t.botDeliveries.seq} in (${runSeqs(on.t, v, false)})`, deliveryOn(on.t)))
-    .orderBy(on.t.botDeliveries.seq),
-)
-
 // As `claim`, one statement, sent with the claim of the head before the run or in the unit that
 // settles the batch before it: the head the removals make carries this lease, so that no other
 // instance's claim walks to it; the run ends before one another instance holds.
@@ -99,7 +92,7 @@ const claimFollowing = writing(
   query((on, v: Following & { now: string; leaseUntil: string }) => {
     const { botDeliveries, bots } = on.t
     const leased = sql`update ${botDeliveries} set leased_until = ${v.leaseUntil}
-      where ${botDeliveries.seq} in (${runSeqs(on.t, v, true)})
+      where ${botDeliveries.seq} in (${runSeqs(on.t, v)})
         and ${botDeliveries.botId} in (select ${bots.id} from ${bots} where ${deliveryOn(on.t)})
       returning ${botDeliveries.seq}`
     return withFollowed(leasing(on, leased)).where(sql`${botDeliveries.seq} in (select seq from leased)`).orderBy(botDeliveries.seq)
@@ -135,13 +128,11 @@ const release = query(
   (v) => idsKey(v.ids),
 )
 
-/** The deliveries the storage API's `due`, `claim`, `following`, `claimFollowing`, `nextDueAfter`, `renew` and `release` find, on PostgreSQL. */
+/** The deliveries the storage API's `due`, `claim`, `claimFollowing`, `nextDueAfter`, `renew` and `release` find, on PostgreSQL. */
 export function postgresDeliveries(run: Run): EngineDeliveries {
   return {
     due: (now, limit) => run.all(due, { now, limit }) as Promise<DueDelivery[]>,
     claim: (now, limit, leaseUntil) => run.all(claim, { now, limit, leaseUntil }) as Promise<DueDelivery[]>,
-    following: (integrationId, conversationId, afterSeq, now, limit) =>
-      run.all(following, { integrationId, conversationId, afterSeq, now, limit }) as Promise<DueDelivery[]>,
     claimFollowing: (integrationId, conversationId, afterSeq, now, leaseUntil, limit) =>
       run.all(claimFollowing, { integrationId, conversationId, afterSeq, now, leaseUntil, limit }) as Promise<DueDelivery[]>,
     nextDueAfter: async (now) => ((await run.one(nextDueAfter, { now })) as { at: string } | undefined)?.at,
