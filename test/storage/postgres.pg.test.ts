@@ -423,7 +423,7 @@ describe('PostgreSQL engine, several instances on one database', () => {
     await bootstrap(a!, planned)
     const integration = await findChatIntegration(a!, planned.webhookId)
     const at = '2026-01-01T00:00:00.000Z'
-    // Log lines are held until the unit's next statement (src/db/unit.ts): 10,000 of 7 parameters.
+    // Log lines are held until the unit's next statement (src/db/postgres/unit.ts): 10,000 of 7 parameters.
     await a!.write(async (q) => {
       for (let i = 0; i < 10_000; i++) {
         await q.botLogs.insert({

@@ -2,11 +2,11 @@ import { createHash } from 'node:crypto'
 import pg from 'pg'
 import { storeClosed } from '../store.ts'
 import { isDatabaseUnavailable } from '../unavailable.ts'
-import { blamed, CommitGroups, type Planned, type Sql, UnitPlan } from '../unit.ts'
+import { blamed, CommitGroups, type Planned, type Sql, UnitPlan } from './unit.ts'
 import type { Answer, Send, Sent } from './run.ts'
 
 /*
- * How a unit's statements reach PostgreSQL (src/db/unit.ts says when each leaves): reads on the read
+ * How a unit's statements reach PostgreSQL (unit.ts says when each leaves): reads on the read
  * lanes, a unit's transaction on a pooled connection taken when it first sends something that must
  * run on it, commit groups and statements that commit by themselves alone on the pool; through
  * node-postgres' public API (pinned exactly). Every connection pipelines (the statements it is given
@@ -198,7 +198,7 @@ export class PostgresExecutor {
 
   /**
    * Runs `work` as one unit of work, each statement it sends going where the unit's plan says
-   * (src/db/unit.ts), then commits it; rolls it back (its held inserts dropped unsent) if it throws.
+   * (unit.ts), then commits it; rolls it back (its held inserts dropped unsent) if it throws.
    */
   async unit<T>(work: (send: Send) => Promise<T>): Promise<T> {
     const plan = new UnitPlan<Sent>()

@@ -1,4 +1,5 @@
-import { isDatabaseUnavailable } from './unavailable.ts'
+import type { StatementKind } from '../query.ts'
+import { isDatabaseUnavailable } from '../unavailable.ts'
 
 /*
  * A unit of work as a plan of typed statements, and the rules of when each statement leaves for the
@@ -22,17 +23,6 @@ import { isDatabaseUnavailable } from './unavailable.ts'
  * - Held inserts of one text (one row each) go as one insert of all their rows: PostgreSQL plans and
  *   starts each CTE of a statement apart (a run of settlements holds hundreds).
  */
-
-/** What a statement is, as the shape that builds it knows. */
-export type StatementKind =
-  /** A select that locks nothing. */
-  | 'read'
-  /** A read that takes a lock (an advisory lock): inside the unit's transaction. */
-  | 'lockingRead'
-  /** An insert that returns nothing: held until the unit's next statement. */
-  | 'insert'
-  /** Anything else that writes (an update, a delete, an insert that returns rows, a select with a data-modifying CTE). */
-  | 'write'
 
 /** SQL text and its parameters ($1, $2…). */
 export interface Sql {
