@@ -538,6 +538,16 @@ export interface Store {
   background(): Store
 }
 
+/** Told of every statement an engine runs: its SQL and parameters (statement counts, debugging). */
+export type QueryLog = (sql: string, params: unknown[]) => void
+
+/** What every engine's store is opened with. */
+export interface EngineOptions {
+  onQuery?: QueryLog
+  /** Where an `after` effect that throws is reported (reportLater by default): its unit has committed and cannot fail any more. */
+  onEffectError?: (error: unknown) => void
+}
+
 /**
  * A store as its engine opens it, with the capability the server's parts are chosen by, once, in
  * wiring (src/wiring.ts): nothing below it (domain, GraphQL, bots) asks the store what it is.

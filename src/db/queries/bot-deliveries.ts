@@ -50,9 +50,7 @@ const remove = query(({ db, t: { botDeliveries } }, v: { id: string }) =>
 const backlog = query(({ db, t: { botDeliveries } }, _: object) => db.select({ pending: count(), oldest: min(botDeliveries.createdAt) }).from(botDeliveries))
 
 /** The outbox's queries both engines run the same; `due`, `claim`, `claimFollowing` and `nextDueAfter` are the engine's. */
-export const botDeliveryQueries = (
-  run: Run,
-): Omit<BotDeliveryQueries, 'due' | 'claim' | 'claimFollowing' | 'nextDueAfter' | 'renew' | 'release'> => ({
+export const botDeliveryQueries = (run: Run): Omit<BotDeliveryQueries, 'due' | 'claim' | 'claimFollowing' | 'nextDueAfter' | 'renew' | 'release'> => ({
   insert: (row) => run.run(insert, row),
   reschedule: async (id, attempts, nextAttemptAt) => (await run.one(reschedule, { id, attempts, nextAttemptAt })) !== undefined,
   remove: async (id) => (await run.one(remove, { id })) !== undefined,
