@@ -25,14 +25,8 @@ const pgOf = (on: On) => on.db as unknown as PgDb
 
 const h = botDeliveryHeads
 
-/*
- * Each a shape (src/db/query.ts): built once with placeholders, then sent with each call's values,
- * where drizzle built these statements anew on every claim, look and removal (most of the delivery
- * worker's CPU when the bot answered each message on its own), each prepared once per connection.
- * (They used to be planned on every call, for generic plans made on tables never analysed; with
- * the tables ANALYZEd, as autovacuum does, the prepared ones took 5.5 / 4.5 / 1.6 ms a claim, look
- * and next claim where planning each call took 9.6 / 15.6 / 6.5 ms: 2026-12-02, 50,000 messages.)
- */
+// Each a shape, prepared once per connection like any other (storage.md says why, with its figures):
+// drizzle built them anew on every claim, look and removal, most of the delivery worker's CPU.
 
 /** Up to `limit` heads due at `now`, the most overdue first; `locked`: each locked, those locked elsewhere skipped. */
 const dueHeads = (t: On['t'], now: string, limit: number, locked: boolean): SQL => sql`

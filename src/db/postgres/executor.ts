@@ -59,7 +59,7 @@ export function send(client: pg.ClientBase, statement: Sent | Sql): Promise<Answ
  * Sends statements of a unit's transaction together, in one write and one round trip: the last one's
  * answer is theirs; one that fails aborts the transaction, and the first failure is the one told.
  */
-export function sendAll(client: pg.ClientBase, sending: readonly (Sent | Sql)[]): Promise<Answer> {
+function sendAll(client: pg.ClientBase, sending: readonly (Sent | Sql)[]): Promise<Answer> {
   if (sending.length === 1) return send(client, sending[0] as Sent)
   corkedForTurn(client)
   return Promise.allSettled(sending.map((statement) => send(client, statement))).then((results) => {
