@@ -9,12 +9,10 @@ import type { PgDb } from './run.ts'
 import { botDeliveryHeads, leasedUntil } from './schema.ts'
 
 /*
- * The outbox's due deliveries on PostgreSQL, read from bot_delivery_heads: one row per conversation
- * with deliveries queued, its oldest (schema.ts, kept by the triggers of drizzle/postgres/0007). A
- * conversation's order is the table's shape, not a search: the claim walks the heads' `due_at` index
- * and locks the rows it takes (FOR UPDATE SKIP LOCKED: another instance's claim under way is
- * skipped, never waited for), so it reads O(limit) rows whatever the backlog behind them. The lease
- * (until `leaseUntil`) keeps two instances from holding a delivery at once; another instance may
+ * The outbox's due deliveries on PostgreSQL, read from bot_delivery_heads (schema.ts): the claim walks
+ * the heads' `due_at` index and locks the rows it takes (FOR UPDATE SKIP LOCKED: another instance's
+ * claim under way is skipped, never waited for), so it reads O(limit) rows whatever the backlog. The
+ * lease (until `leaseUntil`) keeps two instances from holding a delivery at once; another instance may
  * take it once the lease has run out (its holder died), or never while its holder renews it.
  */
 
