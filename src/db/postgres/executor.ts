@@ -50,7 +50,7 @@ function preparedName(client: object, { text, values, unnamed }: Sent): string |
 }
 
 /** Sends one statement on `client`. */
-export function send(client: pg.ClientBase, statement: Sent | Sql): Promise<Answer> {
+function send(client: pg.ClientBase, statement: Sent | Sql): Promise<Answer> {
   const { text, values, rowMode, types } = statement as Sent
   return client.query({ text, values, name: preparedName(client, statement), rowMode, types } as pg.QueryConfig) as Promise<Answer>
 }
