@@ -193,7 +193,7 @@ describe('storage: engines beneath one shared storage API (src/db)', () => {
   })
 
   it('sees the engines import shared storage (the rule above has something to look at)', () => {
-    expect(dbImports.some((i) => engineOf(i.file) === 'postgres' && target(i) === 'db/unit.ts')).toBe(true)
+    expect(dbImports.some((i) => engineOf(i.file) === 'postgres' && target(i) === 'db/query.ts')).toBe(true)
     expect(dbImports.some((i) => i.file === 'db/open.ts' && engineOf(target(i)) === 'postgres')).toBe(true)
   })
 })

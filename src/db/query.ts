@@ -2,7 +2,6 @@ import { and, asc, type Column, desc, getTableColumns, is, Param, Placeholder, t
 import type { Tables } from './schema.ts'
 import type { SqliteDb } from './sqlite/connection.ts'
 import type { KeysetWindow, SortDirection } from './store.ts'
-import type { StatementKind } from './unit.ts'
 
 /*
  * A named query is said once, as a shape (src/db/queries/): what it selects, joins, filters and
@@ -11,6 +10,17 @@ import type { StatementKind } from './unit.ts'
  * values and keeps the statement (SQLite's prepared, PostgreSQL's text and parameters). The
  * handle and tables are each engine's own, typed as SQLite's (the reference dialect).
  */
+
+/** What a statement is, as the shape that builds it knows (PostgreSQL's unit plan sends each by it: src/db/postgres/unit.ts). */
+export type StatementKind =
+  /** A select that locks nothing. */
+  | 'read'
+  /** A read that takes a lock (an advisory lock): inside the unit's transaction. */
+  | 'lockingRead'
+  /** An insert that returns nothing: held until the unit's next statement. */
+  | 'insert'
+  /** Anything else that writes (an update, a delete, an insert that returns rows, a select with a data-modifying CTE). */
+  | 'write'
 
 /** What a shape is built on: an engine's drizzle handle and its tables. */
 export interface On {
@@ -37,7 +47,7 @@ export interface Query<V, R> {
   /** Columns its rows leave out, taken from the values (see Given). */
   given?: Given
   /**
-   * What its statement is, when its builder does not say (src/db/unit.ts): a select with a
+   * What its statement is, when its builder does not say (src/db/postgres/unit.ts): a select with a
    * data-modifying CTE writes (`writing`), a lock is a locking read (`locking`). Otherwise a select
    * reads, an insert that returns nothing is an `insert`, anything else writes.
    */

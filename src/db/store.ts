@@ -224,16 +224,12 @@ export interface BotDeliveryQueries {
   /**
    * The run of deliveries right after `afterSeq` in its conversation, in their order, at most
    * `limit`: each due at `now`, its bot's delivery on, and the run ends before the first that is not
-   * (never skipping one). What a process that owns the database takes as one batch (the delivery
-   * worker's, src/bots/delivery/batch.ts).
-   */
-  following(integrationId: string, conversationId: string, afterSeq: number, now: string, limit: number): Promise<DueDelivery[]>
-  /**
-   * `following`, taken by this instance until `leaseUntil` (as `claim` takes a conversation's
-   * oldest): what an instance sharing the database goes on with, claimed with the head before it or
-   * in the unit that settles the batch before it (whose removals hand the lease on to the
-   * conversation's head). The run also ends before one held by another instance (its lease not run
-   * out). On an engine one process owns (SQLite) it is `following`.
+   * (never skipping one), taken by this instance until `leaseUntil` (as `claim` takes a
+   * conversation's oldest). What the delivery worker takes as one batch (src/bots/delivery/batch.ts):
+   * an instance sharing the database claims it with the head before it or in the unit that settles
+   * the batch before it (whose removals hand the lease on to the conversation's head), and the run
+   * also ends before one held by another instance (its lease not run out). On an engine one process
+   * owns (SQLite) nothing is leased: it is a read.
    */
   claimFollowing(integrationId: string, conversationId: string, afterSeq: number, now: string, leaseUntil: string, limit: number): Promise<DueDelivery[]>
   /** False when it was already gone (its bot or conversation deleted). */
@@ -540,6 +536,16 @@ export interface Store {
    * closed with this one (PostgreSQL); on SQLite, this store (one writing connection).
    */
   background(): Store
+}
+
+/** Told of every statement an engine runs: its SQL and parameters (statement counts, debugging). */
+export type QueryLog = (sql: string, params: unknown[]) => void
+
+/** What every engine's store is opened with. */
+export interface EngineOptions {
+  onQuery?: QueryLog
+  /** Where an `after` effect that throws is reported (reportLater by default): its unit has committed and cannot fail any more. */
+  onEffectError?: (error: unknown) => void
 }
 
 /**

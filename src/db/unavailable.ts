@@ -1,3 +1,5 @@
+import { findInError } from './wrapped-error.ts'
+
 /*
  * What a storage failure says about the database rather than the request: it cannot be reached
  * (the server crashed, restarts, fails over, refuses connections), or it has no room left. Either
@@ -55,29 +57,8 @@ function classifyOne(error: object): Unavailability | undefined {
   return undefined
 }
 
-/**
- * How `error` says the database failed, looking through its wrappers (`cause`: drizzle's, a group
- * commit's; `originalError`: GraphQL's; `errors`: an AggregateError of a connection to several
- * addresses); undefined when it is something else (a constraint, a bug).
- */
-export function databaseUnavailability(error: unknown): Unavailability | undefined {
-  const seen = new Set<object>()
-  const visit = (e: unknown): Unavailability | undefined => {
-    if (!e || typeof e !== 'object' || seen.has(e)) return undefined
-    seen.add(e)
-    const found = classifyOne(e)
-    if (found) return found
-    const { cause, originalError, errors } = e as { cause?: unknown; originalError?: unknown; errors?: unknown }
-    if (Array.isArray(errors)) {
-      for (const inner of errors) {
-        const found = visit(inner)
-        if (found) return found
-      }
-    }
-    return visit(cause) ?? visit(originalError)
-  }
-  return visit(error)
-}
+/** How `error` says the database failed, looking through its wrappers; undefined when it is something else (a constraint, a bug). */
+export const databaseUnavailability = (error: unknown): Unavailability | undefined => findInError(error, classifyOne)
 
 /** Whether `error` says the database cannot be reached (connection refused, reset or ended; the server starting, stopping or full of connections). */
 export const isDatabaseUnavailable = (error: unknown): boolean => databaseUnavailability(error) === 'unreachable'

@@ -7,7 +7,7 @@ import { findChatIntegration } from '../../src/domain/tenancy.ts'
 
 /*
  * Units whose only writes are inserts held to their end commit as one statement by themselves; those
- * that end together are written together (CommitGroups, src/db/unit.ts). This file always
+ * that end together are written together (CommitGroups, src/db/postgres/unit.ts). This file always
  * runs on PostgreSQL (TEST_DATABASE_URL, or 127.0.0.1:5432): it fails if the database does not answer.
  */
 const url = process.env.TEST_DATABASE_URL || 'postgres://postgres@127.0.0.1:5432/postgres'

@@ -38,7 +38,7 @@ describe('drizzle internals the statement cache relies on', () => {
     expect(installed('drizzle-orm')).toBe(pinned('drizzle-orm'))
   })
 
-  it('pg is pinned to an exact version, the one installed, whose client keeps its socket as connection.stream (src/db/postgres/connection.ts corks it)', () => {
+  it('pg is pinned to an exact version, the one installed, whose client keeps its socket as connection.stream (src/db/postgres/executor.ts corks it)', () => {
     expect(pinned('pg')).toMatch(/^\d+\.\d+\.\d+$/)
     expect(installed('pg')).toBe(pinned('pg'))
     const client = new pg.Client({ connectionString: 'postgres://nobody@127.0.0.1:1/none' })

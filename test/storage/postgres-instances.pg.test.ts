@@ -65,7 +65,7 @@ describe('a write racing a delete on another instance', () => {
     const alice = await a.user('alice')
     await a.conversation(alice.key, 'c1')
     // A has found the conversation and alice in it; its message is about to be inserted (with its
-    // bot event and delivery, in one statement: src/db/unit.ts).
+    // bot event and delivery, in one statement: src/db/postgres/unit.ts).
     const held = holdStatement((sql) => sql.includes('insert into "messages"'))
     const creating = a.chat('POST', '/messages', { key: alice.key, body: { conversationId: 'c1', payload: { type: 'text', text: 'late' } } })
     await held.reached

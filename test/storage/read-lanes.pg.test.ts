@@ -2,13 +2,13 @@ import { randomBytes } from 'node:crypto'
 import net from 'node:net'
 import pg from 'pg'
 import { afterEach, describe, expect, it, vi } from 'vitest'
-import { ReadLanes } from '../../src/db/postgres/connection.ts'
+import { ReadLanes } from '../../src/db/postgres/executor.ts'
 import { openPostgresStore, type PostgresStore } from '../../src/db/postgres/store.ts'
 import { queryOnce } from '../helpers/own-database.ts'
 import { eventually } from '../helpers/wait.ts'
 
 /*
- * Reads on PostgreSQL go on lanes (src/db/postgres/connection.ts): connections in pipeline mode,
+ * Reads on PostgreSQL go on lanes (src/db/postgres/executor.ts): connections in pipeline mode,
  * never in a transaction, on which the reads of one turn of the event loop leave together. This file
  * always runs on PostgreSQL (TEST_DATABASE_URL, or 127.0.0.1:5432): it fails if the database does
  * not answer.

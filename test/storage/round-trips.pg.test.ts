@@ -25,7 +25,7 @@ const ceiling = {
    * participation with the chat integration's version (the integration itself is this instance's
    * copy: src/domain/integration-cache.ts; read before the unit's first write: no BEGIN yet), then
    * one statement of the message, its bot event and its delivery, atomic by itself (no BEGIN, no
-   * COMMIT: src/db/unit.ts). It was 7, then 3 with the integration read; 2,
+   * COMMIT: src/db/postgres/unit.ts). It was 7, then 3 with the integration read; 2,
    * then 3 with the read of the user's stored bytes (MESSAGE_STORAGE_PER_USER_BYTES, issue 49), sent
    * beside the participation's but not pipelined with it by the executor.
    */
@@ -77,7 +77,7 @@ beforeEach(async () => {
   vi.spyOn(pg.Client.prototype, 'query').mockImplementation(function (this: pg.Client, ...args: unknown[]) {
     const [first, second] = args
     const sql = typeof first === 'string' ? first : String((first as { text?: string }).text)
-    // A statement goes as a query config that holds its values (src/db/postgres/connection.ts).
+    // A statement goes as a query config that holds its values (src/db/postgres/executor.ts).
     const values = Array.isArray(second) ? second : (first as { values?: unknown[] } | null)?.values
     if (counting) {
       sent.push(sql)

@@ -9,8 +9,8 @@ import { findChatIntegration } from '../../src/domain/tenancy.ts'
 import { onPostgres, openTestStore, type TestStore } from '../helpers/engine.ts'
 
 /*
- * What a unit of work means, the same on both engines (src/db/unit.ts; docs/internals/storage.md,
- * "How a unit runs on each engine"), however each sends its statements: on PostgreSQL an insert that
+ * What a unit of work means, the same on both engines (docs/internals/storage.md, "How a unit runs
+ * on each engine"), however each sends its statements: on PostgreSQL (src/db/postgres/unit.ts) an insert that
  * returns nothing is held and rides with the unit's next statement, a unit of such inserts only
  * commits as one statement grouped with the units ending with it, a plain read before the first write
  * runs outside the transaction; on SQLite every statement runs at once inside the group commit.

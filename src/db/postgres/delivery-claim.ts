@@ -9,12 +9,10 @@ import type { PgDb } from './run.ts'
 import { botDeliveryHeads, leasedUntil } from './schema.ts'
 
 /*
- * The outbox's due deliveries on PostgreSQL, read from bot_delivery_heads: one row per conversation
- * with deliveries queued, its oldest (schema.ts, kept by the triggers of drizzle/postgres/0007). A
- * conversation's order is the table's shape, not a search: the claim walks the heads' `due_at` index
- * and locks the rows it takes (FOR UPDATE SKIP LOCKED: another instance's claim under way is
- * skipped, never waited for), so it reads O(limit) rows whatever the backlog behind them. The lease
- * (until `leaseUntil`) keeps two instances from holding a delivery at once; another instance may
+ * The outbox's due deliveries on PostgreSQL, read from bot_delivery_heads (schema.ts): the claim walks
+ * the heads' `due_at` index and locks the rows it takes (FOR UPDATE SKIP LOCKED: another instance's
+ * claim under way is skipped, never waited for), so it reads O(limit) rows whatever the backlog. The
+ * lease (until `leaseUntil`) keeps two instances from holding a delivery at once; another instance may
  * take it once the lease has run out (its holder died), or never while its holder renews it.
  */
 
@@ -25,14 +23,8 @@ const pgOf = (on: On) => on.db as unknown as PgDb
 
 const h = botDeliveryHeads
 
-/*
- * Each a shape (src/db/query.ts): built once with placeholders, then sent with each call's values,
- * where drizzle built these statements anew on every claim, look and removal (most of the delivery
- * worker's CPU when the bot answered each message on its own), each prepared once per connection.
- * (They used to be planned on every call, for generic plans made on tables never analysed; with
- * the tables ANALYZEd, as autovacuum does, the prepared ones took 5.5 / 4.5 / 1.6 ms a claim, look
- * and next claim where planning each call took 9.6 / 15.6 / 6.5 ms: 2026-12-02, 50,000 messages.)
- */
+// Each a shape, prepared once per connection like any other (storage.md says why, with its figures):
+// drizzle built them anew on every claim, look and removal, most of the delivery worker's CPU.
 
 /** Up to `limit` heads due at `now`, the most overdue first; `locked`: each locked, those locked elsewhere skipped. */
 const dueHeads = (t: On['t'], now: string, limit: number, locked: boolean): SQL => sql`
@@ -43,13 +35,12 @@ const inTurn = ({ botDeliveries }: On['t']) => sql`${botDeliveries.nextAttemptAt
 
 /**
  * The seqs of the run of the conversation's deliveries after `afterSeq`: at most `limit`, in order,
- * cut before the first not due at `now` (or, `unleased`, held by an instance whose lease has not
- * run out). The cut is taken over the `limit` rows the conversation index gives, never over the
- * backlog behind them.
+ * cut before the first not due at `now` or held by an instance whose lease has not run out. The
+ * cut is taken over the `limit` rows the conversation index gives, never over the backlog behind them.
  */
-const runSeqs = ({ botDeliveries }: On['t'], v: Following & { now: string }, unleased: boolean): SQL => sql`
+const runSeqs = ({ botDeliveries }: On['t'], v: Following & { now: string }): SQL => sql`
   select seq from (select seq, bool_and(ok) over (order by seq) as unbroken from (
-    select next.seq, next.next_attempt_at <= ${v.now}${unleased ? sql` and (next.leased_until is null or next.leased_until <= ${v.now})` : sql``} as ok
+    select next.seq, next.next_attempt_at <= ${v.now} and (next.leased_until is null or next.leased_until <= ${v.now}) as ok
     from ${botDeliveries} as next where next.integration_id = ${v.integrationId} and next.conversation_id = ${v.conversationId}
       and next.seq > ${v.afterSeq} order by next.seq limit ${limitOf(v.limit)}) as candidates) as runs where unbroken`
 
@@ -86,12 +77,6 @@ const claim = writing(
   }),
 )
 
-const following = query((on, v: Following & { now: string }) =>
-  dueDeliveries(on)
-    .where(and(sql`${on.t.botDeliveries.seq} in (${runSeqs(on.t, v, false)})`, deliveryOn(on.t)))
-    .orderBy(on.t.botDeliveries.seq),
-)
-
 // As `claim`, one statement, sent with the claim of the head before the run or in the unit that
 // settles the batch before it: the head the removals make carries this lease, so that no other
 // instance's claim walks to it; the run ends before one another instance holds.
@@ -99,7 +84,7 @@ const claimFollowing = writing(
   query((on, v: Following & { now: string; leaseUntil: string }) => {
     const { botDeliveries, bots } = on.t
     const leased = sql`update ${botDeliveries} set leased_until = ${v.leaseUntil}
-      where ${botDeliveries.seq} in (${runSeqs(on.t, v, true)})
+      where ${botDeliveries.seq} in (${runSeqs(on.t, v)})
         and ${botDeliveries.botId} in (select ${bots.id} from ${bots} where ${deliveryOn(on.t)})
       returning ${botDeliveries.seq}`
     return withFollowed(leasing(on, leased)).where(sql`${botDeliveries.seq} in (select seq from leased)`).orderBy(botDeliveries.seq)
@@ -135,13 +120,11 @@ const release = query(
   (v) => idsKey(v.ids),
 )
 
-/** The deliveries the storage API's `due`, `claim`, `following`, `claimFollowing`, `nextDueAfter`, `renew` and `release` find, on PostgreSQL. */
+/** The deliveries the storage API's `due`, `claim`, `claimFollowing`, `nextDueAfter`, `renew` and `release` find, on PostgreSQL. */
 export function postgresDeliveries(run: Run): EngineDeliveries {
   return {
     due: (now, limit) => run.all(due, { now, limit }) as Promise<DueDelivery[]>,
     claim: (now, limit, leaseUntil) => run.all(claim, { now, limit, leaseUntil }) as Promise<DueDelivery[]>,
-    following: (integrationId, conversationId, afterSeq, now, limit) =>
-      run.all(following, { integrationId, conversationId, afterSeq, now, limit }) as Promise<DueDelivery[]>,
     claimFollowing: (integrationId, conversationId, afterSeq, now, leaseUntil, limit) =>
       run.all(claimFollowing, { integrationId, conversationId, afterSeq, now, leaseUntil, limit }) as Promise<DueDelivery[]>,
     nextDueAfter: async (now) => ((await run.one(nextDueAfter, { now })) as { at: string } | undefined)?.at,

@@ -1,11 +1,10 @@
-import { eq, inArray, sql } from 'drizzle-orm'
-import { participationOf, toParticipation } from '../queries/conversations.ts'
+import { eq, sql } from 'drizzle-orm'
+import { participationShapes, participationsFound, toParticipation } from '../queries/conversations.ts'
 import { queriesOf } from '../queries/index.ts'
 import { participationAndPageInOne, participationWithPage } from '../queries/participation-page.ts'
-import { idsKey } from '../queries/users.ts'
 import { locking, type On, query, type Run } from '../query.ts'
 import type { ChatIntegrationRow, ConversationRow, UserRow } from '../schema.ts'
-import type { IntegrationVersionQueries, Participation, Queries } from '../store.ts'
+import type { IntegrationVersionQueries, Queries } from '../store.ts'
 import { postgresDeliveries } from './delivery-claim.ts'
 
 /**
@@ -60,16 +59,7 @@ const version = query(({ db, t: { chatIntegrations } }, v: { integrationId: stri
     .where(eq(chatIntegrations.id, v.integrationId)),
 )
 
-type Of = { integrationId: string; userId: string }
-
-const participation = query((on, v: Of & { conversationId: string }) =>
-  participationOf(on, v, (id) => eq(id, v.conversationId), versionOf(on, v.integrationId)),
-)
-
-const participations = query(
-  (on, v: Of & { conversationIds: string[] }) => participationOf(on, v, (id) => inArray(id, v.conversationIds), versionOf(on, v.integrationId)),
-  (v) => idsKey(v.conversationIds),
-)
+const { participation, participations } = participationShapes((on, v) => versionOf(on, v.integrationId))
 
 const pageWithVersion = participationWithPage((on, v) => versionOf(on, v.integrationId))
 
@@ -90,10 +80,8 @@ const integrationVersionQueries = (run: Run): IntegrationVersionQueries => ({
   },
   participationWithPage: participationAndPageInOne(run, pageWithVersion, versionIn),
   participations: async (integrationId, conversationIds, userId) => {
-    const found = new Map<string, Participation>()
-    if (conversationIds.length === 0) return { found }
+    if (conversationIds.length === 0) return { found: new Map() }
     const rows: Versioned[] = await run.all(participations, { integrationId, userId, conversationIds: [...conversationIds] })
-    for (const row of rows) found.set(row.conversation.id, toParticipation(row))
-    return { found, ...versionIn(rows[0]) }
+    return { found: participationsFound(rows), ...versionIn(rows[0]) }
   },
 })

@@ -2,9 +2,9 @@ import { getTableName, is, SQL, type Table } from 'drizzle-orm'
 import { drizzle, type NodePgQueryResultHKT } from 'drizzle-orm/node-postgres'
 import { PgDialect, type PgDatabase, PgInsertBase, PgSelectBase } from 'drizzle-orm/pg-core'
 import { binder, statementsByKey, type Values } from '../placeholders.ts'
-import type { Built, On, Query, Run } from '../query.ts'
+import type { Built, On, Query, Run, StatementKind } from '../query.ts'
 import { rowMapper, type SelectedField, wholeRows } from '../row-maker.ts'
-import type { InsertShape, Planned, Sql, StatementKind } from '../unit.ts'
+import type { InsertShape, Planned, Sql } from './unit.ts'
 import * as tables from './schema.ts'
 
 /** A PostgreSQL drizzle handle, as the shapes that say something PostgreSQL's own way see it. */

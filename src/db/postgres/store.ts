@@ -1,34 +1,25 @@
-import { dirname, resolve } from 'node:path'
-import { fileURLToPath } from 'node:url'
 import { sql } from 'drizzle-orm'
 import { readMigrationFiles } from 'drizzle-orm/migrator'
 import { drizzle, type NodePgDatabase } from 'drizzle-orm/node-postgres'
 import type pg from 'pg'
 import type { FileBytes } from '../file-bytes.ts'
-import { type After, type EngineStore, type Queries, reportLater, type Store, storeClosed, unitEffects } from '../store.ts'
-import { connectionSettings } from './connection.ts'
-import { PostgresExecutor } from './executor.ts'
+import { migrationsFolder } from '../migrations.ts'
+import { type After, type EngineOptions, type EngineStore, type Queries, reportLater, type Store, storeClosed, unitEffects } from '../store.ts'
+import { connectionSettings, PostgresExecutor } from './executor.ts'
 import { databaseFileBytes } from './file-bytes.ts'
 import { postgresQueries } from './queries.ts'
 import { type PgDb, postgresRun, type Send } from './run.ts'
 import * as schema from './schema.ts'
 import { codeOf, conflictOf, racedCodes } from './write-conflicts.ts'
 
-// src/db/postgres and dist/db/postgres are both three levels below the project root.
-const migrationsFolder = resolve(dirname(fileURLToPath(import.meta.url)), '../../../drizzle/postgres')
-
 /** The advisory lock key under which one instance at a time applies migrations ("confab-m"). */
 const migrationLock = 0x636f6e66_61622d6dn
 
-export interface PostgresStoreOptions {
+export interface PostgresStoreOptions extends EngineOptions {
   /** Connections in the pool (DATABASE_POOL_SIZE): 10 by default (20 served about as many writes, +5 %, with a longer tail: docs/guides/several-instances.md). */
   poolSize?: number
   /** The schema the tables live in (its own per test); `public` by default. Created if missing. */
   schema?: string
-  /** Where an `after` effect that throws is reported: its unit has committed and cannot fail any more. */
-  onEffectError?: (error: unknown) => void
-  /** Called with every statement of the storage API, as its unit plans it (statement counts, debugging). */
-  onQuery?: (sql: string, params: unknown[]) => void
   /** How long a unit may wait for a connection, new or pooled (DATABASE_CONNECT_TIMEOUT_SECONDS), 5 s by default: then it fails as the database being unavailable (503). */
   connectTimeoutMs?: number
   /** Told when the database stops answering and when it answers again, once each. */
@@ -98,7 +89,10 @@ export class PostgresStore implements EngineStore {
       try {
         await client.query(`create schema if not exists "${this.schema}"`)
         // drizzle-kit names the public schema in foreign keys; the tables go to the connection's schema.
-        const migrations = readMigrationFiles({ migrationsFolder }).map((m) => ({ ...m, sql: m.sql.map((s) => s.replaceAll('"public".', '')) }))
+        const migrations = readMigrationFiles({ migrationsFolder: migrationsFolder('postgres') }).map((m) => ({
+          ...m,
+          sql: m.sql.map((s) => s.replaceAll('"public".', '')),
+        }))
         const { dialect, session } = drizzle(client) as unknown as { dialect: { migrate(...args: unknown[]): Promise<void> }; session: unknown }
         await dialect.migrate(migrations, session, { migrationsSchema: this.schema })
       } finally {
@@ -190,7 +184,8 @@ export class PostgresStore implements EngineStore {
   async check(): Promise<void> {
     if (this.closing) throw storeClosed()
     const { rows } = await this.db.execute<{ applied: string }>(sql`select count(*) as applied from ${sql.identifier(this.schema)}.__drizzle_migrations`)
-    if (Number(rows[0]?.applied) < readMigrationFiles({ migrationsFolder }).length) throw new Error('the database migrations are not all applied')
+    if (Number(rows[0]?.applied) < readMigrationFiles({ migrationsFolder: migrationsFolder('postgres') }).length)
+      throw new Error('the database migrations are not all applied')
   }
 
   close(): Promise<void> {

@@ -1,4 +1,5 @@
 import { WriteConflict } from '../write-conflict.ts'
+import { findInError } from '../wrapped-error.ts'
 
 /*
  * PostgreSQL's constraint violations that a concurrent write of another instance causes: a foreign
@@ -13,12 +14,8 @@ const namedTables = new Set(['workspaces', 'bots', 'chat_integrations', 'users',
 const entityOf = (table = '') => (namedTables.has(table) ? `${table[0]?.toUpperCase()}${table.slice(1, -1).replaceAll('_', ' ')}` : 'A resource')
 
 /** The PostgreSQL error under drizzle's wrapping, if any. */
-function pgErrorOf(error: unknown): { code: string; detail?: string; table?: string } | undefined {
-  for (let e: unknown = error; e && typeof e === 'object'; e = (e as { cause?: unknown }).cause) {
-    if (typeof (e as { code?: unknown }).code === 'string') return e as { code: string }
-  }
-  return undefined
-}
+const pgErrorOf = (error: unknown) =>
+  findInError(error, (e) => (typeof (e as { code?: unknown }).code === 'string' ? (e as { code: string; detail?: string; table?: string }) : undefined))
 
 /** The SQLSTATE of the PostgreSQL error under drizzle's wrapping ('' when none). */
 export const codeOf = (error: unknown): string => pgErrorOf(error)?.code ?? ''

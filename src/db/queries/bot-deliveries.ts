@@ -4,7 +4,7 @@ import type { BotDeliveryRow, BotRow } from '../schema.ts'
 import type { BotDeliveryQueries } from '../store.ts'
 
 /*
- * The outbox of bot deliveries. Finding the due ones (`due`, `claim`, `following`, `claimFollowing`, `nextDueAfter`)
+ * The outbox of bot deliveries. Finding the due ones (`due`, `claim`, `claimFollowing`, `nextDueAfter`)
  * is each engine's own (src/db/sqlite/deliveries.ts, src/db/postgres/delivery-claim.ts): SQLite's
  * one process never starts a delivery twice, PostgreSQL's instances lease them.
  */
@@ -49,10 +49,8 @@ const remove = query(({ db, t: { botDeliveries } }, v: { id: string }) =>
 
 const backlog = query(({ db, t: { botDeliveries } }, _: object) => db.select({ pending: count(), oldest: min(botDeliveries.createdAt) }).from(botDeliveries))
 
-/** The outbox's queries both engines run the same; `due`, `claim`, `following`, `claimFollowing` and `nextDueAfter` are the engine's. */
-export const botDeliveryQueries = (
-  run: Run,
-): Omit<BotDeliveryQueries, 'due' | 'claim' | 'following' | 'claimFollowing' | 'nextDueAfter' | 'renew' | 'release'> => ({
+/** The outbox's queries both engines run the same; `due`, `claim`, `claimFollowing` and `nextDueAfter` are the engine's. */
+export const botDeliveryQueries = (run: Run): Omit<BotDeliveryQueries, 'due' | 'claim' | 'claimFollowing' | 'nextDueAfter' | 'renew' | 'release'> => ({
   insert: (row) => run.run(insert, row),
   reschedule: async (id, attempts, nextAttemptAt) => (await run.one(reschedule, { id, attempts, nextAttemptAt })) !== undefined,
   remove: async (id) => (await run.one(remove, { id })) !== undefined,

@@ -41,14 +41,18 @@ export const participationOf = (
     .leftJoin(users, and(eq(users.integrationId, participants.integrationId), eq(users.id, participants.userId)))
     .where(and(eq(conversations.integrationId, v.integrationId), which(conversations.id)))
 
-const participation = query((on, v: { integrationId: string; userId: string; conversationId: string }) =>
-  participationOf(on, v, (id) => eq(id, v.conversationId)),
-)
+type Of = { integrationId: string; userId: string }
 
-const participations = query(
-  (on, v: { integrationId: string; userId: string; conversationIds: string[] }) => participationOf(on, v, (id) => inArray(id, v.conversationIds)),
-  (v) => idsKey(v.conversationIds),
-)
+/** The caller's participation in one conversation and in a list of them, with the columns `beside` names (PostgreSQL's integration version). */
+export const participationShapes = (beside?: (on: On, v: Of) => Record<string, SQL>) => ({
+  participation: query((on, v: Of & { conversationId: string }) => participationOf(on, v, (id) => eq(id, v.conversationId), beside?.(on, v))),
+  participations: query(
+    (on, v: Of & { conversationIds: string[] }) => participationOf(on, v, (id) => inArray(id, v.conversationIds), beside?.(on, v)),
+    (v) => idsKey(v.conversationIds),
+  ),
+})
+
+const { participation, participations } = participationShapes()
 
 const pageOfParticipant = query(({ db, t: { conversations, participants } }, v: { integrationId: string; userId: string } & WindowValues, key) => {
   const page = keyset([conversations.createdAt, conversations.id], 'desc', v, key)
@@ -61,10 +65,15 @@ const pageOfParticipant = query(({ db, t: { conversations, participants } }, v: 
     .limit(limitOf(v.limit))
 }, byShape)
 
-export const toParticipation = (row: { conversation: ConversationRow; participant: UserRow | null } | undefined): Participation => ({
+type ParticipationRow = { conversation: ConversationRow; participant: UserRow | null }
+
+export const toParticipation = (row: ParticipationRow | undefined): Participation => ({
   conversation: row?.conversation,
   participant: row?.participant ?? undefined,
 })
+
+/** The participations found, by conversation id. */
+export const participationsFound = (rows: readonly ParticipationRow[]) => new Map(rows.map((row) => [row.conversation.id, toParticipation(row)]))
 
 /** The conversation queries but the page read with its participation (participation-page.ts, which builds on these). */
 export const conversationQueries = (run: Run): Omit<ConversationQueries, 'participationWithPage'> => ({
@@ -72,14 +81,10 @@ export const conversationQueries = (run: Run): Omit<ConversationQueries, 'partic
   insert: (row) => run.one(insert, row),
   delete: (integrationId, id) => run.run(remove, { integrationId, id }),
   participation: async (integrationId, conversationId, userId) => toParticipation(await run.one(participation, { integrationId, conversationId, userId })),
-  participations: async (integrationId, conversationIds, userId) => {
-    const found = new Map<string, Participation>()
-    if (conversationIds.length === 0) return found
-    for (const row of await run.all(participations, { integrationId, userId, conversationIds: [...conversationIds] })) {
-      found.set(row.conversation.id, toParticipation(row))
-    }
-    return found
-  },
+  participations: async (integrationId, conversationIds, userId) =>
+    conversationIds.length === 0
+      ? new Map()
+      : participationsFound(await run.all(participations, { integrationId, userId, conversationIds: [...conversationIds] })),
   pageOfParticipant: async (integrationId, userId, window) =>
     (await run.all(pageOfParticipant, { integrationId, userId, ...windowValues(window) })).map((row) => row.conversation),
 })

@@ -24,7 +24,7 @@ import { userRecordQueries } from './user-records.ts'
 import { userQueries } from './users.ts'
 
 /** What an engine says itself: how it finds the deliveries that are due (see BotDeliveryQueries). */
-export type EngineDeliveries = Pick<Queries['botDeliveries'], 'due' | 'claim' | 'following' | 'claimFollowing' | 'nextDueAfter' | 'renew' | 'release'>
+export type EngineDeliveries = Pick<Queries['botDeliveries'], 'due' | 'claim' | 'claimFollowing' | 'nextDueAfter' | 'renew' | 'release'>
 
 /** Every named query of the storage API, as `run` runs their shapes, with the engine's own parts (but the integration versions, each engine's own). */
 export function queriesOf(run: Run, deliveries: EngineDeliveries): Omit<Queries, 'integrationVersions'> {

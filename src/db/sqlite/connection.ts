@@ -1,17 +1,12 @@
 import { closeSync, fdatasync, openSync } from 'node:fs'
-import { dirname, resolve } from 'node:path'
-import { fileURLToPath } from 'node:url'
 import { type BetterSQLite3Database, drizzle } from 'drizzle-orm/better-sqlite3'
 import { migrate } from 'drizzle-orm/better-sqlite3/migrator'
+import { migrationsFolder } from '../migrations.ts'
+import type { QueryLog } from '../store.ts'
 import * as schema from './schema.ts'
 import { Database } from './driver.ts'
 
 export type SqliteDb = BetterSQLite3Database<typeof schema> & { $client: Database }
-
-// src/db/sqlite and dist/db/sqlite are both three levels below the project root, so this holds built or not.
-const migrationsFolder = resolve(dirname(fileURLToPath(import.meta.url)), '../../../drizzle')
-
-export type QueryLog = (sql: string, params: unknown[]) => void
 
 /**
  * Every bound parameter written `+?` rather than `?`. SQLite 3.54 (better-sqlite3 13.2.0's) marks a
@@ -46,7 +41,7 @@ export function openWriter(path: string, onQuery?: QueryLog): SqliteDb {
   // memory too, not in a temporary file written write by write (docs/internals/performance.md).
   connection.pragma('temp_store = MEMORY')
   const db = withDrizzle(connection, onQuery)
-  migrate(db, { migrationsFolder })
+  migrate(db, { migrationsFolder: migrationsFolder('sqlite') })
   return db
 }
 

@@ -84,7 +84,6 @@ export function sqliteQueries(db: SqliteDb, cache: TenancyCache, participations?
   const base = queriesOf(run, {
     due: (now, limit) => run.all(due, { now, limit }) as Promise<DueDelivery[]>,
     claim: (now, limit) => run.all(due, { now, limit }) as Promise<DueDelivery[]>,
-    following: followingOf,
     claimFollowing: (integrationId, conversationId, afterSeq, now, _leaseUntil, limit) => followingOf(integrationId, conversationId, afterSeq, now, limit),
     nextDueAfter: async (now) => (await run.one(nextDueAfter, { now }))?.at ?? undefined,
     // Nothing to lease: the process that owns the file holds every delivery it claimed.

@@ -2,9 +2,9 @@ import { closeSync, mkdirSync, mkdtempSync, openSync, rmSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { dirname, join, resolve } from 'node:path'
 import { type FileBytes, fileDirectory } from '../file-bytes.ts'
-import { type After, type EngineStore, type Queries, reportLater, type Store, storeClosed } from '../store.ts'
+import { type After, type EngineOptions, type EngineStore, type Queries, reportLater, type Store, storeClosed } from '../store.ts'
 import { type CheckpointOptions, type Checkpoints, workerCheckpoints, writerThreshold } from './checkpoints.ts'
-import { openReader, openWriter, type QueryLog, type SqliteDb, walSync } from './connection.ts'
+import { openReader, openWriter, type SqliteDb, walSync } from './connection.ts'
 import { DurabilityClock } from './durability.ts'
 import { GroupCommit, type GroupCommitOptions } from './group-commit.ts'
 import type { ReplicaSource } from './replica-store.ts'
@@ -13,9 +13,7 @@ import { sqliteQueries } from './queries.ts'
 import { ParticipationCache } from './participation-cache.ts'
 import { TenancyCache } from './tenancy-cache.ts'
 
-export interface SqliteStoreOptions extends Partial<GroupCommitOptions> {
-  /** Called with every SQL statement run (statement counts, debugging). */
-  onQuery?: QueryLog
+export interface SqliteStoreOptions extends Partial<GroupCommitOptions>, EngineOptions {
   /** WAL checkpoints on a worker thread (see workerCheckpoints): how often, and where their failure is told. */
   checkpoints?: Partial<CheckpointOptions>
   /**

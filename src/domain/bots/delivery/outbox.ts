@@ -172,11 +172,13 @@ export interface RunStart {
 
 /**
  * The run of at most `limit` deliveries after `start` in its conversation, each due at `at`, in
- * their order (see BotDeliveryQueries.following): what a process that owns the database takes as
- * one batch, read in one seek.
+ * their order (see BotDeliveryQueries.claimFollowing): what a process that owns the database takes as
+ * one batch, read in one seek. Its lease runs out as it is taken (as `claimDeliveries`' there):
+ * nothing is leased where one process owns the database.
  */
 export const followingDeliveries = async (store: Store, start: RunStart, at: Date, limit: number): Promise<PendingDelivery[]> => {
-  const run = await store.read((q) => q.botDeliveries.following(start.integrationId, start.conversationId, start.seq, at.toISOString(), limit))
+  const now = at.toISOString()
+  const run = await store.read((q) => q.botDeliveries.claimFollowing(start.integrationId, start.conversationId, start.seq, now, now, limit))
   return run.map((due) => pendingOf(due, at))
 }
 

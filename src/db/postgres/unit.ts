@@ -1,38 +1,12 @@
-import { isDatabaseUnavailable } from './unavailable.ts'
+import type { StatementKind } from '../query.ts'
+import { isDatabaseUnavailable } from '../unavailable.ts'
 
 /*
- * A unit of work as a plan of typed statements, and the rules of when each statement leaves for the
- * database, said once (docs/internals/storage.md, "How a unit runs on each engine"). The shape layer
- * knows what each statement is (src/db/query.ts: a select reads, an insert without RETURNING
- * returns nothing, a shape may declare that it writes or locks); an engine's executor only sends
- * what the plan gives it. Nothing here reads SQL text to decide anything.
- *
- * - A plain read before the unit's first write runs outside its transaction, as any read does: at
- *   READ COMMITTED each statement of a transaction sees what was committed when it started, as a
- *   statement on its own does.
- * - An insert that returns nothing is held, and rides with the unit's next statement: as one of its
- *   CTEs when that is an insert into another table (PostgreSQL runs them all, and checks foreign
- *   keys once the statement ends), else as one statement of its own sent in the same round trip.
- *   A held insert's failure fails the statement it went with: the unit fails a statement later
- *   than it would have, and its effects and answer come only after its commit anyway.
- * - BEGIN goes with the unit's first statement that must run inside it; a unit that never sends one
- *   sends neither BEGIN nor COMMIT: a unit of held inserts only commits them as one statement, which
- *   is atomic and durable by itself once answered, grouped with the units ending with it (below).
- * - A unit of one statement (a claim, a lease's renewal: Store.writeStatement) sends it alone.
- * - Held inserts of one text (one row each) go as one insert of all their rows: PostgreSQL plans and
- *   starts each CTE of a statement apart (a run of settlements holds hundreds).
+ * A unit of work as a plan of typed statements, and when each statement leaves for the database:
+ * the rules, with their reasons, are docs/internals/storage.md's ("How a unit runs on each engine").
+ * The shape layer knows what each statement is (src/db/query.ts); the executor sends what the plan
+ * gives it. Nothing here reads SQL text to decide anything.
  */
-
-/** What a statement is, as the shape that builds it knows. */
-export type StatementKind =
-  /** A select that locks nothing. */
-  | 'read'
-  /** A read that takes a lock (an advisory lock): inside the unit's transaction. */
-  | 'lockingRead'
-  /** An insert that returns nothing: held until the unit's next statement. */
-  | 'insert'
-  /** Anything else that writes (an update, a delete, an insert that returns rows, a select with a data-modifying CTE). */
-  | 'write'
 
 /** SQL text and its parameters ($1, $2…). */
 export interface Sql {
@@ -104,7 +78,7 @@ const told = new WeakSet<Error>()
 const maxHeldValues = 30_000
 
 /** What a unit does with a statement it is given. */
-export type Step<S extends Sql> =
+type Step<S extends Sql> =
   /** Held: answered at once with no rows. */
   | { go: 'hold' }
   /** A plain read before the unit's first write: sent as any read is. */
@@ -113,7 +87,7 @@ export type Step<S extends Sql> =
   | { go: 'unit'; sending: (S | Sql)[]; held: readonly Held[] }
 
 /** How a unit ends. */
-export type Ending =
+type Ending =
   /** It wrote nothing: nothing to send. */
   | { go: 'nothing' }
   /** Only held inserts: committed as one statement, with those of the units ending with it. */
@@ -143,9 +117,10 @@ export class UnitPlan<S extends Sql = Sql> {
     this.began = true
     const held = this.take()
     if (held.length === 0) return { go: 'unit', sending: [...sending, statement], held }
-    const fits = this.heldValuesOf(held) + statement.values.length <= maxHeldValues
+    const fits = valuesOf(held) + statement.values.length <= maxHeldValues
     if (fits && kind === 'insert' && insert && !held.some((h) => h.insert?.table === insert.table)) {
-      // One statement: the held inserts as CTEs, then this one (its answer is the statement's).
+      // One statement: the held inserts as CTEs, then this one (its answer is the statement's);
+      // PostgreSQL runs every CTE, and checks foreign keys once the statement ends.
       return { go: 'unit', sending: [...sending, joined(merged(held), statement)], held }
     }
     return { go: 'unit', sending: [...sending, heldStatement(held), statement], held }
@@ -170,12 +145,13 @@ export class UnitPlan<S extends Sql = Sql> {
     this.heldValues = 0
     return held
   }
+}
 
-  private heldValuesOf(held: readonly Held[]): number {
-    let values = 0
-    for (const h of held) values += h.statement.values.length
-    return values
-  }
+/** How many parameters held inserts have. */
+function valuesOf(held: readonly Held[]): number {
+  let values = 0
+  for (const h of held) values += h.statement.values.length
+  return values
 }
 
 /** Held inserts (of one unit or several) as one statement: the last one under the others' CTEs. */
@@ -184,7 +160,10 @@ function heldStatement(held: readonly Held[]): Sql {
   return joined(inserts.slice(0, -1), (inserts.at(-1) as Held).statement)
 }
 
-/** `held` with the one-row inserts of one text made one insert of all their rows, where the first was. */
+/**
+ * `held` with the one-row inserts of one text made one insert of all their rows, where the first was:
+ * PostgreSQL plans and starts each CTE of a statement apart, and a run of settlements holds hundreds.
+ */
 function merged(held: readonly Held[]): Held[] {
   const byText = new Map<string, Held[]>()
   for (const h of held) {
@@ -258,15 +237,10 @@ function renumbered(text: string, offset: number): string {
 }
 
 /*
- * Commits grouped across requests. Units whose only writes are held inserts (a createMessage: its
- * message, bot event and delivery) commit as one statement each; those that end while another group
- * is being written, or in the same turn of the event loop, are written together: one statement of
- * all their rows, one commit and one WAL flush, one round trip, where each was all of these on its
- * own. One group is written at a time: two groups whose rows share the outbox's heads in different
- * orders could deadlock, and while one is written the next grows, as PostgreSQL's own group commit
- * does. A group that fails (a conversation deleted meanwhile breaks one row's foreign key) is written
- * again unit by unit, so that each unit has its own outcome; one whose connection failed may have
- * committed (its answer was lost): its units fail as unavailable (503), never written twice.
+ * Commits grouped across requests: the units of held inserts only (a createMessage: its message, bot
+ * event and delivery) that end in one turn, or while the group before is written, are one statement,
+ * one commit and WAL flush, one round trip. One group at a time: two whose rows share the outbox's
+ * heads in different orders could deadlock, and while one is written the next grows.
  */
 
 interface Waiting {
@@ -287,9 +261,7 @@ export class CommitGroups {
   /** Commits a unit's held inserts, with those of the units ending with it. */
   commit(held: readonly Held[]): Promise<void> {
     return new Promise((resolve, reject) => {
-      let values = 0
-      for (const h of held) values += h.statement.values.length
-      this.waiting.push({ held, values, resolve, reject })
+      this.waiting.push({ held, values: valuesOf(held), resolve, reject })
       this.schedule()
     })
   }
@@ -317,6 +289,8 @@ export class CommitGroups {
         } catch (error) {
           failure = { error }
         }
+        // One that failed is written again unit by unit, each to its own outcome (a row's foreign key
+        // broken by a delete meanwhile), but not when its connection failed: it may have committed.
         if (!failure) for (const unit of group) unit.resolve()
         else if (isDatabaseUnavailable(failure.error)) for (const unit of group) unit.reject(failure.error)
         else await Promise.all(group.map((unit) => this.writeAlone(unit)))
