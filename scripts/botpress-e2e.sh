@@ -6,6 +6,7 @@
 #   scripts/botpress-e2e.sh [path to a botpress checkout or mirror] (default: /work/.mirror/botpress+botpress/repo)
 #   BOTPRESS_COMMIT=<sha>  the commit whose tests and client run (default: the pinned one below, @botpress/chat 1.1.0)
 #   SKIP_BUILD=1           use dist/ as it is (otherwise `npm run build` first)
+#   further arguments go to vitest (e.g. `-t metadata`); Confab's own settings pass through the environment
 #
 # Everything happens in a temporary folder, on loopback: a copy of packages/chat-client and
 # packages/chat-api at the commit (their own client source, compiled by vitest; its generated `src/gen`
@@ -15,6 +16,7 @@
 set -euo pipefail
 
 BOTPRESS=${1:-/work/.mirror/botpress+botpress/repo}
+shift || true
 COMMIT=${BOTPRESS_COMMIT:-4f4a05a0c427ce1fac9d7859a89bb995106051ac}
 ROOT=$(cd "$(dirname "$0")/.." && pwd)
 HERE=$ROOT/scripts/botpress-e2e
@@ -62,7 +64,7 @@ echo "# Confab on http://127.0.0.1:$PORT (webhook id $WEBHOOK_ID)"
 
 status=0
 API_URL=http://127.0.0.1:$PORT/$WEBHOOK_ID ENCRYPTION_KEY=$ENCRYPTION_KEY BOTPRESS_CHAT_CLIENT=$CHAT_CLIENT \
-  npx vitest run --config "$HERE/vitest.config.ts" --reporter=default --reporter=json --outputFile.json="$WORK/results.json" || status=$?
+  npx vitest run --config "$HERE/vitest.config.ts" --reporter=default --reporter=json --outputFile.json="$WORK/results.json" "$@" || status=$?
 node "$HERE/summary.mjs" "$WORK/results.json" || true
 if [ "$status" -ne 0 ]; then echo "# Confab's log:"; tail -n 40 "$WORK/confab.log"; fi
 exit "$status"

@@ -2,6 +2,7 @@ import { readFileSync } from 'node:fs'
 import { availableParallelism } from 'node:os'
 import proxyaddr from 'proxy-addr'
 import { estimatedEntropyBits } from './contracts/secret-strength.ts'
+import type { NonParticipantStatus } from './domain/non-participant.ts'
 
 export interface BootstrapValues {
   workspaceId?: string
@@ -67,6 +68,8 @@ export interface Config {
   shutdownDelayMs: number
   /** GRAPHIQL=off: no GraphiQL page on the GraphQL endpoints (on by default). */
   graphiql: boolean
+  /** NON_PARTICIPANT_STATUS: 404 (default) or 403, what a caller who is not a participant of an existing conversation is answered (domain/non-participant.ts). */
+  nonParticipantStatus: NonParticipantStatus
 }
 
 export class ConfigError extends Error {}
@@ -222,6 +225,12 @@ function parseGraphiql(raw: string | undefined): boolean {
   if (raw === undefined || raw === 'on') return true
   if (raw === 'off') return false
   throw new ConfigError(`GRAPHIQL must be "on" or "off", got "${raw}"`)
+}
+
+function parseNonParticipantStatus(raw: string | undefined): NonParticipantStatus {
+  if (raw === undefined || raw === '404') return 404
+  if (raw === '403') return 403
+  throw new ConfigError(`NON_PARTICIPANT_STATUS must be "404" or "403", got "${raw}"`)
 }
 
 function parseBotUrlsPrivate(raw: string | undefined): 'allow' | 'deny' {
@@ -466,6 +475,7 @@ export function loadConfig(given: NodeJS.ProcessEnv = process.env): Config {
     retentionDays: parseRetentionDays(nonEmpty(env.RETENTION_DAYS)),
     shutdownDelayMs: parseShutdownDelay(nonEmpty(env.SHUTDOWN_DELAY_SECONDS)),
     graphiql: parseGraphiql(nonEmpty(env.GRAPHIQL)),
+    nonParticipantStatus: parseNonParticipantStatus(nonEmpty(env.NON_PARTICIPANT_STATUS)),
     bootstrap: {
       workspaceId: nonEmpty(env.CONFAB_WORKSPACE_ID),
       adminToken: parseSecret('CONFAB_ADMIN_TOKEN', nonEmpty(env.CONFAB_ADMIN_TOKEN)),

@@ -16,6 +16,7 @@ import type { EngineStore } from './db/store.ts'
 import { integrationsKeptWithVersions, integrationsOfTheEngine } from './domain/integration-cache.ts'
 import { authenticateBot } from './domain/bots/admin/api-keys.ts'
 import { type MessageStreamLimits, MessageStreams } from './domain/message-streams.ts'
+import type { NonParticipantStatus } from './domain/non-participant.ts'
 import type { HandoffObserver } from './domain/agents.ts'
 import type { OutboundPolicy } from './domain/outbound-policy.ts'
 import { type Retention, type RetentionOptions, startRetention } from './domain/retention.ts'
@@ -70,6 +71,8 @@ export interface WiringOptions {
    * events, bot events and bot logs are pruned in the background. None (or `days: 0`): kept forever.
    */
   retention?: RetentionOptions
+  /** NON_PARTICIPANT_STATUS (domain/non-participant.ts): 404 when absent. */
+  nonParticipantStatus?: NonParticipantStatus
 }
 
 /** A replica's stand-in for the delivery worker: nothing it serves writes, so nothing ever comes due. */
@@ -126,6 +129,7 @@ export function wire({
   rateLimits = rateLimitDefaults,
   rateLimitStore,
   retention: retentionOptions,
+  nonParticipantStatus,
 }: WiringOptions) {
   const errors = createErrorPath(log)
   const limits = rateLimitsOf(rateLimits, rateLimitStore, Boolean(replica))
@@ -188,7 +192,7 @@ export function wire({
   const renderings = new SignalRenderings()
   // Said once, here, from what the engine declares: nothing below asks the store what it is.
   const integrations = store.shared ? integrationsKeptWithVersions : integrationsOfTheEngine
-  const deps = { store, integrations, log, signals, bots, errors, chatLimits, limits, replica, renderings, streams: messageStreams, handoffObserver }
+  const deps = { store, integrations, log, signals, bots, errors, chatLimits, nonParticipantStatus, limits, replica, renderings, streams: messageStreams, handoffObserver }
   // Only the chat API's answers are capped: strangers reach it; the administration and bot APIs are the operator's.
   const chatYoga = createChatYoga({ ...deps, answerMaxBytes: caps.responseMaxBytes })
   const adminYoga = createAdminYoga(deps)
