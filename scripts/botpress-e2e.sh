@@ -66,5 +66,6 @@ status=0
 API_URL=http://127.0.0.1:$PORT/$WEBHOOK_ID ENCRYPTION_KEY=$ENCRYPTION_KEY BOTPRESS_CHAT_CLIENT=$CHAT_CLIENT \
   npx vitest run --config "$HERE/vitest.config.ts" --reporter=default --reporter=json --outputFile.json="$WORK/results.json" "$@" || status=$?
 node "$HERE/summary.mjs" "$WORK/results.json" || true
-if [ "$status" -ne 0 ]; then echo "# Confab's log:"; tail -n 40 "$WORK/confab.log"; fi
+# Its log after the start (the bootstrap's throwaway values left out).
+if [ "$status" -ne 0 ]; then echo "# Confab's log:"; sed '1,/^export CONFAB_URL=/d' "$WORK/confab.log" | tail -n 40; fi
 exit "$status"
