@@ -2,7 +2,6 @@ import { readFileSync } from 'node:fs'
 import { availableParallelism } from 'node:os'
 import proxyaddr from 'proxy-addr'
 import { estimatedEntropyBits } from './contracts/secret-strength.ts'
-import type { NonParticipantStatus } from './domain/non-participant.ts'
 
 export interface BootstrapValues {
   workspaceId?: string
@@ -73,6 +72,9 @@ export interface Config {
 }
 
 export class ConfigError extends Error {}
+
+/** NON_PARTICIPANT_STATUS: what a caller who is not a participant of an existing conversation is answered (domain/non-participant.ts). */
+export type NonParticipantStatus = 403 | 404
 
 export type TraceParentTrust = 'off' | 'proxy' | 'all'
 

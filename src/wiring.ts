@@ -11,12 +11,11 @@ import { startLeasedDeliveries } from './bots/delivery/leased.ts'
 import { type IntegrationWebhookSender, startIntegrationWebhooks } from './bots/integration-webhooks.ts'
 import { startOneProcessDeliveries } from './bots/delivery/one-process.ts'
 import type { DeliveryObserver, DeliveryWorker } from './bots/delivery/worker.ts'
-import { defaultLimits, type ResourceLimits } from './config.ts'
+import { defaultLimits, type NonParticipantStatus, type ResourceLimits } from './config.ts'
 import type { EngineStore } from './db/store.ts'
 import { integrationsKeptWithVersions, integrationsOfTheEngine } from './domain/integration-cache.ts'
 import { authenticateBot } from './domain/bots/admin/api-keys.ts'
 import { type MessageStreamLimits, MessageStreams } from './domain/message-streams.ts'
-import type { NonParticipantStatus } from './domain/non-participant.ts'
 import type { HandoffObserver } from './domain/agents.ts'
 import type { OutboundPolicy } from './domain/outbound-policy.ts'
 import { type Retention, type RetentionOptions, startRetention } from './domain/retention.ts'
@@ -192,7 +191,21 @@ export function wire({
   const renderings = new SignalRenderings()
   // Said once, here, from what the engine declares: nothing below asks the store what it is.
   const integrations = store.shared ? integrationsKeptWithVersions : integrationsOfTheEngine
-  const deps = { store, integrations, log, signals, bots, errors, chatLimits, nonParticipantStatus, limits, replica, renderings, streams: messageStreams, handoffObserver }
+  const deps = {
+    store,
+    integrations,
+    log,
+    signals,
+    bots,
+    errors,
+    chatLimits,
+    nonParticipantStatus,
+    limits,
+    replica,
+    renderings,
+    streams: messageStreams,
+    handoffObserver,
+  }
   // Only the chat API's answers are capped: strangers reach it; the administration and bot APIs are the operator's.
   const chatYoga = createChatYoga({ ...deps, answerMaxBytes: caps.responseMaxBytes })
   const adminYoga = createAdminYoga(deps)

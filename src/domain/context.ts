@@ -2,7 +2,7 @@ import type { ChatIntegrationRow } from '../db/schema.ts'
 import type { Store } from '../db/store.ts'
 import type { BotInbox } from './bots/delivery/inbox.ts'
 import type { AdminMemo, ChatMemo } from './memo.ts'
-import type { NonParticipantStatus } from './non-participant.ts'
+import type { NonParticipantStatus } from '../config.ts'
 import type { SignalPublisher } from './signals.ts'
 
 /**

@@ -1,9 +1,6 @@
 import type { ChatContext } from './context.ts'
 import { forbidden, notFound } from './errors.ts'
 
-/** NON_PARTICIPANT_STATUS: what a caller who is not a participant of an existing conversation is answered. */
-export type NonParticipantStatus = 403 | 404
-
 /**
  * The refusal of a caller who is not a participant of conversation `conversationId`, which exists.
  * 404 by default: answered as a conversation that does not exist, so that a stranger cannot tell
@@ -11,6 +8,4 @@ export type NonParticipantStatus = 403 | 404
  * for clients and tests written against Botpress that expect it; it tells that the conversation exists.
  */
 export const nonParticipant = (ctx: Pick<ChatContext, 'nonParticipantStatus'>, conversationId: string) =>
-  ctx.nonParticipantStatus === 403
-    ? forbidden(`the caller is not a participant of conversation "${conversationId}"`)
-    : notFound('Conversation', conversationId)
+  ctx.nonParticipantStatus === 403 ? forbidden(`the caller is not a participant of conversation "${conversationId}"`) : notFound('Conversation', conversationId)

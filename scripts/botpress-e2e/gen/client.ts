@@ -26,23 +26,31 @@ const operations = [conversation, event, message, user].flatMap((module) =>
   Object.values(module).map((define) => (define as (a: typeof api) => Operation)(api)),
 )
 
-const call = (axios: AxiosInstance, op: Operation) => async (input: Record<string, unknown> = {}) => {
-  const headers: Record<string, string> = {}
-  const params: Record<string, unknown> = {}
-  let path = op.path
-  for (const [name, parameter] of Object.entries(op.parameters ?? {})) {
-    const value = input[name]
-    if (value === undefined) continue
-    if (parameter.in === 'header') headers[name] = String(value)
-    else if (parameter.in === 'query') params[name] = value
-    else path = path.replace(`{${name}}`, encodeURIComponent(String(value)))
+const call =
+  (axios: AxiosInstance, op: Operation) =>
+  async (input: Record<string, unknown> = {}) => {
+    const headers: Record<string, string> = {}
+    const params: Record<string, unknown> = {}
+    let path = op.path
+    for (const [name, parameter] of Object.entries(op.parameters ?? {})) {
+      const value = input[name]
+      if (value === undefined) continue
+      if (parameter.in === 'header') headers[name] = String(value)
+      else if (parameter.in === 'query') params[name] = value
+      else path = path.replace(`{${name}}`, encodeURIComponent(String(value)))
+    }
+    const data = op.requestBody
+      ? Object.fromEntries(
+          Object.keys(op.requestBody.schema.shape)
+            .filter((k) => input[k] !== undefined)
+            .map((k) => [k, input[k]]),
+        )
+      : undefined
+    const response = await axios.request({ method: op.method, url: path, headers, params, data }).catch((e: AxiosError) => {
+      throw e.response?.data ? errorFrom(e.response.data) : e
+    })
+    return response.data
   }
-  const data = op.requestBody ? Object.fromEntries(Object.keys(op.requestBody.schema.shape).filter((k) => input[k] !== undefined).map((k) => [k, input[k]])) : undefined
-  const response = await axios.request({ method: op.method, url: path, headers, params, data }).catch((e: AxiosError) => {
-    throw e.response?.data ? errorFrom(e.response.data) : e
-  })
-  return response.data
-}
 
 export class Client {
   constructor(axios: AxiosInstance) {

@@ -1,4 +1,34 @@
 // The chat client's `src/gen/client/errors`: the Botpress API error classes, the same generated code in
 // every Botpress client; here @botpress/client's (installed), whose errorFrom maps a body's `type` to its
 // class. Named one by one: the package's `Client` must not shadow the chat client's.
-export { AlreadyExistsError, BreakingChangesError, ForbiddenError, InternalError, InvalidDataFormatError, InvalidIdentifierError, InvalidJsonSchemaError, InvalidPayloadError, InvalidQueryError, LimitExceededError, MethodNotFoundError, OperationTimeoutError, PayloadTooLargeError, PaymentRequiredError, QuotaExceededError, RateLimitedError, ReferenceConstraintError, ReferenceNotFoundError, RelationConflictError, ResourceGoneError, ResourceLockedConflictError, ResourceNotFoundError, RuntimeError, UnauthorizedError, UnknownError, UnsupportedMediaTypeError, UploadFileError, errorFrom, isApiError } from '@botpress/client'
+export {
+  AlreadyExistsError,
+  BreakingChangesError,
+  ForbiddenError,
+  InternalError,
+  InvalidDataFormatError,
+  InvalidIdentifierError,
+  InvalidJsonSchemaError,
+  InvalidPayloadError,
+  InvalidQueryError,
+  LimitExceededError,
+  MethodNotFoundError,
+  OperationTimeoutError,
+  PayloadTooLargeError,
+  PaymentRequiredError,
+  QuotaExceededError,
+  RateLimitedError,
+  ReferenceConstraintError,
+  ReferenceNotFoundError,
+  RelationConflictError,
+  ResourceGoneError,
+  ResourceLockedConflictError,
+  ResourceNotFoundError,
+  RuntimeError,
+  UnauthorizedError,
+  UnknownError,
+  UnsupportedMediaTypeError,
+  UploadFileError,
+  errorFrom,
+  isApiError,
+} from '@botpress/client'
