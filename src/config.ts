@@ -67,9 +67,14 @@ export interface Config {
   shutdownDelayMs: number
   /** GRAPHIQL=off: no GraphiQL page on the GraphQL endpoints (on by default). */
   graphiql: boolean
+  /** NON_PARTICIPANT_STATUS: 404 (default) or 403, what a caller who is not a participant of an existing conversation is answered (domain/non-participant.ts). */
+  nonParticipantStatus: NonParticipantStatus
 }
 
 export class ConfigError extends Error {}
+
+/** NON_PARTICIPANT_STATUS: what a caller who is not a participant of an existing conversation is answered (domain/non-participant.ts). */
+export type NonParticipantStatus = 403 | 404
 
 export type TraceParentTrust = 'off' | 'proxy' | 'all'
 
@@ -222,6 +227,12 @@ function parseGraphiql(raw: string | undefined): boolean {
   if (raw === undefined || raw === 'on') return true
   if (raw === 'off') return false
   throw new ConfigError(`GRAPHIQL must be "on" or "off", got "${raw}"`)
+}
+
+function parseNonParticipantStatus(raw: string | undefined): NonParticipantStatus {
+  if (raw === undefined || raw === '404') return 404
+  if (raw === '403') return 403
+  throw new ConfigError(`NON_PARTICIPANT_STATUS must be "404" or "403", got "${raw}"`)
 }
 
 function parseBotUrlsPrivate(raw: string | undefined): 'allow' | 'deny' {
@@ -466,6 +477,7 @@ export function loadConfig(given: NodeJS.ProcessEnv = process.env): Config {
     retentionDays: parseRetentionDays(nonEmpty(env.RETENTION_DAYS)),
     shutdownDelayMs: parseShutdownDelay(nonEmpty(env.SHUTDOWN_DELAY_SECONDS)),
     graphiql: parseGraphiql(nonEmpty(env.GRAPHIQL)),
+    nonParticipantStatus: parseNonParticipantStatus(nonEmpty(env.NON_PARTICIPANT_STATUS)),
     bootstrap: {
       workspaceId: nonEmpty(env.CONFAB_WORKSPACE_ID),
       adminToken: parseSecret('CONFAB_ADMIN_TOKEN', nonEmpty(env.CONFAB_ADMIN_TOKEN)),

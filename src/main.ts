@@ -46,6 +46,7 @@ async function main() {
     outbound: outboundPolicy(config.botUrlsPrivate),
     retention: { days: config.retentionDays },
     graphiql: config.graphiql,
+    nonParticipantStatus: config.nonParticipantStatus,
   })
   if (confab.created) process.stdout.write(describeBootstrap(confab.created, config.publicUrl ?? confab.url))
   const ignored = Object.entries(bootstrapVariables).filter(([, key]) => config.bootstrap[key] !== undefined)

@@ -13,7 +13,7 @@ import { createLogger } from './logger.ts'
 
 const port = parentPort
 if (!port) throw new Error('read-replica.ts runs as a worker thread (http/read-replicas.ts starts it)')
-const { source, logLevel, corsOrigins, publicUrl, trustProxy, responseMaxBytes, rateLimits } = workerData as ReplicaSetup
+const { source, logLevel, corsOrigins, publicUrl, trustProxy, responseMaxBytes, rateLimits, nonParticipantStatus } = workerData as ReplicaSetup
 
 // A request the replica may not serve (graphql/replica-reads.ts), or that turns out to write (its
 // write refused before anything was written), is served again by the main thread. So is every
@@ -23,7 +23,7 @@ let handedBack = 0
 const thread = { handBack: () => void handedBack++ }
 const store = new ReplicaStore(source, thread.handBack)
 const caps = { ...defaultLimits, responseMaxBytes: responseMaxBytes ?? defaultLimits.responseMaxBytes }
-const app = createApp({ store, log: createLogger(logLevel), corsOrigins, publicUrl, trustProxy, caps, rateLimits, replica: thread })
+const app = createApp({ store, log: createLogger(logLevel), corsOrigins, publicUrl, trustProxy, caps, rateLimits, nonParticipantStatus, replica: thread })
 
 /**
  * The Request whatwg-node makes on the main thread, of the same URL (its rule: the Host header, else

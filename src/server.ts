@@ -207,6 +207,7 @@ export async function createServer({
           trustProxy: appOptions.trustProxy ?? [],
           responseMaxBytes: appOptions.caps?.responseMaxBytes,
           rateLimits: appOptions.rateLimits,
+          nonParticipantStatus: appOptions.nonParticipantStatus,
           log,
         })
       : undefined

@@ -11,7 +11,7 @@ import { startLeasedDeliveries } from './bots/delivery/leased.ts'
 import { type IntegrationWebhookSender, startIntegrationWebhooks } from './bots/integration-webhooks.ts'
 import { startOneProcessDeliveries } from './bots/delivery/one-process.ts'
 import type { DeliveryObserver, DeliveryWorker } from './bots/delivery/worker.ts'
-import { defaultLimits, type ResourceLimits } from './config.ts'
+import { defaultLimits, type NonParticipantStatus, type ResourceLimits } from './config.ts'
 import type { EngineStore } from './db/store.ts'
 import { integrationsKeptWithVersions, integrationsOfTheEngine } from './domain/integration-cache.ts'
 import { authenticateBot } from './domain/bots/admin/api-keys.ts'
@@ -70,6 +70,8 @@ export interface WiringOptions {
    * events, bot events and bot logs are pruned in the background. None (or `days: 0`): kept forever.
    */
   retention?: RetentionOptions
+  /** NON_PARTICIPANT_STATUS (domain/non-participant.ts): 404 when absent. */
+  nonParticipantStatus?: NonParticipantStatus
 }
 
 /** A replica's stand-in for the delivery worker: nothing it serves writes, so nothing ever comes due. */
@@ -126,6 +128,7 @@ export function wire({
   rateLimits = rateLimitDefaults,
   rateLimitStore,
   retention: retentionOptions,
+  nonParticipantStatus,
 }: WiringOptions) {
   const errors = createErrorPath(log)
   const limits = rateLimitsOf(rateLimits, rateLimitStore, Boolean(replica))
@@ -188,7 +191,21 @@ export function wire({
   const renderings = new SignalRenderings()
   // Said once, here, from what the engine declares: nothing below asks the store what it is.
   const integrations = store.shared ? integrationsKeptWithVersions : integrationsOfTheEngine
-  const deps = { store, integrations, log, signals, bots, errors, chatLimits, limits, replica, renderings, streams: messageStreams, handoffObserver }
+  const deps = {
+    store,
+    integrations,
+    log,
+    signals,
+    bots,
+    errors,
+    chatLimits,
+    nonParticipantStatus,
+    limits,
+    replica,
+    renderings,
+    streams: messageStreams,
+    handoffObserver,
+  }
   // Only the chat API's answers are capped: strangers reach it; the administration and bot APIs are the operator's.
   const chatYoga = createChatYoga({ ...deps, answerMaxBytes: caps.responseMaxBytes })
   const adminYoga = createAdminYoga(deps)

@@ -2,6 +2,7 @@ import type { ChatIntegrationRow } from '../db/schema.ts'
 import type { Store } from '../db/store.ts'
 import type { BotInbox } from './bots/delivery/inbox.ts'
 import type { AdminMemo, ChatMemo } from './memo.ts'
+import type { NonParticipantStatus } from '../config.ts'
 import type { SignalPublisher } from './signals.ts'
 
 /**
@@ -23,6 +24,8 @@ export interface ChatContext {
   memo: ChatMemo
   /** The caps on what a user writes (docs/reference/limits.md); none when absent (a bot's own context). */
   limits?: ChatLimits
+  /** NON_PARTICIPANT_STATUS (domain/non-participant.ts): 404 when absent. */
+  nonParticipantStatus?: NonParticipantStatus
 }
 
 /** A cap of 0 is none. */

@@ -7,13 +7,14 @@ import { alreadyExists, forbidden, notFound } from './errors.ts'
 import { eraseConversation } from './erasure.ts'
 import { assertClientId, newId } from './ids.ts'
 import { loadParticipation, loadParticipationWithMessages } from './loaders.ts'
+import { nonParticipant } from './non-participant.ts'
 import { type Cursored, keysetWindow, type PageWindow, withCursors } from './paging.ts'
 import { rememberCaller, requireCaller, requireCallerId } from './users.ts'
 
 /**
  * The gate of every conversation-scoped verb, inside a unit of work or a read: 401 when the
- * caller does not exist, 404 when the conversation does not, 403 when the caller is not one of its
- * participants. One look-up on the way in; the refusals cost a second.
+ * caller does not exist, 404 when the conversation does not, NON_PARTICIPANT_STATUS (404 unless set)
+ * when the caller is not one of its participants. One look-up on the way in; the refusals cost a second.
  */
 /** Who posts a message or an event: a participant, of whom only this much is needed. */
 export type Poster = Pick<UserRow, 'id' | 'isBot'>
@@ -24,9 +25,9 @@ export async function requireParticipation(ctx: ChatContext, q: Queries, convers
     rememberCaller(ctx, participant)
     return { conversation, caller: participant }
   }
-  // An unknown caller is 401 first; then a conversation the caller is not in is one that does not exist.
+  // An unknown caller is 401 first.
   await requireCaller(ctx, q)
-  throw notFound('Conversation', conversationId)
+  throw conversation ? nonParticipant(ctx, conversationId) : notFound('Conversation', conversationId)
 }
 
 /** `messages`: the window of the page of its messages that will be asked next, read with it. */

@@ -4,6 +4,7 @@ import type { KeysetWindow, Participation, Queries } from '../db/store.ts'
 import type { ChatLoaders, PageKey } from './chat-loaders.ts'
 import type { ChatContext } from './context.ts'
 import { notFound } from './errors.ts'
+import { nonParticipant } from './non-participant.ts'
 import { type Cursored, encodeCursor, keysetWindow, type PageWindow, withCursors } from './paging.ts'
 import { rememberCaller, requireCaller, requireCallerId } from './users.ts'
 
@@ -113,7 +114,7 @@ function createLoaders(ctx: ChatContext): ChatLoaders {
 
 export const loadersOf = (ctx: ChatContext): ChatLoaders => (ctx.memo.loaders ??= createLoaders(ctx))
 
-/** The batched gate of conversation-scoped reads: 401 for no caller, 404 for no conversation, 403 for a non-participant. */
+/** The batched gate of conversation-scoped reads: 401 for no caller, 404 for no conversation, NON_PARTICIPANT_STATUS for a non-participant. */
 export async function loadParticipation(ctx: ChatContext, conversationId: string): Promise<{ conversation: ConversationRow; caller: UserRow }> {
   return gate(ctx, conversationId, await loadersOf(ctx).participation.load(conversationId))
 }
@@ -146,9 +147,9 @@ export async function loadParticipationWithMessages(
   return gate(ctx, conversationId, participation)
 }
 
-function gate(_ctx: ChatContext, conversationId: string, { conversation, participant }: Participation) {
-  // Not in it: answered as a conversation that does not exist (no 403 to tell that it does).
-  if (!conversation || !participant) throw notFound('Conversation', conversationId)
+function gate(ctx: ChatContext, conversationId: string, { conversation, participant }: Participation) {
+  if (!conversation) throw notFound('Conversation', conversationId)
+  if (!participant) throw nonParticipant(ctx, conversationId)
   return { conversation, caller: participant }
 }
 

@@ -7,6 +7,7 @@ import type { BotInbox } from '../domain/bots/delivery/inbox.ts'
 import { authenticateBot } from '../domain/bots/admin/api-keys.ts'
 import type { AdminContext, ChatContext, ChatLimits } from '../domain/context.ts'
 import type { BotApiContext } from '../domain/bot-api/context.ts'
+import type { NonParticipantStatus } from '../config.ts'
 import { type AgentAction, type AgentContext, authenticateAgent, type HandoffObserver } from '../domain/agents.ts'
 import type { MessageStreams } from '../domain/message-streams.ts'
 import { DomainError } from '../domain/errors.ts'
@@ -51,6 +52,8 @@ export interface ContextDeps {
   integrations: ChatIntegrations
   /** The caps on what a user writes; none when absent. */
   chatLimits?: ChatLimits
+  /** NON_PARTICIPANT_STATUS (domain/non-participant.ts): 404 when absent. */
+  nonParticipantStatus?: NonParticipantStatus
   log: Logger
   signals: SignalHub
   bots: BotInbox
@@ -179,6 +182,7 @@ export async function createChatContext(
       bots: deps.bots,
       memo: {},
       limits: deps.chatLimits,
+      nonParticipantStatus: deps.nonParticipantStatus,
     }
     if (opened.unchecked !== undefined) {
       chat.store = checkedStore(deps.store, chat, opened.unchecked, async (integration) => {

@@ -2,7 +2,7 @@ import type { IncomingHttpHeaders, IncomingMessage, ServerResponse } from 'node:
 import type { TLSSocket } from 'node:tls'
 import { Worker, type WorkerOptions } from 'node:worker_threads'
 import type { Logger } from 'pino'
-import type { RateLimitRules } from '../config.ts'
+import type { NonParticipantStatus, RateLimitRules } from '../config.ts'
 import type { ReplicaSource } from '../db/sqlite/replica-store.ts'
 import type { CorsOrigins } from './cors.ts'
 import type { RequestLabels } from './request-labels.ts'
@@ -20,6 +20,8 @@ export interface ReplicaSetup {
   responseMaxBytes?: number
   /** RATE_LIMIT_* (or RATE_LIMITS=off): a replica counts the reads with a key it serves (`userReads`); the defaults when absent. */
   rateLimits?: RateLimitRules | 'off'
+  /** NON_PARTICIPANT_STATUS: a replica refuses a non-participant's read as the main thread does; 404 when absent. */
+  nonParticipantStatus?: NonParticipantStatus
 }
 
 /** A request as the main thread's node:http server read it: what whatwg-node makes a Request of. */
@@ -174,11 +176,31 @@ export class ReadReplicas {
   }
 
   private start(slot: number): Replica | undefined {
-    const { source, corsOrigins, publicUrl, trustProxy, responseMaxBytes, rateLimits, log, restartDelayMs = 1000, now = Date.now } = this.options
+    const {
+      source,
+      corsOrigins,
+      publicUrl,
+      trustProxy,
+      responseMaxBytes,
+      rateLimits,
+      nonParticipantStatus,
+      log,
+      restartDelayMs = 1000,
+      now = Date.now,
+    } = this.options
     if (now() < (this.downUntil[slot] ?? 0)) return undefined
     const worker = newThread({
       // V8's own young generation, not a smaller one: each scavenge holds every read under way (docs/internals/performance.md).
-      workerData: { source, corsOrigins, publicUrl, trustProxy, responseMaxBytes, rateLimits, logLevel: log.level } satisfies ReplicaSetup,
+      workerData: {
+        source,
+        corsOrigins,
+        publicUrl,
+        trustProxy,
+        responseMaxBytes,
+        rateLimits,
+        nonParticipantStatus,
+        logLevel: log.level,
+      } satisfies ReplicaSetup,
     })
     worker.unref()
     const replica: Replica = { worker, ready: false, pending: new Map(), lastUsed: now(), retired: false }
