@@ -145,6 +145,11 @@ describe("Confab's own web chat: a person takes over from the bot and gives it b
     await expect.poll(others, long).toEqual([[bot, 'Let me find you a person.']])
     const address = await claimTheWaitingOne(graphql)
     await expect.poll(notices, long).toEqual(['Ada joined'])
+    // The bot says it too, on hitlAssigned: its delivery races the agent's reply unless awaited.
+    await expect.poll(others, long).toEqual([
+      [bot, 'Let me find you a person.'],
+      [bot, joined],
+    ])
     await reply(graphql, address, 'Ada here, in your chat.')
     await expect.poll(others, long).toEqual([
       [bot, 'Let me find you a person.'],
