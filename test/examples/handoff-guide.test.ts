@@ -1,9 +1,9 @@
-import { spawn } from 'node:child_process'
-import { mkdtempSync, readFileSync, rmSync } from 'node:fs'
+import { mkdtempSync, rmSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
-import { ROOT, type RunningServer, START_TIMEOUT, startServer } from '../helpers/server.ts'
+import { documentedIn, printed, sh } from '../helpers/guide.ts'
+import { type RunningServer, START_TIMEOUT, startServer } from '../helpers/server.ts'
 
 // docs/guides/handoff.md as written: its commands run in a shell from the repository root against
 // `npm start`, in the guide's order (each looked up in the page first), with the values of the first
@@ -12,21 +12,7 @@ import { ROOT, type RunningServer, START_TIMEOUT, startServer } from '../helpers
 
 const guide = 'docs/guides/handoff.md'
 
-/** `text`, once the guide is known to show it as written. */
-function documented(text: string): string {
-  expect(readFileSync(join(ROOT, guide), 'utf8'), `${guide} no longer shows:\n${text}`).toContain(text)
-  return text
-}
-
-function sh(script: string, env: Record<string, string>): Promise<{ code: number | null; output: string }> {
-  const child = spawn('sh', ['-c', script], { cwd: ROOT, env: { ...process.env, ...env }, stdio: ['ignore', 'pipe', 'pipe'] })
-  let output = ''
-  child.stdout.setEncoding('utf8').on('data', (chunk: string) => (output += chunk))
-  child.stderr.setEncoding('utf8').on('data', (chunk: string) => (output += chunk))
-  return new Promise((resolve) => child.once('close', (code) => resolve({ code, output })))
-}
-
-const printed = (stdout: string, label: string) => new RegExp(`${label}\\s+(\\S+)`).exec(stdout)?.[1] as string
+const documented = documentedIn(guide)
 
 /** The JSON answers a script printed, one a line (the test ends each command's output with a newline). */
 const answers = (output: string) =>
