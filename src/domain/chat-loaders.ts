@@ -9,10 +9,13 @@ export interface PageKey {
   window: PageWindow
 }
 
+/** A participant as a page lists it: the user, with when it joined the conversation. */
+export type Participant = UserRow & { readonly joinedAt: string }
+
 /** The batch loaders of one chat request (made by loaders.ts). */
 export interface ChatLoaders {
   user: DataLoader<string, UserRow | undefined>
   participation: DataLoader<string, Participation>
-  participants: DataLoader<PageKey, Cursored<UserRow>[], string>
+  participants: DataLoader<PageKey, Cursored<Participant>[], string>
   messages: DataLoader<PageKey, Cursored<MessageRow>[], string>
 }

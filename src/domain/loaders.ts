@@ -1,7 +1,7 @@
 import DataLoader from 'dataloader'
 import type { ConversationRow, MessageRow, UserRow } from '../db/schema.ts'
 import type { KeysetWindow, Participation, Queries } from '../db/store.ts'
-import type { ChatLoaders, PageKey } from './chat-loaders.ts'
+import type { ChatLoaders, PageKey, Participant } from './chat-loaders.ts'
 import type { ChatContext } from './context.ts'
 import { notFound } from './errors.ts'
 import { nonParticipant } from './non-participant.ts'
@@ -90,13 +90,13 @@ function createLoaders(ctx: ChatContext): ChatLoaders {
     })
   })
 
-  const participants = pageLoader<UserRow>(participantsSort, (ids, window) =>
+  const participants = pageLoader<Participant>(participantsSort, (ids, window) =>
     store.read(async (q) => {
       const pages = await q.participants.pages(integrationId, ids, window)
       return new Map(
         [...pages].map(([id, entries]) => [
           id,
-          entries.map(({ user, joinedAt, joinId }) => ({ ...user, cursor: encodeCursor(participantsSort, [joinedAt, joinId]) })),
+          entries.map(({ user, joinedAt, joinId }) => ({ ...user, joinedAt, cursor: encodeCursor(participantsSort, [joinedAt, joinId]) })),
         ]),
       )
     }),

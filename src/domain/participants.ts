@@ -1,5 +1,6 @@
 import type { UserRow } from '../db/schema.ts'
 import type { After, Queries } from '../db/store.ts'
+import type { Participant } from './chat-loaders.ts'
 import { now } from './clock.ts'
 import type { ChatContext } from './context.ts'
 import { requireParticipation } from './conversations.ts'
@@ -70,7 +71,7 @@ export function removeParticipant({ ctx, input }: { ctx: ChatContext; input: { c
   })
 }
 
-/** Participants in the order they joined (batched across conversations within a request). */
+/** Participants in the order they joined, each with when (batched across conversations within a request). */
 export function listParticipants({
   ctx,
   conversationId,
@@ -79,6 +80,6 @@ export function listParticipants({
   ctx: ChatContext
   conversationId: string
   window: PageWindow
-}): Promise<Cursored<UserRow>[]> {
+}): Promise<Cursored<Participant>[]> {
   return loadParticipantsPage(ctx, conversationId, window)
 }

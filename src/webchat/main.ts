@@ -35,14 +35,21 @@ let userId = ''
 let conversationId = ''
 /** The authors seen so far, by user id: who "is typing" names. */
 const authors = new Map<string, WebChatMessageFragment['author']>()
-/** Learns the participants' names (and the bot's, for the header) without waiting for their messages. */
-async function learnParticipants(): Promise<void> {
+/** Learns the participants' names (and the bot's, for the header) without waiting for their messages; returns them with when each joined. */
+async function learnParticipants() {
   const { conversation } = await client.request(Participants, { id: conversationId })
   for (const { node } of conversation.participants.edges) {
     if (!authors.has(node.userId)) authors.set(node.userId, node)
     introduce(node)
   }
+  return conversation.participants.edges
 }
+
+/**
+ * The people (neither the bot nor the user) whose joining is shown: the live signal and the first
+ * read may both tell of the same join, which is shown once.
+ */
+const announced = new Set<string>()
 
 /** Who is typing now, each until its timeout. */
 const typists = new Map<string, ReturnType<typeof setTimeout>>()
@@ -96,22 +103,31 @@ function show(message: WebChatMessageFragment): void {
   list?.lastElementChild?.scrollIntoView({ block: 'end' })
 }
 
-/** Says in the conversation that someone joined or left. */
-function notice(text: string): void {
+/**
+ * Says in the conversation that someone joined or left: live, at the end, now; read back (`at`,
+ * the server's time), before the first line that came later. A live one is not placed by time: the
+ * browser's clock is not the server's.
+ */
+function notice(text: string, at?: string): void {
   empty!.hidden = true
-  list?.appendChild(renderNotice(text, new Date()))
-  list?.lastElementChild?.scrollIntoView({ block: 'end' })
+  const row = renderNotice(text, at === undefined ? new Date() : new Date(at))
+  const later = at === undefined ? undefined : [...list!.children].find((line) => Date.parse(line.querySelector('time')?.dateTime ?? '') > Date.parse(at))
+  list!.insertBefore(row, later ?? null)
+  if (!later) row.scrollIntoView({ block: 'end' })
 }
 
-/** A person joined (an agent taking the conversation over): the user is told who, by name. */
-function joined(participant: WebChatMessageFragment['author'] & { userId: string }): void {
+/** A person joined (an agent taking the conversation over): the user is told who, by name, once; `at` when read back. */
+function joined(participant: WebChatMessageFragment['author'] & { userId: string }, at?: string): void {
   authors.set(participant.userId, participant)
-  if (!participant.isBot && participant.userId !== userId) notice(`${displayName(participant)} joined`)
+  if (participant.isBot || participant.userId === userId || announced.has(participant.userId)) return
+  announced.add(participant.userId)
+  notice(`${displayName(participant)} joined`, at)
 }
 
 /** A person left (the agent gave the conversation back): named as it was known. */
 function left(participantId: string): void {
   stoppedTyping(participantId)
+  announced.delete(participantId)
   const author = authors.get(participantId)
   if (author?.isBot || participantId === userId) return
   notice(`${author ? displayName(author) : 'Someone'} left`)
@@ -196,7 +212,8 @@ async function catchUp(): Promise<void> {
   userId = view.me.userId
   for (const edge of [...view.conversation.messages.edges].reverse()) show(edge.node)
   empty!.hidden = list!.childElementCount > 0
-  await learnParticipants()
+  // Notices are not stored: each person in the conversation now is shown joining, when they did.
+  for (const { node, joinedAt } of await learnParticipants()) joined(node, joinedAt)
 }
 
 /**

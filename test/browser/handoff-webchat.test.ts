@@ -124,7 +124,7 @@ describe('the official @botpress/webchat: a person takes over from the bot and g
 })
 
 describe("Confab's own web chat: a person takes over from the bot and gives it back", () => {
-  it('says who joined, by name, shows the agent’s name above its reply, and says when it left', async () => {
+  it('says who joined, by name, shows the agent’s name above its reply, and says when it left; a reload shows who is in it now', async () => {
     const graphql = agentGraphql(setup)
     const chat = await (await browser.newContext()).newPage()
     const chatFaults = await recordPageFaults(chat)
@@ -139,6 +139,12 @@ describe("Confab's own web chat: a person takes over from the bot and gives it b
         .locator('.message:not(.mine)')
         .evaluateAll((rows) => rows.map((row) => [row.querySelector('.author')?.textContent, row.querySelector('.bubble')?.textContent]))
     const notices = () => chat.locator('.notice > span').allTextContents()
+    const lines = () => chat.locator('#messages > li').evaluateAll((rows) => rows.map((row) => row.querySelector('.notice > span, .bubble')?.textContent))
+    /** Reloads the page and waits until it has read the conversation again (it says Connected once read). */
+    const reload = async () => {
+      await chat.reload()
+      await expect.poll(() => chat.locator('#status').textContent(), long).toBe('Connected')
+    }
     const bot = 'Handoff bot behind the web chat'
 
     await say('human')
@@ -158,13 +164,28 @@ describe("Confab's own web chat: a person takes over from the bot and gives it b
     ])
     expect(await chat.locator('.message.other .avatar').allTextContents()).toEqual(['A'])
 
+    // Notices are not stored: a reload shows Ada joining again, once, at the time she joined.
+    await reload()
+    expect(await notices()).toEqual(['Ada joined'])
+    expect(await lines()).toEqual(['human', 'Let me find you a person.', 'Ada joined', joined, 'Ada here, in your chat.'])
+
     await release(graphql, address)
     await expect.poll(notices, long).toEqual(['Ada joined', 'Ada left'])
     await expect.poll(async () => (await others()).at(-1), long).toEqual([bot, left])
     // In the conversation's order: the join before the agent's reply, the leave after it.
-    const order = await chat.locator('#messages > li').evaluateAll((rows) => rows.map((row) => row.querySelector('.notice > span, .bubble')?.textContent))
+    const order = await lines()
     expect(order.indexOf('Ada joined')).toBeLessThan(order.indexOf('Ada here, in your chat.'))
     expect(order.indexOf('Ada left')).toBeGreaterThan(order.indexOf('Ada here, in your chat.'))
+
+    // Ada is no longer a participant: a reload does not show her joining, and her reply keeps her name.
+    await reload()
+    expect(await notices()).toEqual([])
+    expect(await others()).toEqual([
+      [bot, 'Let me find you a person.'],
+      [bot, joined],
+      ['Ada', 'Ada here, in your chat.'],
+      [bot, left],
+    ])
     expect(chatFaults).toEqual([])
   }, 90_000)
 })

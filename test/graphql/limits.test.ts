@@ -160,7 +160,13 @@ describe('execution limits', () => {
       expect(sent.response.body.errors).toBeUndefined()
       const participants = await run(WebChatParticipantsDocument.toString(), { id: 'c1' })
       expect(participants.response.body).toEqual({
-        data: { conversation: { participants: { edges: [{ node: { userId: 'alice', isBot: false, name: 'Alice', pictureUrl: null } }] } } },
+        data: {
+          conversation: {
+            participants: {
+              edges: [{ joinedAt: expect.stringMatching(/^\d{4}-\d\d-\d\dT/), node: { userId: 'alice', isBot: false, name: 'Alice', pictureUrl: null } }],
+            },
+          },
+        },
       })
     })
 

@@ -112,6 +112,21 @@ describe('listParticipants', () => {
       ])
     })
 
+    it('gives each edge when its participant joined the conversation (joinedAt), not when the user was created', async () => {
+      setClock('2030-01-01T00:00:00.000Z')
+      const alice = await t.user('alice')
+      await t.user('bob')
+      setClock('2030-01-01T00:01:00.000Z')
+      await t.conversation(alice.key, 'c1')
+      setClock('2030-01-01T00:02:00.000Z')
+      await t.chat('POST', '/conversations/c1/participants', { key: alice.key, body: { userId: 'bob' } })
+      const res = await t.graphql('query { conversation(id: "c1") { participants { edges { joinedAt node { userId } } } } }', {}, { key: alice.key })
+      expect(res.body.data.conversation.participants.edges).toEqual([
+        { joinedAt: '2030-01-01T00:01:00.000Z', node: { userId: 'alice' } },
+        { joinedAt: '2030-01-01T00:02:00.000Z', node: { userId: 'bob' } },
+      ])
+    })
+
     it('refuses a spoiled or empty cursor with InvalidPayload', async () => {
       const alice = await t.user('alice')
       await t.user('bob')

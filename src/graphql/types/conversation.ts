@@ -44,12 +44,25 @@ export const Conversation = builder.node(builder.objectRef<ConversationRow>('Con
       description: 'The user who created the conversation.',
       resolve: (conversation, _args, ctx) => loadUser(chatScope(ctx), conversation.ownerId),
     }),
-    participants: t.connection({
-      type: User,
-      description: 'The participants, in the order they joined.',
-      resolve: (conversation, args, ctx) =>
-        pageConnection(args, (window) => listParticipants({ ctx: chatScope(ctx), conversationId: conversation.id, window })),
-    }),
+    participants: t.connection(
+      {
+        type: User,
+        description: 'The participants, in the order they joined.',
+        resolve: (conversation, args, ctx) =>
+          pageConnection(args, (window) => listParticipants({ ctx: chatScope(ctx), conversationId: conversation.id, window })),
+      },
+      {},
+      {
+        fields: (edge) => ({
+          // On the edge: a time of the membership, not of the user (who may be in many conversations).
+          joinedAt: edge.field({
+            type: 'DateTime',
+            description: 'When the participant joined the conversation.',
+            resolve: ({ node }) => node.joinedAt,
+          }),
+        }),
+      },
+    ),
     participant: t.field({
       type: User,
       description: 'One participant; an error if the user does not participate.',

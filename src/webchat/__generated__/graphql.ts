@@ -224,6 +224,8 @@ export type ConversationParticipantsConnection = {
 export type ConversationParticipantsConnectionEdge = {
   __typename?: 'ConversationParticipantsConnectionEdge';
   cursor: Scalars['String']['output'];
+  /** When the participant joined the conversation. */
+  joinedAt: Scalars['DateTime']['output'];
   node: User;
 };
 
@@ -1167,7 +1169,7 @@ export type WebChatParticipantsQueryVariables = Exact<{
 }>;
 
 
-export type WebChatParticipantsQuery = { __typename?: 'Query', conversation: { __typename?: 'Conversation', participants: { __typename?: 'ConversationParticipantsConnection', edges: Array<{ __typename?: 'ConversationParticipantsConnectionEdge', node: { __typename?: 'User', userId: string, isBot: boolean, name?: string | null, pictureUrl?: string | null } }> } } };
+export type WebChatParticipantsQuery = { __typename?: 'Query', conversation: { __typename?: 'Conversation', participants: { __typename?: 'ConversationParticipantsConnection', edges: Array<{ __typename?: 'ConversationParticipantsConnectionEdge', joinedAt: string, node: { __typename?: 'User', userId: string, isBot: boolean, name?: string | null, pictureUrl?: string | null } }> } } };
 
 export class TypedDocumentString<TResult, TVariables>
   extends String
@@ -1710,6 +1712,7 @@ export const WebChatParticipantsDocument = new TypedDocumentString(`
   conversation(id: $id) {
     participants(first: 50) {
       edges {
+        joinedAt
         node {
           userId
           isBot
