@@ -176,31 +176,12 @@ export class ReadReplicas {
   }
 
   private start(slot: number): Replica | undefined {
-    const {
-      source,
-      corsOrigins,
-      publicUrl,
-      trustProxy,
-      responseMaxBytes,
-      rateLimits,
-      nonParticipantStatus,
-      log,
-      restartDelayMs = 1000,
-      now = Date.now,
-    } = this.options
+    // What a replica is set up with is what the main thread was, less what only this pool uses.
+    const { count: _count, log, restartDelayMs = 1000, idleMs: _idleMs, now = Date.now, ...setup } = this.options
     if (now() < (this.downUntil[slot] ?? 0)) return undefined
     const worker = newThread({
       // V8's own young generation, not a smaller one: each scavenge holds every read under way (docs/internals/performance.md).
-      workerData: {
-        source,
-        corsOrigins,
-        publicUrl,
-        trustProxy,
-        responseMaxBytes,
-        rateLimits,
-        nonParticipantStatus,
-        logLevel: log.level,
-      } satisfies ReplicaSetup,
+      workerData: { ...setup, logLevel: log.level } satisfies ReplicaSetup,
     })
     worker.unref()
     const replica: Replica = { worker, ready: false, pending: new Map(), lastUsed: now(), retired: false }
