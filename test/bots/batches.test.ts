@@ -80,6 +80,26 @@ describe('a burst of messages to one conversation', () => {
     )
   })
 
+  it('posted at once to an idle conversation, is read from the outbox once per batch, not once per message', async () => {
+    // The read of a conversation's run (src/db/sqlite/queries.ts `following`): the outbox after a seq, with each delivery's message.
+    const runReads: string[] = []
+    const onQuery = (sql: string) => {
+      if (/from "bot_deliveries" left join "messages"/.test(sql) && /"bot_deliveries"\."seq" > /.test(sql)) runReads.push(sql)
+    }
+    const echo: BotHandler = async ({ event }) => ({ messages: [{ payload: text(`echo ${event.preview}`) }] })
+    const { t, key } = await startApp({ handlers: { echo }, onQuery })
+    const words = Array.from({ length: 12 }, (_, i) => `w${i}`)
+    runReads.length = 0
+    await Promise.all(words.map((word) => t.message(key, 'c1', text(word))))
+    await t.app.bots.idle()
+    expect(await pendingDeliveries(t)).toEqual([])
+    expect((await logsOf(t)).map((l) => l.message.replace(/\d+ ms$/, 'N ms'))).toEqual(words.map(() => 'handler "echo" (attempt 1 of 10): done in N ms'))
+    // One read for the first wake-up and one as each batch ends (the last finds nothing); the twelve
+    // commits (one or two groups) woke the worker twelve times, and each used to read the run again (13).
+    expect(runReads.length).toBeGreaterThanOrEqual(2)
+    expect(runReads.length).toBeLessThanOrEqual(4)
+  })
+
   it('is answered in order by a webhook bot, one POST per event, each answer applied before the next POST', async () => {
     const held = gate()
     const { t, key, receiver } = await startApp({

@@ -92,6 +92,7 @@ export async function webhookBotApp(options: {
   handlers?: Record<string, BotHandler>
   caps?: ResourceLimits
   log?: Logger
+  onQuery?: (sql: string) => void
 }) {
   const { url, ...appOptions } = options
   const t = createTestApp({ log: pino({ level: 'silent' }), ...appOptions } as Parameters<typeof createTestApp>[0])

@@ -29,7 +29,13 @@ class OneProcessScheduler extends DeliveryScheduler {
 
   protected async goOnAfter(last: PendingDelivery): Promise<boolean> {
     if (!this.hasRoom()) return false
-    return this.startRun(await this.runAfter(last, batchLimit))
+    const { run, woken } = await this.readRun(last, last.seq)
+    // Empty, with wake-ups meanwhile: their deliveries may have committed after the read.
+    if (run.length === 0 && woken) {
+      this.startRunOf(last)
+      return true
+    }
+    return this.startRun(run)
   }
 
   /** Attempts the batch and settles it: its last delivery when every one left the outbox. */
@@ -43,6 +49,22 @@ class OneProcessScheduler extends DeliveryScheduler {
     return followingDeliveries(this.store, start, this.clock(), limit)
   }
 
+  /** The due run after `seq` in `conversation` (a batch), and whether wake-ups about the conversation came while it was read (worker.ts: readingRun). */
+  private async readRun(conversation: ConversationRef, seq: number): Promise<{ run: PendingDelivery[]; woken: boolean }> {
+    const key = conversationKey(conversation)
+    const read = { woken: 0 }
+    const reads = this.readingRun.get(key) ?? []
+    this.readingRun.set(key, [...reads, read])
+    try {
+      const run = await this.runAfter({ integrationId: conversation.integrationId, conversationId: conversation.conversationId, seq }, batchLimit)
+      return { run, woken: read.woken > 0 }
+    } finally {
+      const left = (this.readingRun.get(key) ?? []).filter((other) => other !== read)
+      if (left.length > 0) this.readingRun.set(key, left)
+      else this.readingRun.delete(key)
+    }
+  }
+
   /** Starts a batch of `run`, unless its conversation is busy here meanwhile (true) or there is no room (false). */
   private startRun(run: PendingDelivery[]): boolean {
     const [first] = run
@@ -54,9 +76,10 @@ class OneProcessScheduler extends DeliveryScheduler {
 
   /** Starts the batch a conversation waits on (its oldest deliveries), if it is due and not under way yet. */
   private startRunOf(conversation: ConversationRef) {
-    const lookup = this.runAfter({ ...conversation, seq: 0 }, batchLimit)
-      .then((run) => {
-        if (!this.startRun(run)) this.wake()
+    const lookup = this.readRun(conversation, 0)
+      .then(({ run, woken }) => {
+        if (run.length === 0 && woken) this.startRunOf(conversation)
+        else if (!this.startRun(run)) this.wake()
       })
       .catch((error: unknown) => {
         this.log.warn({ err: error }, 'bot delivery worker could not look up a conversation')

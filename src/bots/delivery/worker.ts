@@ -84,6 +84,12 @@ export abstract class DeliveryScheduler implements DeliveryWorker {
   protected readonly behind = new Map<string, number>()
   /** Look-ups of a conversation's head under way (see wake), which `idle` waits for as it does for a look at the outbox. */
   protected readonly looking = new Set<Promise<void>>()
+  /**
+   * The conversations whose run is being read here, and how many wake-ups came for each meanwhile:
+   * those wait for the read rather than each reading the same run again (a group commit of a burst
+   * woke the worker once per message, and each read the conversation's first 32 deliveries).
+   */
+  protected readonly readingRun = new Map<string, { woken: number }[]>()
   /** The look at the outbox under way. */
   private polling: Promise<void> | undefined
   /**
@@ -143,6 +149,11 @@ export abstract class DeliveryScheduler implements DeliveryWorker {
     if (conversation && this.busy.has(conversationKey(conversation))) {
       const key = conversationKey(conversation)
       this.behind.set(key, (this.behind.get(key) ?? 0) + 1)
+      return
+    }
+    const reads = conversation && this.readingRun.get(conversationKey(conversation))
+    if (reads) {
+      for (const read of reads) read.woken++
       return
     }
     if (this.polling) {
