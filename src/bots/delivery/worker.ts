@@ -146,18 +146,18 @@ export abstract class DeliveryScheduler implements DeliveryWorker {
     if (this.stopped) return
     // A new delivery behind one under way here waits for it: the look taken when that one ends finds
     // it. Under a stream of messages to one conversation this saves a look at the outbox per commit.
-    if (conversation && this.busy.has(conversationKey(conversation))) {
-      const key = conversationKey(conversation)
+    const key = conversation ? conversationKey(conversation) : ''
+    if (conversation && this.busy.has(key)) {
       this.behind.set(key, (this.behind.get(key) ?? 0) + 1)
       return
     }
-    const reads = conversation && this.readingRun.get(conversationKey(conversation))
+    const reads = conversation && this.readingRun.get(key)
     if (reads) {
       for (const read of reads) read.woken++
       return
     }
     if (this.polling) {
-      this.wokenWhilePolling.add(conversation ? conversationKey(conversation) : '')
+      this.wokenWhilePolling.add(key)
       return
     }
     if (conversation && this.startedAlone(conversation)) return
