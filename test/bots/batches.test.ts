@@ -80,14 +80,16 @@ describe('a burst of messages to one conversation', () => {
     )
   })
 
-  it('posted at once to an idle conversation, is read from the outbox once per batch, not once per message', async () => {
+  it('posted at once to an idle conversation, is read from the outbox once per batch, not once per message (one process, on SQLite)', async () => {
+    // The one-process scheduler is SQLite's (a shared PostgreSQL database has the leased one, which claims
+    // instead), so this runs on SQLite whatever the suite's engine.
     // The read of a conversation's run (src/db/sqlite/queries.ts `following`): the outbox after a seq, with each delivery's message.
     const runReads: string[] = []
     const onQuery = (sql: string) => {
       if (/from "bot_deliveries" left join "messages"/.test(sql) && /"bot_deliveries"\."seq" > /.test(sql)) runReads.push(sql)
     }
     const echo: BotHandler = async ({ event }) => ({ messages: [{ payload: text(`echo ${event.preview}`) }] })
-    const { t, key } = await startApp({ handlers: { echo }, onQuery })
+    const { t, key } = await startApp({ handlers: { echo }, onQuery, databaseUrl: ':memory:' })
     const words = Array.from({ length: 12 }, (_, i) => `w${i}`)
     runReads.length = 0
     await Promise.all(words.map((word) => t.message(key, 'c1', text(word))))
