@@ -12,7 +12,8 @@ import { type Listening, startListening } from '../helpers/listening.ts'
 
 describe('execution limits', () => {
   let statements: string[] = []
-  const t = useTestApp({ onQuery: (sql) => statements.push(sql), handlers: {} })
+  // The outbox sweeps (every 2 s on PostgreSQL) are pushed out of the test: only the operation's SQL is counted.
+  const t = useTestApp({ onQuery: (sql) => statements.push(sql), handlers: {}, botSweepMs: 3_600_000 })
   const users = useC1(t, { profiles: { alice: { name: 'Alice' } } })
   beforeEach(async () => {
     await t.message(users.alice.key, 'c1', { type: 'text', text: 'hello' })
