@@ -42,5 +42,8 @@ export default defineConfig({
     sequence: { sequencer: WaitingFirst },
     testTimeout: 30_000,
     hookTimeout: 60_000,
+    // expect.poll waits for a condition; vitest's 1 s default is timing luck on a busy 2-core machine
+    // (a live message to the browser missed it once). `vi.waitFor` calls give their own 10 s.
+    expect: { poll: { timeout: 10_000 } },
   },
 })

@@ -95,11 +95,14 @@ describe("a bot url's credentials are never shown or logged", () => {
     await chat.createMessage({ conversationId: conversation.id, payload: { type: 'text', text: 'hi' } })
     await vi.waitFor(() => expect(receiver!.received).toHaveLength(1), { timeout: 10_000 })
     expect(receiver.received[0]!.headers.authorization).toBe(`Basic ${Buffer.from('hook-user:pa55-w0rd-x').toString('base64')}`)
-    const logs = await vi.waitFor(async () => {
-      const { logs } = await admin.getBotLogs({ id: bot.id, timeStart: '2020-01-01T00:00:00Z' })
-      expect(logs.length).toBeGreaterThan(0)
-      return logs
-    })
+    const logs = await vi.waitFor(
+      async () => {
+        const { logs } = await admin.getBotLogs({ id: bot.id, timeStart: '2020-01-01T00:00:00Z' })
+        expect(logs.length).toBeGreaterThan(0)
+        return logs
+      },
+      { timeout: 10_000 },
+    )
     expect(logs.map((line) => line.message)).toContainEqual(expect.stringMatching(new RegExp(`^POST ${shown.replace(/[.*+?^${}()|[\]\\]/g, '\\$&')} \\(`)))
     for (const text of [JSON.stringify(logs), logged]) {
       expect(text).not.toContain('pa55-w0rd-x')

@@ -72,11 +72,14 @@ async function adminGraphql(query: string, variables: Record<string, unknown> = 
 
 /** Waits until the bot's answer is the newest message of the conversation, and returns it. */
 const botAnswer = (client: AuthenticatedClient, conversationId: string, botId: string) =>
-  vi.waitFor(async () => {
-    const { messages } = await client.listMessages({ conversationId })
-    expect(messages[0]?.userId).toBe(botId)
-    return messages[0]!
-  })
+  vi.waitFor(
+    async () => {
+      const { messages } = await client.listMessages({ conversationId })
+      expect(messages[0]?.userId).toBe(botId)
+      return messages[0]!
+    },
+    { timeout: 10_000 },
+  )
 
 /** A new bot named `name`; a @botpress/chat user at its webhookUrl says `text` in a new conversation; and the bot's answer. */
 async function chatWithNewBot(name: string, text: string) {

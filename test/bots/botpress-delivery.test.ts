@@ -38,7 +38,7 @@ describe('botpress delivery format', () => {
   it('POSTs a user message as message_created, with the message, its author and the conversation', async () => {
     const alice = await start()
     const message = await t.message(alice.key, 'c1', { type: 'text', text: 'hello' })
-    await vi.waitFor(() => expect(receiver.received).toHaveLength(1))
+    await vi.waitFor(() => expect(receiver.received).toHaveLength(1), { timeout: 10_000 })
     const [request] = receiver.received
     expect(request!.headers).toMatchObject({
       'x-bot-id': botId,
@@ -85,7 +85,7 @@ describe('botpress delivery format', () => {
       body: { conversationId: 'c1', payload: { type: 'image', imageUrl: 'https://x.test/a.png' }, metadata: { lang: 'fr' } },
     })
     expect(sent.status).toBe(200)
-    await vi.waitFor(() => expect(receiver.received).toHaveLength(1))
+    await vi.waitFor(() => expect(receiver.received).toHaveLength(1), { timeout: 10_000 })
     expect(receiver.received[0]!.json.event.payload.message).toMatchObject({
       type: 'image',
       payload: { imageUrl: 'https://x.test/a.png', metadata: { lang: 'fr' } },
@@ -96,7 +96,7 @@ describe('botpress delivery format', () => {
     const alice = await start()
     const sent = await t.chat('POST', '/events', { key: alice.key, body: { conversationId: 'c1', payload: { type: 'ping', n: 1 } } })
     expect(sent.status).toBe(200)
-    await vi.waitFor(() => expect(receiver.received).toHaveLength(1))
+    await vi.waitFor(() => expect(receiver.received).toHaveLength(1), { timeout: 10_000 })
     const [request] = receiver.received
     expect(request!.headers['x-bp-type']).toBe('chat:custom')
     expect(request!.json.event).toEqual({

@@ -47,10 +47,13 @@ it(
 
     // The second server took the answer: its logs name the attempt, and nothing is left to send.
     const admin2 = new Client({ apiUrl: second.baseUrl, token: env.CONFAB_ADMIN_TOKEN, workspaceId: env.CONFAB_WORKSPACE_ID })
-    await vi.waitFor(async () => {
-      const { logs } = await admin2.getBotLogs({ id: bot.id, timeStart: '2000-01-01T00:00:00.000Z' })
-      expect(logs.map((l) => l.message)).toEqual([expect.stringMatching(/^POST .+ \(attempt 1 of 10\): HTTP 200 in \d+ ms$/)])
-    })
+    await vi.waitFor(
+      async () => {
+        const { logs } = await admin2.getBotLogs({ id: bot.id, timeStart: '2000-01-01T00:00:00.000Z' })
+        expect(logs.map((l) => l.message)).toEqual([expect.stringMatching(/^POST .+ \(attempt 1 of 10\): HTTP 200 in \d+ ms$/)])
+      },
+      { timeout: 10_000 },
+    )
   },
   2 * START_TIMEOUT + 30_000,
 )

@@ -25,7 +25,7 @@ it('delivers after a restart on the same database what the stopped app had not d
   await first.t.conversation(alice.key, 'c1')
   const res = await first.t.chat('POST', '/messages', { key: alice.key, body: { conversationId: 'c1', payload: { type: 'text', text: 'hi' } } })
   expect(res.status).toBe(200)
-  await vi.waitFor(() => expect(receiver.received).toHaveLength(1))
+  await vi.waitFor(() => expect(receiver.received).toHaveLength(1), { timeout: 10_000 })
   // The first app goes away while the bot holds the request: its attempt is abandoned, not settled.
   await first.t.close()
   await receiver.received[0]!.closed
@@ -33,7 +33,7 @@ it('delivers after a restart on the same database what the stopped app had not d
   receiver.answer = () => ({ status: 200 })
   const second = await webhookBotApp({ databaseUrl })
   cleanups.push(second.t.close)
-  await vi.waitFor(() => expect(receiver.received).toHaveLength(2))
+  await vi.waitFor(() => expect(receiver.received).toHaveLength(2), { timeout: 10_000 })
   await second.t.app.bots.idle()
   const [before, after] = receiver.received
   expect(after!.headers['webhook-id']).toBe(before!.headers['webhook-id'])

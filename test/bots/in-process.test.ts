@@ -34,7 +34,7 @@ describe('in-process bots', () => {
     for (const word of ['a', 'b']) {
       await t.chat('POST', '/messages', { key: alice.key, body: { conversationId: 'c1', payload: text(word) } })
     }
-    await vi.waitFor(() => expect(seen).toHaveLength(2))
+    await vi.waitFor(() => expect(seen).toHaveLength(2), { timeout: 10_000 })
     await t.app.bots.idle()
     expect(seen).toEqual([
       { conversation: {}, user: {}, bot: {} },
@@ -63,7 +63,7 @@ describe('in-process bots', () => {
     const alice = await t.user('alice')
     await t.conversation(alice.key, 'c1')
     await t.chat('POST', '/messages', { key: alice.key, body: { conversationId: 'c1', payload: text('hi') } })
-    await vi.waitFor(async () => expect(await logsOf(t)).toHaveLength(2))
+    await vi.waitFor(async () => expect(await logsOf(t)).toHaveLength(2), { timeout: 10_000 })
     expect((await logsOf(t)).map((l) => l.level)).toEqual(['warn', 'info'])
     expect((await logsOf(t))[0]!.message).toMatch(/failed \(not yet\)/)
   })

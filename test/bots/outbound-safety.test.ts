@@ -226,7 +226,7 @@ describe('delivery — each connection checks what the name resolves to then (DN
     await say('hello')
     expect(receiver.received).toHaveLength(1)
     expect(receiver.received[0]!.headers.host).toBe(new URL(url).host)
-    await vi.waitFor(async () => expect(await texts()).toEqual(['from the bot', 'hello']))
+    await vi.waitFor(async () => expect(await texts()).toEqual(['from the bot', 'hello']), { timeout: 10_000 })
   })
 
   it('refuses the attempt when the name resolves to a metadata address at delivery: nothing connects, nothing is posted', async () => {
@@ -257,7 +257,7 @@ describe('delivery — each connection checks what the name resolves to then (DN
     resolver.set('rebind.test', ['127.0.0.1'])
     await say('again')
     expect(receiver.received).toHaveLength(1)
-    await vi.waitFor(async () => expect(await texts()).toEqual(['from the bot', 'again', 'hello']))
+    await vi.waitFor(async () => expect(await texts()).toEqual(['from the bot', 'again', 'hello']), { timeout: 10_000 })
   })
 
   it('refuses a name that resolves to an allowed address and a metadata one, connecting to neither', async () => {

@@ -140,13 +140,15 @@ describe('runtime API through @botpress/client', () => {
     const { received } = recordSignals(listener)
     const answer = await bot.callAction({ type: 'chat:sendEvent', input: { conversationId: 'c1', payload: { hello: 'world' } } })
     expect(answer).toEqual({ output: {}, meta: { cached: false } })
-    await vi.waitFor(() =>
-      expect(received.filter((s) => s.type === 'event_created')).toEqual([
-        {
-          type: 'event_created',
-          data: { id: expect.any(String), createdAt: iso, conversationId: 'c1', userId: botId, payload: { hello: 'world' }, isBot: true },
-        },
-      ]),
+    await vi.waitFor(
+      () =>
+        expect(received.filter((s) => s.type === 'event_created')).toEqual([
+          {
+            type: 'event_created',
+            data: { id: expect.any(String), createdAt: iso, conversationId: 'c1', userId: botId, payload: { hello: 'world' }, isBot: true },
+          },
+        ]),
+      { timeout: 10_000 },
     )
     await listener.disconnect()
   })
@@ -245,9 +247,9 @@ describe('runtime states and event.state', () => {
       await user.createConversation({ id: 'shared' })
       await client.setState({ type: 'conversation', id: 'shared', name: 'counter', payload: { count: 41 } })
       await user.createMessage({ conversationId: 'shared', payload: { type: 'text', text: 'hi' } })
-      await vi.waitFor(() => expect(seen).toHaveLength(1))
+      await vi.waitFor(() => expect(seen).toHaveLength(1), { timeout: 10_000 })
       expect(seen[0]).toEqual({ conversation: { counter: { count: 41 } }, user: {}, bot: {} })
-      await vi.waitFor(async () => expect((await client.getState({ type: 'user', id: 'erin', name: 'visits' })).state.payload).toBe(1))
+      await vi.waitFor(async () => expect((await client.getState({ type: 'user', id: 'erin', name: 'visits' })).state.payload).toBe(1), { timeout: 10_000 })
     } finally {
       await app.close()
     }

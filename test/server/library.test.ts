@@ -37,9 +37,9 @@ it('createServer listens with the given handlers; the handler answers through @b
     return messages.filter((m) => m.userId === bot.id).map((m) => (m.payload as { text: string }).text)
   }
   await chat.createMessage({ conversationId: conversation.id, payload: { type: 'text', text: 'hi' } })
-  await vi.waitFor(async () => expect(await botTexts()).toEqual(['HI (1)']))
+  await vi.waitFor(async () => expect(await botTexts()).toEqual(['HI (1)']), { timeout: 10_000 })
   await chat.createMessage({ conversationId: conversation.id, payload: { type: 'text', text: 'again' } })
-  await vi.waitFor(async () => expect((await botTexts()).sort()).toEqual(['AGAIN (2)', 'HI (1)']))
+  await vi.waitFor(async () => expect((await botTexts()).sort()).toEqual(['AGAIN (2)', 'HI (1)']), { timeout: 10_000 })
 })
 
 it('createServer refuses a port in use, and closes what it opened', async () => {

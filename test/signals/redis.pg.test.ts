@@ -92,7 +92,7 @@ describe('signals across instances (Redis)', () => {
     const first = onB.next()
     for (const id of ['u1', 'u2', 'u3']) a.publish('i1', added(id))
     expect([(await first).value, (await onB.next()).value, (await onB.next()).value]).toEqual([added('u1'), added('u2'), added('u3')])
-    await vi.waitFor(() => expect(heard).toHaveLength(1))
+    await vi.waitFor(() => expect(heard).toHaveLength(1), { timeout: 10_000 })
     const message = heard[0] as string
     const [origin, batch] = [message.slice(0, message.indexOf(' ')), JSON.parse(message.slice(message.indexOf(' ') + 1))]
     expect(origin).toMatch(/^[0-9a-f-]{36}$/)

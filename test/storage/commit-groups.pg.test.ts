@@ -106,7 +106,7 @@ describe('units that end with held inserts only', () => {
     // The pool's connections open and idle: a group takes one at once.
     await Promise.all(Array.from({ length: 4 }, () => store.pool.query('select 1')))
     const first = ['first0', 'first1', 'first2'].map(insertLine)
-    await vi.waitFor(() => expect(events).toEqual(['sent 1']), { interval: 1 })
+    await vi.waitFor(() => expect(events).toEqual(['sent 1']), { timeout: 10_000, interval: 1 })
     const second = ['second0', 'second1', 'second2'].map(insertLine)
     for (let turn = 0; turn < 5; turn++) await new Promise((resolve) => setImmediate(resolve))
     release()

@@ -337,10 +337,13 @@ describe('PostgreSQL engine, several instances on one database', () => {
       const waiting = async (client: pg.PoolClient) => {
         const { pid } = (await client.query('select pg_backend_pid() as pid')).rows[0] as { pid: number }
         return () =>
-          vi.waitFor(async () => {
-            const { rows } = await a!.pool.query('select wait_event_type from pg_stat_activity where pid = $1', [pid])
-            expect(rows[0]?.wait_event_type).toBe('Lock')
-          })
+          vi.waitFor(
+            async () => {
+              const { rows } = await a!.pool.query('select wait_event_type from pg_stat_activity where pid = $1', [pid])
+              expect(rows[0]?.wait_event_type).toBe('Lock')
+            },
+            { timeout: 10_000 },
+          )
       }
       const release = () => {
         first.release()
