@@ -209,8 +209,18 @@ function entryOfNote(note: Note) {
   return { id: `n:${note.id}`, kind: 'note' as const, author, createdAt: note.createdAt, body }
 }
 
+type Entry = Parameters<typeof renderEntry>[0]
+
+/**
+ * The entries shown live while a history is being read, with their conversation's key: that read may
+ * have been answered before they were written, and must not take them off the timeline.
+ */
+let shownSinceRead: { key: string; entry: Entry }[] = []
+let readingHistory = false
+
 /** Adds an entry at the end of the open conversation's timeline, once, scrolled into view. */
-function append(entry: Parameters<typeof renderEntry>[0]): void {
+function append(entry: Entry): void {
+  if (open && readingHistory) shownSinceRead.push({ key: keyOf(open), entry })
   if (ui.timeline.querySelector(`[data-entry-id="${CSS.escape(entry.id)}"]`)) return
   ui.timeline.append(renderEntry(entry))
   ui.timeline.scrollTop = ui.timeline.scrollHeight
@@ -219,15 +229,25 @@ function append(entry: Parameters<typeof renderEntry>[0]): void {
 /** Opens a conversation: its state, its history with its notes among the messages; its unread count is cleared. */
 async function openConversation(ref: { botId: string; id: string }): Promise<void> {
   const ticket = ++opening
+  shownSinceRead = []
+  readingHistory = true
   const [{ conversation }, { messages }, { notes }] = await Promise.all([
     api().call<{ conversation: Conversation }>('GET', at(ref)),
     api().call<{ messages: Message[] }>('GET', `${at(ref)}/messages`),
     api().call<{ notes: Note[] }>('GET', `${at(ref)}/notes`),
-  ])
+  ]).catch((error: unknown) => {
+    if (ticket === opening) readingHistory = false
+    throw error
+  })
   if (ticket !== opening) return
   open = conversation
   showTyping(false)
-  const entries = [...messages.map((m) => entryOfMessage(conversation, m)), ...notes.map(entryOfNote)].sort((a, b) => a.createdAt.localeCompare(b.createdAt))
+  const read = [...messages.map((m) => entryOfMessage(conversation, m)), ...notes.map(entryOfNote)]
+  const ids = new Set(read.map(({ id }) => id))
+  const since = shownSinceRead.filter(({ key, entry }) => key === keyOf(conversation) && !ids.has(entry.id) && ids.add(entry.id)).map(({ entry }) => entry)
+  shownSinceRead = []
+  readingHistory = false
+  const entries = [...read, ...since].sort((a, b) => a.createdAt.localeCompare(b.createdAt))
   ui.timeline.replaceChildren(...entries.map(renderEntry))
   ui.timeline.scrollTop = ui.timeline.scrollHeight
   unread.clear(keyOf(conversation))

@@ -252,6 +252,46 @@ describe('a handoff in the console', () => {
     expect(faults).toEqual([])
   })
 
+  it('keeps a message that arrived live while the history was being read again, that read answered before it was written', async () => {
+    await alice.createConversation({ id: 'c1' })
+    await handOff('c1', 'Refund')
+    await signIn(ada)
+    // Each read of c1's history is answered by the server at once, and handed to the page when the test says.
+    const reads: { release: () => Promise<void> }[] = []
+    await page.route(
+      (url) => url.pathname.endsWith('/c1/messages'),
+      async (route) => {
+        if (route.request().method() !== 'GET') return route.continue()
+        const response = await route.fetch()
+        reads.push({ release: () => route.fulfill({ response }) })
+      },
+    )
+    const listening = s.t.app.signals.activeSubscriptions()
+    await page
+      .locator('#queue')
+      .getByRole('button', { name: /Refund/ })
+      .click()
+    await eventually(() => expect(reads).toHaveLength(1))
+    await reads[0]!.release()
+    await expect.poll(() => page.locator('#conversation-title').textContent()).toBe('Refund')
+    // The conversation's feed is live, and the history is read again (what came meanwhile): that read is answered, still empty.
+    await eventually(() => expect(s.t.app.signals.activeSubscriptions()).toBe(listening + 1))
+    await eventually(() => expect(reads).toHaveLength(2))
+    await alice.createMessage({ conversationId: 'c1', payload: text('is anyone there?') })
+    await expect.poll(() => timeline()).toEqual([['entry user', 'is anyone there?']])
+    // The read answered before the message comes in now: the timeline it makes keeps the message.
+    await page.evaluate(() => {
+      const timeline = document.getElementById('timeline') as Node
+      ;(window as { replaced?: Promise<void> }).replaced = new Promise((resolve) =>
+        new MutationObserver(() => resolve()).observe(timeline, { childList: true }),
+      )
+    })
+    await reads[1]!.release()
+    await page.evaluate(() => (window as { replaced?: Promise<void> }).replaced)
+    expect(await timeline()).toEqual([['entry user', 'is anyone there?']])
+    expect(faults).toEqual([])
+  })
+
   it('transfers to a colleague picked from the list, who closes it from his console', async () => {
     await alice.createConversation({ id: 'c1' })
     const idle = s.t.app.signals.activeSubscriptions()
