@@ -2,10 +2,11 @@ import { Writable } from 'node:stream'
 import { Client as ChatClient } from '@botpress/chat'
 import { Client } from '@botpress/client'
 import { pino } from 'pino'
-import { afterEach, describe, expect, it, vi } from 'vitest'
+import { afterEach, describe, expect, it } from 'vitest'
 import { ADMIN_TOKEN, WORKSPACE_ID } from '../helpers/app.ts'
 import { type Listening, startListening } from '../helpers/listening.ts'
 import { type Receiver, startReceiver } from '../bots/receiver.ts'
+import { eventually } from '../helpers/wait.ts'
 
 // Issue 49 L4 (`signingSecret` returned by every getBot) and row 10 (a bot url's credentials echoed by
 // getBot and written into every bot log line). The spec's Bot (2.5) has no signingSecret, and
@@ -93,16 +94,13 @@ describe("a bot url's credentials are never shown or logged", () => {
     const chat = await ChatClient.connect({ apiUrl: bot.integrations.chat!.webhookUrl })
     const { conversation } = await chat.createConversation({})
     await chat.createMessage({ conversationId: conversation.id, payload: { type: 'text', text: 'hi' } })
-    await vi.waitFor(() => expect(receiver!.received).toHaveLength(1), { timeout: 10_000 })
+    await eventually(() => expect(receiver!.received).toHaveLength(1))
     expect(receiver.received[0]!.headers.authorization).toBe(`Basic ${Buffer.from('hook-user:pa55-w0rd-x').toString('base64')}`)
-    const logs = await vi.waitFor(
-      async () => {
-        const { logs } = await admin.getBotLogs({ id: bot.id, timeStart: '2020-01-01T00:00:00Z' })
-        expect(logs.length).toBeGreaterThan(0)
-        return logs
-      },
-      { timeout: 10_000 },
-    )
+    const logs = await eventually(async () => {
+      const { logs } = await admin.getBotLogs({ id: bot.id, timeStart: '2020-01-01T00:00:00Z' })
+      expect(logs.length).toBeGreaterThan(0)
+      return logs
+    })
     expect(logs.map((line) => line.message)).toContainEqual(expect.stringMatching(new RegExp(`^POST ${shown.replace(/[.*+?^${}()|[\]\\]/g, '\\$&')} \\(`)))
     for (const text of [JSON.stringify(logs), logged]) {
       expect(text).not.toContain('pa55-w0rd-x')

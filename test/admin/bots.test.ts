@@ -1,7 +1,7 @@
 import { type AuthenticatedClient, Client as ChatClient } from '@botpress/chat'
 import { Client, InvalidPayloadError, ResourceNotFoundError } from '@botpress/client'
 import { eq } from 'drizzle-orm'
-import { describe, expect, it, vi } from 'vitest'
+import { describe, expect, it } from 'vitest'
 import type { BotRow } from '../../src/db/schema.ts'
 import { tables } from '../helpers/tables.ts'
 
@@ -10,6 +10,7 @@ import { signingSecretsOf } from '../../src/domain/bots/admin/secrets.ts'
 import { createTenant } from '../../src/domain/tenancy.ts'
 import { ADMIN_TOKEN, ENCRYPTION_KEY, errorBody, ISO, WEBHOOK_ID, WORKSPACE_ID } from '../helpers/app.ts'
 import { eachListening, expectApiError, type Listening } from '../helpers/listening.ts'
+import { eventually } from '../helpers/wait.ts'
 
 const OTHER_WORKSPACE = 'wkspace_other'
 const OTHER_TOKEN = 'bp_pat_other_token'
@@ -72,14 +73,11 @@ async function adminGraphql(query: string, variables: Record<string, unknown> = 
 
 /** Waits until the bot's answer is the newest message of the conversation, and returns it. */
 const botAnswer = (client: AuthenticatedClient, conversationId: string, botId: string) =>
-  vi.waitFor(
-    async () => {
-      const { messages } = await client.listMessages({ conversationId })
-      expect(messages[0]?.userId).toBe(botId)
-      return messages[0]!
-    },
-    { timeout: 10_000 },
-  )
+  eventually(async () => {
+    const { messages } = await client.listMessages({ conversationId })
+    expect(messages[0]?.userId).toBe(botId)
+    return messages[0]!
+  })
 
 /** A new bot named `name`; a @botpress/chat user at its webhookUrl says `text` in a new conversation; and the bot's answer. */
 async function chatWithNewBot(name: string, text: string) {

@@ -1,10 +1,11 @@
 import { mkdtempSync, rmSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
-import { afterEach, describe, expect, it, vi } from 'vitest'
+import { afterEach, describe, expect, it } from 'vitest'
 import type { BotHandler } from '../../src/bots/handler.ts'
 import type { TestApp } from '../helpers/app.ts'
 import { logsOf, manualClock, pendingDeliveries, type Receiver, startReceiver, webhookBotApp } from './receiver.ts'
+import { eventually } from '../helpers/wait.ts'
 
 // A conversation's run of due deliveries is taken as one batch (src/bots/delivery/batch.ts):
 // attempted in order, one POST each for a webhook bot, settled in few units; the first failure
@@ -28,7 +29,7 @@ function gate() {
 /** Posts the burst to c1, the first message alone until the bot holds it (`held`), the rest behind it. */
 async function postBurst(t: TestApp, key: string, held: () => boolean) {
   await t.message(key, 'c1', text(burst[0]!))
-  await vi.waitFor(() => expect(held()).toBe(true), { timeout: 10_000 })
+  await eventually(() => expect(held()).toBe(true))
   for (const word of burst.slice(1)) await t.message(key, 'c1', text(word))
 }
 
@@ -70,7 +71,7 @@ describe('a burst of messages to one conversation', () => {
     const { t, key } = await startApp({ handlers: { echo } })
     await postBurst(t, key, () => seen.length === 1)
     held.open()
-    await vi.waitFor(() => expect(seen).toHaveLength(5), { timeout: 10_000 })
+    await eventually(() => expect(seen).toHaveLength(5))
     await t.app.bots.idle()
     expect(seen).toEqual(burst)
     expect(await botTexts(t, key)).toEqual(echoes)
@@ -112,7 +113,7 @@ describe('a burst of messages to one conversation', () => {
     })
     await postBurst(t, key, () => receiver!.received.length === 1)
     held.open()
-    await vi.waitFor(() => expect(receiver!.received).toHaveLength(5), { timeout: 10_000 })
+    await eventually(() => expect(receiver!.received).toHaveLength(5))
     await t.app.bots.idle()
     expect(receiver!.received.map((r) => r.json.data.payload.text)).toEqual(burst)
     expect(await botTexts(t, key)).toEqual(echoes)
@@ -132,7 +133,7 @@ describe('a burst of messages to one conversation', () => {
     const { t, key } = await startApp({ handlers: { echo } })
     await postBurst(t, key, () => seen.length === 1)
     held.open()
-    await vi.waitFor(() => expect(seen).toHaveLength(5), { timeout: 10_000 })
+    await eventually(() => expect(seen).toHaveLength(5))
     await t.app.bots.idle()
     expect(await botTexts(t, key)).toEqual(['echo m0', 'echo m1', 'replied m2', 'echo m3', 'echo m4'])
   })
@@ -155,7 +156,7 @@ describe('a failure in the middle of a batch', () => {
     })
     await postBurst(t, key, () => receiver!.received.length === 1)
     held.open()
-    await vi.waitFor(async () => expect((await pendingDeliveries(t))[0]?.attempts).toBe(1), { timeout: 10_000 })
+    await eventually(async () => expect((await pendingDeliveries(t))[0]?.attempts).toBe(1))
     await t.app.bots.idle()
     const texts = () => receiver!.received.map((r) => r.json.data.payload.text)
     expect(texts()).toEqual(['m0', 'm1', 'm2'])
@@ -168,7 +169,7 @@ describe('a failure in the middle of a batch', () => {
     // The retry comes due: m2 again (its webhook-id unchanged), then m3 and m4.
     clock.advance(6_000)
     t.app.bots.wake()
-    await vi.waitFor(() => expect(receiver!.received).toHaveLength(6), { timeout: 10_000 })
+    await eventually(() => expect(receiver!.received).toHaveLength(6))
     await t.app.bots.idle()
     expect(texts()).toEqual(['m0', 'm1', 'm2', 'm2', 'm3', 'm4'])
     expect(receiver!.received[3]!.headers['webhook-id']).toBe(receiver!.received[2]!.headers['webhook-id'])
@@ -200,14 +201,14 @@ describe('a process stopped in the middle of a batch', () => {
     })
     await postBurst(t, key, () => receiver!.received.length === 1)
     held.open()
-    await vi.waitFor(() => expect(receiver!.received).toHaveLength(3), { timeout: 10_000 })
-    await vi.waitFor(async () => expect((await pendingDeliveries(t)).length).toBe(3), { timeout: 10_000 })
+    await eventually(() => expect(receiver!.received).toHaveLength(3))
+    await eventually(async () => expect((await pendingDeliveries(t)).length).toBe(3))
     await t.close()
 
     receiver!.answer = () => ({ status: 200 })
     const second = await webhookBotApp({ databaseUrl })
     cleanups.push(second.t.close)
-    await vi.waitFor(() => expect(receiver!.received).toHaveLength(6), { timeout: 10_000 })
+    await eventually(() => expect(receiver!.received).toHaveLength(6))
     await second.t.app.bots.idle()
     const ids = receiver!.received.map((r) => r.headers['webhook-id'])
     expect(receiver!.received.map((r) => r.json.data.payload.text)).toEqual(['m0', 'm1', 'm2', 'm2', 'm3', 'm4'])

@@ -1,10 +1,11 @@
 import { Webhook } from 'standardwebhooks'
-import { afterEach, describe, expect, it, vi } from 'vitest'
+import { afterEach, describe, expect, it } from 'vitest'
 import type { TestApp } from '../helpers/app.ts'
 import { iso } from '../helpers/app.ts'
 import { aliceC1 } from '../helpers/bot-events.ts'
 import { serve } from '../helpers/listening.ts'
 import { logsOf, type Receiver, startReceiver, webhookBotApp } from './receiver.ts'
+import { eventually } from '../helpers/wait.ts'
 
 // A bot whose protocol is `botpress` is POSTed what an @botpress/sdk bot reads: its headers and
 // the `{event}` body of `event_received`, with the Standard Webhooks signature besides (ignored by
@@ -38,7 +39,7 @@ describe('botpress delivery format', () => {
   it('POSTs a user message as message_created, with the message, its author and the conversation', async () => {
     const alice = await start()
     const message = await t.message(alice.key, 'c1', { type: 'text', text: 'hello' })
-    await vi.waitFor(() => expect(receiver.received).toHaveLength(1), { timeout: 10_000 })
+    await eventually(() => expect(receiver.received).toHaveLength(1))
     const [request] = receiver.received
     expect(request!.headers).toMatchObject({
       'x-bot-id': botId,
@@ -85,7 +86,7 @@ describe('botpress delivery format', () => {
       body: { conversationId: 'c1', payload: { type: 'image', imageUrl: 'https://x.test/a.png' }, metadata: { lang: 'fr' } },
     })
     expect(sent.status).toBe(200)
-    await vi.waitFor(() => expect(receiver.received).toHaveLength(1), { timeout: 10_000 })
+    await eventually(() => expect(receiver.received).toHaveLength(1))
     expect(receiver.received[0]!.json.event.payload.message).toMatchObject({
       type: 'image',
       payload: { imageUrl: 'https://x.test/a.png', metadata: { lang: 'fr' } },
@@ -96,7 +97,7 @@ describe('botpress delivery format', () => {
     const alice = await start()
     const sent = await t.chat('POST', '/events', { key: alice.key, body: { conversationId: 'c1', payload: { type: 'ping', n: 1 } } })
     expect(sent.status).toBe(200)
-    await vi.waitFor(() => expect(receiver.received).toHaveLength(1), { timeout: 10_000 })
+    await eventually(() => expect(receiver.received).toHaveLength(1))
     const [request] = receiver.received
     expect(request!.headers['x-bp-type']).toBe('chat:custom')
     expect(request!.json.event).toEqual({
@@ -150,12 +151,10 @@ describe('botpress delivery format', () => {
     cleanups.push(served.close)
     key = (await t.admin('POST', '/bots/baks', { body: { botId } })).body.value
     await t.message(alice.key, 'c1', { type: 'text', text: 'slow' })
-    await vi.waitFor(async () => expect((await logsOf(t)).map((l) => l.message)).toEqual([expect.stringMatching(/attempt 1 of \d+\): HTTP 200 in \d+ ms$/)]), {
-      timeout: 10_000,
-    })
+    await eventually(async () => expect((await logsOf(t)).map((l) => l.message)).toEqual([expect.stringMatching(/attempt 1 of \d+\): HTTP 200 in \d+ ms$/)]))
     const took = Number(/HTTP 200 in (\d+) ms/.exec((await logsOf(t))[0]!.message)?.[1])
     expect(took).toBeGreaterThan(900)
     await t.message(alice.key, 'c1', { type: 'text', text: 'silent' })
-    await vi.waitFor(async () => expect((await logsOf(t)).at(-1)?.message).toMatch(/attempt 1 of \d+\): timed out after 300 ms/), { timeout: 10_000 })
+    await eventually(async () => expect((await logsOf(t)).at(-1)?.message).toMatch(/attempt 1 of \d+\): timed out after 300 ms/))
   }, 30_000)
 })

@@ -4,9 +4,10 @@ import { join } from 'node:path'
 import { Client as ChatClient } from '@botpress/chat'
 import { Client } from '@botpress/client'
 import { Webhook } from 'standardwebhooks'
-import { afterAll, expect, it, vi } from 'vitest'
+import { afterAll, expect, it } from 'vitest'
 import { randomAdminToken, type RunningServer, START_TIMEOUT, startServer } from '../helpers/server.ts'
 import { startReceiver } from './receiver.ts'
+import { eventually } from '../helpers/wait.ts'
 
 // The real server (`npm start`) killed with SIGKILL after the user's 200, while the bot holds the
 // delivery: started again on the same database, it delivers the event, with the same webhook-id.
@@ -33,13 +34,13 @@ it(
     const chat = await ChatClient.connect({ apiUrl: bot.integrations.chat!.webhookUrl })
     const { conversation } = await chat.createConversation({})
     const { message } = await chat.createMessage({ conversationId: conversation.id, payload: { type: 'text', text: 'hi' } })
-    await vi.waitFor(() => expect(receiver.received).toHaveLength(1), { timeout: 10_000 })
+    await eventually(() => expect(receiver.received).toHaveLength(1))
     await first.kill()
 
     receiver.answer = () => ({ status: 200 })
     const second = await startServer({ databaseUrl, env })
     started.push(second)
-    await vi.waitFor(() => expect(receiver.received).toHaveLength(2), { timeout: 10_000 })
+    await eventually(() => expect(receiver.received).toHaveLength(2))
     const [before, after] = receiver.received
     expect(after!.headers['webhook-id']).toBe(before!.headers['webhook-id'])
     const verified = new Webhook(bot.signingSecret).verify(after!.body, after!.headers) as { data: { messageId: string } }
@@ -47,13 +48,10 @@ it(
 
     // The second server took the answer: its logs name the attempt, and nothing is left to send.
     const admin2 = new Client({ apiUrl: second.baseUrl, token: env.CONFAB_ADMIN_TOKEN, workspaceId: env.CONFAB_WORKSPACE_ID })
-    await vi.waitFor(
-      async () => {
-        const { logs } = await admin2.getBotLogs({ id: bot.id, timeStart: '2000-01-01T00:00:00.000Z' })
-        expect(logs.map((l) => l.message)).toEqual([expect.stringMatching(/^POST .+ \(attempt 1 of 10\): HTTP 200 in \d+ ms$/)])
-      },
-      { timeout: 10_000 },
-    )
+    await eventually(async () => {
+      const { logs } = await admin2.getBotLogs({ id: bot.id, timeStart: '2000-01-01T00:00:00.000Z' })
+      expect(logs.map((l) => l.message)).toEqual([expect.stringMatching(/^POST .+ \(attempt 1 of 10\): HTTP 200 in \d+ ms$/)])
+    })
   },
   2 * START_TIMEOUT + 30_000,
 )

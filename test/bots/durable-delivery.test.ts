@@ -2,8 +2,9 @@ import { mkdtempSync, rmSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { Webhook } from 'standardwebhooks'
-import { afterEach, expect, it, vi } from 'vitest'
+import { afterEach, expect, it } from 'vitest'
 import { logsOf, pendingDeliveries, startReceiver, webhookBotApp } from './receiver.ts'
+import { eventually } from '../helpers/wait.ts'
 
 // A delivery is recorded with the message that causes it: an app that stops (or dies) before the
 // bot took the event delivers it once started again on the same database, with the same webhook-id.
@@ -25,7 +26,7 @@ it('delivers after a restart on the same database what the stopped app had not d
   await first.t.conversation(alice.key, 'c1')
   const res = await first.t.chat('POST', '/messages', { key: alice.key, body: { conversationId: 'c1', payload: { type: 'text', text: 'hi' } } })
   expect(res.status).toBe(200)
-  await vi.waitFor(() => expect(receiver.received).toHaveLength(1), { timeout: 10_000 })
+  await eventually(() => expect(receiver.received).toHaveLength(1))
   // The first app goes away while the bot holds the request: its attempt is abandoned, not settled.
   await first.t.close()
   await receiver.received[0]!.closed
@@ -33,7 +34,7 @@ it('delivers after a restart on the same database what the stopped app had not d
   receiver.answer = () => ({ status: 200 })
   const second = await webhookBotApp({ databaseUrl })
   cleanups.push(second.t.close)
-  await vi.waitFor(() => expect(receiver.received).toHaveLength(2), { timeout: 10_000 })
+  await eventually(() => expect(receiver.received).toHaveLength(2))
   await second.t.app.bots.idle()
   const [before, after] = receiver.received
   expect(after!.headers['webhook-id']).toBe(before!.headers['webhook-id'])

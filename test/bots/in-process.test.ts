@@ -1,11 +1,12 @@
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
-import { afterEach, describe, expect, it, vi } from 'vitest'
+import { afterEach, describe, expect, it } from 'vitest'
 import type { BotContext } from '../../src/bots/handler.ts'
 import { loadBotModule } from '../../src/bots/module.ts'
 import { loadConfig } from '../../src/config.ts'
 import { logsOf, pendingDeliveries, webhookBotApp } from './receiver.ts'
+import { eventually } from '../helpers/wait.ts'
 
 // Bots without url: their handler runs in-process, on the same outbox, order, retries and logs as
 // a webhook bot, with the same state.
@@ -34,7 +35,7 @@ describe('in-process bots', () => {
     for (const word of ['a', 'b']) {
       await t.chat('POST', '/messages', { key: alice.key, body: { conversationId: 'c1', payload: text(word) } })
     }
-    await vi.waitFor(() => expect(seen).toHaveLength(2), { timeout: 10_000 })
+    await eventually(() => expect(seen).toHaveLength(2))
     await t.app.bots.idle()
     expect(seen).toEqual([
       { conversation: {}, user: {}, bot: {} },
@@ -63,7 +64,7 @@ describe('in-process bots', () => {
     const alice = await t.user('alice')
     await t.conversation(alice.key, 'c1')
     await t.chat('POST', '/messages', { key: alice.key, body: { conversationId: 'c1', payload: text('hi') } })
-    await vi.waitFor(async () => expect(await logsOf(t)).toHaveLength(2), { timeout: 10_000 })
+    await eventually(async () => expect(await logsOf(t)).toHaveLength(2))
     expect((await logsOf(t)).map((l) => l.level)).toEqual(['warn', 'info'])
     expect((await logsOf(t))[0]!.message).toMatch(/failed \(not yet\)/)
   })

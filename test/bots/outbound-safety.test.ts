@@ -5,7 +5,7 @@ import { join } from 'node:path'
 import type { Socket } from 'node:net'
 import { type AuthenticatedClient, Client as ChatClient } from '@botpress/chat'
 import { Client, InvalidPayloadError } from '@botpress/client'
-import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest'
+import { afterEach, beforeEach, describe, expect, it } from 'vitest'
 import { excerptBytes } from '../../src/bots/body-excerpt.ts'
 import { loadConfig } from '../../src/config.ts'
 import { errorBody, WORKSPACE_ID } from '../helpers/app.ts'
@@ -14,6 +14,7 @@ import { adminClientOf, type Listening, startListening } from '../helpers/listen
 import { testOutbound, testResolver } from '../helpers/resolver.ts'
 import { randomAdminToken, START_TIMEOUT, startServer } from '../helpers/server.ts'
 import { type Answer, type Receiver, startReceiver } from './receiver.ts'
+import { eventually } from '../helpers/wait.ts'
 
 // Outbound safety (docs/guides/running-on-the-internet.md): a bot's url may not point at link-local / metadata addresses,
 // nor, with BOT_URLS_PRIVATE=deny, at loopback and private ones; checked when the url is set and
@@ -226,7 +227,7 @@ describe('delivery — each connection checks what the name resolves to then (DN
     await say('hello')
     expect(receiver.received).toHaveLength(1)
     expect(receiver.received[0]!.headers.host).toBe(new URL(url).host)
-    await vi.waitFor(async () => expect(await texts()).toEqual(['from the bot', 'hello']), { timeout: 10_000 })
+    await eventually(async () => expect(await texts()).toEqual(['from the bot', 'hello']))
   })
 
   it('refuses the attempt when the name resolves to a metadata address at delivery: nothing connects, nothing is posted', async () => {
@@ -257,7 +258,7 @@ describe('delivery — each connection checks what the name resolves to then (DN
     resolver.set('rebind.test', ['127.0.0.1'])
     await say('again')
     expect(receiver.received).toHaveLength(1)
-    await vi.waitFor(async () => expect(await texts()).toEqual(['from the bot', 'again', 'hello']), { timeout: 10_000 })
+    await eventually(async () => expect(await texts()).toEqual(['from the bot', 'again', 'hello']))
   })
 
   it('refuses a name that resolves to an allowed address and a metadata one, connecting to neither', async () => {

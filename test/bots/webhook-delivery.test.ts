@@ -1,11 +1,12 @@
 import { asc, eq } from 'drizzle-orm'
 import { Webhook } from 'standardwebhooks'
-import { afterEach, describe, expect, it, vi } from 'vitest'
+import { afterEach, describe, expect, it } from 'vitest'
 import { defaultLimits } from '../../src/config.ts'
 import { helloFromAlice } from '../helpers/bot-events.ts'
 import { tables } from '../helpers/tables.ts'
 import type { TestApp } from '../helpers/app.ts'
 import { logsOf, manualClock, pendingDeliveries, type Receiver, setBot, startReceiver, webhookBotApp } from './receiver.ts'
+import { eventually } from '../helpers/wait.ts'
 
 // Delivery of user messages and custom events to a bot's url, through real HTTP receivers: signed
 // per Standard Webhooks (checked by the `standardwebhooks` package), retried on a schedule the
@@ -50,7 +51,7 @@ describe('webhook delivery — signed, with the spec event', () => {
   it('POSTs {type, timestamp, data} for a user message, signed so that standardwebhooks verifies it', async () => {
     await start()
     const mine = await post(text('hello'))
-    await vi.waitFor(() => expect(receiver.received).toHaveLength(1), { timeout: 10_000 })
+    await eventually(() => expect(receiver.received).toHaveLength(1))
     const [request] = receiver.received
     const verified = new Webhook(secret).verify(request!.body, request!.headers)
     expect(verified).toEqual({
@@ -77,7 +78,7 @@ describe('webhook delivery — signed, with the spec event', () => {
     await start({ answer: () => ({ status: 200, body: { messages: [{ payload: text('re') }] } }) })
     const res = await t.chat('POST', '/events', { key: alice.key, body: { conversationId: 'c1', payload: { type: 'typing', on: true } } })
     expect(res.status).toBe(200)
-    await vi.waitFor(async () => expect(await botTexts()).toEqual(['re']), { timeout: 10_000 })
+    await eventually(async () => expect(await botTexts()).toEqual(['re']))
     await t.app.bots.idle()
     expect(receiver.received.map((r) => [r.json.type, r.json.data.payload])).toEqual([['typing', { type: 'typing', on: true }]])
   })
@@ -92,14 +93,14 @@ describe('webhook delivery — signed, with the spec event', () => {
       previousSigningSecretExpiresAt: new Date(Date.now() + 3600_000).toISOString(),
     })
     await post(text('during'))
-    await vi.waitFor(() => expect(receiver.received).toHaveLength(1), { timeout: 10_000 })
+    await eventually(() => expect(receiver.received).toHaveLength(1))
     const [during] = receiver.received
     expect(during!.headers['webhook-signature']!.split(' ')).toHaveLength(2)
     for (const key of [previous, current]) expect(new Webhook(key).verify(during!.body, during!.headers)).toBeTruthy()
 
     await setBot(t, botId, { previousSigningSecretExpiresAt: new Date(Date.now() - 1000).toISOString() })
     await post(text('after'))
-    await vi.waitFor(() => expect(receiver.received).toHaveLength(2), { timeout: 10_000 })
+    await eventually(() => expect(receiver.received).toHaveLength(2))
     const after = receiver.received[1]!
     expect(after.headers['webhook-signature']!.split(' ')).toHaveLength(1)
     expect(new Webhook(current).verify(after.body, after.headers)).toBeTruthy()
@@ -123,18 +124,18 @@ describe('webhook delivery — the bot answers in the response', () => {
           : { status: 200, body: { state: { bot: { seen: request.json.data.state } } } },
     })
     await post(text('hi'))
-    await vi.waitFor(async () => expect(await botTexts()).toEqual(['one', 'two']), { timeout: 10_000 })
+    await eventually(async () => expect(await botTexts()).toEqual(['one', 'two']))
     const participants = await t.chat('GET', '/conversations/c1/participants', { key: alice.key })
     expect(participants.body.participants.map((p: { id: string }) => p.id)).toEqual(['alice', botId])
     const events = await t.db.select().from(tables.events)
     expect(events.map((e) => [e.userId, e.payload])).toEqual([[botId, { type: 'note', n: 1 }]])
 
     await post(text('again'))
-    await vi.waitFor(() => expect(receiver.received).toHaveLength(2), { timeout: 10_000 })
+    await eventually(() => expect(receiver.received).toHaveLength(2))
     expect(receiver.received[1]!.json.data.state).toEqual({ conversation: { step: 2 }, user: { lang: 'fr' }, bot: {} })
     await t.app.bots.idle()
     await post(text('third'))
-    await vi.waitFor(() => expect(receiver.received).toHaveLength(3), { timeout: 10_000 })
+    await eventually(() => expect(receiver.received).toHaveLength(3))
     expect(receiver.received[2]!.json.data.state.bot).toEqual({
       seen: { conversation: { step: 2 }, user: { lang: 'fr' }, bot: {} },
     })
@@ -154,10 +155,10 @@ describe('webhook delivery — the bot answers in the response', () => {
       },
     })
     await post(text('one'))
-    await vi.waitFor(() => expect(receiver.received).toHaveLength(1), { timeout: 10_000 })
+    await eventually(() => expect(receiver.received).toHaveLength(1))
     await post(text('two'))
     second()
-    await vi.waitFor(() => expect(receiver.received).toHaveLength(2), { timeout: 10_000 })
+    await eventually(() => expect(receiver.received).toHaveLength(2))
     expect(receiver.received[1]!.json.data.state.conversation).toEqual({ step: 1 })
     expect(await botTexts()).toEqual(['first answer'])
   })
@@ -167,21 +168,21 @@ describe('webhook delivery — the bot answers in the response', () => {
       answer: () => ({ status: 200, body: { messages: [{ payload: text('fine') }, { payload: { type: 'text' } }], state: { bot: { x: 1 } } } }),
     })
     await post(text('hi'))
-    await vi.waitFor(async () => expect((await logsOf(t)).map((l) => l.level)).toEqual(['info', 'warn']), { timeout: 10_000 })
+    await eventually(async () => expect((await logsOf(t)).map((l) => l.level)).toEqual(['info', 'warn']))
     await t.app.bots.idle()
     expect((await logsOf(t))[1]!.message).toMatch(/^answer refused, nothing of it applied: /)
     expect(await botTexts()).toEqual([])
     expect(receiver.received).toHaveLength(1)
     expect(await pendingDeliveries(t)).toEqual([])
     await post(text('next'))
-    await vi.waitFor(() => expect(receiver.received).toHaveLength(2), { timeout: 10_000 })
+    await eventually(() => expect(receiver.received).toHaveLength(2))
     expect(receiver.received[1]!.json.data.state).toEqual({ conversation: {}, user: {}, bot: {} })
   })
 
   it('takes a 2xx without a JSON body as a plain acknowledgement', async () => {
     await start({ answer: () => ({ status: 204 }) })
     await post(text('hi'))
-    await vi.waitFor(async () => expect(await logsOf(t)).toHaveLength(1), { timeout: 10_000 })
+    await eventually(async () => expect(await logsOf(t)).toHaveLength(1))
     expect((await logsOf(t))[0]).toMatchObject({ level: 'info', message: expect.stringMatching(/HTTP 204/) })
   })
 
@@ -190,14 +191,14 @@ describe('webhook delivery — the bot answers in the response', () => {
     const caps = { ...defaultLimits, messageMaxBytes: 1024 * 1024 }
     await start({ caps, answer: () => ({ status: 200, body: { messages: [{ payload: text('x'.repeat(1024 * 1024)) }] } }) })
     await post(text('hi'))
-    await vi.waitFor(async () => expect((await logsOf(t)).map((l) => l.level)).toEqual(['info', 'warn']), { timeout: 10_000 })
+    await eventually(async () => expect((await logsOf(t)).map((l) => l.level)).toEqual(['info', 'warn']))
     expect((await logsOf(t))[1]!.message).toMatch(/more than 1 MB/)
     expect(await botTexts()).toEqual([])
 
     // Under the chat limit as a request, over the Runtime limit once the event repeats it as its preview.
     await post(text('y'.repeat(700 * 1024)))
     // A 700 KB message read back for its delivery: over a second on a busy PostgreSQL.
-    await vi.waitFor(async () => expect(await logsOf(t)).toHaveLength(3), { timeout: 10_000 })
+    await eventually(async () => expect(await logsOf(t)).toHaveLength(3))
     expect((await logsOf(t))[2]).toMatchObject({ level: 'error', message: expect.stringMatching(/exceeds the Runtime limit of 1 MB/) })
     expect(receiver.received).toHaveLength(1)
   })
@@ -207,7 +208,7 @@ describe('webhook delivery — retries', () => {
   it('retries a failed attempt with the same webhook-id, and logs each attempt with its status', async () => {
     await start({ botRetrySchedule: [0, 0, 0], answer: (_r, index) => ({ status: index === 0 ? 500 : 200 }) })
     await post(text('hi'))
-    await vi.waitFor(() => expect(receiver.received).toHaveLength(2), { timeout: 10_000 })
+    await eventually(() => expect(receiver.received).toHaveLength(2))
     await t.app.bots.idle()
     const [first, second] = receiver.received
     expect(second!.headers['webhook-id']).toBe(first!.headers['webhook-id'])
@@ -223,7 +224,7 @@ describe('webhook delivery — retries', () => {
     const clock = manualClock()
     await start({ botRetrySchedule: [0, 300], clock: clock.now, answer: (_r, index) => ({ status: index === 0 ? 502 : 200 }) })
     await post(text('hi'))
-    await vi.waitFor(async () => expect((await pendingDeliveries(t))[0]?.attempts).toBe(1), { timeout: 10_000 })
+    await eventually(async () => expect((await pendingDeliveries(t))[0]?.attempts).toBe(1))
     const due = Date.parse((await pendingDeliveries(t))[0]!.nextAttemptAt) - clock.now().getTime()
     expect(due).toBeGreaterThanOrEqual(270_000)
     expect(due).toBeLessThanOrEqual(330_000)
@@ -233,7 +234,7 @@ describe('webhook delivery — retries', () => {
     expect(receiver.received).toHaveLength(1)
     clock.advance(1000)
     t.app.bots.wake()
-    await vi.waitFor(() => expect(receiver.received).toHaveLength(2), { timeout: 10_000 })
+    await eventually(() => expect(receiver.received).toHaveLength(2))
     await t.app.bots.idle()
     expect(await pendingDeliveries(t)).toEqual([])
   })
@@ -248,15 +249,15 @@ describe('webhook delivery — retries', () => {
     })
     const started = clock.now().getTime()
     await post(text('hi'))
-    await vi.waitFor(async () => expect((await pendingDeliveries(t))[0]?.attempts).toBe(1), { timeout: 10_000 })
+    await eventually(async () => expect((await pendingDeliveries(t))[0]?.attempts).toBe(1))
     expect(Date.parse((await pendingDeliveries(t))[0]!.nextAttemptAt)).toBe(started + 120_000)
     clock.advance(120_000)
     t.app.bots.wake()
-    await vi.waitFor(async () => expect((await pendingDeliveries(t))[0]?.attempts).toBe(2), { timeout: 10_000 })
+    await eventually(async () => expect((await pendingDeliveries(t))[0]?.attempts).toBe(2))
     expect(Date.parse((await pendingDeliveries(t))[0]!.nextAttemptAt)).toBe(started + 150_000)
     clock.advance(30_000)
     t.app.bots.wake()
-    await vi.waitFor(() => expect(receiver.received).toHaveLength(3), { timeout: 10_000 })
+    await eventually(() => expect(receiver.received).toHaveLength(3))
     await t.app.bots.idle()
     expect((await logsOf(t)).map((l) => /HTTP (\d+)/.exec(l.message)?.[1])).toEqual(['429', '503', '200'])
   })
@@ -264,7 +265,7 @@ describe('webhook delivery — retries', () => {
   it('cuts an attempt off at the timeout, closing its connection, and retries', async () => {
     await start({ botRetrySchedule: [0, 0], botTimeoutMs: 300, answer: (_r, index) => (index === 0 ? 'hang' : { status: 200 }) })
     await post(text('hi'))
-    await vi.waitFor(() => expect(receiver.received).toHaveLength(2), { timeout: 10_000 })
+    await eventually(() => expect(receiver.received).toHaveLength(2))
     await receiver.received[0]!.closed
     await t.app.bots.idle()
     expect((await logsOf(t)).map((l) => [l.level, l.message.replace(/\d+ ms$/, 'N ms')])).toEqual([
@@ -277,7 +278,7 @@ describe('webhook delivery — retries', () => {
     await start({ botRetrySchedule: [0, 0, 0] })
     await receiver.close()
     await post(text('hi'))
-    await vi.waitFor(async () => expect(await logsOf(t)).toHaveLength(4), { timeout: 10_000 })
+    await eventually(async () => expect(await logsOf(t)).toHaveLength(4))
     await t.app.bots.idle()
     expect((await logsOf(t)).map((l) => l.level)).toEqual(['warn', 'warn', 'warn', 'error'])
     expect((await logsOf(t))[0]!.message).toMatch(/connection error: ECONNREFUSED/)
@@ -288,7 +289,7 @@ describe('webhook delivery — retries', () => {
   it('410 Gone: that delivery is not resent, delivery stays off until the url changes', async () => {
     await start({ botRetrySchedule: [0, 0, 0], answer: (_r, index) => ({ status: index === 0 ? 410 : 200 }) })
     await post(text('gone'))
-    await vi.waitFor(async () => expect(await logsOf(t)).toHaveLength(2), { timeout: 10_000 })
+    await eventually(async () => expect(await logsOf(t)).toHaveLength(2))
     expect((await logsOf(t))[1]).toMatchObject({ level: 'warn', message: expect.stringMatching(/off until the bot's url changes/) })
     const kept = await post(text('kept'))
     await t.app.bots.idle()
@@ -299,7 +300,7 @@ describe('webhook delivery — retries', () => {
     // updateBot through the admin API: the same url given again counts as a change, and wakes the worker.
     const updated = await t.admin('PUT', `/bots/${botId}`, { body: { url: receiver.url } })
     expect(updated.status).toBe(200)
-    await vi.waitFor(() => expect(texts()).toEqual(['gone', 'kept']), { timeout: 10_000 })
+    await eventually(() => expect(texts()).toEqual(['gone', 'kept']))
     await t.app.bots.idle()
     expect(await pendingDeliveries(t)).toEqual([])
   })
@@ -321,9 +322,9 @@ describe('webhook delivery — order within a conversation', () => {
     await post(text('first'))
     await post(text('second'))
     await post(text('elsewhere'), 'c2')
-    await vi.waitFor(() => expect(texts()).toEqual(['first', 'elsewhere']), { timeout: 10_000 })
+    await eventually(() => expect(texts()).toEqual(['first', 'elsewhere']))
     release()
-    await vi.waitFor(() => expect(texts()).toEqual(['first', 'elsewhere', 'second']), { timeout: 10_000 })
+    await eventually(() => expect(texts()).toEqual(['first', 'elsewhere', 'second']))
   })
 
   it('holds the next event while the previous one waits for a retry, until it is delivered or dead', async () => {
@@ -335,17 +336,17 @@ describe('webhook delivery — order within a conversation', () => {
     })
     await post(text('first'))
     await post(text('second'))
-    await vi.waitFor(async () => expect((await pendingDeliveries(t))[0]?.attempts).toBe(1), { timeout: 10_000 })
+    await eventually(async () => expect((await pendingDeliveries(t))[0]?.attempts).toBe(1))
     await t.app.bots.idle()
     expect(texts()).toEqual(['first'])
     clock.advance(6000)
     t.app.bots.wake()
-    await vi.waitFor(async () => expect((await pendingDeliveries(t))[0]?.attempts).toBe(2), { timeout: 10_000 })
+    await eventually(async () => expect((await pendingDeliveries(t))[0]?.attempts).toBe(2))
     await t.app.bots.idle()
     expect(texts()).toEqual(['first', 'first'])
     clock.advance(6000)
     t.app.bots.wake()
-    await vi.waitFor(() => expect(texts()).toEqual(['first', 'first', 'first', 'second']), { timeout: 10_000 })
+    await eventually(() => expect(texts()).toEqual(['first', 'first', 'first', 'second']))
     // The bot has the event; its settlement commits right after.
     await t.app.bots.idle()
     expect((await logsOf(t)).map((l) => l.level)).toEqual(['warn', 'warn', 'warn', 'error', 'info'])

@@ -3,10 +3,11 @@ import { mkdtempSync, readFileSync, rmSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import type { Browser } from 'playwright-core'
-import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest'
+import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { launchChromium } from '../helpers/browser.ts'
 import { freePort } from '../helpers/private-services.ts'
 import { ROOT, type RunningServer, START_TIMEOUT, startServer } from '../helpers/server.ts'
+import { eventually } from '../helpers/wait.ts'
 
 // The first hour, as a newcomer spends it: Confab started with `npm start`, the values it printed
 // copied into the shell, then each walkthrough's commands run exactly as the docs show them (each
@@ -83,7 +84,7 @@ beforeAll(async () => {
   documented('docs/guides/webchat.md', 'CORS_ORIGINS=http://127.0.0.1:8080 npm start')
   confab = await startServer({ databaseUrl: join(dir, 'confab.db'), env: { CORS_ORIGINS: `http://127.0.0.1:${webchatPort}` } })
   // The export line follows the listening line that startServer waits for: it may come in a later chunk.
-  await vi.waitFor(() => expect(confab.stdout()).toMatch(/^export CONFAB_URL=\S+$/m), { timeout: 10_000 })
+  await eventually(() => expect(confab.stdout()).toMatch(/^export CONFAB_URL=\S+$/m))
   const stdout = confab.stdout()
   documented('README.md', 'export CONFAB_URL=http://127.0.0.1:3000 WEBHOOK_ID=<webhook id> TOKEN=<admin token> WORKSPACE=<workspace id>')
   shell = {

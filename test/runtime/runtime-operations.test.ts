@@ -1,11 +1,12 @@
 import { Client as ChatClient } from '@botpress/chat'
 import { Client, PayloadTooLargeError, ResourceNotFoundError, UnauthorizedError } from '@botpress/client'
-import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest'
+import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import type { BotContext } from '../../src/bots/handler.ts'
 import { iso } from '../helpers/app.ts'
 import { aliceC1 } from '../helpers/bot-events.ts'
 import { type Listening, recordSignals, startListening } from '../helpers/listening.ts'
 import { adminClient } from '../bots/sdk-bot.ts'
+import { eventually } from '../helpers/wait.ts'
 
 // Every runtime operation (/v1/chat/…) through @botpress/client as a bot calls it: a bot API key
 // from createBotApiKey, x-bot-id, acting within the bot's own chat integration.
@@ -140,15 +141,13 @@ describe('runtime API through @botpress/client', () => {
     const { received } = recordSignals(listener)
     const answer = await bot.callAction({ type: 'chat:sendEvent', input: { conversationId: 'c1', payload: { hello: 'world' } } })
     expect(answer).toEqual({ output: {}, meta: { cached: false } })
-    await vi.waitFor(
-      () =>
-        expect(received.filter((s) => s.type === 'event_created')).toEqual([
-          {
-            type: 'event_created',
-            data: { id: expect.any(String), createdAt: iso, conversationId: 'c1', userId: botId, payload: { hello: 'world' }, isBot: true },
-          },
-        ]),
-      { timeout: 10_000 },
+    await eventually(() =>
+      expect(received.filter((s) => s.type === 'event_created')).toEqual([
+        {
+          type: 'event_created',
+          data: { id: expect.any(String), createdAt: iso, conversationId: 'c1', userId: botId, payload: { hello: 'world' }, isBot: true },
+        },
+      ]),
     )
     await listener.disconnect()
   })
@@ -247,9 +246,9 @@ describe('runtime states and event.state', () => {
       await user.createConversation({ id: 'shared' })
       await client.setState({ type: 'conversation', id: 'shared', name: 'counter', payload: { count: 41 } })
       await user.createMessage({ conversationId: 'shared', payload: { type: 'text', text: 'hi' } })
-      await vi.waitFor(() => expect(seen).toHaveLength(1), { timeout: 10_000 })
+      await eventually(() => expect(seen).toHaveLength(1))
       expect(seen[0]).toEqual({ conversation: { counter: { count: 41 } }, user: {}, bot: {} })
-      await vi.waitFor(async () => expect((await client.getState({ type: 'user', id: 'erin', name: 'visits' })).state.payload).toBe(1), { timeout: 10_000 })
+      await eventually(async () => expect((await client.getState({ type: 'user', id: 'erin', name: 'visits' })).state.payload).toBe(1))
     } finally {
       await app.close()
     }

@@ -1,8 +1,9 @@
 import { Client as ChatClient } from '@botpress/chat'
 import { Client } from '@botpress/client'
 import { pino } from 'pino'
-import { afterEach, expect, it, vi } from 'vitest'
+import { afterEach, expect, it } from 'vitest'
 import { type BotHandler, type ConfabServer, createServer } from '../../src/index.ts'
+import { eventually } from '../helpers/wait.ts'
 
 // Confab used as a library, as docs/guides/library.md shows it: createServer with a handler of one's own.
 
@@ -37,9 +38,9 @@ it('createServer listens with the given handlers; the handler answers through @b
     return messages.filter((m) => m.userId === bot.id).map((m) => (m.payload as { text: string }).text)
   }
   await chat.createMessage({ conversationId: conversation.id, payload: { type: 'text', text: 'hi' } })
-  await vi.waitFor(async () => expect(await botTexts()).toEqual(['HI (1)']), { timeout: 10_000 })
+  await eventually(async () => expect(await botTexts()).toEqual(['HI (1)']))
   await chat.createMessage({ conversationId: conversation.id, payload: { type: 'text', text: 'again' } })
-  await vi.waitFor(async () => expect((await botTexts()).sort()).toEqual(['AGAIN (2)', 'HI (1)']), { timeout: 10_000 })
+  await eventually(async () => expect((await botTexts()).sort()).toEqual(['AGAIN (2)', 'HI (1)']))
 })
 
 it('createServer refuses a port in use, and closes what it opened', async () => {

@@ -5,6 +5,7 @@ import { startReceiver } from '../bots/receiver.ts'
 import { ownDatabase, queryOnce } from '../helpers/own-database.ts'
 import { TEST_REDIS_URL } from '../helpers/redis.ts'
 import { randomAdminToken, randomEncryptionKey, type RunningServer, START_TIMEOUT, startServer } from '../helpers/server.ts'
+import { eventually } from '../helpers/wait.ts'
 
 /*
  * Two real instances (`npm start`) on one PostgreSQL database and one Redis: what a listener on one
@@ -99,14 +100,11 @@ describe('two instances on one PostgreSQL and one Redis', () => {
 
     const sent: string[] = []
     for (const n of [1, 2, 3, 4, 5]) sent.push((await onB.createMessage({ conversationId: conversation.id, payload: text(`from B ${n}`) })).message.id)
-    await vi.waitFor(() => expect(heard).toEqual(sent), { timeout: 10_000 })
-    await vi.waitFor(
-      () => {
-        const ids = [...streamed.matchAll(/"isBot":false,"message":\{"messageId":"([^"]+)"/g)].map((match) => match[1])
-        expect(ids).toEqual(sent)
-      },
-      { timeout: 10_000 },
-    )
+    await eventually(() => expect(heard).toEqual(sent))
+    await eventually(() => {
+      const ids = [...streamed.matchAll(/"isBot":false,"message":\{"messageId":"([^"]+)"/g)].map((match) => match[1])
+      expect(ids).toEqual(sent)
+    })
     controller.abort()
     await listener.disconnect()
   })
@@ -166,7 +164,7 @@ describe('two instances on one PostgreSQL and one Redis', () => {
     receiver.answer = () => 'hang'
     const before = receiver.received.length
     await botOnA.createMessage({ conversationId: held.id, payload: text('held by A') })
-    await vi.waitFor(() => expect(receiver.received.length).toBe(before + 1), { timeout: 10_000 })
+    await eventually(() => expect(receiver.received.length).toBe(before + 1))
     const inFlight = receiver.received[before]!
 
     // Steady writes to both instances (the echo bot answering each), until A is killed.

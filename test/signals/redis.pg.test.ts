@@ -1,10 +1,11 @@
 import { randomUUID } from 'node:crypto'
 import { Redis } from 'ioredis'
-import { afterEach, describe, expect, it, vi } from 'vitest'
+import { afterEach, describe, expect, it } from 'vitest'
 import type { ConversationSignal } from '../../src/domain/signals.ts'
 import { createSignalHub } from '../../src/signals/hub.ts'
 import { connectRedisSignalBus, type RedisSignalBus } from '../../src/signals/redis.ts'
 import { TEST_REDIS_URL } from '../helpers/redis.ts'
+import { eventually } from '../helpers/wait.ts'
 
 const at = '2026-01-01T00:00:00.000Z'
 const added = (participantId: string, conversationId = 'c1'): ConversationSignal => ({
@@ -92,7 +93,7 @@ describe('signals across instances (Redis)', () => {
     const first = onB.next()
     for (const id of ['u1', 'u2', 'u3']) a.publish('i1', added(id))
     expect([(await first).value, (await onB.next()).value, (await onB.next()).value]).toEqual([added('u1'), added('u2'), added('u3')])
-    await vi.waitFor(() => expect(heard).toHaveLength(1), { timeout: 10_000 })
+    await eventually(() => expect(heard).toHaveLength(1))
     const message = heard[0] as string
     const [origin, batch] = [message.slice(0, message.indexOf(' ')), JSON.parse(message.slice(message.indexOf(' ') + 1))]
     expect(origin).toMatch(/^[0-9a-f-]{36}$/)

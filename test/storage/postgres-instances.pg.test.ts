@@ -3,6 +3,7 @@ import { afterEach, describe, expect, it, vi } from 'vitest'
 import { newSigningSecret } from '../../src/domain/bots/admin/secrets.ts'
 import { createTestApp, errorBody, type TestApp } from '../helpers/app.ts'
 import { type Receiver, setBot, startReceiver } from '../bots/receiver.ts'
+import { eventually } from '../helpers/wait.ts'
 
 /*
  * Two instances (two apps, each with its own pool and delivery worker) on one PostgreSQL schema:
@@ -116,7 +117,7 @@ describe('a botpress delivery under way past its lease', () => {
     const alice = await a.user('alice')
     await a.conversation(alice.key, 'c1')
     await a.message(alice.key, 'c1', { type: 'text', text: 'a long one' })
-    await vi.waitFor(() => expect(receiver.received).toHaveLength(1), { timeout: 10_000 })
+    await eventually(() => expect(receiver.received).toHaveLength(1))
     const [claimed] = await a.query<{ leased_until: string }>('select leased_until from bot_deliveries')
     const firstLease = Date.parse(claimed!.leased_until)
     // B starts once A holds the delivery, and looks every 50 ms: it would take it soon after its lease ran out.
@@ -135,7 +136,7 @@ describe('a botpress delivery under way past its lease', () => {
     )
     expect(receiver.received).toHaveLength(1)
     answer()
-    await vi.waitFor(async () => expect(await a.count('select count(*) as n from bot_deliveries')).toBe(0), { timeout: 10_000 })
+    await eventually(async () => expect(await a.count('select count(*) as n from bot_deliveries')).toBe(0))
     await Promise.all([a.app.bots.idle(), b.app.bots.idle()])
     expect(receiver.received).toHaveLength(1)
     const lines = await a.query<{ message: string }>('select message from bot_logs order by timestamp, id')
@@ -159,8 +160,8 @@ describe('an instance that dies in the middle of a batch', () => {
 
     // B claims the five as one batch: m0 and m1 are settled while the bot holds m2.
     const b = secondInstance(a, { botLeaseMs: leaseMs, botSweepMs: 3_600_000 })
-    await vi.waitFor(() => expect(receiver.received).toHaveLength(3), { timeout: 10_000 })
-    await vi.waitFor(async () => expect(await a.count('select count(*) as n from bot_deliveries')).toBe(3), { timeout: 10_000 })
+    await eventually(() => expect(receiver.received).toHaveLength(3))
+    await eventually(async () => expect(await a.count('select count(*) as n from bot_deliveries')).toBe(3))
     const leases = await a.query<{ leased_until: string | null }>('select leased_until from bot_deliveries order by seq')
     expect(leases.map((row) => row.leased_until !== null)).toEqual([true, true, true])
     const leasedUntil = Math.max(...leases.map((row) => Date.parse(row.leased_until as string)))
@@ -170,7 +171,7 @@ describe('an instance that dies in the middle of a batch', () => {
     const c = secondInstance(a, { botSweepMs: 50 })
     await vi.waitFor(() => expect(receiver.received).toHaveLength(6), { timeout: 20_000, interval: 50 })
     expect(Date.now()).toBeGreaterThanOrEqual(leasedUntil)
-    await vi.waitFor(async () => expect(await a.count('select count(*) as n from bot_deliveries')).toBe(0), { timeout: 10_000 })
+    await eventually(async () => expect(await a.count('select count(*) as n from bot_deliveries')).toBe(0))
     await c.app.bots.idle()
     const texts = receiver.received.map((r) => r.json.data.payload.text)
     const ids = receiver.received.map((r) => r.headers['webhook-id'])

@@ -1,12 +1,13 @@
 import { randomBytes } from 'node:crypto'
 import pg from 'pg'
-import { afterEach, describe, expect, it, vi } from 'vitest'
+import { afterEach, describe, expect, it } from 'vitest'
 import { bootstrap, firstTenant } from '../../src/bootstrap.ts'
 import { type PostgresStore, openPostgresStore } from '../../src/db/postgres/store.ts'
 import type { Store } from '../../src/db/store.ts'
 import { WriteConflict } from '../../src/db/write-conflict.ts'
 import { findChatIntegration } from '../../src/domain/tenancy.ts'
 import { botHandled } from '../../src/domain/handoff.ts'
+import { eventually } from '../helpers/wait.ts'
 
 /*
  * The PostgreSQL engine's own guarantees, with several stores (as several instances) on one
@@ -337,13 +338,10 @@ describe('PostgreSQL engine, several instances on one database', () => {
       const waiting = async (client: pg.PoolClient) => {
         const { pid } = (await client.query('select pg_backend_pid() as pid')).rows[0] as { pid: number }
         return () =>
-          vi.waitFor(
-            async () => {
-              const { rows } = await a!.pool.query('select wait_event_type from pg_stat_activity where pid = $1', [pid])
-              expect(rows[0]?.wait_event_type).toBe('Lock')
-            },
-            { timeout: 10_000 },
-          )
+          eventually(async () => {
+            const { rows } = await a!.pool.query('select wait_event_type from pg_stat_activity where pid = $1', [pid])
+            expect(rows[0]?.wait_event_type).toBe('Lock')
+          })
       }
       const release = () => {
         first.release()

@@ -3,6 +3,7 @@ import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest'
 import type { ConversationSignal } from '../../src/domain/signals.ts'
 import { loadCompiler } from '../../src/graphql/compiled-execution.ts'
 import { createTestApp, type TestApp } from '../helpers/app.ts'
+import { eventually } from '../helpers/wait.ts'
 
 /*
  * Round trips to PostgreSQL per hot request: the queries a pg client sends (BEGIN and COMMIT
@@ -225,7 +226,7 @@ describe('round trips to PostgreSQL', () => {
     const { statements } = await sentBy(async () => {
       await post('m0')
       // m0's wake-up: the worker looks at the outbox, and its claim waits.
-      await vi.waitFor(() => expect(claimsHeld).toBe(1), { timeout: 10_000 })
+      await eventually(() => expect(claimsHeld).toBe(1))
       await post('m1')
       sentBeforeRelease = sent.length
       release()
@@ -267,11 +268,11 @@ describe('a burst of messages in one conversation, on PostgreSQL', () => {
       expect(res.status).toBe(200)
     }
     await send('m0')
-    await vi.waitFor(() => expect(seen).toEqual(['m0']), { timeout: 10_000 })
+    await eventually(() => expect(seen).toEqual(['m0']))
     for (const text of ['m1', 'm2', 'm3', 'm4']) await send(text)
     const { statements } = await sentBy(async () => {
       open()
-      await vi.waitFor(() => expect(seen).toHaveLength(5), { timeout: 10_000 })
+      await eventually(() => expect(seen).toHaveLength(5))
       await app.app.bots.idle()
     })
     return statements
@@ -327,7 +328,7 @@ describe('a burst of messages in one conversation, on PostgreSQL', () => {
           botSweepMs: 3_600_000,
           handlers: { echo: ({ event }) => ({ messages: [{ payload: { type: 'text', text: `echo ${event.preview}` } }] }) },
         })
-        await vi.waitFor(async () => expect(await queued(a)).toEqual([]), { timeout: 10_000 })
+        await eventually(async () => expect(await queued(a)).toEqual([]))
       })
       // The claim of m0 said that more follow: the four behind it are claimed with it, and the five settled in one unit.
       expect(statements.filter(isClaim).length).toBeLessThanOrEqual(2)
