@@ -43,7 +43,7 @@ export default defineConfig({
     testTimeout: 30_000,
     hookTimeout: 60_000,
     // expect.poll waits for a condition; vitest's 1 s default is timing luck on a busy 2-core machine
-    // (a live message to the browser missed it once). `vi.waitFor` calls give their own 10 s.
+    // (a live message to the browser missed it once). Other waits use eventually() (helpers/wait.ts), 10 s too.
     expect: { poll: { timeout: 10_000 } },
   },
 })
