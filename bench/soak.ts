@@ -5,11 +5,15 @@
  * On SQLite (a file in a temporary folder) by default; with --database postgres://…, on a database
  * of its own made on that server (confab_soak_<pid>, dropped at the end), and with --redis, live
  * signals and rate-limit counters through that Redis, as several instances run.
- * Measures the peak createMessage rate first (closed loop, 5 s), then holds half of it for the
- * run, open loop, across createMessage (half to the built-in echo bot, half to a local webhook bot
- * whose replies come back), listMessages and SSE listeners of the conversations written to.
- * Prints, per minute: requests, p99, errors, requests sent late (all connections busy), and the
- * server's RSS and V8 heap (from its own metrics, METRICS_PORT); at the end, the first minute being the
+ * Measures the peak first: createMessage to the echo bot in a closed loop for 5 s, then until the bot has
+ * answered every message (the outbox drained), the messages over that whole time. A peak of requests
+ * accepted alone left the bots behind for good: the outbox grew all run long. It then holds half of the
+ * peak for the run, open loop, across createMessage (half to the built-in echo bot, half to a local
+ * webhook bot whose replies come back), listMessages and SSE listeners of the conversations written to.
+ * Prints, per minute: requests, p99, errors, requests sent late (all connections busy), the server's
+ * RSS and V8 heap and its bot deliveries pending (from its own metrics, METRICS_PORT), on PostgreSQL the
+ * tables' dead rows (and, on a server with autovacuum off, the tables vacuumed as autovacuum
+ * would, bench/postgres.ts); at the end, the first minute being the
  * warm-up and the others judged in two halves: RSS growth (mean of the later half over the earlier's),
  * p99 drift (the later half's worst over the earlier half's median), errors, and whether each met its
  * goal (RSS growth < 10 %, p99 drift < 1.5 ×, 0 errors). Rate limits are off (RATE_LIMITS=off): this
@@ -23,7 +27,7 @@ import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { signUserKey } from '../src/auth/user-key.ts'
 import { load } from './load.ts'
-import { freshPostgres } from './postgres.ts'
+import { deadRows, freshPostgres, runsAutovacuum, vacuumAsAutovacuumWould } from './postgres.ts'
 import { type Listener, listen, listenMany } from './listeners.ts'
 import { BENCH_ADMIN_TOKEN, BENCH_ENCRYPTION_KEY, root, startBuilt } from './server.ts'
 import { latencies, ms } from './stats.ts'
@@ -36,6 +40,8 @@ const minutes = arg('minutes', 10)
 const connections = arg('connections', 32)
 const listenerCount = arg('listeners', 200)
 const minuteMs = arg('minute-seconds', 60) * 1000
+/** How long the peak's deliveries may take to drain before the held load starts regardless. */
+const drainLimitMs = 5 * 60_000
 const text = (name: string) => {
   const i = process.argv.indexOf(`--${name}`)
   return i >= 0 ? process.argv[i + 1] : undefined
@@ -108,8 +114,8 @@ async function main() {
       throw error
     },
   )
-  /** The server's V8 heap in use (MiB), from its own metrics. */
-  const heap = async () => {
+  /** The server's V8 heap in use (MiB) and its bot deliveries waiting in the outbox, from its own metrics. */
+  const gauges = async () => {
     const url = server.metricsUrl()
     const text = url
       ? await fetch(url).then(
@@ -117,9 +123,25 @@ async function main() {
           () => '',
         )
       : ''
-    const used = /^nodejs_heap_size_used_bytes (\S+)$/m.exec(text)?.[1]
-    return used === undefined ? Number.NaN : Number(used) / 1024 / 1024
+    const gauge = (name: string) => {
+      const value = new RegExp(`^${name} (\\S+)$`, 'm').exec(text)?.[1]
+      return value === undefined ? Number.NaN : Number(value)
+    }
+    return {
+      heap: gauge('nodejs_heap_size_used_bytes') / 1024 / 1024,
+      pending: gauge('confab_bot_deliveries_pending'),
+      oldestPending: gauge('confab_bot_delivery_oldest_pending_seconds'),
+    }
   }
+  /** On PostgreSQL, the dead row versions of the tables with most of them (an outbox's rows die as fast as they are written). */
+  const deadRowsNow = async (): Promise<string> => {
+    if (postgresServer === undefined) return ''
+    return `, dead rows ${await deadRows(database.url).catch((error: Error) => `unread (${error.message})`)}`
+  }
+  // A server with autovacuum off (some benchmark machines) would keep every dead row of the outbox: the
+  // soak does what autovacuum would, once a minute with its default thresholds, and says so.
+  const standInVacuum = postgresServer !== undefined && !(await runsAutovacuum(database.url))
+  if (standInVacuum) console.log('this PostgreSQL runs with autovacuum off: the soak vacuums as autovacuum would (default thresholds), once a minute')
   const bot = createServer(async (req, res) => {
     const chunks: Buffer[] = []
     for await (const chunk of req) chunks.push(chunk as Buffer)
@@ -170,6 +192,7 @@ async function main() {
     }
 
     const first = users[0] as (typeof users)[number]
+    const [peakSeconds, warmupSeconds] = [5, 1]
     const peak = await load(
       {
         method: 'POST',
@@ -177,10 +200,20 @@ async function main() {
         headers: { 'x-user-key': first.echoKey, 'content-type': 'application/json' },
         body: JSON.stringify({ conversationId: first.echoConversation, payload: { type: 'text', text: 'peak' } }),
       },
-      { connections, seconds: 5, warmupSeconds: 1 },
+      { connections, seconds: peakSeconds, warmupSeconds },
     )
-    const rate = Math.max(10, Math.floor(peak.perSecond / 2))
-    console.log(`peak createMessage ${peak.perSecond.toFixed(0)} req/s; holding ${rate} req/s for ${minutes} min with ${listeners.length} SSE listeners`)
+    // A message is served once the bot has answered it too: the peak is the rate at which messages were
+    // accepted and their deliveries drained (the held load then also starts on an empty outbox).
+    const drainStarted = performance.now()
+    while ((await gauges()).pending > 0 && performance.now() - drainStarted < drainLimitMs) await new Promise((resolve) => setTimeout(resolve, 200))
+    const drainSeconds = (performance.now() - drainStarted) / 1000
+    const loadSeconds = peakSeconds + warmupSeconds
+    const endToEnd = (peak.perSecond * loadSeconds) / (loadSeconds + drainSeconds)
+    const rate = Math.max(10, Math.floor(endToEnd / 2))
+    console.log(
+      `peak createMessage ${peak.perSecond.toFixed(0)} req/s accepted, its bot deliveries drained ${drainSeconds.toFixed(1)} s after the load: ${endToEnd.toFixed(0)} messages/s answered by the bot`,
+    )
+    console.log(`holding half of that, ${rate} req/s, for ${minutes} min with ${listeners.length} SSE listeners`)
 
     // The mix: of every 10 requests, 3 to the echo bot, 3 to the webhook bot, 4 pages of messages.
     const mix = (n: number): Sent => {
@@ -207,8 +240,9 @@ async function main() {
 
     const agent = new Agent({ keepAlive: true, maxSockets: connections })
     const base = new URL(server.base)
-    const rows: { minute: number; requests: number; p99: number; errors: number; late: number; rss: number; heap: number }[] = []
+    const rows: { minute: number; requests: number; p99: number; errors: number; late: number; rss: number; heap: number; pending: number }[] = []
     let sent = 0
+    let vacuumRound = Promise.resolve('')
     const startedAt = performance.now()
     for (let minute = 1; minute <= minutes; minute++) {
       const samples: number[] = []
@@ -247,13 +281,23 @@ async function main() {
       }
       await Promise.all(pending)
       const l = latencies(samples)
-      const row = { minute, requests: samples.length, p99: l.p99, errors, late, rss: server.rss(), heap: await heap() }
+      const { heap, pending: backlog, oldestPending } = await gauges()
+      // The round started after the minute before (in the background, as autovacuum's), usually long done.
+      const vacuumed = await vacuumRound
+      if (standInVacuum) {
+        vacuumRound = vacuumAsAutovacuumWould(database.url).then(
+          (tables) => `, vacuumed after minute ${minute}: ${tables.join(' ') || 'none'}`,
+          (error: Error) => `, vacuum after minute ${minute} failed: ${error.message}`,
+        )
+      }
+      const row = { minute, requests: samples.length, p99: l.p99, errors, late, rss: server.rss(), heap, pending: backlog }
       rows.push(row)
       console.log(
-        `  minute ${minute}: ${row.requests} requests, p99 ${ms(l.p99)}, ${errors} errors, ${late} late${keepAliveRaces > racesBefore ? `, ${keepAliveRaces - racesBefore} sent again after a keep-alive race` : ''}, server RSS ${row.rss.toFixed(0)} MiB, heap ${row.heap.toFixed(0)} MiB${failures.size > 0 ? ` (failed: ${[...failures].map(([what, n]) => `${what} ×${n}`).join(', ')})` : ''}`,
+        `  minute ${minute}: ${row.requests} requests, p99 ${ms(l.p99)}, ${errors} errors, ${late} late${keepAliveRaces > racesBefore ? `, ${keepAliveRaces - racesBefore} sent again after a keep-alive race` : ''}, server RSS ${row.rss.toFixed(0)} MiB, heap ${row.heap.toFixed(0)} MiB, bot deliveries pending ${backlog} (oldest ${oldestPending.toFixed(1)} s)${await deadRowsNow()}${vacuumed}${failures.size > 0 ? ` (failed: ${[...failures].map(([what, n]) => `${what} ×${n}`).join(', ')})` : ''}`,
       )
     }
     agent.destroy()
+    await vacuumRound
 
     // The first minute is the warm-up (JIT, caches, the read replicas starting). RSS and p99 swing with
     // the collector from minute to minute, so the minutes after it are judged in two halves: growth is
@@ -281,6 +325,9 @@ async function main() {
       console.log(`heap, mean of ${span(earlier)} ${heapBefore.toFixed(0)} MiB, of ${span(later)} ${heapAfter.toFixed(0)} MiB`)
       console.log(
         `p99, median of ${span(earlier)} ${ms(p99Before)}, worst of ${span(later)} ${ms(p99Worst)}: drift ${drift.toFixed(2)} × (goal < 1.5 ×: ${verdict(drift < 1.5)})`,
+      )
+      console.log(
+        `bot deliveries pending, median of ${span(earlier)} ${median(earlier.map((r) => r.pending))}, worst of ${span(later)} ${Math.max(...later.map((r) => r.pending))} (the bots kept up when it does not grow)`,
       )
       console.log(
         `errors ${errors} (goal 0: ${verdict(errors === 0)}); late requests ${rows.reduce((sum, r) => sum + r.late, 0)}; SSE listeners still open: ${listeners.length}`,
