@@ -2,7 +2,7 @@ import pg from 'pg'
 import { afterEach, describe, expect, it, vi } from 'vitest'
 import { newSigningSecret } from '../../src/domain/bots/admin/secrets.ts'
 import { createTestApp, errorBody, type TestApp } from '../helpers/app.ts'
-import { type Receiver, setBot, startReceiver } from '../bots/receiver.ts'
+import { manualClock, type Receiver, setBot, startReceiver } from '../bots/receiver.ts'
 import { eventually } from '../helpers/wait.ts'
 
 /*
@@ -178,5 +178,51 @@ describe('an instance that dies in the middle of a batch', () => {
     expect(texts).toEqual(['m0', 'm1', 'm2', 'm2', 'm3', 'm4'])
     expect(ids[3]).toBe(ids[2])
     expect(new Set(ids).size).toBe(5)
+  }, 60_000)
+})
+
+describe('a claim that takes the head of a conversation whose batch is under way on the claiming instance', () => {
+  it('gives that head up at once, and the conversation goes on as its batch ends, not when the lease runs out', async () => {
+    // A lease far longer than the test, on a clock the test moves: only the test makes one run out.
+    const clock = manualClock()
+    const options = { clock: clock.now, botLeaseMs: 600_000, botTimeoutMs: 60_000, botSweepMs: 3_600_000 }
+    const a = await firstInstance(options)
+    let answer!: () => void
+    const answered = new Promise<void>((resolve) => (answer = resolve))
+    const receiver = await startReceiver(async (_request, index) => {
+      if (index === 0) await answered
+      return { status: 200 }
+    })
+    cleanups.push(() => receiver.close())
+    await setBot(a, a.tenant?.botId as string, { url: receiver.url, signingSecret: newSigningSecret() })
+    const alice = await a.user('alice')
+    await a.conversation(alice.key, 'c1')
+    await a.conversation(alice.key, 'c2')
+    const texts = () => receiver.received.map((r) => r.json.data.payload.text)
+    const leasesOf = (conversationId: string) =>
+      a.query<{ leased_until: string | null }>('select leased_until from bot_deliveries where conversation_id = ? order by seq', conversationId)
+
+    // A's batch of c1 is under way (the bot holds m0) when B, once m0's lease ran out, takes m0 and
+    // delivers it: c1's head is then m1, recorded through B whose worker has stopped, due, held by nobody.
+    await a.message(alice.key, 'c1', { type: 'text', text: 'm0' })
+    await eventually(() => expect(texts()).toEqual(['m0']))
+    clock.advance(600_001)
+    const b = secondInstance(a, options)
+    await eventually(() => expect(texts()).toEqual(['m0', 'm0']))
+    await eventually(async () => expect(await leasesOf('c1')).toEqual([]))
+    await b.app.bots.stop()
+    await b.message(alice.key, 'c1', { type: 'text', text: 'm1' })
+
+    // A message to c2 makes A look at the outbox: its claim takes c2's head and c1's, whose batch is under way on A.
+    await a.message(alice.key, 'c2', { type: 'text', text: 'n0' })
+    await eventually(() => expect(texts()).toEqual(['m0', 'm0', 'n0']))
+    // c1's head is not kept for the whole lease, waiting for nobody.
+    await eventually(async () => expect(await leasesOf('c1')).toEqual([{ leased_until: null }]))
+
+    // The bot answers A's m0: A's batch ends and c1 goes on with m1, the lease's end far away.
+    answer()
+    await eventually(() => expect(texts()).toEqual(['m0', 'm0', 'n0', 'm1']))
+    await eventually(async () => expect(await a.count('select count(*) as n from bot_deliveries')).toBe(0))
+    await a.app.bots.idle()
   }, 60_000)
 })

@@ -66,6 +66,27 @@ class LeasedScheduler extends DeliveryScheduler {
     return false
   }
 
+  /**
+   * Claimed heads not begun here keep no lease: held until it ran out, their conversation would wait
+   * for nothing (a claim can take the head a batch's last settlement has just made, before that batch
+   * is over here: the soak saw conversations stall for the whole lease). Given up, then woken about:
+   * the batch still under way takes it as it ends (it is counted behind it), or a look claims it again.
+   */
+  protected passOver(heads: readonly PendingDelivery[], leaseUntil?: Date) {
+    if (!leaseUntil) return
+    const giveUp = releaseDeliveryLeases(
+      this.store,
+      heads.map((head) => head.id),
+      leaseUntil,
+    )
+      .catch((error: unknown) => this.log.warn({ err: error }, 'bot delivery lease not released'))
+      .then(() => {
+        for (const head of heads) this.wake(head)
+      })
+      .finally(() => this.looking.delete(giveUp))
+    this.looking.add(giveUp)
+  }
+
   /** The next batch was claimed by the last settlement, or a look finds it. */
   protected async goOnAfter(): Promise<boolean> {
     return false

@@ -27,6 +27,9 @@ class OneProcessScheduler extends DeliveryScheduler {
     return true
   }
 
+  /** Nothing is held: the look taken when the busy conversation's batch ends, or when room comes back, finds them. */
+  protected passOver() {}
+
   protected async goOnAfter(last: PendingDelivery): Promise<boolean> {
     if (!this.hasRoom()) return false
     const { run, woken } = await this.readRun(last, last.seq)

@@ -137,6 +137,8 @@ export abstract class DeliveryScheduler implements DeliveryWorker {
   protected abstract startedAlone(conversation: ConversationRef): boolean
   /** Once every delivery of a batch up to `last` left the outbox: starts the conversation's next batch, false when there was no room for it (a look follows). */
   protected abstract goOnAfter(last: PendingDelivery): Promise<boolean>
+  /** Heads claimed (until `leaseUntil` where leased) that this look did not begin: the scheduler sees that they are taken again. */
+  protected abstract passOver(heads: readonly PendingDelivery[], leaseUntil?: Date): void
 
   start() {
     this.wake()
@@ -200,13 +202,18 @@ export abstract class DeliveryScheduler implements DeliveryWorker {
       const room = this.concurrency - this.underWay.size
       const { due, leaseUntil } = room > 0 ? await this.claim(at, room) : { due: [] }
       this.starved = room <= 0
-      for (const head of due) {
+      /** Claimed, not begun: their conversation's batch is under way here, or the room went to another meanwhile. */
+      const passedOver: PendingDelivery[] = []
+      for (const [i, head] of due.entries()) {
         if (this.underWay.size >= this.concurrency) {
           this.starved = true
+          passedOver.push(...due.slice(i))
           break
         }
-        if (!this.busy.has(conversationKey(head))) this.begin(head, leaseUntil)
+        if (this.busy.has(conversationKey(head))) passedOver.push(head)
+        else this.begin(head, leaseUntil)
       }
+      if (passedOver.length > 0) this.passOver(passedOver, leaseUntil)
       const next = await nextDeliveryAfter(this.store, at)
       clearTimeout(this.timer)
       if (next && !this.stopped) {
