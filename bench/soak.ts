@@ -5,11 +5,11 @@
  * On SQLite (a file in a temporary folder) by default; with --database postgres://…, on a database
  * of its own made on that server (confab_soak_<pid>, dropped at the end), and with --redis, live
  * signals and rate-limit counters through that Redis, as several instances run.
- * Measures the peak first: createMessage to the echo bot in a closed loop for 5 s, then until the bot has
- * answered every message (the outbox drained), the messages over that whole time. A peak of requests
- * accepted alone left the bots behind for good: the outbox grew all run long. It then holds half of the
- * peak for the run, open loop, across createMessage (half to the built-in echo bot, half to a local
- * webhook bot whose replies come back), listMessages and SSE listeners of the conversations written to.
+ * The load is a mix: createMessage (half to the built-in echo bot, half to a local webhook bot whose
+ * replies come back), listMessages, and SSE listeners of the conversations written to. It measures
+ * the peak first: the mix in a closed loop for 5 s, then until the bots have answered every message
+ * (the outbox drained), the requests over that whole time; then holds half of the peak for the run,
+ * open loop.
  * Prints, per minute: requests, p99, errors, requests sent late (all connections busy), the server's
  * RSS and V8 heap and its bot deliveries pending (from its own metrics, METRICS_PORT), on PostgreSQL the
  * tables' dead rows (and, on a server with autovacuum off, the tables vacuumed as autovacuum
@@ -26,7 +26,6 @@ import type { AddressInfo } from 'node:net'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { signUserKey } from '../src/auth/user-key.ts'
-import { load } from './load.ts'
 import { deadRows, freshPostgres, runsAutovacuum, vacuumAsAutovacuumWould } from './postgres.ts'
 import { type Listener, listen, listenMany } from './listeners.ts'
 import { BENCH_ADMIN_TOKEN, BENCH_ENCRYPTION_KEY, root, startBuilt } from './server.ts'
@@ -191,30 +190,6 @@ async function main() {
       listeners.push(...(await listenMany(perUser, 50, () => listen(`${server.base}/${botWebhook}/conversations/${u.botConversation}/listen`, u.botKey))))
     }
 
-    const first = users[0] as (typeof users)[number]
-    const [peakSeconds, warmupSeconds] = [5, 1]
-    const peak = await load(
-      {
-        method: 'POST',
-        url: `${server.base}/${WEBHOOK}/messages`,
-        headers: { 'x-user-key': first.echoKey, 'content-type': 'application/json' },
-        body: JSON.stringify({ conversationId: first.echoConversation, payload: { type: 'text', text: 'peak' } }),
-      },
-      { connections, seconds: peakSeconds, warmupSeconds },
-    )
-    // A message is served once the bot has answered it too: the peak is the rate at which messages were
-    // accepted and their deliveries drained (the held load then also starts on an empty outbox).
-    const drainStarted = performance.now()
-    while ((await gauges()).pending > 0 && performance.now() - drainStarted < drainLimitMs) await new Promise((resolve) => setTimeout(resolve, 200))
-    const drainSeconds = (performance.now() - drainStarted) / 1000
-    const loadSeconds = peakSeconds + warmupSeconds
-    const endToEnd = (peak.perSecond * loadSeconds) / (loadSeconds + drainSeconds)
-    const rate = Math.max(10, Math.floor(endToEnd / 2))
-    console.log(
-      `peak createMessage ${peak.perSecond.toFixed(0)} req/s accepted, its bot deliveries drained ${drainSeconds.toFixed(1)} s after the load: ${endToEnd.toFixed(0)} messages/s answered by the bot`,
-    )
-    console.log(`holding half of that, ${rate} req/s, for ${minutes} min with ${listeners.length} SSE listeners`)
-
     // The mix: of every 10 requests, 3 to the echo bot, 3 to the webhook bot, 4 pages of messages.
     const mix = (n: number): Sent => {
       const u = users[n % users.length] as (typeof users)[number]
@@ -238,8 +213,38 @@ async function main() {
         : { method: 'GET', path: `/${botWebhook}/conversations/${u.botConversation}/messages`, key: u.botKey }
     }
 
-    const agent = new Agent({ keepAlive: true, maxSockets: connections })
     const base = new URL(server.base)
+    /** The mix in a closed loop for `seconds` (each connection sends its next request once its last is answered): the requests answered. */
+    const closedLoop = async (seconds: number) => {
+      const loopAgent = new Agent({ keepAlive: true, maxSockets: connections })
+      const end = performance.now() + seconds * 1000
+      let n = 0
+      let answered = 0
+      await Promise.all(
+        Array.from({ length: connections }, async () => {
+          while (performance.now() < end) if ((await send(loopAgent, base, mix(n++))) === 200) answered++
+        }),
+      )
+      loopAgent.destroy()
+      return answered
+    }
+    // A request is served once the bot has answered it too: the peak is the mix's requests over the time
+    // it took to answer them and to drain their deliveries (the held load then starts on an empty outbox).
+    // A peak of requests accepted alone, or of the echo bot alone, was more than the bots could answer:
+    // held at half of it, the outbox grew all run long.
+    const peakSeconds = 5
+    const answered = await closedLoop(peakSeconds)
+    const drainStarted = performance.now()
+    while ((await gauges()).pending > 0 && performance.now() - drainStarted < drainLimitMs) await new Promise((resolve) => setTimeout(resolve, 200))
+    const drainSeconds = (performance.now() - drainStarted) / 1000
+    const peak = answered / (peakSeconds + drainSeconds)
+    const rate = Math.max(10, Math.floor(peak / 2))
+    console.log(
+      `peak: the mix in a closed loop for ${peakSeconds} s, ${(answered / peakSeconds).toFixed(0)} req/s answered, its bot deliveries drained ${drainSeconds.toFixed(1)} s after: ${peak.toFixed(0)} req/s with every bot answer given`,
+    )
+    console.log(`holding half of that, ${rate} req/s, for ${minutes} min with ${listeners.length} SSE listeners`)
+
+    const agent = new Agent({ keepAlive: true, maxSockets: connections })
     const rows: { minute: number; requests: number; p99: number; errors: number; late: number; rss: number; heap: number; pending: number }[] = []
     let sent = 0
     let vacuumRound = Promise.resolve('')
