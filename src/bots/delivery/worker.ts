@@ -191,7 +191,8 @@ export abstract class DeliveryScheduler implements DeliveryWorker {
     clearTimeout(this.timer)
     this.shutdown.abort()
     await this.polling
-    await Promise.allSettled([...this.underWay.values()])
+    // And the look-ups and lease releases under way: none outlives the worker (the store closes after it).
+    await Promise.allSettled([...this.underWay.values(), ...this.looking])
   }
 
   /** Looks at the outbox: claims what is due (as much as there is room for), and sets the timer for the next retry. */
