@@ -11,7 +11,7 @@
  * (the outbox drained), the requests over that whole time; then holds half of the peak for the run,
  * open loop.
  * Prints, per minute: requests, p99, errors, requests sent late (all connections busy), the server's
- * RSS and V8 heap and its bot deliveries pending (from its own metrics, METRICS_PORT), on PostgreSQL the
+ * RSS and V8 heap (the main thread's, and each read replica's on SQLite) and its bot deliveries pending (from its own metrics, METRICS_PORT), on PostgreSQL the
  * tables' dead rows (and, on a server with autovacuum off, the tables vacuumed as autovacuum
  * would, bench/postgres.ts); at the end, the first minute being the
  * warm-up and the others judged in two halves: RSS growth (mean of the later half over the earlier's),
@@ -126,8 +126,13 @@ async function main() {
       const value = new RegExp(`^${name} (\\S+)$`, 'm').exec(text)?.[1]
       return value === undefined ? Number.NaN : Number(value)
     }
+    // Each read replica's heap (SQLite), by its number: the main thread's gauge does not count them.
+    const replicaHeaps = [...text.matchAll(/^confab_read_replica_heap_used_bytes\{replica="(\d+)"\} (\S+)$/gm)]
+      .sort((a, b) => Number(a[1]) - Number(b[1]))
+      .map((match) => Number(match[2]) / 1024 / 1024)
     return {
       heap: gauge('nodejs_heap_size_used_bytes') / 1024 / 1024,
+      replicaHeaps,
       pending: gauge('confab_bot_deliveries_pending'),
       oldestPending: gauge('confab_bot_delivery_oldest_pending_seconds'),
     }
@@ -263,7 +268,7 @@ async function main() {
       while (performance.now() < minuteEnd) {
         const due = startedAt + (sent / rate) * 1000
         const wait = due - performance.now()
-        if (wait > 0) await new Promise((resolve) => setTimeout(resolve, Math.min(wait, minuteEnd - performance.now())))
+        if (wait > 0) await new Promise((resolve) => setTimeout(resolve, Math.max(0, Math.min(wait, minuteEnd - performance.now()))))
         if (performance.now() >= minuteEnd) break
         if (inFlight >= connections) {
           late++
@@ -286,7 +291,7 @@ async function main() {
       }
       await Promise.all(pending)
       const l = latencies(samples)
-      const { heap, pending: backlog, oldestPending } = await gauges()
+      const { heap, replicaHeaps, pending: backlog, oldestPending } = await gauges()
       // The round started after the minute before (in the background, as autovacuum's), usually long done.
       const vacuumed = await vacuumRound
       if (standInVacuum) {
@@ -298,7 +303,7 @@ async function main() {
       const row = { minute, requests: samples.length, p99: l.p99, errors, late, rss: server.rss(), heap, pending: backlog }
       rows.push(row)
       console.log(
-        `  minute ${minute}: ${row.requests} requests, p99 ${ms(l.p99)}, ${errors} errors, ${late} late${keepAliveRaces > racesBefore ? `, ${keepAliveRaces - racesBefore} sent again after a keep-alive race` : ''}, server RSS ${row.rss.toFixed(0)} MiB, heap ${row.heap.toFixed(0)} MiB, bot deliveries pending ${backlog} (oldest ${oldestPending.toFixed(1)} s)${await deadRowsNow()}${vacuumed}${failures.size > 0 ? ` (failed: ${[...failures].map(([what, n]) => `${what} ×${n}`).join(', ')})` : ''}`,
+        `  minute ${minute}: ${row.requests} requests, p99 ${ms(l.p99)}, ${errors} errors, ${late} late${keepAliveRaces > racesBefore ? `, ${keepAliveRaces - racesBefore} sent again after a keep-alive race` : ''}, server RSS ${row.rss.toFixed(0)} MiB, heap ${row.heap.toFixed(0)} MiB${replicaHeaps.length > 0 ? ` (read replicas' ${replicaHeaps.map((h) => h.toFixed(0)).join(' / ')} MiB)` : ''}, bot deliveries pending ${backlog} (oldest ${oldestPending.toFixed(1)} s)${await deadRowsNow()}${vacuumed}${failures.size > 0 ? ` (failed: ${[...failures].map(([what, n]) => `${what} ×${n}`).join(', ')})` : ''}`,
       )
     }
     agent.destroy()

@@ -224,6 +224,7 @@ export async function createServer({
     droppedConnections: () => app.sendQueues.stats.dropped,
     deliveryBacklog: () => deliveryBacklog(store),
     handoffCensus: () => handoffCensus(store),
+    replicaHeaps: replicas && (() => replicas.heaps()),
   })
   app.attach(server)
   refuseOffTheApp(server)

@@ -13,6 +13,8 @@ export interface MetricsSources {
   deliveryBacklog?: DeliveryBacklog
   /** The conversations handed off, read when the metrics are scraped (domain/handoff-census.ts). */
   handoffCensus?: () => Promise<HandoffCensus>
+  /** The read replicas' V8 heaps in use (SQLite, READ_REPLICAS; http/read-replicas.ts). */
+  replicaHeaps?: () => Promise<{ replica: number; usedBytes: number }[]>
 }
 
 /** A read shared by the gauges of one scrape (they are collected together), made again at the next. */
@@ -102,9 +104,22 @@ export class Metrics {
   }
 
   /** The gauges read when scraped: WebSockets open, the delivery backlog and the handoffs; and the connections dropped. */
-  observe({ liveSockets, droppedConnections, deliveryBacklog, handoffCensus }: MetricsSources): void {
+  observe({ liveSockets, droppedConnections, deliveryBacklog, handoffCensus, replicaHeaps }: MetricsSources): void {
     const registers = [this.registry]
     if (handoffCensus) this.observeHandoffs(handoffCensus)
+    if (replicaHeaps) {
+      new Gauge({
+        name: 'confab_read_replica_heap_used_bytes',
+        help: "Each read replica's V8 heap in use (nodejs_heap_size_used_bytes is the main thread's alone)",
+        labelNames: ['replica'] as const,
+        registers,
+        async collect() {
+          // A replica stopped since the last scrape is not told as its last figure.
+          this.reset()
+          for (const { replica, usedBytes } of await replicaHeaps()) this.set({ replica: String(replica) }, usedBytes)
+        },
+      })
+    }
     if (droppedConnections) {
       let counted = 0
       new Counter({

@@ -127,6 +127,19 @@ export class ReadReplicas {
   }
 
   /**
+   * Each ready replica's V8 heap in use, by slot (1, 2…): the main thread's own metrics see only its
+   * own heap. A replica that exits as it is asked, or a Node without the call (before 22.16), is left out.
+   */
+  async heaps(): Promise<{ replica: number; usedBytes: number }[]> {
+    const asked = this.slots.map(async (replica, slot) => {
+      if (!replica?.ready || typeof replica.worker.getHeapStatistics !== 'function') return []
+      const heap = await replica.worker.getHeapStatistics().catch(() => undefined)
+      return heap ? [{ replica: slot + 1, usedBytes: heap.used_heap_size }] : []
+    })
+    return (await Promise.all(asked)).flat()
+  }
+
+  /**
    * Serves a request on the least busy replica and writes its answer: true once written, false when
    * no replica could serve it (the caller serves it; the request body, if any, is `body`).
    */

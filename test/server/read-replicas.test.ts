@@ -8,6 +8,7 @@ import { afterEach, describe, expect, it } from 'vitest'
 import { type ConfabServer, createServer } from '../../src/index.ts'
 import { openSqliteStore } from '../../src/db/sqlite/store.ts'
 import { ReadReplicas } from '../../src/http/read-replicas.ts'
+import { sample, scrape } from '../helpers/prometheus.ts'
 import { eventually } from '../helpers/wait.ts'
 
 // Reads served by worker threads (READ_REPLICAS): the same answers as the main thread's, and
@@ -20,12 +21,13 @@ afterEach(async () => {
   confab = undefined
 })
 
-async function start(readReplicas: number) {
+async function start(readReplicas: number, { metricsPort }: { metricsPort?: number } = {}) {
   confab = await createServer({
     databaseUrl: ':memory:',
     log: pino({ level: 'silent' }),
     bootstrap: { webhookId: WEBHOOK },
     readReplicas,
+    metricsPort,
   })
   const apiUrl = `${confab.url}/${WEBHOOK}`
   const chat = await Client.connect({ apiUrl })
@@ -131,6 +133,27 @@ describe('reads on the replicas', replicaTests, () => {
     const [a, b] = [await here.json(), await there.json()]
     expect({ ...b, id: a.id }).toEqual(a)
     expect(b).toMatchObject({ code: 404, type: 'ResourceNotFound' })
+  })
+})
+
+describe("each replica's heap in the metrics (METRICS_PORT)", replicaTests, () => {
+  it("confab_read_replica_heap_used_bytes tells each ready replica by its number, beside the main thread's own heap", async () => {
+    const { confab, chat } = await start(2, { metricsPort: 0 })
+    await warm(confab, chat, 2)
+    const text = await scrape(confab.metricsUrl as string)
+    const main = sample(text, 'nodejs_heap_size_used_bytes') as number
+    for (const replica of ['1', '2']) {
+      const heap = sample(text, 'confab_read_replica_heap_used_bytes', { replica })
+      // A replica's heap holds the whole app it serves: megabytes, not a placeholder.
+      expect(heap).toBeGreaterThan(1024 * 1024)
+      expect(heap).not.toBe(main)
+    }
+    expect(sample(text, 'confab_read_replica_heap_used_bytes', { replica: '3' })).toBeUndefined()
+  })
+
+  it('is absent where there are no replicas', async () => {
+    const { confab } = await start(0, { metricsPort: 0 })
+    expect(await scrape(confab.metricsUrl as string)).not.toContain('confab_read_replica_heap_used_bytes')
   })
 })
 
