@@ -16,9 +16,9 @@ export async function freshPostgres(adminUrl: string, name: string): Promise<{ u
   }
 }
 
-/** One statement on its own connection to `url`; its rows. */
-async function once<Row extends object>(url: string, statement: string): Promise<Row[]> {
-  const client = new pg.Client({ connectionString: url })
+/** One statement on its own connection to `url` (with the session settings `options`, `-c name=value…`); its rows. */
+async function once<Row extends object>(url: string, statement: string, options?: string): Promise<Row[]> {
+  const client = new pg.Client({ connectionString: url, options })
   await client.connect()
   try {
     return (await client.query<Row>(statement)).rows
@@ -46,13 +46,15 @@ export async function deadRows(url: string, top = 3): Promise<string> {
  * What autovacuum would do at one of its rounds with PostgreSQL's default settings: VACUUM (ANALYZE)
  * each table whose dead rows passed autovacuum_vacuum_threshold (50) + autovacuum_vacuum_scale_factor
  * (0.2) × its live rows. For a run on a server whose autovacuum is off, once a minute (its naptime):
- * an outbox's rows die as fast as they are written, and no production server leaves them. The tables vacuumed.
+ * an outbox's rows die as fast as they are written, and no production server leaves them. Throttled as
+ * autovacuum is (autovacuum_vacuum_cost_delay, 2 ms; a VACUUM typed by hand runs unthrottled, and its
+ * bursts of I/O are not what a production server's requests meet). The tables vacuumed.
  */
 export async function vacuumAsAutovacuumWould(url: string): Promise<string[]> {
   const due = await once<{ relname: string }>(
     url,
     `select relname from pg_stat_user_tables where schemaname = current_schema() and n_dead_tup > 50 + 0.2 * n_live_tup order by relname`,
   )
-  for (const { relname } of due) await once(url, `vacuum (analyze) "${relname}"`)
+  for (const { relname } of due) await once(url, `vacuum (analyze) "${relname}"`, '-c vacuum_cost_delay=2ms')
   return due.map((t) => t.relname)
 }
