@@ -76,6 +76,9 @@ const newThread = (options: WorkerOptions) =>
       })
     : new Worker(entry, options)
 
+/** How long a scrape waits for a replica to tell its heap. */
+const heapAnswerMs = 1_000
+
 interface Replica {
   worker: Worker
   ready: boolean
@@ -133,7 +136,9 @@ export class ReadReplicas {
   async heaps(): Promise<{ replica: number; usedBytes: number }[]> {
     const asked = this.slots.map(async (replica, slot) => {
       if (!replica?.ready || typeof replica.worker.getHeapStatistics !== 'function') return []
-      const heap = await replica.worker.getHeapStatistics().catch(() => undefined)
+      // A thread that exits before it answers never settles the call: the scrape does not wait for it.
+      const gaveUp = new Promise<undefined>((resolve) => setTimeout(() => resolve(undefined), heapAnswerMs).unref())
+      const heap = await Promise.race([replica.worker.getHeapStatistics(), gaveUp]).catch(() => undefined)
       return heap ? [{ replica: slot + 1, usedBytes: heap.used_heap_size }] : []
     })
     return (await Promise.all(asked)).flat()
